@@ -1,11 +1,11 @@
 package blas
 
-import "errors"
+import "github.com/rhgd/rhgd/numerr"
 
 // ErrUnavailable signifies that a backend was requested that this build
 // does not contain, such as Native in a pure-Go build.
-var ErrUnavailable = errors.New("blas: backend not available in this build")
+var ErrUnavailable = numerr.New(numerr.ErrInvalid, "blas: backend not available in this build")
 
 // ErrBadSetting signifies an unparseable RHGD_BLAS or RHGD_THREADS value or
 // a thread count below one.
-var ErrBadSetting = errors.New("blas: bad setting")
+var ErrBadSetting = numerr.New(numerr.ErrInvalid, "blas: bad setting")

@@ -1,33 +1,31 @@
 package coupling
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 
+	"github.com/rhgd/rhgd/numerr"
 	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 )
 
-// Errors.
+// Errors: the package's own sentinels below, each also matching the
+// numerr sentinel named beside it, and the shared numerr.ErrNotFinite and
+// numerr.ErrUnderflow.
 var (
 	// ErrBadMarginal signifies a marginal with a non-positive or
-	// non-finite entry, or marginals of unequal mass.
-	ErrBadMarginal = errors.New("coupling: bad marginal")
-	// ErrNotFinite signifies a NaN or ±Inf entry.
-	ErrNotFinite = errors.New("coupling: non-finite entry")
-	// ErrNotPositive signifies a plan with an entry ≤ 0.
-	ErrNotPositive = errors.New("coupling: plan entry not positive")
+	// non-finite entry, or marginals of unequal mass (numerr.ErrInvalid).
+	ErrBadMarginal = numerr.New(numerr.ErrInvalid, "coupling: bad marginal")
+	// ErrNotPositive signifies a plan with an entry ≤ 0 (numerr.ErrInvalid).
+	ErrNotPositive = numerr.New(numerr.ErrInvalid, "coupling: plan entry not positive")
 	// ErrMarginal signifies a plan or tangent whose row or column sums are
-	// off by more than Tol.
-	ErrMarginal = errors.New("coupling: marginal constraint violated")
+	// off by more than Tol (numerr.ErrInvalid).
+	ErrMarginal = numerr.New(numerr.ErrInvalid, "coupling: marginal constraint violated")
 	// ErrSinkhornNotConverged signifies a retraction whose balancing did not
-	// reach Sinkhorn.Tol within Sinkhorn.MaxIter iterations.
-	ErrSinkhornNotConverged = errors.New("coupling: Sinkhorn did not converge")
-	// ErrUnderflow signifies a retraction whose exact result has an entry
-	// below the float64 range.
-	ErrUnderflow = errors.New("coupling: plan entry underflows float64")
+	// reach Sinkhorn.Tol within Sinkhorn.MaxIter iterations
+	// (numerr.ErrNotConverged).
+	ErrSinkhornNotConverged = numerr.New(numerr.ErrNotConverged, "coupling: Sinkhorn did not converge")
 )
 
 // MassTol is the relative tolerance on |Σa − Σb| that New accepts.
@@ -406,7 +404,7 @@ func (c *Coupling) CheckPoint(x []float64) error {
 	for k, v := range x {
 		switch {
 		case math.IsNaN(v) || math.IsInf(v, 0):
-			return fmt.Errorf("%w: Γ[%d,%d] = %v", ErrNotFinite, k/n, k%n, v)
+			return fmt.Errorf("coupling: %w: Γ[%d,%d] = %v", numerr.ErrNotFinite, k/n, k%n, v)
 		case v <= 0:
 			return fmt.Errorf("%w: Γ[%d,%d] = %v", ErrNotPositive, k/n, k%n, v)
 		}
@@ -427,7 +425,7 @@ func (c *Coupling) CheckTangent(x, u []float64) error {
 	var abs float64
 	for k, v := range u {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("%w: U[%d,%d] = %v", ErrNotFinite, k/n, k%n, v)
+			return fmt.Errorf("coupling: %w: U[%d,%d] = %v", numerr.ErrNotFinite, k/n, k%n, v)
 		}
 		abs += math.Abs(v)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rhgd/rhgd/coupling"
 	"github.com/rhgd/rhgd/internal/manifoldtest"
+	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/solver"
 )
 
@@ -211,12 +212,12 @@ func TestRetractionExtremes(t *testing.T) {
 	// a clamped plan.
 	c.RandPoint(x, rnd)
 	c.RandTangent(u, x, rnd)
-	if err := c.Retract(y, x, u, 1e4); !errors.Is(err, coupling.ErrUnderflow) {
+	if err := c.Retract(y, x, u, 1e4); !errors.Is(err, numerr.ErrUnderflow) {
 		t.Fatalf("t=1e4: %v", err)
 	}
 	// NaN input.
 	u[5] = math.NaN()
-	if err := c.Retract(y, x, u, 1); !errors.Is(err, coupling.ErrNotFinite) {
+	if err := c.Retract(y, x, u, 1); !errors.Is(err, numerr.ErrNotFinite) {
 		t.Fatalf("NaN step: %v", err)
 	}
 	// Too few iterations: an error, and still the best plan.

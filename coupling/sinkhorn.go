@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/rhgd/rhgd/numerr"
 	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 )
@@ -13,9 +14,9 @@ import (
 const scaleBound = 1e100
 
 // Retract sets dst = Sinkhorn(Γ ∘ exp(tU ⊘ Γ)), Γ = x. dst may be x. It
-// returns an error wrapping ErrNotFinite for non-finite input,
+// returns an error wrapping numerr.ErrNotFinite for non-finite input,
 // ErrSinkhornNotConverged (dst then holds the best plan found, and
-// LastMarginalError its error) or ErrUnderflow.
+// LastMarginalError its error) or numerr.ErrUnderflow.
 //
 // The kernel starts in the ordinary domain as Γ_ij exp(tU_ij/Γ_ij − s_i)
 // with s_i the row's largest exponent, which cannot overflow; only when an
@@ -29,7 +30,7 @@ func (c *Coupling) Retract(dst, x, u []float64, t float64) error {
 	for k, g := range x {
 		v := t * u[k] / g
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("%w: retraction step entry [%d,%d]: tU/Γ = %v", ErrNotFinite, k/n, k%n, v)
+			return fmt.Errorf("coupling: %w: retraction step entry [%d,%d]: tU/Γ = %v", numerr.ErrNotFinite, k/n, k%n, v)
 		}
 		q[k] = v
 	}
@@ -92,7 +93,7 @@ func (c *Coupling) balance(dst, logK []float64) error {
 	n := c.n
 	for k, v := range logK {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("%w: kernel log-entry [%d,%d] = %v", ErrNotFinite, k/n, k%n, v)
+			return fmt.Errorf("coupling: %w: kernel log-entry [%d,%d] = %v", numerr.ErrNotFinite, k/n, k%n, v)
 		}
 	}
 	clear(c.g)
@@ -184,7 +185,7 @@ func (c *Coupling) iterate(dst, x, q []float64) error {
 	}
 	for k, v := range dst {
 		if !(v > 0) || math.IsInf(v, 0) {
-			return fmt.Errorf("%w: entry [%d,%d] = %v", ErrUnderflow, k/n, k%n, v)
+			return fmt.Errorf("coupling: %w: entry [%d,%d] = %v", numerr.ErrUnderflow, k/n, k%n, v)
 		}
 	}
 	if best > tol {

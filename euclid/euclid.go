@@ -5,14 +5,12 @@
 package euclid
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
-)
 
-// ErrNotFinite signifies a point or tangent vector with a NaN or ±Inf entry.
-var ErrNotFinite = errors.New("euclid: non-finite entry")
+	"github.com/rhgd/rhgd/numerr"
+)
 
 // Euclidean is R^{r×c}; points and tangent vectors are row-major []float64
 // of length r·c. It has no state, so it is safe for concurrent use.
@@ -130,7 +128,7 @@ func (e *Euclidean) finite(what string, v []float64) error {
 	}
 	for i, a := range v {
 		if math.IsNaN(a) || math.IsInf(a, 0) {
-			return fmt.Errorf("%w: %s[%d,%d] = %v", ErrNotFinite, what, i/max(e.c, 1), i%max(e.c, 1), a)
+			return fmt.Errorf("euclid: %w: %s[%d,%d] = %v", numerr.ErrNotFinite, what, i/max(e.c, 1), i%max(e.c, 1), a)
 		}
 	}
 	return nil

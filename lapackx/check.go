@@ -3,6 +3,8 @@ package lapackx
 import (
 	"fmt"
 	"math"
+
+	"github.com/rhgd/rhgd/numerr"
 )
 
 // SymTol is the symmetry tolerance for inputs that must be symmetric:
@@ -14,7 +16,7 @@ const SymTol = 1e-10
 
 // checkSym verifies that the n×n row-major a is finite and symmetric
 // within SymTol and copies it into dst when dst is not nil. It returns an
-// error wrapping ErrNotFinite or ErrNotSymmetric that names op and the
+// error wrapping numerr.ErrNotFinite or numerr.ErrNotSymmetric that names op and the
 // offending entry.
 //
 // Two passes: a contiguous one that copies and finds the largest |a_ij|
@@ -47,8 +49,8 @@ func checkSym(op string, dst, a []float64, n int) error {
 		}
 	}
 	if tol := SymTol * amax; dmax > tol {
-		return fmt.Errorf("%w: %s: |a[%d,%d] − a[%d,%d]| = %.3g > %.3g (SymTol·max|a|)",
-			ErrNotSymmetric, op, di, dj, dj, di, dmax, tol)
+		return fmt.Errorf("lapackx: %w: %s: |a[%d,%d] − a[%d,%d]| = %.3g > %.3g (SymTol·max|a|)",
+			numerr.ErrNotSymmetric, op, di, dj, dj, di, dmax, tol)
 	}
 	return nil
 }
@@ -79,7 +81,7 @@ func maxAbsCopy(dst, a []float64) float64 {
 func checkFinite(op string, a []float64, cols int) error {
 	for i, v := range a {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("%w: %s: a[%d,%d] = %v", ErrNotFinite, op, i/cols, i%cols, v)
+			return fmt.Errorf("lapackx: %w: %s: a[%d,%d] = %v", numerr.ErrNotFinite, op, i/cols, i%cols, v)
 		}
 	}
 	return nil

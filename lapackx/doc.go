@@ -35,7 +35,7 @@
 // Each type owns its scratch space, sized at construction, so steady-state
 // calls allocate nothing; none is safe for concurrent use. Shape misuse
 // panics, as in gonum. Bad data returns an error wrapping one of the
-// package's sentinels (ErrNotFinite, ErrNotSymmetric, ErrNotPosDef,
-// ErrSingular, ErrOverflow, ErrLapack): no routine returns NaN in place of
+// package's sentinels (numerr.ErrNotFinite, numerr.ErrNotSymmetric, numerr.ErrNotPosDef,
+// numerr.ErrSingular, numerr.ErrOverflow, ErrLapack): no routine returns NaN in place of
 // an error.
 package lapackx

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/lapack/gonum"
 
 	"github.com/rhgd/rhgd/blas"
+	"github.com/rhgd/rhgd/numerr"
 )
 
 // eigSerialCutoff is the order below which the eigensolver runs OpenBLAS on
@@ -58,8 +59,8 @@ func NewEigSym(n int) *EigSym {
 func (e *EigSym) N() int { return e.n }
 
 // Factorize computes the eigendecomposition of the n×n row-major symmetric
-// a, which it does not modify. It returns an error wrapping ErrNotFinite or
-// ErrNotSymmetric for bad input and ErrLapack if the solver fails; then
+// a, which it does not modify. It returns an error wrapping numerr.ErrNotFinite or
+// numerr.ErrNotSymmetric for bad input and ErrLapack if the solver fails; then
 // the workspace holds no factorization.
 func (e *EigSym) Factorize(a []float64) error {
 	e.ok, e.vecs = false, false
@@ -88,7 +89,7 @@ func (e *EigSym) FactorizeLower(a []float64) error {
 	for i := 0; i < n; i++ {
 		for j, v := range a[i*n : i*n+i+1] {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("%w: EigSym: a[%d,%d] = %v", ErrNotFinite, i, j, v)
+				return fmt.Errorf("lapackx: %w: EigSym: a[%d,%d] = %v", numerr.ErrNotFinite, i, j, v)
 			}
 		}
 	}

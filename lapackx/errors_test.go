@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/rhgd/rhgd/numerr"
 	"github.com/stretchr/testify/require"
 )
 
@@ -32,7 +33,7 @@ func TestBadInput(t *testing.T) {
 
 		// LU: non-finite, singular.
 		lu := NewLU(n)
-		require.ErrorIs(t, lu.Factorize(withNaN(spd, 7)), ErrNotFinite)
+		require.ErrorIs(t, lu.Factorize(withNaN(spd, 7)), numerr.ErrNotFinite)
 		require.Panics(t, func() { lu.Solve(dst, n) }, "no factorization after an error")
 		ex := make([]float64, n*n)
 		for i := 0; i < n; i++ {
@@ -40,44 +41,44 @@ func TestBadInput(t *testing.T) {
 				ex[i*n+j] = float64(i + j) // rank 2
 			}
 		}
-		require.ErrorIs(t, lu.Factorize(ex), ErrSingular)
+		require.ErrorIs(t, lu.Factorize(ex), numerr.ErrSingular)
 
 		// Expm: non-finite, overflow.
 		em := NewExpm(n)
-		require.ErrorIs(t, em.Exp(dst, withInf(gen, 3)), ErrNotFinite)
+		require.ErrorIs(t, em.Exp(dst, withInf(gen, 3)), numerr.ErrNotFinite)
 		big := append([]float64(nil), gen...)
 		for i := 0; i < n; i++ {
 			big[i*n+i] += 1000
 		}
-		require.ErrorIs(t, em.Exp(dst, big), ErrOverflow)
-		require.ErrorIs(t, NewExpm(2).Exp(make([]float64, 4), []float64{800, 1, 0, 1}), ErrOverflow)
-		require.ErrorIs(t, NewExpm(1).Exp(make([]float64, 1), []float64{710}), ErrOverflow)
+		require.ErrorIs(t, em.Exp(dst, big), numerr.ErrOverflow)
+		require.ErrorIs(t, NewExpm(2).Exp(make([]float64, 4), []float64{800, 1, 0, 1}), numerr.ErrOverflow)
+		require.ErrorIs(t, NewExpm(1).Exp(make([]float64, 1), []float64{710}), numerr.ErrOverflow)
 
 		// Lyapunov: non-symmetric or non-finite C, non-symmetric A.
 		ly := NewLyapSym(n)
 		asym := append([]float64(nil), spd...)
 		asym[1] += 0.1
-		require.ErrorIs(t, ly.Solve(dst, spd, asym), ErrNotSymmetric)
-		require.ErrorIs(t, ly.Solve(dst, asym, spd), ErrNotSymmetric)
-		require.ErrorIs(t, ly.Solve(dst, spd, withNaN(spd, 0)), ErrNotFinite)
+		require.ErrorIs(t, ly.Solve(dst, spd, asym), numerr.ErrNotSymmetric)
+		require.ErrorIs(t, ly.Solve(dst, asym, spd), numerr.ErrNotSymmetric)
+		require.ErrorIs(t, ly.Solve(dst, spd, withNaN(spd, 0)), numerr.ErrNotFinite)
 
 		// Sylvester: non-finite in each argument.
 		sy := NewSylvester(n, n)
-		require.ErrorIs(t, sy.Solve(dst, withNaN(gen, 1), spd, gen), ErrNotFinite)
-		require.ErrorIs(t, sy.Solve(dst, gen, withNaN(spd, 1), gen), ErrNotFinite)
-		require.ErrorIs(t, sy.Solve(dst, gen, spd, withInf(gen, 1)), ErrNotFinite)
+		require.ErrorIs(t, sy.Solve(dst, withNaN(gen, 1), spd, gen), numerr.ErrNotFinite)
+		require.ErrorIs(t, sy.Solve(dst, gen, withNaN(spd, 1), gen), numerr.ErrNotFinite)
+		require.ErrorIs(t, sy.Solve(dst, gen, spd, withInf(gen, 1)), numerr.ErrNotFinite)
 
 		// Fréchet: bad direction.
 		sf := NewSymFunc(n)
 		require.NoError(t, sf.Factorize(spd))
-		require.ErrorIs(t, sf.Frechet(dst, withNaN(spd, 2), ExpFunc), ErrNotFinite)
-		require.ErrorIs(t, sf.Frechet(dst, asym, ExpFunc), ErrNotSymmetric)
+		require.ErrorIs(t, sf.Frechet(dst, withNaN(spd, 2), ExpFunc), numerr.ErrNotFinite)
+		require.ErrorIs(t, sf.Frechet(dst, asym, ExpFunc), numerr.ErrNotSymmetric)
 
 		// QR, SVD, EigSym: non-finite.
-		require.ErrorIs(t, NewQR(n, 2).Factorize(withNaN(gen[:2*n], 0)), ErrNotFinite)
-		require.ErrorIs(t, NewSVD(n, n).Factorize(withInf(gen, 4)), ErrNotFinite)
-		require.ErrorIs(t, NewEigSym(n).Factorize(withNaN(spd, 4)), ErrNotFinite)
-		require.ErrorIs(t, NewEigSym(n).Factorize(asym), ErrNotSymmetric)
+		require.ErrorIs(t, NewQR(n, 2).Factorize(withNaN(gen[:2*n], 0)), numerr.ErrNotFinite)
+		require.ErrorIs(t, NewSVD(n, n).Factorize(withInf(gen, 4)), numerr.ErrNotFinite)
+		require.ErrorIs(t, NewEigSym(n).Factorize(withNaN(spd, 4)), numerr.ErrNotFinite)
+		require.ErrorIs(t, NewEigSym(n).Factorize(asym), numerr.ErrNotSymmetric)
 
 		// Shape misuse panics, as in gonum.
 		require.Panics(t, func() { _ = sf.Exp(make([]float64, 3), spd) })

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/rhgd/rhgd/numerr"
 	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/gonum"
@@ -73,7 +74,7 @@ var padeB = [5][]float64{
 const exactNormCutoff = 400
 
 // Exp sets dst = e^A for the n×n row-major a. dst may be a. It returns an
-// error wrapping ErrNotFinite for a non-finite entry and ErrOverflow when
+// error wrapping numerr.ErrNotFinite for a non-finite entry and numerr.ErrOverflow when
 // e^A does not fit in float64.
 func (e *Expm) Exp(dst, a []float64) error {
 	n := e.n
@@ -126,7 +127,7 @@ func (e *Expm) Exp(dst, a []float64) error {
 func checkOverflow(x []float64) error {
 	for _, v := range x {
 		if math.IsInf(v, 0) || math.IsNaN(v) {
-			return fmt.Errorf("%w: matrix exponential exceeds the float64 range", ErrOverflow)
+			return fmt.Errorf("lapackx: %w: matrix exponential exceeds the float64 range", numerr.ErrOverflow)
 		}
 	}
 	return nil

@@ -3,6 +3,7 @@ package lapackx
 import (
 	"fmt"
 
+	"github.com/rhgd/rhgd/numerr"
 	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/gonum"
@@ -39,8 +40,8 @@ func NewLU(n int) *LU {
 func (l *LU) N() int { return l.n }
 
 // Factorize computes the LU factorization of the n×n row-major a, which it
-// does not modify. It returns an error wrapping ErrNotFinite for bad input
-// or ErrSingular for an exactly zero pivot.
+// does not modify. It returns an error wrapping numerr.ErrNotFinite for bad input
+// or numerr.ErrSingular for an exactly zero pivot.
 func (l *LU) Factorize(a []float64) error {
 	n := l.n
 	if len(a) != n*n {
@@ -74,7 +75,7 @@ func (l *LU) Factorize(a []float64) error {
 		}
 	}
 	if zeroPivot != 0 {
-		return fmt.Errorf("%w: LU of %d×%d matrix has a zero pivot", ErrSingular, n, n)
+		return fmt.Errorf("lapackx: %w: LU of %d×%d matrix has a zero pivot", numerr.ErrSingular, n, n)
 	}
 	l.ok = true
 	return nil

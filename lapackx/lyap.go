@@ -3,6 +3,8 @@ package lapackx
 import (
 	"fmt"
 	"math"
+
+	"github.com/rhgd/rhgd/numerr"
 )
 
 // LyapSym solves the Lyapunov equation A X + X A = C for symmetric n×n A
@@ -30,7 +32,7 @@ func NewLyapSym(n int) *LyapSym {
 func (l *LyapSym) N() int { return l.eig.n }
 
 // Factorize computes and keeps the eigendecomposition of A. It returns an
-// error wrapping ErrSingular when some λ_i + λ_j is zero to working
+// error wrapping numerr.ErrSingular when some λ_i + λ_j is zero to working
 // precision (|λ_i + λ_j| ≤ n·ε·max|λ|), besides those of EigSym.Factorize.
 func (l *LyapSym) Factorize(a []float64) error {
 	if err := l.eig.Factorize(a); err != nil {
@@ -55,7 +57,7 @@ func (l *LyapSym) Factorize(a []float64) error {
 	}
 	if best <= float64(n)*eps*lmax {
 		l.eig.ok, l.eig.vecs = false, false
-		return fmt.Errorf("%w: Lyapunov operator has eigenvalue λ_i + λ_j = %.3g (max |λ| = %.3g)", ErrSingular, best, lmax)
+		return fmt.Errorf("lapackx: %w: Lyapunov operator has eigenvalue λ_i + λ_j = %.3g (max |λ| = %.3g)", numerr.ErrSingular, best, lmax)
 	}
 	return nil
 }

@@ -58,7 +58,7 @@ func NewQR(m, n int) *QR {
 func (q *QR) Dims() (m, n int) { return q.m, q.n }
 
 // Factorize computes the factorization of a, which it does not modify. It
-// returns an error wrapping ErrNotFinite for a non-finite entry.
+// returns an error wrapping numerr.ErrNotFinite for a non-finite entry.
 func (q *QR) Factorize(a []float64) error {
 	m, n := q.m, q.n
 	if len(a) != m*n {

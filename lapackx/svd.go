@@ -48,7 +48,7 @@ func NewSVD(m, n int) *SVD {
 }
 
 // Factorize computes the decomposition of a, which it does not modify. It
-// returns an error wrapping ErrNotFinite for bad input and ErrLapack if the
+// returns an error wrapping numerr.ErrNotFinite for bad input and ErrLapack if the
 // iteration fails to converge.
 func (d *SVD) Factorize(a []float64) error {
 	m, n, k := d.m, d.n, d.k

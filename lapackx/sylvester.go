@@ -3,6 +3,7 @@ package lapackx
 import (
 	"fmt"
 
+	"github.com/rhgd/rhgd/numerr"
 	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 )
@@ -36,8 +37,8 @@ func NewSylvester(m, n int) *Sylvester {
 }
 
 // Solve sets dst (m×n) to the solution of A X + X B = C. dst may be c. It
-// returns an error wrapping ErrNotFinite for bad input, ErrSingular when A
-// and −B share an eigenvalue (to working precision) and ErrOverflow when
+// returns an error wrapping numerr.ErrNotFinite for bad input, numerr.ErrSingular when A
+// and −B share an eigenvalue (to working precision) and numerr.ErrOverflow when
 // the solution does not fit in float64.
 func (s *Sylvester) Solve(dst, a, b, c []float64) error {
 	m, n := s.m, s.n
@@ -73,7 +74,7 @@ func (s *Sylvester) Solve(dst, a, b, c []float64) error {
 		sc, info := cDtrsyl('N', 'N', 1, n, m, s.sb.t, n, s.sa.t, m, s.f, n)
 		switch {
 		case info == 1:
-			return fmt.Errorf("%w: Sylvester coefficients A and −B share an eigenvalue", ErrSingular)
+			return fmt.Errorf("lapackx: %w: Sylvester coefficients A and −B share an eigenvalue", numerr.ErrSingular)
 		case info != 0:
 			return lapackErr("dtrsyl", info)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/rhgd/rhgd/numerr"
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
 )
@@ -45,7 +46,7 @@ func TestSylvesterSingular(t *testing.T) {
 		b := []float64{-1, 0, 3, 7}
 		x := make([]float64, 4)
 		err := NewSylvester(2, 2).Solve(x, a, b, []float64{1, 2, 3, 4})
-		require.ErrorIs(t, err, ErrSingular)
+		require.ErrorIs(t, err, numerr.ErrSingular)
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/rhgd/rhgd/numerr"
 	"gonum.org/v1/gonum/floats"
 )
 
@@ -86,8 +87,8 @@ func (s *SymFunc) Apply(dst, a []float64, f Func) error {
 }
 
 // Eval sets dst = f(A) for the factorized A. It returns an error wrapping
-// ErrNotPosDef if f needs positive arguments and λ_min ≤ 0, ErrOverflow if
-// some f(λ) is ±Inf and ErrNotFinite if one is NaN.
+// numerr.ErrNotPosDef if f needs positive arguments and λ_min ≤ 0, numerr.ErrOverflow if
+// some f(λ) is ±Inf and numerr.ErrNotFinite if one is NaN.
 func (s *SymFunc) Eval(dst []float64, f Func) error {
 	n := s.N()
 	if len(dst) != n*n {
@@ -129,15 +130,15 @@ func (s *SymFunc) Eval(dst []float64, f Func) error {
 func (s *SymFunc) evalValues(f Func) error {
 	lam := s.eig.Values()
 	if len(lam) > 0 && f.Positive() && !(lam[0] > 0) {
-		return fmt.Errorf("%w: smallest eigenvalue %.6g, function needs positive ones", ErrNotPosDef, lam[0])
+		return fmt.Errorf("lapackx: %w: smallest eigenvalue %.6g, function needs positive ones", numerr.ErrNotPosDef, lam[0])
 	}
 	for i, x := range lam {
 		fi := f.Eval(x)
 		switch {
 		case math.IsInf(fi, 0):
-			return fmt.Errorf("%w: f(%.6g) = %v", ErrOverflow, x, fi)
+			return fmt.Errorf("lapackx: %w: f(%.6g) = %v", numerr.ErrOverflow, x, fi)
 		case math.IsNaN(fi):
-			return fmt.Errorf("%w: f(%.6g) = NaN", ErrNotFinite, x)
+			return fmt.Errorf("lapackx: %w: f(%.6g) = NaN", numerr.ErrNotFinite, x)
 		}
 		s.f[i] = fi
 	}
@@ -148,8 +149,8 @@ func (s *SymFunc) evalValues(f Func) error {
 // factorized A in the symmetric direction e, by the Daleckii–Krein formula
 // Df(A)[E] = Vᵀ (L ∘ (V E Vᵀ)) V with L_ij = f[λ_i, λ_j], the divided
 // differences of f (f′(λ_i) on the diagonal and for equal eigenvalues).
-// dst may be e. Errors are those of Eval, plus ErrNotFinite and
-// ErrNotSymmetric for a bad e.
+// dst may be e. Errors are those of Eval, plus numerr.ErrNotFinite and
+// numerr.ErrNotSymmetric for a bad e.
 func (s *SymFunc) Frechet(dst, e []float64, f Func) error {
 	n := s.N()
 	if len(dst) != n*n {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/rhgd/rhgd/numerr"
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -89,29 +90,29 @@ func TestSymFuncErrors(t *testing.T) {
 	good := []float64{2, 1, 0, 1, 2, 0, 0, 0, 2}
 	bad := append([]float64(nil), good...)
 	bad[4] = math.NaN()
-	require.ErrorIs(t, s.Exp(dst, bad), ErrNotFinite)
+	require.ErrorIs(t, s.Exp(dst, bad), numerr.ErrNotFinite)
 	bad[4] = math.Inf(-1)
-	require.ErrorIs(t, s.Exp(dst, bad), ErrNotFinite)
+	require.ErrorIs(t, s.Exp(dst, bad), numerr.ErrNotFinite)
 	asym := append([]float64(nil), good...)
 	asym[1] += 1e-6
 	err := s.Exp(dst, asym)
-	require.ErrorIs(t, err, ErrNotSymmetric)
+	require.ErrorIs(t, err, numerr.ErrNotSymmetric)
 	require.Contains(t, err.Error(), "a[1,0]")
 	indef := []float64{1, 0, 0, 0, -1e-3, 0, 0, 0, 1}
 	for name, f := range map[string]func([]float64, []float64) error{"log": s.Log, "sqrt": s.Sqrt, "invsqrt": s.InvSqrt} {
 		err := f(dst, indef)
-		require.ErrorIs(t, err, ErrNotPosDef, name)
+		require.ErrorIs(t, err, numerr.ErrNotPosDef, name)
 		require.Contains(t, err.Error(), "-0.001", name)
 	}
 	big := []float64{800, 0, 0, 0, 1, 0, 0, 0, 1}
-	require.ErrorIs(t, s.Exp(dst, big), ErrOverflow)
-	require.ErrorIs(t, s.Apply(dst, good, UserFunc(func(float64) float64 { return math.NaN() }, nil, false)), ErrNotFinite)
+	require.ErrorIs(t, s.Exp(dst, big), numerr.ErrOverflow)
+	require.ErrorIs(t, s.Apply(dst, good, UserFunc(func(float64) float64 { return math.NaN() }, nil, false)), numerr.ErrNotFinite)
 	require.NoError(t, s.Factorize(good))
 	require.ErrorIs(t, s.Frechet(dst, good, UserFunc(math.Sin, nil, false)), ErrNoDerivative)
 	// A failed Factorize leaves nothing to use.
 	require.Error(t, s.Factorize(bad))
 	require.Panics(t, func() { s.Eig().Values() })
-	require.False(t, errors.Is(err, ErrNotFinite))
+	require.False(t, errors.Is(err, numerr.ErrNotFinite))
 }
 
 // TestFrechetFiniteDifference checks Df(A)[E] against the central
@@ -236,7 +237,7 @@ func TestLyapSym(t *testing.T) {
 		// Singular: A with eigenvalues 1 and −1.
 		l := NewLyapSym(2)
 		err := l.Solve(make([]float64, 4), []float64{0, 1, 1, 0}, []float64{1, 0, 0, 1})
-		require.ErrorIs(t, err, ErrSingular)
+		require.ErrorIs(t, err, numerr.ErrSingular)
 	})
 }
 

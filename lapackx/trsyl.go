@@ -3,6 +3,7 @@ package lapackx
 import (
 	"fmt"
 
+	"github.com/rhgd/rhgd/numerr"
 	"gonum.org/v1/gonum/lapack/gonum"
 )
 
@@ -12,7 +13,7 @@ import (
 // (TRANA = TRANB = 'N', ISGN = 1), which gonum lacks: blocks of S from the
 // bottom up within blocks of T from the left, each 1×1, 1×2, 2×1 or 2×2
 // system solved by gonum's Dlasy2. scale ≤ 1 is chosen to avoid overflow.
-// It returns ErrSingular when S and −T have (numerically) common
+// It returns numerr.ErrSingular when S and −T have (numerically) common
 // eigenvalues, in which case Dlasy2 perturbed the system.
 func trsylRowMajor(m, n int, s, t, f []float64) (scale float64, err error) {
 	impl := gonum.Implementation{}
@@ -63,7 +64,7 @@ func trsylRowMajor(m, n int, s, t, f []float64) (scale float64, err error) {
 		l1 += nl
 	}
 	if singular {
-		return scale, fmt.Errorf("%w: Sylvester coefficients A and −B share an eigenvalue", ErrSingular)
+		return scale, fmt.Errorf("lapackx: %w: Sylvester coefficients A and −B share an eigenvalue", numerr.ErrSingular)
 	}
 	return scale, nil
 }

@@ -1,10 +1,10 @@
 package solver
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
+	"github.com/rhgd/rhgd/numerr"
 	"gonum.org/v1/gonum/floats"
 )
 
@@ -32,7 +32,7 @@ type Compositional struct {
 
 // ErrNoLog signifies a manifold without a closed-form logarithm where one
 // is needed.
-var ErrNoLog = errors.New("solver: the lower manifold has no Log")
+var ErrNoLog = numerr.New(numerr.ErrInvalid, "solver: the lower manifold has no Log")
 
 // Problem returns the bilevel problem on mx × my (which must be a Logger):
 //

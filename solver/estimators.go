@@ -1,9 +1,10 @@
 package solver
 
 import (
-	"errors"
 	"fmt"
 	"math"
+
+	"github.com/rhgd/rhgd/numerr"
 )
 
 // Estimator is a hypergradient estimator (paper, Section 3.1): HInv, CG,
@@ -32,10 +33,10 @@ type EstimatorStats struct {
 var (
 	// ErrNeumannStep signifies γ ≥ 2/λ_max(H): the truncated Neumann
 	// series would diverge.
-	ErrNeumannStep = errors.New("solver: Neumann step γ too large")
+	ErrNeumannStep = numerr.New(numerr.ErrInvalid, "solver: Neumann step γ too large")
 	// ErrNotPositive signifies a Hessian that is not positive definite
 	// along a CG direction (g not strongly convex there).
-	ErrNotPositive = errors.New("solver: Hessian not positive definite")
+	ErrNotPositive = numerr.New(numerr.ErrNotPosDef, "solver: Hessian not positive definite")
 )
 
 // hyper sets dst = grad_x f − G_xy g[v], the hypergradient formula of

@@ -1,9 +1,10 @@
 package solver
 
 import (
-	"errors"
 	"fmt"
 	"math"
+
+	"github.com/rhgd/rhgd/numerr"
 )
 
 // Problem is the bilevel problem
@@ -48,10 +49,10 @@ type Problem struct {
 var (
 	// ErrMissing signifies a problem without an oracle that the estimator
 	// or the solver needs.
-	ErrMissing = errors.New("solver: missing oracle")
+	ErrMissing = numerr.New(numerr.ErrInvalid, "solver: missing oracle")
 	// ErrBadStart signifies an initial point of the wrong size, not finite
 	// or not on its manifold.
-	ErrBadStart = errors.New("solver: bad initial point")
+	ErrBadStart = numerr.New(numerr.ErrInvalid, "solver: bad initial point")
 )
 
 // need returns an error wrapping ErrMissing naming every nil field listed.

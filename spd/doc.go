@@ -33,4 +33,10 @@
 // An SPD is not safe for concurrent use; Clone gives another goroutine its
 // own. Inner, Norm and the parallel transport return NaN at a matrix that
 // is not positive definite; CheckPoint says why.
+//
+// # Errors
+//
+// Data-dependent failures wrap the shared sentinels of package numerr
+// (ErrNotFinite, ErrNotSymmetric, ErrNotPosDef, ErrOverflow) with the
+// operation; test with errors.Is.
 package spd

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/rhgd/rhgd/lapackx"
+	"github.com/rhgd/rhgd/numerr"
 )
 
 // Retract sets dst = R_X(tU) with the retraction s.Retraction. dst may be
@@ -46,7 +47,7 @@ func (s *SPD) Retract(dst, x, u []float64, t float64) error {
 	}
 	lapackx.MirrorUpper(out, n)
 	if !finite(out) {
-		return fmt.Errorf("%w: second-order retraction", ErrNotFinite)
+		return fmt.Errorf("spd: %w: second-order retraction", numerr.ErrNotFinite)
 	}
 	copy(dst, out)
 	return nil
@@ -126,7 +127,7 @@ func (s *SPD) Exp(dst, x, u []float64, t float64) error {
 	for i, lam := range s.eig.Values() {
 		g[i] = math.Exp(t * lam)
 		if math.IsInf(g[i], 0) {
-			return fmt.Errorf("spd: exponential: %w", lapackx.ErrOverflow)
+			return fmt.Errorf("spd: exponential: %w", numerr.ErrOverflow)
 		}
 	}
 	s.weightedGram(dst, x, l, g, 0)
@@ -146,7 +147,7 @@ func (s *SPD) Log(dst, x, y []float64) error {
 	}
 	lam := s.eig.Values()
 	if !(lam[0] > 0) {
-		return fmt.Errorf("%w: logarithm: generalized eigenvalue %.3g", ErrNotPosDef, lam[0])
+		return fmt.Errorf("spd: %w: logarithm: generalized eigenvalue %.3g", numerr.ErrNotPosDef, lam[0])
 	}
 	// log λ_i − σ ≥ 0 with σ = min(0, log λ_min): one rank-n update.
 	g := s.t4[:s.n]
@@ -172,7 +173,7 @@ func (s *SPD) Dist(x, y []float64) (float64, error) {
 	var d float64
 	for _, v := range s.eig.Values() {
 		if !(v > 0) {
-			return 0, fmt.Errorf("%w: distance: generalized eigenvalue %.3g", ErrNotPosDef, v)
+			return 0, fmt.Errorf("spd: %w: distance: generalized eigenvalue %.3g", numerr.ErrNotPosDef, v)
 		}
 		lv := math.Log(v)
 		d += lv * lv

@@ -1,7 +1,6 @@
 package spd
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -11,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/rhgd/rhgd/lapackx"
+	"github.com/rhgd/rhgd/numerr"
 )
 
 // Retraction names a retraction of the SPD manifold.
@@ -32,13 +32,6 @@ const (
 	Identity TransportMethod = iota
 	// Parallel is the parallel transport along the geodesic, an isometry.
 	Parallel
-)
-
-// Errors.
-var (
-	ErrNotFinite    = errors.New("spd: non-finite entry")
-	ErrNotSymmetric = errors.New("spd: not symmetric")
-	ErrNotPosDef    = errors.New("spd: not positive definite")
 )
 
 // DefaultTol is the default relative symmetry tolerance of CheckPoint and
@@ -111,7 +104,7 @@ func (s *SPD) chol(x []float64) ([]float64, error) {
 	s.Invalidate()
 	copy(s.cl, x)
 	if !(lapackx.Impl{}).Dpotrf(gblas.Lower, s.n, s.cl, s.n) {
-		return nil, fmt.Errorf("%w: Cholesky factorization failed", ErrNotPosDef)
+		return nil, fmt.Errorf("spd: %w: Cholesky factorization failed", numerr.ErrNotPosDef)
 	}
 	n := s.n
 	for i := 0; i < n; i++ { // L is used in general products below
@@ -320,7 +313,7 @@ func (s *SPD) checkSym(what string, v []float64) error {
 		for j := 0; j < n; j++ {
 			a := v[i*n+j]
 			if math.IsNaN(a) || math.IsInf(a, 0) {
-				return fmt.Errorf("%w: %s[%d,%d] = %v", ErrNotFinite, what, i, j, a)
+				return fmt.Errorf("spd: %w: %s[%d,%d] = %v", numerr.ErrNotFinite, what, i, j, a)
 			}
 			amax = math.Max(amax, math.Abs(a))
 			if j < i {
@@ -331,7 +324,7 @@ func (s *SPD) checkSym(what string, v []float64) error {
 		}
 	}
 	if dmax > s.tol()*amax {
-		return fmt.Errorf("%w: %s: |v[%d,%d] − v[%d,%d]| = %.3g > %.3g·max|v|", ErrNotSymmetric, what, di, dj, dj, di, dmax, s.tol())
+		return fmt.Errorf("spd: %w: %s: |v[%d,%d] − v[%d,%d]| = %.3g > %.3g·max|v|", numerr.ErrNotSymmetric, what, di, dj, dj, di, dmax, s.tol())
 	}
 	return nil
 }

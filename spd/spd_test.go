@@ -9,6 +9,7 @@ import (
 
 	"github.com/rhgd/rhgd/internal/manifoldtest"
 	"github.com/rhgd/rhgd/lapackx"
+	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/solver"
 	"github.com/rhgd/rhgd/spd"
 )
@@ -99,17 +100,17 @@ func TestBadInput(t *testing.T) {
 		}
 	}
 	indef := []float64{1, 2, 0, 2, 1, 0, 0, 0, 1}
-	if err := m.CheckPoint(indef); !errors.Is(err, spd.ErrNotPosDef) {
+	if err := m.CheckPoint(indef); !errors.Is(err, numerr.ErrNotPosDef) {
 		t.Errorf("indefinite point: %v", err)
 	}
-	if err := m.Retract(dst, indef, x, 1); !errors.Is(err, spd.ErrNotPosDef) {
+	if err := m.Retract(dst, indef, x, 1); !errors.Is(err, numerr.ErrNotPosDef) {
 		t.Errorf("retraction at an indefinite point: %v", err)
 	}
-	if err := m.Log(dst, x, indef); !errors.Is(err, spd.ErrNotPosDef) {
+	if err := m.Log(dst, x, indef); !errors.Is(err, numerr.ErrNotPosDef) {
 		t.Errorf("log of an indefinite point: %v", err)
 	}
 	asym := []float64{2, 1, 0, 1.1, 2, 0, 0, 0, 1}
-	if err := m.CheckPoint(asym); !errors.Is(err, spd.ErrNotSymmetric) {
+	if err := m.CheckPoint(asym); !errors.Is(err, numerr.ErrNotSymmetric) {
 		t.Errorf("asymmetric point: %v", err)
 	}
 	if d := m.Norm(indef, x); !math.IsNaN(d) {
@@ -117,7 +118,7 @@ func TestBadInput(t *testing.T) {
 	}
 	big := []float64{3000, 0, 0, 0, 1, 0, 0, 0, 1}
 	m.Retraction = spd.Exponential
-	if err := m.Retract(dst, x, big, 1); !errors.Is(err, lapackx.ErrOverflow) {
+	if err := m.Retract(dst, x, big, 1); !errors.Is(err, numerr.ErrOverflow) {
 		t.Errorf("overflowing exponential: %v", err)
 	}
 }

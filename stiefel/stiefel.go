@@ -1,7 +1,6 @@
 package stiefel
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -10,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/rhgd/rhgd/lapackx"
+	"github.com/rhgd/rhgd/numerr"
 )
 
 // Retraction names a retraction of St(n, p).
@@ -38,15 +38,14 @@ func (r Retraction) String() string {
 	return fmt.Sprintf("Retraction(%d)", int(r))
 }
 
-// Errors.
+// Errors: these two, which errors.Is also matches to numerr.ErrInvalid,
+// and the shared numerr.ErrNotFinite.
 var (
 	// ErrNotOrthonormal signifies a point whose columns are not
 	// orthonormal within Tol.
-	ErrNotOrthonormal = errors.New("stiefel: columns not orthonormal")
+	ErrNotOrthonormal = numerr.New(numerr.ErrInvalid, "stiefel: columns not orthonormal")
 	// ErrNotTangent signifies a vector U with XᵀU + UᵀX ≠ 0 beyond Tol.
-	ErrNotTangent = errors.New("stiefel: not a tangent vector")
-	// ErrNotFinite signifies a NaN or ±Inf entry.
-	ErrNotFinite = errors.New("stiefel: non-finite entry")
+	ErrNotTangent = numerr.New(numerr.ErrInvalid, "stiefel: not a tangent vector")
 )
 
 // DefaultTol is the default tolerance of CheckPoint and CheckTangent.
@@ -195,7 +194,7 @@ func (s *Stiefel) tol() float64 {
 func finite(what string, v []float64, cols int) error {
 	for i, a := range v {
 		if math.IsNaN(a) || math.IsInf(a, 0) {
-			return fmt.Errorf("%w: %s[%d,%d] = %v", ErrNotFinite, what, i/cols, i%cols, a)
+			return fmt.Errorf("stiefel: %w: %s[%d,%d] = %v", numerr.ErrNotFinite, what, i/cols, i%cols, a)
 		}
 	}
 	return nil

@@ -26,7 +26,6 @@
 package synthetic
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -36,13 +35,14 @@ import (
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/rhgd/rhgd/lapackx"
+	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/solver"
 	"github.com/rhgd/rhgd/spd"
 	"github.com/rhgd/rhgd/stiefel"
 )
 
 // ErrBadData signifies data of the wrong shape, non-finite, or ν ≤ 0.
-var ErrBadData = errors.New("synthetic: bad data")
+var ErrBadData = numerr.New(numerr.ErrInvalid, "synthetic: bad data")
 
 // Data are the matrices X (n×d) and Y (n×r), row-major, and ν.
 type Data struct {

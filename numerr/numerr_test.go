@@ -1,0 +1,26 @@
+package numerr_test
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/rhgd/rhgd/numerr"
+)
+
+func TestNewMatchesParent(t *testing.T) {
+	sub := numerr.New(numerr.ErrNotConverged, "pkg: iteration stalled")
+	wrapped := fmt.Errorf("epoch 3: %w", sub)
+	if !errors.Is(wrapped, sub) || !errors.Is(wrapped, numerr.ErrNotConverged) {
+		t.Fatalf("%v does not match its sentinel and parent", wrapped)
+	}
+	if errors.Is(wrapped, numerr.ErrNotFinite) {
+		t.Fatalf("%v matches an unrelated sentinel", wrapped)
+	}
+	if got := wrapped.Error(); got != "epoch 3: pkg: iteration stalled" {
+		t.Fatalf("message %q", got)
+	}
+	if a := testing.AllocsPerRun(10, func() { _ = errors.Is(sub, numerr.ErrNotConverged) }); a != 0 {
+		t.Fatalf("%v allocations", a)
+	}
+}
