@@ -14,8 +14,11 @@ import (
 type Backend int
 
 const (
+	// Auto lets start-up choose: Native when this build contains it,
+	// Gonum otherwise. Current never returns it.
+	Auto Backend = iota
 	// Gonum is gonum's pure-Go BLAS and LAPACK.
-	Gonum Backend = iota
+	Gonum
 	// Native is the CBLAS and LAPACKE library linked through cgo: OpenBLAS
 	// unless the build used -tags customblas.
 	Native
@@ -24,9 +27,11 @@ const (
 // OpenBLAS is the name the issue tracker and RHGD_BLAS use for Native.
 const OpenBLAS = Native
 
-// String returns "gonum" or "openblas".
+// String returns "auto", "gonum" or "openblas".
 func (b Backend) String() string {
 	switch b {
+	case Auto:
+		return "auto"
 	case Gonum:
 		return "gonum"
 	case Native:
@@ -35,16 +40,18 @@ func (b Backend) String() string {
 	return fmt.Sprintf("Backend(%d)", int(b))
 }
 
-// ParseBackend reads a backend name as RHGD_BLAS spells it: "gonum",
-// "openblas" or "native", in any case.
+// ParseBackend reads a backend name as RHGD_BLAS spells it: "auto",
+// "gonum", "openblas" or "native", in any case.
 func ParseBackend(s string) (Backend, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "auto", "":
+		return Auto, nil
 	case "gonum", "go", "purego":
 		return Gonum, nil
 	case "openblas", "native", "cblas":
 		return Native, nil
 	}
-	return Gonum, fmt.Errorf("%w: unknown backend %q (want gonum or openblas)", ErrBadSetting, s)
+	return Auto, fmt.Errorf("%w: unknown backend %q (want auto, gonum or openblas)", ErrBadSetting, s)
 }
 
 var (
@@ -53,10 +60,21 @@ var (
 	threads = 1
 )
 
-// Current returns the backend in use. It is cheap enough to call per
-// operation: lapackx does, to route LAPACK calls to the same backend.
+// Current returns the backend in use, starting the backend first if
+// nothing has (see Start). It is cheap enough to call per operation:
+// lapackx does, to route LAPACK calls to the same backend.
 func Current() Backend {
+	Start()
 	return Backend(current.Load())
+}
+
+// Impl returns the BLAS implementation in use (gonum's blas64 one),
+// starting the backend first if nothing has. rhgd's packages call BLAS
+// through it, so that whichever of them a program uses first sets the
+// backend up.
+func Impl() gblas.Float64 {
+	Start()
+	return blas64.Implementation()
 }
 
 // Available returns the backends this build contains, Gonum first.
@@ -67,11 +85,19 @@ func Available() []Backend {
 	return []Backend{Gonum}
 }
 
-// Use switches gonum's blas64 (and rhgd's LAPACK calls) to backend b. It
-// returns ErrUnavailable if this build does not contain b. Use is meant for
-// start-up and benchmarks: calls already running keep the backend they
-// started with.
+// Use switches gonum's blas64 (and rhgd's LAPACK calls) to backend b
+// (Auto: the default for this build). It returns ErrUnavailable if this
+// build does not contain b. Use is meant for start-up and benchmarks: calls
+// already running keep the backend they started with.
 func Use(b Backend) error {
+	Start()
+	return use(b)
+}
+
+func use(b Backend) error {
+	if b == Auto {
+		b = defaultBackend()
+	}
 	var impl gblas.Float64
 	switch b {
 	case Gonum:
@@ -91,17 +117,24 @@ func Use(b Backend) error {
 	return nil
 }
 
-// Threads returns the thread count the native library was told to use, or 1
-// in a pure-Go build.
+// Threads returns the native library's thread count as rhgd last set or
+// read it, or 1 in a pure-Go build.
 func Threads() int {
+	Start()
 	mu.Lock()
 	defer mu.Unlock()
 	return threads
 }
 
-// SetThreads sets the native library's thread count. It is a no-op in a
-// pure-Go build; it returns ErrBadSetting for n < 1.
+// SetThreads sets the native library's thread count, in either mode (an
+// explicit call is the caller's decision, see Config.Shared). It is a
+// no-op in a pure-Go build; it returns ErrBadSetting for n < 1.
 func SetThreads(n int) error {
+	Start()
+	return setThreads(n)
+}
+
+func setThreads(n int) error {
 	if n < 1 {
 		return fmt.Errorf("%w: thread count %d < 1", ErrBadSetting, n)
 	}
@@ -125,8 +158,12 @@ var serialDepth int
 // brackets such calls with SerialBegin and SerialEnd (see
 // lapackx.BenchmarkEigThreads). Pairs nest and may come from several
 // goroutines; a large call that starts while a small one is in flight also
-// runs on one thread, which costs time but never correctness.
+// runs on one thread, which costs time but never correctness. In Shared
+// mode both are no-ops: the host's thread count is left alone.
 func SerialBegin() {
+	if shared.Load() {
+		return
+	}
 	mu.Lock()
 	serialDepth++
 	if serialDepth == 1 && threads > 1 {
@@ -137,6 +174,9 @@ func SerialBegin() {
 
 // SerialEnd ends a SerialBegin.
 func SerialEnd() {
+	if shared.Load() {
+		return
+	}
 	mu.Lock()
 	serialDepth--
 	if serialDepth < 0 {

@@ -3,6 +3,10 @@ package blas
 import (
 	"encoding/json"
 	"errors"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -29,7 +33,7 @@ func restore(t *testing.T) {
 }
 
 func TestParseBackend(t *testing.T) {
-	for in, want := range map[string]Backend{"gonum": Gonum, "OpenBLAS": Native, " native ": Native} {
+	for in, want := range map[string]Backend{"gonum": Gonum, "OpenBLAS": Native, " native ": Native, "auto": Auto} {
 		got, err := ParseBackend(in)
 		require.NoError(t, err, in)
 		require.Equal(t, want, got, in)
@@ -39,26 +43,72 @@ func TestParseBackend(t *testing.T) {
 	require.Contains(t, err.Error(), "mkl2")
 }
 
-func TestConfigureEnv(t *testing.T) {
+func TestConfigFromEnv(t *testing.T) {
+	c, err := configFrom(env("RHGD_BLAS", "gonum", "RHGD_THREADS", " 3 ", "RHGD_SHARED", "1"), Config{})
+	require.NoError(t, err)
+	require.Equal(t, Config{Backend: Gonum, Threads: 3, Shared: true}, c)
+
+	// Every bad value is named in one error; the good ones still apply.
+	c, err = configFrom(env("RHGD_BLAS", "fortran", "RHGD_THREADS", "zero", "RHGD_SHARED", "maybe"), Config{Threads: 5})
+	require.ErrorIs(t, err, ErrBadSetting)
+	for _, s := range []string{"fortran", "zero", "maybe"} {
+		require.Contains(t, err.Error(), s)
+	}
+	require.Equal(t, Config{Threads: 5}, c)
+	_, err = configFrom(env("RHGD_THREADS", "-2"), Config{})
+	require.ErrorIs(t, err, ErrBadSetting)
+}
+
+// TestStart applies configurations as start-up does and checks the
+// library state each leaves.
+func TestStart(t *testing.T) {
+	Start()
 	restore(t)
-	require.Empty(t, configure(env("RHGD_BLAS", "gonum")))
+	defer shared.Store(shared.Load())
+	require.Empty(t, start(Config{Backend: Gonum}, env()))
 	require.Equal(t, Gonum, Current())
 	require.IsType(t, GoBLAS{}, blas64.Implementation())
 
-	w := configure(env("RHGD_BLAS", "fortran", "RHGD_THREADS", "zero"))
-	require.Len(t, w, 2, "bad settings are warnings, not panics")
-	require.Equal(t, Auto(), Current())
+	if !haveNative {
+		require.ErrorIs(t, Config{Backend: Native}.Validate(), ErrUnavailable)
+		return
+	}
+	require.Empty(t, start(Config{Threads: 1}, env()))
+	require.Equal(t, Native, Current())
+	require.IsType(t, Hybrid{}, blas64.Implementation())
+	require.Equal(t, 1, Threads())
+	require.Equal(t, 1, nativeThreads(), "the library was told")
 
-	w = configure(env("RHGD_BLAS", "openblas", "RHGD_THREADS", "1"))
-	if haveNative {
-		require.Empty(t, w)
-		require.Equal(t, Native, Current())
-		require.IsType(t, Hybrid{}, blas64.Implementation())
-		require.Equal(t, 1, Threads())
-		require.Equal(t, 1, nativeThreads(), "the library was told")
-	} else {
-		require.Len(t, w, 1)
-		require.Equal(t, Gonum, Current())
+	// Shared: the host's thread count stays, and the one-thread windows
+	// around small calls leave it alone.
+	nativeSetThreads(2)
+	require.Empty(t, start(Config{Shared: true}, env()))
+	require.Equal(t, 2, Threads())
+	SerialBegin()
+	require.Equal(t, 2, nativeThreads())
+	SerialEnd()
+	require.Equal(t, 2, nativeThreads())
+
+	// Owning with OPENBLAS_NUM_THREADS set keeps what the library read.
+	nativeSetThreads(1)
+	require.Empty(t, start(Config{}, env("OPENBLAS_NUM_THREADS", "1")))
+	require.Equal(t, 1, Threads())
+	require.Equal(t, PhysicalCores(), func() int { start(Config{}, env()); return Threads() }())
+}
+
+func TestInitAfterStart(t *testing.T) {
+	Start()
+	require.ErrorIs(t, Init(Config{}), ErrStarted)
+	require.ErrorIs(t, Init(Config{Threads: -1}), ErrBadSetting)
+	require.ErrorIs(t, Init(Config{Backend: Backend(9)}), ErrBadSetting)
+}
+
+func TestPhysicalCores(t *testing.T) {
+	n := PhysicalCores()
+	require.GreaterOrEqual(t, n, 1)
+	require.LessOrEqual(t, n, runtime.NumCPU())
+	if c := osPhysicalCores(); c > 0 {
+		require.Equal(t, min(c, runtime.NumCPU()), n)
 	}
 }
 
@@ -77,6 +127,9 @@ func TestSerial(t *testing.T) {
 		t.Skip("pure-Go build")
 	}
 	restore(t)
+	if shared.Load() {
+		t.Skip("RHGD_SHARED: serial windows are off")
+	}
 	require.NoError(t, SetThreads(2))
 	SerialBegin()
 	SerialBegin()
@@ -152,4 +205,21 @@ func TestGoBLAS(t *testing.T) {
 	})
 	require.Zero(t, allocs)
 	require.Panics(t, func() { g.Dgemm(gblas.NoTrans, gblas.NoTrans, n, n, n, 1, a[:10], n, a, n, 0, c, n) })
+}
+
+// TestStartWarns: with no Init, the first computation starts the backend
+// from the environment and says on standard error, once, which value it
+// ignored. It runs the test binary again with a bad RHGD_THREADS.
+func TestStartWarns(t *testing.T) {
+	if os.Getenv("RHGD_BLAS_HELPER") == "1" {
+		Current()
+		Impl()
+		Start()
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestStartWarns$")
+	cmd.Env = append(os.Environ(), "RHGD_BLAS_HELPER=1", "RHGD_THREADS=lots")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, string(out))
+	require.Equal(t, 1, strings.Count(string(out), `RHGD_THREADS="lots"`), string(out))
 }

@@ -13,23 +13,41 @@
 //     on a goroutine pool started once instead of starting goroutines on
 //     every call, so that it allocates nothing.
 //
-// At start-up the package picks [Native] when it was compiled in (a cgo
-// build without the purego tag) and [Gonum] otherwise. The environment
-// overrides this: RHGD_BLAS=openblas|native|gonum picks the backend and
-// RHGD_THREADS=N sets the native library's thread count. [Use] and
-// [SetThreads] do the same from Go.
+// # Start-up
+//
+// Nothing happens at import time. The backend is set up once, by Init or,
+// failing that, by the first computation of any rhgd package: the
+// manifold constructors (spd.New, coupling.New, ...), every BLAS call
+// through Impl and every LAPACK call of lapackx call Start, which reads
+// the environment:
+// RHGD_BLAS=auto|openblas|gonum picks the backend, RHGD_THREADS=N the
+// native library's thread count and RHGD_SHARED=1 the shared mode below.
+// Start has no caller to return an error to, so it reports a bad value on
+// standard error and ignores it; programs that want an error call
+// Init(ConfigFromEnv(...)) first, as the rhgd command does. After start-up,
+// Use and SetThreads switch the backend and thread count explicitly.
+//
+// # Who owns the native library
+//
+// OpenBLAS's kernel set and thread count are per process. By default rhgd
+// owns them: it sets the thread count to the physical core count (unless
+// OPENBLAS_NUM_THREADS or OMP_NUM_THREADS is set), re-selects the kernels
+// when OpenBLAS fell back to weaker ones than the CPU runs (unless
+// OPENBLAS_CORETYPE is set), and drops to one thread around small LAPACK
+// calls (SerialBegin, SerialEnd). Inside a host that already uses the
+// library, such as a Python process with numpy calling rhgd's C ABI,
+// Config.Shared (RHGD_SHARED=1) turns all three off: rhgd then changes
+// nothing behind the host's back, and runs with the host's settings.
 //
 // # CPU features
 //
 // With github.com/klauspost/cpuid/v2 the package reads the CPU's vector
-// features and physical core count. The thread count defaults to the number
-// of physical cores. A DYNAMIC_ARCH OpenBLAS that does not recognise a new
-// CPU falls back to generic SSE3 ("Prescott") kernels, several times slower
-// than its AVX2 or AVX-512 ones; when the CPU supports more than the kernels
-// OpenBLAS chose, and OPENBLAS_CORETYPE is not set, the package re-runs
-// OpenBLAS's core selection with the best core the features allow.
-// [Current] tells what was chosen; [CurrentInfo] gives the whole picture as
-// JSON.
+// features; PhysicalCores counts cores from the OS's topology (cpuid's
+// count can be the VM host's). A DYNAMIC_ARCH OpenBLAS that does not
+// recognise a new CPU falls back to generic SSE3 ("Prescott") kernels,
+// several times slower than its AVX2 or AVX-512 ones; that is what the
+// kernel re-selection above repairs. Current tells what was chosen;
+// CurrentInfo gives the whole picture as JSON.
 //
 // # Linking
 //

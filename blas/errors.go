@@ -9,3 +9,6 @@ var ErrUnavailable = numerr.New(numerr.ErrInvalid, "blas: backend not available 
 // ErrBadSetting signifies an unparseable RHGD_BLAS or RHGD_THREADS value or
 // a thread count below one.
 var ErrBadSetting = numerr.New(numerr.ErrInvalid, "blas: bad setting")
+
+// ErrStarted signifies an Init after the backend was already set up.
+var ErrStarted = numerr.New(numerr.ErrInvalid, "blas: backend already started; call Init before any computation")

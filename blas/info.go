@@ -14,27 +14,31 @@ type Info struct {
 	Library   string   `json:"library,omitempty"`
 	// Core is OpenBLAS's kernel set; DetectedCore is the one OpenBLAS chose
 	// on its own when rhgd re-selected it (see the package doc).
-	Core         string         `json:"core,omitempty"`
-	DetectedCore string         `json:"detected_core,omitempty"`
-	Threads      int            `json:"threads"`
-	Cutoffs      map[string]int `json:"cutoffs,omitempty"`
-	CPU          CPUInfo        `json:"cpu"`
-	Go           string         `json:"go"`
-	Cgo          bool           `json:"cgo"`
-	Warnings     []string       `json:"warnings,omitempty"`
+	Core         string `json:"core,omitempty"`
+	DetectedCore string `json:"detected_core,omitempty"`
+	Threads      int    `json:"threads"`
+	// Shared is Config.Shared of the start-up: rhgd leaves the library's
+	// kernels and threads to the host.
+	Shared   bool           `json:"shared"`
+	Cutoffs  map[string]int `json:"cutoffs,omitempty"`
+	CPU      CPUInfo        `json:"cpu"`
+	Go       string         `json:"go"`
+	Cgo      bool           `json:"cgo"`
+	Warnings []string       `json:"warnings,omitempty"`
 }
 
 // CPUInfo is the part of klauspost/cpuid's report that shapes the choice.
 type CPUInfo struct {
-	Brand          string   `json:"brand"`
-	Vendor         string   `json:"vendor"`
-	Family         int      `json:"family"`
-	Model          int      `json:"model"`
-	PhysicalCores  int      `json:"physical_cores"`
-	LogicalCores   int      `json:"logical_cores"`
-	ThreadsPerCore int      `json:"threads_per_core"`
-	X64Level       int      `json:"x64_level"`
-	Features       []string `json:"features"`
+	Brand  string `json:"brand"`
+	Vendor string `json:"vendor"`
+	Family int    `json:"family"`
+	Model  int    `json:"model"`
+	// PhysicalCores and LogicalCores are the cores and hardware threads
+	// this process may run on (PhysicalCores, runtime.NumCPU).
+	PhysicalCores int      `json:"physical_cores"`
+	LogicalCores  int      `json:"logical_cores"`
+	X64Level      int      `json:"x64_level"`
+	Features      []string `json:"features"`
 }
 
 // CurrentInfo reports the backend, library, kernels, threads and CPU.
@@ -43,10 +47,11 @@ func CurrentInfo() Info {
 	inf := Info{
 		Backend: Current().String(),
 		Threads: Threads(),
+		Shared:  shared.Load(),
 		CPU: CPUInfo{
 			Brand: c.BrandName, Vendor: c.VendorString, Family: c.Family, Model: c.Model,
-			PhysicalCores: c.PhysicalCores, LogicalCores: c.LogicalCores,
-			ThreadsPerCore: c.ThreadsPerCore, X64Level: c.X64Level(), Features: featureNames(),
+			PhysicalCores: PhysicalCores(), LogicalCores: runtime.NumCPU(),
+			X64Level: c.X64Level(), Features: featureNames(),
 		},
 		Go:       runtime.Version(),
 		Cgo:      haveNative,

@@ -5,9 +5,10 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/rhgd/rhgd/numerr"
 	gblas "gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/rhgd/rhgd/blas"
+	"github.com/rhgd/rhgd/numerr"
 )
 
 // Errors: the package's own sentinels below, each also matching the
@@ -88,6 +89,7 @@ type Coupling struct {
 // ErrBadMarginal unless every entry is positive and finite and the masses
 // agree within MassTol.
 func New(a, b []float64) (*Coupling, error) {
+	blas.Start() // the backend is fixed before the first operation
 	if len(a) == 0 || len(b) == 0 {
 		return nil, fmt.Errorf("%w: empty marginal", ErrBadMarginal)
 	}
@@ -181,7 +183,7 @@ func (c *Coupling) LastCG() (iters int, residual float64) { return c.lastCGIter,
 func (c *Coupling) applyK(out, in, x []float64) {
 	m, n := c.m, c.n
 	al, be := in[:m], in[m:]
-	impl := blas64.Implementation()
+	impl := blas.Impl()
 	impl.Dgemv(gblas.NoTrans, m, n, 1, x, n, be, 1, 0, out[:m], 1)
 	impl.Dgemv(gblas.Trans, m, n, 1, x, n, al, 1, 0, out[m:], 1)
 	for i, s := range c.rs {

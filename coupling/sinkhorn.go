@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/rhgd/rhgd/numerr"
 	gblas "gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/rhgd/rhgd/blas"
+	"github.com/rhgd/rhgd/numerr"
 )
 
 // scaleBound: a scaling outside [1/scaleBound, scaleBound] is absorbed into
@@ -116,7 +117,7 @@ func (c *Coupling) iterate(dst, x, q []float64) error {
 		tol = 1e-13
 	}
 	kt := c.mn1
-	impl := blas64.Implementation()
+	impl := blas.Impl()
 	best, bestEpoch, epoch := math.Inf(1), 0, 0
 	r := c.rs
 	colSum := c.cs

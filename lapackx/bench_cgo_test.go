@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	gblas "gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/rhgd/rhgd/blas"
 )
@@ -122,7 +121,7 @@ func BenchmarkReduceSym(b *testing.B) {
 		l := append([]float64(nil), x...)
 		Impl{}.Dpotrf(gblas.Lower, n, l, n)
 		t := make([]float64, n*n)
-		impl := blas64.Implementation()
+		impl := blas.Impl()
 		b.Run(fmt.Sprintf("method=solves/n=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

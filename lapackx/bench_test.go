@@ -5,7 +5,8 @@ import (
 	"testing"
 
 	gblas "gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/rhgd/rhgd/blas"
 )
 
 // Benchmarks run under the backend selected at start-up; RHGD_BLAS=gonum
@@ -93,7 +94,7 @@ func BenchmarkGemm(b *testing.B) {
 	runSizes(b, func(b *testing.B, n int) {
 		rnd := newRand(1)
 		a, bb, c := randGeneral(rnd, n, n, 1), randGeneral(rnd, n, n, 1), make([]float64, n*n)
-		impl := blas64.Implementation()
+		impl := blas.Impl()
 		for b.Loop() {
 			impl.Dgemm(gblas.NoTrans, gblas.NoTrans, n, n, n, 1, a, n, bb, n, 0, c, n)
 		}

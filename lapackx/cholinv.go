@@ -4,7 +4,8 @@ import (
 	"math"
 
 	gblas "gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/rhgd/rhgd/blas"
 )
 
 // InvLower sets li = L⁻¹ for the n×n lower triangular L (row-major; its
@@ -20,7 +21,7 @@ func InvLower(li, l []float64, n int) {
 	for i := 0; i < n; i++ {
 		li[i*n+i] = 1
 	}
-	blas64.Implementation().Dtrsm(gblas.Left, gblas.Lower, gblas.NoTrans, gblas.NonUnit, n, n, 1, l, n, li, n)
+	blas.Impl().Dtrsm(gblas.Left, gblas.Lower, gblas.NoTrans, gblas.NonUnit, n, n, 1, l, n, li, n)
 }
 
 // CholInverse sets dst = (L Lᵀ)⁻¹, exactly symmetric, for the n×n lower

@@ -2,7 +2,8 @@ package lapackx
 
 import (
 	gblas "gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/rhgd/rhgd/blas"
 )
 
 // Congruences V M Vᵀ and Vᵀ M V with V orthogonal (the eigenvector rows of
@@ -20,7 +21,7 @@ import (
 func congruenceVMVt(dst, v, m, p []float64, n int) {
 	halveDiag(m, n)
 	copy(p, v)
-	impl := blas64.Implementation()
+	impl := blas.Impl()
 	impl.Dtrmm(gblas.Right, gblas.Upper, gblas.NoTrans, gblas.NonUnit, n, n, 1, m, n, p, n)
 	// P Vᵀ + V Pᵀ = V U Vᵀ + V Uᵀ Vᵀ.
 	impl.Dsyr2k(gblas.Upper, gblas.NoTrans, n, n, 1, p, n, v, n, 0, dst, n)
@@ -30,7 +31,7 @@ func congruenceVMVt(dst, v, m, p []float64, n int) {
 func congruenceVtMV(dst, v, m, p []float64, n int) {
 	halveDiag(m, n)
 	copy(p, v)
-	impl := blas64.Implementation()
+	impl := blas.Impl()
 	impl.Dtrmm(gblas.Left, gblas.Upper, gblas.NoTrans, gblas.NonUnit, n, n, 1, m, n, p, n)
 	// Vᵀ P + Pᵀ V = Vᵀ U V + Vᵀ Uᵀ V.
 	impl.Dsyr2k(gblas.Upper, gblas.Trans, n, n, 1, v, n, p, n, 0, dst, n)
@@ -84,7 +85,7 @@ const congruenceGemmCutoff = 100
 // row-major w: a rank-k update, or below congruenceGemmCutoff a general
 // product (both triangles, faster there; see BenchmarkCongruenceMethod).
 func gramUpper(dst, w []float64, k, n int) {
-	impl := blas64.Implementation()
+	impl := blas.Impl()
 	if n < congruenceGemmCutoff {
 		impl.Dgemm(gblas.Trans, gblas.NoTrans, n, n, k, 1, w, n, w, n, 0, dst, n)
 		return
@@ -101,7 +102,7 @@ func congruenceGemm(dst, v, m, p []float64, n int, trans bool) {
 			m[i*n+j] = m[j*n+i]
 		}
 	}
-	impl := blas64.Implementation()
+	impl := blas.Impl()
 	if trans {
 		impl.Dgemm(gblas.Trans, gblas.NoTrans, n, n, n, 1, v, n, m, n, 0, p, n) // Vᵀ M
 		impl.Dgemm(gblas.NoTrans, gblas.NoTrans, n, n, n, 1, p, n, v, n, 0, dst, n)

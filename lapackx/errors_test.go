@@ -4,8 +4,9 @@ import (
 	"math"
 	"testing"
 
-	"github.com/rhgd/rhgd/numerr"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rhgd/rhgd/numerr"
 )
 
 func withNaN(a []float64, i int) []float64 {

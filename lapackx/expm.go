@@ -4,10 +4,11 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/rhgd/rhgd/numerr"
 	gblas "gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/gonum"
+
+	"github.com/rhgd/rhgd/blas"
+	"github.com/rhgd/rhgd/numerr"
 )
 
 // Expm computes the exponential of a general (non-symmetric) n×n matrix by
@@ -154,7 +155,7 @@ func bandwidth(a []float64, n int) (lo, hi int) {
 
 func (e *Expm) mul(dst, x, y []float64) {
 	n := e.n
-	blas64.Implementation().Dgemm(gblas.NoTrans, gblas.NoTrans, n, n, n, 1, x, n, y, n, 0, dst, n)
+	blas.Impl().Dgemm(gblas.NoTrans, gblas.NoTrans, n, n, n, 1, x, n, y, n, 0, dst, n)
 }
 
 // square sets x = x² using e.u as scratch.
@@ -298,7 +299,7 @@ func (e *Expm) gemvInPlace(t gblas.Transpose, f []float64) {
 		return
 	}
 	n := e.n
-	blas64.Implementation().Dgemv(t, n, n, 1, f, n, e.x, 1, 0, e.y, 1)
+	blas.Impl().Dgemv(t, n, n, 1, f, n, e.x, 1, 0, e.y, 1)
 	copy(e.x, e.y)
 }
 

@@ -3,10 +3,11 @@ package lapackx
 import (
 	"fmt"
 
-	"github.com/rhgd/rhgd/numerr"
 	gblas "gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/gonum"
+
+	"github.com/rhgd/rhgd/blas"
+	"github.com/rhgd/rhgd/numerr"
 )
 
 // LU solves square linear systems A X = B by LU factorization with partial
@@ -103,7 +104,7 @@ func (l *LU) Solve(b []float64, nrhs int) {
 	}
 	// Read row-major, the buffer holds Uᵀ (lower, with diagonal) and Lᵀ
 	// (strictly upper, unit diagonal); X = P (Lᵀ)⁻¹ (Uᵀ)⁻¹ B.
-	impl := blas64.Implementation()
+	impl := blas.Impl()
 	impl.Dtrsm(gblas.Left, gblas.Lower, gblas.NoTrans, gblas.NonUnit, n, nrhs, 1, l.lu, n, b, nrhs)
 	impl.Dtrsm(gblas.Left, gblas.Upper, gblas.NoTrans, gblas.Unit, n, nrhs, 1, l.lu, n, b, nrhs)
 	// P = P_1 P_2 ⋯ P_n, P_i swapping rows i and ip[i]: apply P_n first.

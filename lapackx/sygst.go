@@ -2,7 +2,8 @@ package lapackx
 
 import (
 	gblas "gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/rhgd/rhgd/blas"
 )
 
 // sygstCutoff is the order from which ReduceSym calls dsygst rather than
@@ -38,7 +39,7 @@ func ReduceSym(a, l []float64, n int) {
 			a[i*n+j] = a[j*n+i]
 		}
 	}
-	impl := blas64.Implementation()
+	impl := blas.Impl()
 	impl.Dtrsm(gblas.Left, gblas.Lower, gblas.NoTrans, gblas.NonUnit, n, n, 1, l, n, a, n)
 	impl.Dtrsm(gblas.Right, gblas.Lower, gblas.Trans, gblas.NonUnit, n, n, 1, l, n, a, n)
 }

@@ -3,9 +3,10 @@ package lapackx
 import (
 	"fmt"
 
-	"github.com/rhgd/rhgd/numerr"
 	gblas "gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/rhgd/rhgd/blas"
+	"github.com/rhgd/rhgd/numerr"
 )
 
 // Sylvester solves A X + X B = C for general A (m×m), B (n×n) and C (m×n)
@@ -82,7 +83,7 @@ func (s *Sylvester) Solve(dst, a, b, c []float64) error {
 		gemmCol(gblas.NoTrans, gblas.NoTrans, n, m, n, 1, u, n, s.f, n, 0, s.tmp, n) // U Ỹ
 		gemmCol(gblas.NoTrans, gblas.Trans, n, m, m, 1, s.tmp, n, w, m, 0, dst, n)   // (U Ỹ) Wᵀ
 	} else {
-		impl := blas64.Implementation()
+		impl := blas.Impl()
 		za, zb := s.sa.z, s.sb.z
 		impl.Dgemm(gblas.Trans, gblas.NoTrans, m, n, m, 1, za, m, c, n, 0, s.tmp, n)
 		impl.Dgemm(gblas.NoTrans, gblas.NoTrans, m, n, n, 1, s.tmp, n, zb, n, 0, s.f, n)
@@ -107,5 +108,5 @@ func (s *Sylvester) Solve(dst, a, b, c []float64) error {
 // M×N, the inner dimension K) through the row-major BLAS: a column-major
 // buffer read row-major is the transpose, and Cᵀ = op(B)ᵀ op(A)ᵀ.
 func gemmCol(tA, tB gblas.Transpose, M, N, K int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
-	blas64.Implementation().Dgemm(tB, tA, N, M, K, alpha, b, ldb, a, lda, beta, c, ldc)
+	blas.Impl().Dgemm(tB, tA, N, M, K, alpha, b, ldb, a, lda, beta, c, ldc)
 }

@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/rhgd/rhgd/numerr"
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/rhgd/rhgd/numerr"
 )
 
 func sylvesterResidual(a, b, c, x []float64, m, n int) float64 {

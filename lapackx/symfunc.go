@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/rhgd/rhgd/numerr"
 	"gonum.org/v1/gonum/floats"
+
+	"github.com/rhgd/rhgd/numerr"
 )
 
 // SymFunc evaluates spectral functions f(A) = Vᵀ diag(f(λ)) V of symmetric

@@ -6,10 +6,11 @@ import (
 	"math"
 	"testing"
 
-	"github.com/rhgd/rhgd/numerr"
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/rhgd/rhgd/numerr"
 )
 
 func TestEigSymResidual(t *testing.T) {

@@ -3,8 +3,9 @@ package lapackx
 import (
 	"fmt"
 
-	"github.com/rhgd/rhgd/numerr"
 	"gonum.org/v1/gonum/lapack/gonum"
+
+	"github.com/rhgd/rhgd/numerr"
 )
 
 // trsylRowMajor solves S Y + Y T = scale·F for row-major upper

@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/rhgd/rhgd/numerr"
 	"gonum.org/v1/gonum/floats"
+
+	"github.com/rhgd/rhgd/numerr"
 )
 
 // Compositional is the problem min_{x ∈ Mx} ψ(φ(x)) with φ: Mx → My,

@@ -5,9 +5,9 @@ import (
 	"math"
 
 	gblas "gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 
+	"github.com/rhgd/rhgd/blas"
 	"github.com/rhgd/rhgd/lapackx"
 	"github.com/rhgd/rhgd/numerr"
 )
@@ -30,7 +30,7 @@ func (s *SPD) Retract(dst, x, u []float64, t float64) error {
 	for i := range w {
 		w[i] = x[i] + t*u[i]
 	}
-	impl := blas64.Implementation()
+	impl := blas.Impl()
 	out := s.t2
 	impl.Dtrsm(gblas.Left, gblas.Lower, gblas.NoTrans, gblas.NonUnit, n, n, 1, l, n, w, n)
 	if n < smallN {
@@ -91,7 +91,7 @@ func (s *SPD) weightedGram(dst, x, l, g []float64, sigma float64) {
 	for i, gi := range g {
 		floats.ScaleTo(w[i*n:(i+1)*n], math.Sqrt(gi), v[i*n:(i+1)*n])
 	}
-	impl := blas64.Implementation()
+	impl := blas.Impl()
 	impl.Dtrmm(gblas.Right, gblas.Lower, gblas.Trans, gblas.NonUnit, n, n, 1, l, n, w, n)
 	out := dst
 	if sigma != 0 && &dst[0] == &x[0] {
@@ -208,7 +208,7 @@ func (s *SPD) Transport(dst, x, y, u []float64) {
 	s.symUpper(s.t1, s.t1)
 	lapackx.Congruence(s.t1, s.t3, s.t1, s.t2, n, false) // M^½ Ũ M^½
 	// L Z Lᵀ with two triangular products.
-	impl := blas64.Implementation()
+	impl := blas.Impl()
 	impl.Dtrmm(gblas.Left, gblas.Lower, gblas.NoTrans, gblas.NonUnit, n, n, 1, l, n, s.t1, n)
 	impl.Dtrmm(gblas.Right, gblas.Lower, gblas.Trans, gblas.NonUnit, n, n, 1, l, n, s.t1, n)
 	s.Project(dst, y, s.t1)
@@ -227,7 +227,7 @@ func (s *SPD) ConnectionTerm(dst, x, u, v []float64) {
 		}
 		return
 	}
-	impl := blas64.Implementation()
+	impl := blas.Impl()
 	impl.Dgemm(gblas.NoTrans, gblas.NoTrans, n, n, n, 1, xi, n, v, n, 0, s.t1, n)   // X⁻¹V
 	impl.Dgemm(gblas.NoTrans, gblas.NoTrans, n, n, n, -1, u, n, s.t1, n, 0, dst, n) // −U X⁻¹ V
 	lapackx.Symmetrize(dst, n)

@@ -6,9 +6,9 @@ import (
 	"math/rand/v2"
 
 	gblas "gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 
+	"github.com/rhgd/rhgd/blas"
 	"github.com/rhgd/rhgd/lapackx"
 	"github.com/rhgd/rhgd/numerr"
 )
@@ -63,6 +63,7 @@ type SPD struct {
 
 // New returns the manifold of n×n SPD matrices. It panics if n < 1.
 func New(n int) *SPD {
+	blas.Start() // the backend is fixed before the first operation
 	if n < 1 {
 		panic("spd: n must be positive")
 	}
@@ -134,7 +135,7 @@ func (s *SPD) inverse(x []float64) ([]float64, error) {
 func (s *SPD) whiten(dst, l, v []float64) {
 	n := s.n
 	copy(dst, v)
-	impl := blas64.Implementation()
+	impl := blas.Impl()
 	impl.Dtrsm(gblas.Left, gblas.Lower, gblas.NoTrans, gblas.NonUnit, n, n, 1, l, n, dst, n)
 	impl.Dtrsm(gblas.Right, gblas.Lower, gblas.Trans, gblas.NonUnit, n, n, 1, l, n, dst, n)
 }
@@ -150,7 +151,7 @@ func (s *SPD) Inner(x, u, v []float64) float64 {
 		return math.NaN()
 	}
 	n := s.n
-	impl := blas64.Implementation()
+	impl := blas.Impl()
 	impl.Dgemm(gblas.NoTrans, gblas.NoTrans, n, n, n, 1, xi, n, u, n, 0, s.t1, n)
 	b := s.t1
 	if &u[0] != &v[0] {
@@ -228,7 +229,7 @@ func (s *SPD) EHessToRHess(dst, x, egrad, ehess, u []float64) {
 	// sym(U S X) = ½(U (XS)ᵀ + (XS) Uᵀ) for symmetric U, S, X.
 	s.symUpper(s.t1, egrad)
 	lapackx.MirrorUpper(s.t1, n)
-	impl := blas64.Implementation()
+	impl := blas.Impl()
 	s.symUpper(s.t4, u)
 	lapackx.MirrorUpper(s.t4, n)
 	if n < smallN {
@@ -275,7 +276,7 @@ func (s *SPD) RandPoint(dst []float64, rnd *rand.Rand) {
 			w[i*n+j] = c * q[i*n+j]
 		}
 	}
-	blas64.Implementation().Dsyrk(gblas.Upper, gblas.Trans, n, n, 1, w, n, 0, dst, n)
+	blas.Impl().Dsyrk(gblas.Upper, gblas.Trans, n, n, 1, w, n, 0, dst, n)
 	lapackx.MirrorUpper(dst, n)
 }
 

@@ -4,7 +4,8 @@ import (
 	"fmt"
 
 	gblas "gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/rhgd/rhgd/blas"
 )
 
 // Retract sets dst = R_X(tU) with the retraction s.Retraction. dst may be
@@ -46,7 +47,7 @@ func (s *Stiefel) retractPolar(dst, x, u []float64, t float64) error {
 	n, p := s.n, s.p
 	s.axpy(x, u, t)
 	g := s.pp[0]
-	impl := blas64.Implementation()
+	impl := blas.Impl()
 	impl.Dsyrk(gblas.Upper, gblas.Trans, p, n, 1, s.a, p, 0, g, p)
 	for i := 0; i < p; i++ {
 		for j := 0; j < i; j++ {
@@ -65,7 +66,7 @@ func (s *Stiefel) retractPolar(dst, x, u []float64, t float64) error {
 // through the Woodbury identity, O(np²).
 func (s *Stiefel) retractCayley(dst, x, u []float64, t float64) error {
 	n, p := s.n, s.p
-	impl := blas64.Implementation()
+	impl := blas.Impl()
 	// PU = U − ½ X (XᵀU)
 	xtu := s.pp[0]
 	impl.Dgemm(gblas.Trans, gblas.NoTrans, p, p, n, 1, x, p, u, p, 0, xtu, p)
@@ -111,7 +112,7 @@ func (s *Stiefel) retractCayley(dst, x, u []float64, t float64) error {
 func (s *Stiefel) Exp(dst, x, u []float64, t float64) error {
 	s.check(dst, x, u)
 	n, p := s.n, s.p
-	impl := blas64.Implementation()
+	impl := blas.Impl()
 	aa, ss := s.pp[0], s.pp[1]
 	impl.Dgemm(gblas.Trans, gblas.NoTrans, p, p, n, 1, x, p, u, p, 0, aa, p)
 	impl.Dgemm(gblas.Trans, gblas.NoTrans, p, p, n, 1, u, p, u, p, 0, ss, p)

@@ -6,8 +6,8 @@ import (
 	"math/rand/v2"
 
 	gblas "gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/rhgd/rhgd/blas"
 	"github.com/rhgd/rhgd/lapackx"
 	"github.com/rhgd/rhgd/numerr"
 )
@@ -75,6 +75,7 @@ type Stiefel struct {
 // New returns St(n, p) with the QR retraction. It panics unless
 // 0 < p ≤ n.
 func New(n, p int) *Stiefel {
+	blas.Start() // the backend is fixed before the first operation
 	if p <= 0 || p > n {
 		panic(fmt.Sprintf("stiefel: need 0 < p ≤ n, have n=%d p=%d", n, p))
 	}
@@ -128,7 +129,7 @@ func (s *Stiefel) Norm(x, u []float64) float64 { return math.Sqrt(s.Inner(x, u, 
 // xtv sets dst (p×p) = sym(XᵀV).
 func (s *Stiefel) xtv(dst, x, v []float64) {
 	n, p := s.n, s.p
-	blas64.Implementation().Dgemm(gblas.Trans, gblas.NoTrans, p, p, n, 1, x, p, v, p, 0, dst, p)
+	blas.Impl().Dgemm(gblas.Trans, gblas.NoTrans, p, p, n, 1, x, p, v, p, 0, dst, p)
 	lapackx.Symmetrize(dst, p)
 }
 
@@ -138,7 +139,7 @@ func (s *Stiefel) Project(dst, x, v []float64) {
 	n, p := s.n, s.p
 	s.xtv(s.pp[0], x, v)
 	copy(dst, v)
-	blas64.Implementation().Dgemm(gblas.NoTrans, gblas.NoTrans, n, p, p, -1, x, p, s.pp[0], p, 1, dst, p)
+	blas.Impl().Dgemm(gblas.NoTrans, gblas.NoTrans, n, p, p, -1, x, p, s.pp[0], p, 1, dst, p)
 }
 
 // EGradToRGrad sets dst = P_X(∇f).
@@ -150,7 +151,7 @@ func (s *Stiefel) EHessToRHess(dst, x, egrad, ehess, u []float64) {
 	n, p := s.n, s.p
 	s.xtv(s.pp[1], x, egrad)
 	copy(s.b, ehess)
-	blas64.Implementation().Dgemm(gblas.NoTrans, gblas.NoTrans, n, p, p, -1, u, p, s.pp[1], p, 1, s.b, p)
+	blas.Impl().Dgemm(gblas.NoTrans, gblas.NoTrans, n, p, p, -1, u, p, s.pp[1], p, 1, s.b, p)
 	s.Project(dst, x, s.b)
 }
 
@@ -211,7 +212,7 @@ func (s *Stiefel) CheckPoint(x []float64) error {
 	}
 	p := s.p
 	g := s.pp[2]
-	blas64.Implementation().Dgemm(gblas.Trans, gblas.NoTrans, p, p, s.n, 1, x, p, x, p, 0, g, p)
+	blas.Impl().Dgemm(gblas.Trans, gblas.NoTrans, p, p, s.n, 1, x, p, x, p, 0, g, p)
 	for i := 0; i < p; i++ {
 		g[i*p+i]--
 	}

@@ -10,9 +10,21 @@ import (
 	"flag"
 	"fmt"
 	"os"
+
+	"github.com/rhgd/rhgd/blas"
 )
 
 func main() {
+	// The backend is set up first, so that a bad RHGD_BLAS, RHGD_THREADS or
+	// RHGD_SHARED stops the program with a message instead of a warning.
+	cfg, err := blas.ConfigFromEnv(blas.Config{})
+	if err == nil {
+		err = blas.Init(cfg)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "rhgd:", err)
+		os.Exit(2)
+	}
 	if err := run(os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, "rhgd:", err)
 		os.Exit(1)
@@ -63,5 +75,6 @@ commands:
 
 environment:
   RHGD_BLAS=openblas|gonum   choose the backend (default: openblas when built with cgo)
-  RHGD_THREADS=N             OpenBLAS thread count (default: physical cores)`)
+  RHGD_THREADS=N             OpenBLAS thread count (default: physical cores)
+  RHGD_SHARED=1              leave OpenBLAS's kernel set and threads as the process has them`)
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -62,4 +64,44 @@ func TestRunCommands(t *testing.T) {
 	require.Error(t, run([]string{"frobnicate"}))
 	require.Error(t, run(nil))
 	require.Error(t, run([]string{"demo", "-epochs", "0"}))
+}
+
+// TestMain lets a test run this binary as the rhgd command itself, so the
+// start-up in main is exercised with the environment a user would set.
+func TestMain(m *testing.M) {
+	if os.Getenv("RHGD_TEST_AS_MAIN") == "1" {
+		os.Args = append([]string{"rhgd"}, strings.Fields(os.Getenv("RHGD_TEST_ARGS"))...)
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// asMain runs the command with args and extra environment variables and
+// returns its standard error and exit code.
+func asMain(t *testing.T, args string, env ...string) (string, int) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), append(env, "RHGD_TEST_AS_MAIN=1", "RHGD_TEST_ARGS="+args)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else {
+		require.NoError(t, err)
+	}
+	return stderr.String(), code
+}
+
+// TestBadEnvironment: a bad backend setting stops the command with exit
+// status 2 and one line naming the value, before any work.
+func TestBadEnvironment(t *testing.T) {
+	msg, code := asMain(t, "info", "RHGD_THREADS=zero", "RHGD_BLAS=fortran")
+	require.Equal(t, 2, code, msg)
+	require.Equal(t, 1, strings.Count(strings.TrimSpace(msg), "\n")+1, msg)
+	require.Contains(t, msg, `RHGD_THREADS="zero"`)
+	require.Contains(t, msg, `RHGD_BLAS="fortran"`)
+	msg, code = asMain(t, "info", "RHGD_THREADS=1")
+	require.Zero(t, code, msg)
 }

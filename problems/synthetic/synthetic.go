@@ -31,9 +31,9 @@ import (
 	"math/rand/v2"
 
 	gblas "gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 
+	"github.com/rhgd/rhgd/blas"
 	"github.com/rhgd/rhgd/lapackx"
 	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/solver"
@@ -131,7 +131,7 @@ func New(data *Data) (*Problem, error) {
 		minv: make([]float64, d*d), mcache: make([]float64, d*d), mchol: make([]float64, d*d), mlinv: make([]float64, d*d), mwork: make([]float64, d*d), bw: make([]float64, d*d), wcache: make([]float64, d*r),
 		wyy: make([]float64, d*r), tWM: make([]float64, d*d), pWM: make([]float64, d*r),
 		pairW: make([]float64, d*r), pairM: make([]float64, d*d)}
-	impl := blas64.Implementation()
+	impl := blas.Impl()
 	impl.Dgemm(gblas.Trans, gblas.NoTrans, d, d, n, 1, data.X, d, data.X, d, 0, p.A, d)
 	impl.Dgemm(gblas.Trans, gblas.NoTrans, d, r, n, 1, data.X, d, data.Y, r, 0, p.C, r)
 	impl.Dgemm(gblas.Trans, gblas.NoTrans, r, r, n, 1, data.Y, r, data.Y, r, 0, p.YtY, r)
@@ -157,7 +157,7 @@ func (p *Problem) Start(seed uint64) (w, m []float64) {
 }
 
 func (p *Problem) mul(tA, tB gblas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
-	blas64.Implementation().Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	blas.Impl().Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
 // factor prepares the Cholesky factor L of M (upper part zero) in
@@ -382,7 +382,7 @@ func (p *Problem) HessGyInv(dst, w, m, v []float64) error {
 	}
 	lam, q := p.eig.Values(), p.eig.Vectors() // rows of q are the eigenvectors
 	// R = G V Gᵀ with G = Qᵀ L⁻¹ = q L⁻¹.
-	impl := blas64.Implementation()
+	impl := blas.Impl()
 	g, r := p.dd[3], p.dd[1]
 	impl.Dgemm(gblas.NoTrans, gblas.NoTrans, d, d, d, 1, q, d, li, d, 0, g, d)
 	copy(r, v)
