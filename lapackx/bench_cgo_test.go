@@ -9,6 +9,7 @@ import (
 	gblas "gonum.org/v1/gonum/blas"
 
 	"github.com/rhgd/rhgd/blas"
+	"github.com/rhgd/rhgd/lapackx/internal/lapacke"
 )
 
 // BenchmarkEigDriver compares LAPACK's two symmetric eigensolvers with
@@ -37,10 +38,10 @@ func BenchmarkEigDriver(b *testing.B) {
 			}
 		}
 		b.Run(fmt.Sprintf("driver=syevd/n=%d", n), func(b *testing.B) {
-			run(b, func() int { return cDsyevd('V', 'L', n, buf, n, w, work, iwork) })
+			run(b, func() int { return lapacke.Dsyevd('V', 'L', n, buf, n, w, work, iwork) })
 		})
 		b.Run(fmt.Sprintf("driver=syevr/n=%d", n), func(b *testing.B) {
-			run(b, func() int { return cDsyevr('V', 'L', n, buf, n, w, z, n, isuppz, work, iwork) })
+			run(b, func() int { return lapacke.Dsyevr('V', 'L', n, buf, n, w, z, n, isuppz, work, iwork) })
 		})
 	}
 }
@@ -68,7 +69,7 @@ func BenchmarkEigThreads(b *testing.B) {
 				}
 				for b.Loop() {
 					copy(buf, a)
-					if info := cDsyevd('V', 'L', n, buf, n, w, work, iwork); info != 0 {
+					if info := lapacke.Dsyevd('V', 'L', n, buf, n, w, work, iwork); info != 0 {
 						b.Fatal(info)
 					}
 				}
@@ -93,16 +94,16 @@ func BenchmarkQRLayout(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				copy(t, a)
-				cDgelqf(p, n, t, p, tau, work, len(work))
-				cDorglq(p, n, p, t, p, tau, work, len(work))
+				lapacke.Dgelqf(p, n, t, p, tau, work, len(work))
+				lapacke.Dorglq(p, n, p, t, p, tau, work, len(work))
 			}
 		})
 		b.Run(fmt.Sprintf("layout=transposed/n=%d,p=%d", n, p), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				transposeTo(t, a, n, p)
-				cDgeqrf(n, p, t, n, tau, work, len(work))
-				cDorgqr(n, p, p, t, n, tau, work, len(work))
+				lapacke.Dgeqrf(n, p, t, n, tau, work, len(work))
+				lapacke.Dorgqr(n, p, p, t, n, tau, work, len(work))
 				transposeTo(q, t, p, n)
 			}
 		})
@@ -134,7 +135,7 @@ func BenchmarkReduceSym(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				copy(t, u)
-				cDsygst(1, 'U', n, t, n, l, n)
+				lapacke.Dsygst(1, 'U', n, t, n, l, n)
 			}
 		})
 	}

@@ -33,33 +33,23 @@ func CholInverse(dst, work, l []float64, n int) {
 	if len(dst) != n*n || len(work) != n*n {
 		panic(errShape)
 	}
-	if useNative() && n < cholInverseCutoff {
-		InvLower(work, l, n)
-		gramUpper(dst, work, n, n)
-	} else {
-		copy(dst, l)
-		if !(Impl{}).Dpotri(gblas.Lower, n, dst, n) {
-			// A zero pivot in L: the solve above would give Inf too.
-			for i := range dst {
-				dst[i] = math.Inf(1)
-			}
-			return
-		}
-		// dpotri wrote the lower triangle (column-major upper).
-		for i := 0; i < n; i++ {
-			for j := i + 1; j < n; j++ {
-				dst[i*n+j] = dst[j*n+i]
-			}
+	lp().cholInverse(dst, work, l, n)
+}
+
+// cholInversePotri is CholInverse by b's dpotri.
+func cholInversePotri(b backend, dst, l []float64, n int) {
+	copy(dst, l)
+	if !b.potri(gblas.Lower, n, dst, n) {
+		// A zero pivot in L: the solve-and-Gram route would give Inf too.
+		for i := range dst {
+			dst[i] = math.Inf(1)
 		}
 		return
 	}
-	mirrorUpper(dst, n)
+	// dpotri wrote the lower triangle (column-major upper).
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			dst[i*n+j] = dst[j*n+i]
+		}
+	}
 }
-
-// cholInverseCutoff is the order up to which CholInverse prefers a
-// triangular solve and a Gram product to OpenBLAS's dpotri, which is slow
-// at small sizes. BenchmarkCholInverse, medians: n = 50 14 µs against
-// 44 µs, n = 100 93 µs against 168 µs, n = 150 276 µs against 270 µs,
-// n = 1000 24 ms against 10 ms. (gonum's dpotri beats the solve at every
-// size: 24 µs against 37 µs at n = 50.)
-const cholInverseCutoff = 150

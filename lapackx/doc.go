@@ -17,6 +17,14 @@
 // and to gonum's pure-Go LAPACK otherwise (RHGD_BLAS=gonum, blas.Use, or a
 // CGO_ENABLED=0 or -tags purego build). The results agree to rounding.
 //
+// Where to look: the raw cgo bindings are in internal/lapacke (column-major
+// LAPACKE _work calls and nothing else); backend.go declares the LAPACK
+// operations the matrix functions need, with one row-major meaning, and
+// holds the one place that chooses an implementation (lp);
+// backend_native.go and backend_gonum.go implement them, with each
+// backend's size crossovers. The other files are the matrix functions,
+// which never ask which backend runs.
+//
 // # Contents
 //
 //   - Impl: gonum's lapack.Float64 with Dpotrf, Dpotrs, Dpotri, Dgeqrf,

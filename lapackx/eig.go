@@ -4,24 +4,15 @@ import (
 	"fmt"
 	"math"
 
-	gblas "gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/lapack"
-	"gonum.org/v1/gonum/lapack/gonum"
-
-	"github.com/rhgd/rhgd/blas"
 	"github.com/rhgd/rhgd/numerr"
 )
-
-// eigSerialCutoff is the order below which the eigensolver runs OpenBLAS on
-// one thread: up to n ≈ 500 the thread wake-ups of dsytrd's level-2 calls
-// cost more than the second core gives. Set by BenchmarkEigThreads.
-const eigSerialCutoff = 500
 
 // EigSym computes the eigendecomposition A = Vᵀ diag(λ) V of a symmetric
 // n×n matrix, with the eigenvalues λ in ascending order and the
 // eigenvectors in the rows of V. The native backend calls LAPACK's
 // divide-and-conquer dsyevd (faster than dsyevr at every size measured, see
-// BenchmarkEigDriver); the pure-Go backend calls gonum's Dsyev.
+// BenchmarkEigDriver), on one OpenBLAS thread below n = 500; the pure-Go
+// backend calls gonum's Dsyev.
 //
 // An EigSym owns its workspace: Factorize allocates nothing. It is not safe
 // for concurrent use; give each goroutine its own.
@@ -40,18 +31,19 @@ func NewEigSym(n int) *EigSym {
 	if n < 0 {
 		panic(errNegative)
 	}
-	lwork := 1 + 6*n + 2*n*n // dsyevd with vectors
+	lwork, liwork := 1, 1
 	if n > 0 {
-		var q [1]float64
-		gonum.Implementation{}.Dsyev(lapack.EVCompute, gblas.Upper, n, nil, n, nil, q[:], -1)
-		lwork = max(lwork, int(q[0]))
+		for _, b := range backends() {
+			lw, liw := b.eigWork(n)
+			lwork, liwork = max(lwork, lw), max(liwork, liw)
+		}
 	}
 	return &EigSym{
 		n:     n,
 		w:     make([]float64, n),
 		v:     make([]float64, n*n),
 		work:  make([]float64, lwork),
-		iwork: make([]int32, 3+5*n),
+		iwork: make([]int32, liwork),
 	}
 }
 
@@ -108,18 +100,9 @@ func (e *EigSym) FactorizeValues(a []float64) error {
 	if err := checkSym("EigSym", e.v, a, e.n); err != nil {
 		return err
 	}
-	n := e.n
-	if n > 0 {
-		if useNative() {
-			if n < eigSerialCutoff {
-				blas.SerialBegin()
-				defer blas.SerialEnd()
-			}
-			if info := cDsyevd('N', 'L', n, e.v, n, e.w, e.work, e.iwork); info != 0 {
-				return lapackErr("dsyevd", info)
-			}
-		} else if !(gonum.Implementation{}).Dsyev(lapack.EVNone, gblas.Upper, n, e.v, n, e.w, e.work, len(e.work)) {
-			return fmt.Errorf("%w: Dsyev did not converge", ErrLapack)
+	if n := e.n; n > 0 {
+		if err := lp().eig(false, false, n, e.v, e.w, e.work, e.iwork); err != nil {
+			return err
 		}
 	}
 	e.ok = true
@@ -129,36 +112,10 @@ func (e *EigSym) FactorizeValues(a []float64) error {
 // factorizeV overwrites e.v, which holds A in its upper triangle (lower if
 // lower is set), with the eigenvectors.
 func (e *EigSym) factorizeV(lower bool) error {
-	n := e.n
-	if n == 0 {
+	if e.n == 0 {
 		return nil
 	}
-	if useNative() {
-		if n < eigSerialCutoff {
-			blas.SerialBegin()
-			defer blas.SerialEnd()
-		}
-		// A symmetric row-major matrix is its own column-major transpose,
-		// with the triangles swapped; the eigenvectors come back in
-		// LAPACK's columns, our rows.
-		uplo := byte('L')
-		if lower {
-			uplo = 'U'
-		}
-		if info := cDsyevd('V', uplo, n, e.v, n, e.w, e.work, e.iwork); info != 0 {
-			return lapackErr("dsyevd", info)
-		}
-		return nil
-	}
-	ul := gblas.Upper
-	if lower {
-		ul = gblas.Lower
-	}
-	if !(gonum.Implementation{}).Dsyev(lapack.EVCompute, ul, n, e.v, n, e.w, e.work, len(e.work)) {
-		return fmt.Errorf("%w: Dsyev did not converge", ErrLapack)
-	}
-	transposeSquare(e.v, n) // gonum returns eigenvectors in columns
-	return nil
+	return lp().eig(true, lower, e.n, e.v, e.w, e.work, e.iwork)
 }
 
 // Values returns the eigenvalues in ascending order. The slice is the

@@ -7,8 +7,8 @@ import (
 )
 
 // Impl is gonum's lapack.Float64 (row-major) with the routines that map to
-// LAPACK without transposition sent to LAPACKE when the native backend is
-// current:
+// LAPACK without transposition sent to the current backend, LAPACKE when
+// the native backend is current:
 //
 //	Dpotrf, Dpotri   row-major lower (upper) = column-major upper (lower)
 //	Dpotrs           column-major dpotrs for a single contiguous right-hand side
@@ -72,27 +72,21 @@ func checkSquare(ul gblas.Uplo, n int, a []float64, lda int) {
 // Dpotrf computes the Cholesky factorization of the symmetric positive
 // definite a, returning false if it is not positive definite.
 func (impl Impl) Dpotrf(ul gblas.Uplo, n int, a []float64, lda int) bool {
-	if !useNative() {
-		return impl.Implementation.Dpotrf(ul, n, a, lda)
-	}
 	checkSquare(ul, n, a, lda)
 	if n == 0 {
 		return true
 	}
-	return cDpotrf(flip(ul), n, a, lda) == 0
+	return lp().potrf(ul, n, a, lda)
 }
 
 // Dpotri computes the inverse of a from its Cholesky factor, returning
 // false if a factor has a zero diagonal.
 func (impl Impl) Dpotri(ul gblas.Uplo, n int, a []float64, lda int) bool {
-	if !useNative() {
-		return impl.Implementation.Dpotri(ul, n, a, lda)
-	}
 	checkSquare(ul, n, a, lda)
 	if n == 0 {
 		return true
 	}
-	return cDpotri(flip(ul), n, a, lda) == 0
+	return lp().potri(ul, n, a, lda)
 }
 
 // Dpotrs solves A X = B from the Cholesky factor of A. A row-major
@@ -100,7 +94,7 @@ func (impl Impl) Dpotri(ul gblas.Uplo, n int, a []float64, lda int) bool {
 // take as it is; several columns go to gonum's two triangular solves, on
 // the native BLAS.
 func (impl Impl) Dpotrs(ul gblas.Uplo, n, nrhs int, a []float64, lda int, b []float64, ldb int) {
-	if !useNative() || nrhs != 1 || ldb != 1 {
+	if nrhs != 1 || ldb != 1 {
 		impl.Implementation.Dpotrs(ul, n, nrhs, a, lda, b, ldb)
 		return
 	}
@@ -116,7 +110,7 @@ func (impl Impl) Dpotrs(ul gblas.Uplo, n, nrhs int, a []float64, lda int, b []fl
 	if n == 0 {
 		return
 	}
-	cDpotrs(flip(ul), n, 1, a, lda, b, n)
+	lp().potrs(ul, n, a, lda, b)
 }
 
 // checkFact validates the arguments of Dgeqrf (tau of length exactly
@@ -149,30 +143,22 @@ func checkFact(m, n int, a []float64, lda int, tau, work []float64, lwork, minWo
 
 // Dgeqrf computes the QR factorization of the row-major m×n a.
 func (impl Impl) Dgeqrf(m, n int, a []float64, lda int, tau, work []float64, lwork int) {
-	if !useNative() {
-		impl.Implementation.Dgeqrf(m, n, a, lda, tau, work, lwork)
-		return
-	}
 	checkFact(m, n, a, lda, tau, work, lwork, n, true)
 	if min(m, n) == 0 {
 		work[0] = 1
 		return
 	}
-	cDgelqf(n, m, a, lda, tau, work, lwork)
+	lp().geqrf(m, n, a, lda, tau, work, lwork)
 }
 
 // Dgelqf computes the LQ factorization of the row-major m×n a.
 func (impl Impl) Dgelqf(m, n int, a []float64, lda int, tau, work []float64, lwork int) {
-	if !useNative() {
-		impl.Implementation.Dgelqf(m, n, a, lda, tau, work, lwork)
-		return
-	}
 	checkFact(m, n, a, lda, tau, work, lwork, m, false)
 	if min(m, n) == 0 {
 		work[0] = 1
 		return
 	}
-	cDgeqrf(n, m, a, lda, tau, work, lwork)
+	lp().gelqf(m, n, a, lda, tau, work, lwork)
 }
 
 // checkGen validates the arguments of Dorgqr (rows ≥ cols) and Dorglq
@@ -213,28 +199,20 @@ func checkGen(m, n, k int, a []float64, lda int, tau, work []float64, lwork int,
 
 // Dorgqr forms the m×n Q with orthonormal columns from Dgeqrf's output.
 func (impl Impl) Dorgqr(m, n, k int, a []float64, lda int, tau, work []float64, lwork int) {
-	if !useNative() {
-		impl.Implementation.Dorgqr(m, n, k, a, lda, tau, work, lwork)
-		return
-	}
 	checkGen(m, n, k, a, lda, tau, work, lwork, false)
 	if n == 0 {
 		work[0] = 1
 		return
 	}
-	cDorglq(n, m, k, a, lda, tau, work, lwork)
+	lp().orgqr(m, n, k, a, lda, tau, work, lwork)
 }
 
 // Dorglq forms the m×n Q with orthonormal rows from Dgelqf's output.
 func (impl Impl) Dorglq(m, n, k int, a []float64, lda int, tau, work []float64, lwork int) {
-	if !useNative() {
-		impl.Implementation.Dorglq(m, n, k, a, lda, tau, work, lwork)
-		return
-	}
 	checkGen(m, n, k, a, lda, tau, work, lwork, true)
 	if m == 0 {
 		work[0] = 1
 		return
 	}
-	cDorgqr(n, m, k, a, lda, tau, work, lwork)
+	lp().orglq(m, n, k, a, lda, tau, work, lwork)
 }

@@ -10,9 +10,6 @@ type Info struct {
 
 // CurrentInfo reports the LAPACK backend and size crossovers in use.
 func CurrentInfo() Info {
-	drv := "gonum Dsyev"
-	if useNative() {
-		drv = "dsyevd"
-	}
-	return Info{Backend: Backend(), EigDriver: drv, EigSerialCutoff: eigSerialCutoff, ExpmExactNorms: exactNormCutoff}
+	b := lp()
+	return Info{Backend: b.name(), EigDriver: b.eigDriver(), EigSerialCutoff: eigSerialCutoff, ExpmExactNorms: exactNormCutoff}
 }

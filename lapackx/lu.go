@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	gblas "gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/lapack/gonum"
 
 	"github.com/rhgd/rhgd/blas"
 	"github.com/rhgd/rhgd/numerr"
@@ -14,18 +13,17 @@ import (
 // pivoting: LAPACK's dgetrf on the native backend, gonum's Dgetrf on the
 // pure-Go one.
 //
-// The native path factorizes the column-major view of the row-major
-// buffer, which is Aᵀ = P L U, so A = Uᵀ Lᵀ Pᵀ; Solve then runs two
-// row-major triangular solves and the row swaps, with no transposition of
-// A or B.
+// Both factorize Aᵀ = P L U (the native one as the column-major view of
+// the row-major buffer, with no transposition), so A = Uᵀ Lᵀ Pᵀ; Solve
+// then runs two row-major triangular solves and the row swaps, or LAPACK's
+// dgetrs for a single right-hand side on the native backend.
 //
 // An LU owns its workspace and is not safe for concurrent use.
 type LU struct {
 	n    int
 	lu   []float64
 	ip32 []int32 // native pivots, 1-based
-	ip   []int   // gonum pivots, 0-based
-	nat  bool    // which path factorized
+	ip   []int   // gonum pivots, 0-based (scratch)
 	ok   bool
 }
 
@@ -53,29 +51,15 @@ func (l *LU) Factorize(a []float64) error {
 		return err
 	}
 	copy(l.lu, a)
-	l.nat = useNative()
 	if n == 0 {
 		l.ok = true
 		return nil
 	}
-	var zeroPivot int
-	if l.nat {
-		if info := cDgetrf(n, n, l.lu, n, l.ip32); info > 0 {
-			zeroPivot = info
-		} else if info < 0 {
-			return lapackErr("dgetrf", info)
-		}
-	} else {
-		transposeSquare(l.lu, n)
-		if !(gonum.Implementation{}).Dgetrf(n, n, l.lu, n, l.ip) {
-			zeroPivot = 1
-		}
-		transposeSquare(l.lu, n)
-		for i, p := range l.ip {
-			l.ip32[i] = int32(p + 1)
-		}
+	singular, err := lp().getrf(n, l.lu, l.ip32, l.ip)
+	if err != nil {
+		return err
 	}
-	if zeroPivot != 0 {
+	if singular {
 		return fmt.Errorf("lapackx: %w: LU of %d×%d matrix has a zero pivot", numerr.ErrSingular, n, n)
 	}
 	l.ok = true
@@ -94,12 +78,7 @@ func (l *LU) Solve(b []float64, nrhs int) {
 	if n == 0 || nrhs == 0 {
 		return
 	}
-	if l.nat && nrhs == 1 {
-		// A single right-hand side is a contiguous column, which dgetrs
-		// takes as it is: solving (Aᵀ)ᵀ x = b with the factors of Aᵀ.
-		if info := cDgetrs('T', n, 1, l.lu, n, l.ip32, b, n); info != 0 {
-			panic(lapackErr("dgetrs", info)) // only on invalid arguments
-		}
+	if nrhs == 1 && lp().getrs1(n, l.lu, l.ip32, b) {
 		return
 	}
 	// Read row-major, the buffer holds Uᵀ (lower, with diagonal) and Lᵀ

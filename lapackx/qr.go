@@ -1,7 +1,5 @@
 package lapackx
 
-import "gonum.org/v1/gonum/lapack/gonum"
-
 // QR computes the thin QR factorization A = Q R of a row-major m×n matrix
 // with m ≥ n. Q (m×n) has orthonormal columns and R (n×n) is upper
 // triangular with a non-negative diagonal: the sign convention makes Q
@@ -9,8 +7,9 @@ import "gonum.org/v1/gonum/lapack/gonum"
 // function of A.
 //
 // The factorization runs on T = Aᵀ stored row-major (n×m), which is A in
-// column-major order: LAPACK's dgeqrf/dorgqr on the native backend, gonum's
-// Dgelqf/Dorglq (the row-major mirror) on the pure-Go one. Both then walk
+// column-major order: the row-major LQ of T, which is LAPACK's dgeqrf and
+// dorgqr on the native backend and gonum's Dgelqf and Dorglq on the
+// pure-Go one. Both then walk
 // contiguous memory. The transposition-free alternative, an LQ of the
 // column-major view, is 3 to 5 times slower for tall matrices because the
 // Householder panels run along strided rows (BenchmarkQRLayout); the two
@@ -38,15 +37,10 @@ func NewQR(m, n int) *QR {
 	lwork := max(1, m)
 	if n > 0 {
 		var w [1]float64
-		impl := gonum.Implementation{}
-		impl.Dgelqf(n, m, q.t, m, q.tau, w[:], -1)
-		lwork = max(lwork, int(w[0]))
-		impl.Dorglq(n, m, n, q.t, m, q.tau, w[:], -1)
-		lwork = max(lwork, int(w[0]))
-		if haveCgo {
-			cDgeqrf(m, n, nil, m, nil, w[:], -1)
+		for _, b := range backends() {
+			b.gelqf(n, m, q.t, m, q.tau, w[:], -1)
 			lwork = max(lwork, int(w[0]))
-			cDorgqr(m, n, n, nil, m, nil, w[:], -1)
+			b.orglq(n, m, n, q.t, m, q.tau, w[:], -1)
 			lwork = max(lwork, int(w[0]))
 		}
 	}
@@ -73,11 +67,7 @@ func (q *QR) Factorize(a []float64) error {
 		return nil
 	}
 	transposeTo(q.t, a, m, n)
-	if useNative() {
-		cDgeqrf(m, n, q.t, m, q.tau, q.work, len(q.work))
-	} else {
-		gonum.Implementation{}.Dgelqf(n, m, q.t, m, q.tau, q.work, len(q.work))
-	}
+	lp().gelqf(n, m, q.t, m, q.tau, q.work, len(q.work))
 	q.ok = true
 	return nil
 }
@@ -96,11 +86,7 @@ func (q *QR) QTo(dst []float64) {
 		return
 	}
 	copy(q.q, q.t)
-	if useNative() {
-		cDorgqr(m, n, n, q.q, m, q.tau, q.work, len(q.work))
-	} else {
-		gonum.Implementation{}.Dorglq(n, m, n, q.q, m, q.tau, q.work, len(q.work))
-	}
+	lp().orglq(n, m, n, q.q, m, q.tau, q.work, len(q.work))
 	// Row j of q.q is column j of Q; flip it where R_jj < 0.
 	for j := 0; j < n; j++ {
 		if q.rDiag(j) < 0 {

@@ -1,12 +1,5 @@
 package lapackx
 
-import (
-	"fmt"
-
-	"gonum.org/v1/gonum/lapack"
-	"gonum.org/v1/gonum/lapack/gonum"
-)
-
 // SVD computes the thin singular value decomposition A = U diag(σ) Vᵀ of a
 // row-major m×n matrix, k = min(m, n): U is m×k, Vᵀ is k×n, σ descends.
 // The native backend calls LAPACK's divide-and-conquer dgesdd on the
@@ -32,18 +25,13 @@ func NewSVD(m, n int) *SVD {
 		panic(errNegative)
 	}
 	k := min(m, n)
-	a := make([]float64, m*n) // gonum's query slices a, so it cannot be nil
 	lwork := 1
 	if k > 0 {
-		var q [1]float64
-		gonum.Implementation{}.Dgesvd(lapack.SVDStore, lapack.SVDStore, m, n, a, n, nil, nil, k, nil, n, q[:], -1)
-		lwork = max(lwork, int(q[0]))
-		if haveCgo {
-			cDgesdd('S', n, m, nil, n, nil, nil, n, nil, k, q[:], -1, nil)
-			lwork = max(lwork, int(q[0]))
+		for _, b := range backends() {
+			lwork = max(lwork, b.svdWork(m, n))
 		}
 	}
-	return &SVD{m: m, n: n, k: k, a: a, s: make([]float64, k),
+	return &SVD{m: m, n: n, k: k, a: make([]float64, m*n), s: make([]float64, k),
 		u: make([]float64, m*k), vt: make([]float64, k*n), work: make([]float64, lwork), iwork: make([]int32, 8*k)}
 }
 
@@ -61,12 +49,8 @@ func (d *SVD) Factorize(a []float64) error {
 	}
 	copy(d.a, a)
 	if k > 0 {
-		if useNative() {
-			if info := cDgesdd('S', n, m, d.a, n, d.s, d.vt, n, d.u, k, d.work, len(d.work), d.iwork); info != 0 {
-				return lapackErr("dgesdd", info)
-			}
-		} else if !(gonum.Implementation{}).Dgesvd(lapack.SVDStore, lapack.SVDStore, m, n, d.a, n, d.s, d.u, k, d.vt, n, d.work, len(d.work)) {
-			return fmt.Errorf("%w: Dgesvd did not converge", ErrLapack)
+		if err := lp().svd(m, n, d.a, d.s, d.u, d.vt, d.work, d.iwork); err != nil {
+			return err
 		}
 	}
 	d.ok = true

@@ -6,11 +6,6 @@ import (
 	"github.com/rhgd/rhgd/blas"
 )
 
-// sygstCutoff is the order from which ReduceSym calls dsygst rather than
-// two triangular solves (BenchmarkReduceSym: at n=200 the solves take
-// 0.65 ms against dsygst's 0.89 ms, at n=400 4.2 ms against 3.2 ms).
-const sygstCutoff = 300
-
 // ReduceSym overwrites the lower triangle of the symmetric n×n row-major a,
 // of which it reads the lower triangle only, with that of L⁻¹ A L⁻ᵀ, where l holds a lower triangular
 // L in its lower triangle (as Impl.Dpotrf with blas.Lower leaves it). This
@@ -25,15 +20,11 @@ func ReduceSym(a, l []float64, n int) {
 	if n == 0 {
 		return
 	}
-	if useNative() && n >= sygstCutoff {
-		// Row-major lower triangles are column-major upper ones, and
-		// L = Uᵀ with U the column-major upper factor: dsygst('U')
-		// computes U⁻ᵀ A U⁻¹ = L⁻¹ A L⁻ᵀ.
-		if info := cDsygst(1, 'U', n, a, n, l, n); info != 0 {
-			panic(lapackErr("dsygst", info)) // only on invalid arguments
-		}
-		return
-	}
+	lp().reduceSym(a, l, n)
+}
+
+// reduceSymSolves is ReduceSym by two triangular solves.
+func reduceSymSolves(a, l []float64, n int) {
 	for i := 0; i < n; i++ { // the solves need A in full
 		for j := i + 1; j < n; j++ {
 			a[i*n+j] = a[j*n+i]

@@ -1,12 +1,9 @@
 package lapackx
 
 import (
-	"fmt"
-
 	gblas "gonum.org/v1/gonum/blas"
 
 	"github.com/rhgd/rhgd/blas"
-	"github.com/rhgd/rhgd/numerr"
 )
 
 // Sylvester solves A X + X B = C for general A (m×m), B (n×n) and C (m×n)
@@ -58,42 +55,9 @@ func (s *Sylvester) Solve(dst, a, b, c []float64) error {
 	if m == 0 || n == 0 {
 		return nil
 	}
-	native := useNative()
-	if err := s.sa.factorize(a, native); err != nil {
+	scale, err := lp().sylvester(s, dst, a, b, c)
+	if err != nil {
 		return err
-	}
-	if err := s.sb.factorize(b, native); err != nil {
-		return err
-	}
-	var scale float64
-	if native {
-		// Column-major: P Y + Y Q = R with P = Bᵀ (n×n), Q = Aᵀ (m×m),
-		// R = Cᵀ and Y = Xᵀ (n×m), P = U S Uᵀ (sb), Q = W T Wᵀ (sa).
-		u, w := s.sb.z, s.sa.z
-		gemmCol(gblas.Trans, gblas.NoTrans, n, m, n, 1, u, n, c, n, 0, s.tmp, n)     // Uᵀ R
-		gemmCol(gblas.NoTrans, gblas.NoTrans, n, m, m, 1, s.tmp, n, w, m, 0, s.f, n) // (Uᵀ R) W
-		sc, info := cDtrsyl('N', 'N', 1, n, m, s.sb.t, n, s.sa.t, m, s.f, n)
-		switch {
-		case info == 1:
-			return fmt.Errorf("lapackx: %w: Sylvester coefficients A and −B share an eigenvalue", numerr.ErrSingular)
-		case info != 0:
-			return lapackErr("dtrsyl", info)
-		}
-		scale = sc
-		gemmCol(gblas.NoTrans, gblas.NoTrans, n, m, n, 1, u, n, s.f, n, 0, s.tmp, n) // U Ỹ
-		gemmCol(gblas.NoTrans, gblas.Trans, n, m, m, 1, s.tmp, n, w, m, 0, dst, n)   // (U Ỹ) Wᵀ
-	} else {
-		impl := blas.Impl()
-		za, zb := s.sa.z, s.sb.z
-		impl.Dgemm(gblas.Trans, gblas.NoTrans, m, n, m, 1, za, m, c, n, 0, s.tmp, n)
-		impl.Dgemm(gblas.NoTrans, gblas.NoTrans, m, n, n, 1, s.tmp, n, zb, n, 0, s.f, n)
-		sc, err := trsylRowMajor(m, n, s.sa.t, s.sb.t, s.f)
-		if err != nil {
-			return err
-		}
-		scale = sc
-		impl.Dgemm(gblas.NoTrans, gblas.NoTrans, m, n, m, 1, za, m, s.f, n, 0, s.tmp, n)
-		impl.Dgemm(gblas.NoTrans, gblas.Trans, m, n, n, 1, s.tmp, n, zb, n, 0, dst, n)
 	}
 	if scale != 1 {
 		scale = 1 / scale

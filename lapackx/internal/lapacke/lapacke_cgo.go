@@ -2,7 +2,7 @@
 
 // Keep in sync with lapacke_purego.go.
 
-package lapackx
+package lapacke
 
 // Thin bindings to LAPACKE's _work routines in column-major layout, so that
 // LAPACKE passes the arrays straight to LAPACK: no transposition, no hidden
@@ -43,7 +43,8 @@ import "C"
 
 import "unsafe"
 
-const haveCgo = true
+// Available reports whether this build links LAPACKE.
+const Available = true
 
 func dptr(s []float64) *C.double {
 	if len(s) == 0 {
@@ -61,71 +62,89 @@ func iptr(s []int32) *C.lapack_int {
 
 const colMajor = C.LAPACK_COL_MAJOR
 
-func cDsyevd(jobz, uplo byte, n int, a []float64, lda int, w, work []float64, iwork []int32) int {
+// Dsyevd calls LAPACKE_dsyevd_work in column-major layout and returns its info.
+func Dsyevd(jobz, uplo byte, n int, a []float64, lda int, w, work []float64, iwork []int32) int {
 	return int(C.LAPACKE_dsyevd_work(colMajor, C.char(jobz), C.char(uplo), C.lapack_int(n), dptr(a), C.lapack_int(lda),
 		dptr(w), dptr(work), C.lapack_int(len(work)), iptr(iwork), C.lapack_int(len(iwork))))
 }
 
-func cDsyevr(jobz, uplo byte, n int, a []float64, lda int, w, z []float64, ldz int, isuppz []int32, work []float64, iwork []int32) int {
+// Dsyevr calls LAPACKE_dsyevr_work in column-major layout (through a C wrapper
+// that keeps its scalar outputs on the C stack) and returns its info.
+func Dsyevr(jobz, uplo byte, n int, a []float64, lda int, w, z []float64, ldz int, isuppz []int32, work []float64, iwork []int32) int {
 	return int(C.rhgd_dsyevr(C.char(jobz), C.char(uplo), C.lapack_int(n), dptr(a), C.lapack_int(lda), dptr(w), dptr(z),
 		C.lapack_int(ldz), iptr(isuppz), dptr(work), C.lapack_int(len(work)), iptr(iwork), C.lapack_int(len(iwork))))
 }
 
-func cDpotrf(uplo byte, n int, a []float64, lda int) int {
+// Dpotrf calls LAPACKE_dpotrf_work in column-major layout and returns its info.
+func Dpotrf(uplo byte, n int, a []float64, lda int) int {
 	return int(C.LAPACKE_dpotrf_work(colMajor, C.char(uplo), C.lapack_int(n), dptr(a), C.lapack_int(lda)))
 }
 
-func cDpotrs(uplo byte, n, nrhs int, a []float64, lda int, b []float64, ldb int) int {
+// Dpotrs calls LAPACKE_dpotrs_work in column-major layout and returns its info.
+func Dpotrs(uplo byte, n, nrhs int, a []float64, lda int, b []float64, ldb int) int {
 	return int(C.LAPACKE_dpotrs_work(colMajor, C.char(uplo), C.lapack_int(n), C.lapack_int(nrhs), dptr(a), C.lapack_int(lda), dptr(b), C.lapack_int(ldb)))
 }
 
-func cDsygst(itype int, uplo byte, n int, a []float64, lda int, b []float64, ldb int) int {
+// Dsygst calls LAPACKE_dsygst_work in column-major layout and returns its info.
+func Dsygst(itype int, uplo byte, n int, a []float64, lda int, b []float64, ldb int) int {
 	return int(C.LAPACKE_dsygst_work(colMajor, C.lapack_int(itype), C.char(uplo), C.lapack_int(n), dptr(a), C.lapack_int(lda), dptr(b), C.lapack_int(ldb)))
 }
 
-func cDpotri(uplo byte, n int, a []float64, lda int) int {
+// Dpotri calls LAPACKE_dpotri_work in column-major layout and returns its info.
+func Dpotri(uplo byte, n int, a []float64, lda int) int {
 	return int(C.LAPACKE_dpotri_work(colMajor, C.char(uplo), C.lapack_int(n), dptr(a), C.lapack_int(lda)))
 }
 
-func cDgeqrf(m, n int, a []float64, lda int, tau, work []float64, lwork int) int {
+// Dgeqrf calls LAPACKE_dgeqrf_work in column-major layout and returns its info.
+func Dgeqrf(m, n int, a []float64, lda int, tau, work []float64, lwork int) int {
 	return int(C.LAPACKE_dgeqrf_work(colMajor, C.lapack_int(m), C.lapack_int(n), dptr(a), C.lapack_int(lda), dptr(tau), dptr(work), C.lapack_int(lwork)))
 }
 
-func cDorgqr(m, n, k int, a []float64, lda int, tau, work []float64, lwork int) int {
+// Dorgqr calls LAPACKE_dorgqr_work in column-major layout and returns its info.
+func Dorgqr(m, n, k int, a []float64, lda int, tau, work []float64, lwork int) int {
 	return int(C.LAPACKE_dorgqr_work(colMajor, C.lapack_int(m), C.lapack_int(n), C.lapack_int(k), dptr(a), C.lapack_int(lda), dptr(tau), dptr(work), C.lapack_int(lwork)))
 }
 
-func cDgelqf(m, n int, a []float64, lda int, tau, work []float64, lwork int) int {
+// Dgelqf calls LAPACKE_dgelqf_work in column-major layout and returns its info.
+func Dgelqf(m, n int, a []float64, lda int, tau, work []float64, lwork int) int {
 	return int(C.LAPACKE_dgelqf_work(colMajor, C.lapack_int(m), C.lapack_int(n), dptr(a), C.lapack_int(lda), dptr(tau), dptr(work), C.lapack_int(lwork)))
 }
 
-func cDorglq(m, n, k int, a []float64, lda int, tau, work []float64, lwork int) int {
+// Dorglq calls LAPACKE_dorglq_work in column-major layout and returns its info.
+func Dorglq(m, n, k int, a []float64, lda int, tau, work []float64, lwork int) int {
 	return int(C.LAPACKE_dorglq_work(colMajor, C.lapack_int(m), C.lapack_int(n), C.lapack_int(k), dptr(a), C.lapack_int(lda), dptr(tau), dptr(work), C.lapack_int(lwork)))
 }
 
+// Dgesdd calls LAPACKE_dgesdd_work in column-major layout and returns its info.
 // cDgesdd: lwork = -1 is a workspace query answered in work[0].
-func cDgesdd(jobz byte, m, n int, a []float64, lda int, s, u []float64, ldu int, vt []float64, ldvt int, work []float64, lwork int, iwork []int32) int {
+func Dgesdd(jobz byte, m, n int, a []float64, lda int, s, u []float64, ldu int, vt []float64, ldvt int, work []float64, lwork int, iwork []int32) int {
 	return int(C.LAPACKE_dgesdd_work(colMajor, C.char(jobz), C.lapack_int(m), C.lapack_int(n), dptr(a), C.lapack_int(lda),
 		dptr(s), dptr(u), C.lapack_int(ldu), dptr(vt), C.lapack_int(ldvt), dptr(work), C.lapack_int(lwork), iptr(iwork)))
 }
 
-func cDgetrf(m, n int, a []float64, lda int, ipiv []int32) int {
+// Dgetrf calls LAPACKE_dgetrf_work in column-major layout and returns its info.
+func Dgetrf(m, n int, a []float64, lda int, ipiv []int32) int {
 	return int(C.LAPACKE_dgetrf_work(colMajor, C.lapack_int(m), C.lapack_int(n), dptr(a), C.lapack_int(lda), iptr(ipiv)))
 }
 
-func cDgetrs(trans byte, n, nrhs int, a []float64, lda int, ipiv []int32, b []float64, ldb int) int {
+// Dgetrs calls LAPACKE_dgetrs_work in column-major layout and returns its info.
+func Dgetrs(trans byte, n, nrhs int, a []float64, lda int, ipiv []int32, b []float64, ldb int) int {
 	return int(C.LAPACKE_dgetrs_work(colMajor, C.char(trans), C.lapack_int(n), C.lapack_int(nrhs), dptr(a), C.lapack_int(lda), iptr(ipiv), dptr(b), C.lapack_int(ldb)))
 }
 
+// Dgees calls LAPACKE_dgees_work in column-major layout (through a C wrapper
+// that keeps its scalar outputs on the C stack) and returns its info.
 // cDgees computes the real Schur form without sorting, so no select
 // callback crosses back into Go; bwork is unused when sort = 'N'. lwork =
 // -1 is a workspace query answered in work[0].
-func cDgees(n int, a []float64, lda int, wr, wi, vs []float64, ldvs int, work []float64, lwork int) int {
+func Dgees(n int, a []float64, lda int, wr, wi, vs []float64, ldvs int, work []float64, lwork int) int {
 	return int(C.rhgd_dgees(C.lapack_int(n), dptr(a), C.lapack_int(lda), dptr(wr), dptr(wi), dptr(vs), C.lapack_int(ldvs),
 		dptr(work), C.lapack_int(lwork)))
 }
 
-func cDtrsyl(trana, tranb byte, isgn, m, n int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) (scale float64, info int) {
+// Dtrsyl calls LAPACKE_dtrsyl_work in column-major layout (through a C wrapper
+// that keeps its scalar outputs on the C stack) and returns its info.
+func Dtrsyl(trana, tranb byte, isgn, m, n int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) (scale float64, info int) {
 	r := C.rhgd_dtrsyl(C.char(trana), C.char(tranb), C.lapack_int(isgn), C.lapack_int(m), C.lapack_int(n),
 		dptr(a), C.lapack_int(lda), dptr(b), C.lapack_int(ldb), dptr(c), C.lapack_int(ldc))
 	return float64(r.scale), int(r.info)

@@ -1,0 +1,76 @@
+//go:build !cgo || purego
+
+// Keep in sync with lapacke_cgo.go. None of these is reached: useNative
+// is false in this build.
+
+package lapacke
+
+// Available reports whether this build links LAPACKE.
+const Available = false
+
+func unavailable() int { panic("lapackx: no LAPACKE in a pure-Go build") }
+
+// Dsyevd is unavailable in a pure-Go build.
+func Dsyevd(jobz, uplo byte, n int, a []float64, lda int, w, work []float64, iwork []int32) int {
+	return unavailable()
+}
+
+// Dsyevr is unavailable in a pure-Go build.
+func Dsyevr(jobz, uplo byte, n int, a []float64, lda int, w, z []float64, ldz int, isuppz []int32, work []float64, iwork []int32) int {
+	return unavailable()
+}
+
+// Dpotrf is unavailable in a pure-Go build.
+func Dpotrf(uplo byte, n int, a []float64, lda int) int { return unavailable() }
+
+// Dpotrs is unavailable in a pure-Go build.
+func Dpotrs(uplo byte, n, nrhs int, a []float64, lda int, b []float64, ldb int) int {
+	return unavailable()
+}
+
+// Dsygst is unavailable in a pure-Go build.
+func Dsygst(itype int, uplo byte, n int, a []float64, lda int, b []float64, ldb int) int {
+	return unavailable()
+}
+
+// Dpotri is unavailable in a pure-Go build.
+func Dpotri(uplo byte, n int, a []float64, lda int) int { return unavailable() }
+
+// Dgeqrf is unavailable in a pure-Go build.
+func Dgeqrf(m, n int, a []float64, lda int, tau, work []float64, lwork int) int { return unavailable() }
+
+// Dorgqr is unavailable in a pure-Go build.
+func Dorgqr(m, n, k int, a []float64, lda int, tau, work []float64, lwork int) int {
+	return unavailable()
+}
+
+// Dgelqf is unavailable in a pure-Go build.
+func Dgelqf(m, n int, a []float64, lda int, tau, work []float64, lwork int) int { return unavailable() }
+
+// Dorglq is unavailable in a pure-Go build.
+func Dorglq(m, n, k int, a []float64, lda int, tau, work []float64, lwork int) int {
+	return unavailable()
+}
+
+// Dgesdd is unavailable in a pure-Go build.
+func Dgesdd(jobz byte, m, n int, a []float64, lda int, s, u []float64, ldu int, vt []float64, ldvt int, work []float64, lwork int, iwork []int32) int {
+	return unavailable()
+}
+
+// Dgetrf is unavailable in a pure-Go build.
+func Dgetrf(m, n int, a []float64, lda int, ipiv []int32) int { return unavailable() }
+
+// Dgetrs is unavailable in a pure-Go build.
+func Dgetrs(trans byte, n, nrhs int, a []float64, lda int, ipiv []int32, b []float64, ldb int) int {
+	return unavailable()
+}
+
+// Dgees is unavailable in a pure-Go build.
+func Dgees(n int, a []float64, lda int, wr, wi, vs []float64, ldvs int, work []float64, lwork int) int {
+	return unavailable()
+}
+
+// Dtrsyl is unavailable in a pure-Go build.
+func Dtrsyl(trana, tranb byte, isgn, m, n int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) (float64, int) {
+	return 0, unavailable()
+}
