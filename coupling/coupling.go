@@ -150,6 +150,9 @@ func (c *Coupling) check(s ...[]float64) {
 // Dims returns m and n.
 func (c *Coupling) Dims() (r, cols int) { return c.m, c.n }
 
+// Len returns m·n.
+func (c *Coupling) Len() int { return c.m * c.n }
+
 // Dim returns (m−1)(n−1).
 func (c *Coupling) Dim() int { return (c.m - 1) * (c.n - 1) }
 

@@ -37,6 +37,9 @@ func (e *Euclidean) check(s ...[]float64) {
 // Dims returns r and c.
 func (e *Euclidean) Dims() (r, c int) { return e.r, e.c }
 
+// Len returns r·c.
+func (e *Euclidean) Len() int { return e.r * e.c }
+
 // Dim returns r·c.
 func (e *Euclidean) Dim() int { return e.r * e.c }
 

@@ -127,10 +127,9 @@ func (r *CheckReport) judgeResiduals() {
 type scratch [][]float64
 
 func newScratch(m Manifold, k int) scratch {
-	r, c := m.Dims()
 	s := make(scratch, k)
 	for i := range s {
-		s[i] = make([]float64, r*c)
+		s[i] = make([]float64, m.Len())
 	}
 	return s
 }

@@ -56,9 +56,7 @@ func (c Compositional) Problem(mx, my Manifold) (Problem, error) {
 	if c.Psi == nil || c.GradPsi == nil || c.Phi == nil {
 		return Problem{}, fmt.Errorf("%w: Compositional needs Psi, GradPsi and Phi", ErrMissing)
 	}
-	xr, xc := mx.Dims()
-	yr, yc := my.Dims()
-	cx, px := make([]float64, xr*xc), make([]float64, yr*yc)
+	cx, px := make([]float64, mx.Len()), make([]float64, my.Len())
 	cached := false
 	var phiErr error
 	phi := func(x []float64) []float64 {
@@ -70,7 +68,7 @@ func (c Compositional) Problem(mx, my Manifold) (Problem, error) {
 		cached = true
 		return px
 	}
-	w := make([]float64, yr*yc)
+	w := make([]float64, my.Len())
 	logAt := func(dst, a, b []float64) bool { // dst = Log_a b
 		if phiErr != nil || lg.Log(dst, a, b) != nil {
 			nanFill(dst)

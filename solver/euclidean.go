@@ -33,10 +33,8 @@ type EuclideanProblem struct {
 // Riemannian one nil. The returned functions share scratch space: use the
 // problem from one goroutine.
 func (e EuclideanProblem) Riemannian(mx, my Manifold) Problem {
-	xr, xc := mx.Dims()
-	yr, yc := my.Dims()
-	bx := make([]float64, xr*xc)
-	by1, by2 := make([]float64, yr*yc), make([]float64, yr*yc)
+	bx := make([]float64, mx.Len())
+	by1, by2 := make([]float64, my.Len()), make([]float64, my.Len())
 	p := Problem{F: e.F, G: e.G}
 	if e.GradFx != nil {
 		p.GradFx = func(dst, x, y []float64) { e.GradFx(bx, x, y); mx.EGradToRGrad(dst, x, bx) }

@@ -28,11 +28,9 @@ func fdFill(p *Problem, mx, my Manifold, h float64) {
 	if h <= 0 {
 		h = DefaultFDStep
 	}
-	xr, xc := mx.Dims()
-	yr, yc := my.Dims()
-	yp, ym := make([]float64, yr*yc), make([]float64, yr*yc)
-	gp, gm := make([]float64, yr*yc), make([]float64, yr*yc)
-	xp, xm := make([]float64, xr*xc), make([]float64, xr*xc)
+	yp, ym := make([]float64, my.Len()), make([]float64, my.Len())
+	gp, gm := make([]float64, my.Len()), make([]float64, my.Len())
+	xp, xm := make([]float64, mx.Len()), make([]float64, mx.Len())
 	// bracket sets yp, ym = R_y(±tv) with t = h/‖v‖ and returns t; it
 	// returns 0 after setting dst when there is nothing to difference: zero
 	// for v = 0, NaN for a failed retraction.
@@ -50,7 +48,7 @@ func fdFill(p *Problem, mx, my Manifold, h float64) {
 		return t
 	}
 	conn, hasConn := my.(Connection)
-	g0 := make([]float64, yr*yc)
+	g0 := make([]float64, my.Len())
 	if p.HessGy == nil && p.GradGy != nil {
 		grad := p.GradGy
 		p.HessGy = func(dst, x, y, v []float64) {

@@ -2,15 +2,18 @@ package solver
 
 import "math/rand/v2"
 
-// Manifold is a Riemannian manifold embedded in (or an open subset of)
-// R^{r×c}. Points and tangent vectors are row-major []float64 of length r·c.
+// Manifold is a Riemannian manifold embedded in (or an open subset of) a
+// Euclidean space of Len coordinates. Points and tangent vectors are
+// []float64 of length Len: a matrix manifold stores its matrices
+// row-major, a product (package product) concatenates its factors'.
 // Every method writes its result into dst, which must not alias an input
 // unless the implementation says so, and allocates nothing. A Manifold owns
 // scratch space and is not safe for concurrent use: Clone gives each
 // goroutine its own.
 type Manifold interface {
-	// Dims returns the shape of a point as a matrix.
-	Dims() (r, c int)
+	// Len returns the length of the slices holding a point or a tangent
+	// vector.
+	Len() int
 	// Dim returns the dimension of the manifold.
 	Dim() int
 

@@ -90,9 +90,8 @@ func (p *Problem) need(names ...string) error {
 
 // checkStart validates an initial point on m.
 func checkStart(name string, m Manifold, x []float64) error {
-	r, c := m.Dims()
-	if len(x) != r*c {
-		return fmt.Errorf("%w: %s has length %d, want %d×%d", ErrBadStart, name, len(x), r, c)
+	if len(x) != m.Len() {
+		return fmt.Errorf("%w: %s has length %d, want %d", ErrBadStart, name, len(x), m.Len())
 	}
 	for i, v := range x {
 		if math.IsNaN(v) || math.IsInf(v, 0) {

@@ -155,13 +155,11 @@ func New(p Problem, mx, my Manifold, est Estimator, s *Settings) (*RHGD, error) 
 	if err := p.need(append([]string{"F", "GradGy"}, est.needs()...)...); err != nil {
 		return nil, fmt.Errorf("%s estimator: %w", est.Name(), err)
 	}
-	xr, xc := mx.Dims()
-	yr, yc := my.Dims()
 	pcg := rand.NewPCG(0, 0) // seeded by Reset
 	r := &RHGD{p: p, mx: mx, my: my, est: est, s: st, pcg: pcg, rnd: rand.New(pcg),
-		x: make([]float64, xr*xc), y: make([]float64, yr*yc),
-		hg: make([]float64, xr*xc), gy: make([]float64, yr*yc), bx: make([]float64, xr*xc),
-		bestX: make([]float64, xr*xc), bestY: make([]float64, yr*yc)}
+		x: make([]float64, mx.Len()), y: make([]float64, my.Len()),
+		hg: make([]float64, mx.Len()), gy: make([]float64, my.Len()), bx: make([]float64, mx.Len()),
+		bestX: make([]float64, mx.Len()), bestY: make([]float64, my.Len())}
 	r.by = make([][]float64, 6)
 	for i := range r.by {
 		r.by[i] = r.newY()
@@ -179,8 +177,7 @@ func New(p Problem, mx, my Manifold, est Estimator, s *Settings) (*RHGD, error) 
 }
 
 func (r *RHGD) newY() []float64 {
-	yr, yc := r.my.Dims()
-	return make([]float64, yr*yc)
+	return make([]float64, r.my.Len())
 }
 
 // Reset validates and sets the starting point, clearing the statistics.

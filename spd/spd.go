@@ -93,6 +93,9 @@ func (s *SPD) check(v ...[]float64) {
 // Dims returns n and n.
 func (s *SPD) Dims() (r, c int) { return s.n, s.n }
 
+// Len returns n².
+func (s *SPD) Len() int { return s.n * s.n }
+
 // Dim returns n(n+1)/2.
 func (s *SPD) Dim() int { return s.n * (s.n + 1) / 2 }
 

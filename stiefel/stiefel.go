@@ -110,6 +110,9 @@ func (s *Stiefel) check(v ...[]float64) {
 // Dims returns n and p.
 func (s *Stiefel) Dims() (r, c int) { return s.n, s.p }
 
+// Len returns n·p.
+func (s *Stiefel) Len() int { return s.n * s.p }
+
 // Dim returns np − p(p+1)/2.
 func (s *Stiefel) Dim() int { return s.n*s.p - s.p*(s.p+1)/2 }
 

@@ -191,12 +191,22 @@ type testFunc interface {
 	EHess(dst, x, u []float64)
 }
 
+// shape returns the matrix shape the test functions give a point: the
+// manifold's own (Dims) where it has one, a column of Len entries
+// otherwise (a product).
+func shape(m solver.Manifold) (r, c int) {
+	if d, ok := m.(interface{ Dims() (int, int) }); ok {
+		return d.Dims()
+	}
+	return m.Len(), 1
+}
+
 // Run runs the suite on m.
 func Run(t *testing.T, m solver.Manifold, o Options) {
 	t.Helper()
 	rnd := rand.New(rand.NewPCG(o.Seed, 0xc0ffee))
-	r, c := m.Dims()
-	n := r * c
+	r, c := shape(m)
+	n := m.Len()
 	vec := func() []float64 { return make([]float64, n) }
 	x, u, v, w, y := vec(), vec(), vec(), vec(), vec()
 	m.RandPoint(x, rnd)
