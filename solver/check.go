@@ -195,7 +195,7 @@ func CheckHessian(m Manifold, f func(x []float64) float64, grad func(dst, x []fl
 		r.Residuals["symmetry"] = math.Abs(huv-uhv) / den
 	}
 	curve := m.Retract
-	if ex, ok := m.(Exper); ok {
+	if ex, ok := AsExper(m); ok {
 		curve = ex.Exp
 	}
 	// The rounding in f(y) is relative to the largest values f takes along
@@ -231,7 +231,7 @@ func CheckRetraction(m Manifold, x, u []float64, order int) CheckReport {
 		return r
 	}
 	r.Residuals["R(0) − x"] = diffNorm(y, x) / (frob(x) + tiny)
-	ex, hasExp := m.(Exper)
+	ex, hasExp := AsExper(m)
 	for _, t := range r.Steps {
 		if err := m.Retract(y, x, u, t); err != nil {
 			r.Errors = append(r.Errors, math.NaN())
@@ -293,8 +293,8 @@ func CheckTransport(m Manifold, x, y, u, v []float64, isometric bool) CheckRepor
 // d(x, Exp_x(u)) = ‖u‖_x.
 func CheckExpLog(m Manifold, x, u []float64) CheckReport {
 	r := CheckReport{Name: "exp/log", Slope: math.NaN(), Residuals: map[string]float64{}}
-	ex, ok1 := m.(Exper)
-	lg, ok2 := m.(Logger)
+	ex, ok1 := AsExper(m)
+	lg, ok2 := AsLogger(m)
 	if !ok1 || !ok2 {
 		r.Msg = "manifold has no Exp or no Log"
 		return r
@@ -314,7 +314,7 @@ func CheckExpLog(m Manifold, x, u []float64) CheckReport {
 		w[i] -= u[i]
 	}
 	r.Residuals["log(exp(u)) − u"] = m.Norm(x, w) / (nu + tiny)
-	if ds, ok := m.(Distancer); ok {
+	if ds, ok := AsDistancer(m); ok {
 		d, err := ds.Dist(x, y)
 		if err != nil {
 			r.Msg = err.Error()

@@ -49,7 +49,7 @@ var ErrNoLog = numerr.New(numerr.ErrInvalid, "solver: the lower manifold has no 
 // solver reports as divergence. The functions share scratch space: use the
 // problem from one goroutine.
 func (c Compositional) Problem(mx, my Manifold) (Problem, error) {
-	lg, ok := my.(Logger)
+	lg, ok := AsLogger(my)
 	if !ok {
 		return Problem{}, ErrNoLog
 	}

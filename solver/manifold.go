@@ -75,6 +75,38 @@ type Distancer interface {
 	Dist(x, y []float64) (float64, error)
 }
 
+// Partial is implemented by a composite manifold (a product) whose type
+// has every optional method but whose parts may lack some: those methods
+// then return an error. Supports reports whether the named method ("Exp",
+// "Log" or "Dist") works; AsExper, AsLogger and AsDistancer consult it, so
+// use them rather than a bare type assertion.
+type Partial interface {
+	Supports(method string) bool
+}
+
+// AsExper returns m as an Exper when it has a working exponential map.
+func AsExper(m Manifold) (Exper, bool) {
+	e, ok := m.(Exper)
+	return e, ok && supports(m, "Exp")
+}
+
+// AsLogger returns m as a Logger when it has a working logarithm.
+func AsLogger(m Manifold) (Logger, bool) {
+	l, ok := m.(Logger)
+	return l, ok && supports(m, "Log")
+}
+
+// AsDistancer returns m as a Distancer when it has a working distance.
+func AsDistancer(m Manifold) (Distancer, bool) {
+	d, ok := m.(Distancer)
+	return d, ok && supports(m, "Dist")
+}
+
+func supports(m Manifold, method string) bool {
+	p, ok := m.(Partial)
+	return !ok || p.Supports(method)
+}
+
 // Clone returns m.Clone() as a Manifold.
 func Clone(m Manifold) Manifold { return m.Clone().(Manifold) }
 

@@ -332,7 +332,7 @@ func Run(t *testing.T, m solver.Manifold, o Options) {
 			}
 		})
 		t.Run("hessian/"+tf.name, func(t *testing.T) {
-			_, hasExp := m.(solver.Exper)
+			_, hasExp := solver.AsExper(m)
 			if o.RetractionOrder >= 2 || hasExp {
 				rep := solver.CheckHessian(m, f.F, grad, hess, x, u, v)
 				if !rep.OK {
@@ -391,7 +391,7 @@ func Run(t *testing.T, m solver.Manifold, o Options) {
 	})
 
 	t.Run("exp-log", func(t *testing.T) {
-		if _, ok := m.(solver.Logger); !ok {
+		if _, ok := solver.AsLogger(m); !ok {
 			t.Skip("no Log")
 		}
 		for i := range w {
@@ -455,13 +455,13 @@ func Run(t *testing.T, m solver.Manifold, o Options) {
 			"Retract":      func() { _ = m.Retract(w, x, u, 0.3) },
 			"Transport":    func() { m.Transport(w, x, y, u) },
 		}
-		if ex, ok := m.(solver.Exper); ok {
+		if ex, ok := solver.AsExper(m); ok {
 			ops["Exp"] = func() { _ = ex.Exp(w, x, u, 0.3) }
 		}
-		if lg, ok := m.(solver.Logger); ok {
+		if lg, ok := solver.AsLogger(m); ok {
 			ops["Log"] = func() { _ = lg.Log(w, x, y) }
 		}
-		if ds, ok := m.(solver.Distancer); ok {
+		if ds, ok := solver.AsDistancer(m); ok {
 			ops["Dist"] = func() { _, _ = ds.Dist(x, y) }
 		}
 		if cn, ok := m.(solver.Connection); ok {
