@@ -2,7 +2,6 @@ package solver
 
 import (
 	"fmt"
-	"math"
 
 	"gonum.org/v1/gonum/floats"
 
@@ -32,10 +31,11 @@ type Compositional struct {
 }
 
 // ErrNoLog signifies a manifold without a closed-form logarithm where one
-// is needed.
+// is needed (numerr.ErrInvalid).
 var ErrNoLog = numerr.New(numerr.ErrInvalid, "solver: the lower manifold has no Log")
 
-// Problem returns the bilevel problem on mx × my (which must be a Logger):
+// Problem returns the bilevel problem on mx × my (which must have a
+// logarithm, see AsLogger):
 //
 //	f = ψ(y), grad_x f = 0, grad_y f = grad ψ(y),
 //	g = ½‖Log_y φ(x)‖², grad_y g = −Log_y φ(x),
@@ -45,10 +45,13 @@ var ErrNoLog = numerr.New(numerr.ErrInvalid, "solver: the lower manifold has no 
 // left to finite differences (New fills them; see FillFD), which are
 // exact to O(h²) on the manifolds here; the Hessian of ½d² is the identity
 // at y = φ(x) and the covariant derivative of −Log_y φ(x) elsewhere. φ(x)
-// is cached by the content of x. A failing φ or Log yields NaN, which the
-// solver reports as divergence. The functions share scratch space: use the
-// problem from one goroutine.
+// is kept per x (by the point's identity). A failing φ or Log is an error
+// with its cause. The functions share scratch space: use the problem from
+// one goroutine.
 func (c Compositional) Problem(mx, my Manifold) (Problem, error) {
+	if mx == nil || my == nil {
+		return Problem{}, fmt.Errorf("%w: Compositional needs both manifolds", ErrBadSetting)
+	}
 	lg, ok := AsLogger(my)
 	if !ok {
 		return Problem{}, ErrNoLog
@@ -56,66 +59,74 @@ func (c Compositional) Problem(mx, my Manifold) (Problem, error) {
 	if c.Psi == nil || c.GradPsi == nil || c.Phi == nil {
 		return Problem{}, fmt.Errorf("%w: Compositional needs Psi, GradPsi and Phi", ErrMissing)
 	}
-	cx, px := make([]float64, mx.Len()), make([]float64, my.Len())
-	cached := false
-	var phiErr error
-	phi := func(x []float64) []float64 {
-		if cached && floats.Equal(cx, x) {
-			return px
+	px, phiMemo := make([]float64, my.Len()), Memo{On: OnX}
+	phi := func(pt *Point) ([]float64, error) {
+		if !phiMemo.Valid(pt) {
+			phiMemo.Reset()
+			if err := c.Phi(px, pt.X); err != nil {
+				return nil, fmt.Errorf("φ(x): %w", err)
+			}
+			phiMemo.Store(pt)
 		}
-		copy(cx, x)
-		phiErr = c.Phi(px, x)
-		cached = true
-		return px
+		return px, nil
 	}
 	w := make([]float64, my.Len())
-	logAt := func(dst, a, b []float64) bool { // dst = Log_a b
-		if phiErr != nil || lg.Log(dst, a, b) != nil {
-			nanFill(dst)
-			return false
-		}
-		return true
-	}
-	p := Problem{
-		F:      func(x, y []float64) float64 { return c.Psi(y) },
-		GradFx: func(dst, x, y []float64) { clear(dst) },
-		GradFy: func(dst, x, y []float64) { c.GradPsi(dst, y) },
-		G: func(x, y []float64) float64 {
-			logAt(w, y, phi(x))
-			n := my.Norm(y, w)
-			return 0.5 * n * n
+	p := Problem{Mx: mx, My: my,
+		F: func(pt *Point) (float64, error) { return c.Psi(pt.Y), nil },
+		GradFx: func(dst []float64, pt *Point) error {
+			clear(dst)
+			return nil
 		},
-		GradGy: func(dst, x, y []float64) {
-			logAt(dst, y, phi(x))
+		GradFy: func(dst []float64, pt *Point) error {
+			c.GradPsi(dst, pt.Y)
+			return nil
+		},
+		G: func(pt *Point) (float64, error) {
+			q, err := phi(pt)
+			if err != nil {
+				return 0, err
+			}
+			if err := lg.Log(w, pt.Y, q); err != nil {
+				return 0, fmt.Errorf("Log_y φ(x): %w", err)
+			}
+			n := my.Norm(pt.Y, w)
+			return 0.5 * n * n, nil
+		},
+		GradGy: func(dst []float64, pt *Point) error {
+			q, err := phi(pt)
+			if err != nil {
+				return err
+			}
+			if err := lg.Log(dst, pt.Y, q); err != nil {
+				return fmt.Errorf("Log_y φ(x): %w", err)
+			}
 			floats.Scale(-1, dst)
+			return nil
 		},
 	}
 	if c.PhiAdjoint != nil {
-		p.GradGx = func(dst, x, y []float64) {
-			if !logAt(w, phi(x), y) {
-				nanFill(dst)
-				return
+		p.GradGx = func(dst []float64, pt *Point) error {
+			q, err := phi(pt)
+			if err != nil {
+				return err
 			}
-			c.PhiAdjoint(dst, x, w)
+			if err := lg.Log(w, q, pt.Y); err != nil {
+				return fmt.Errorf("Log_φ(x) y: %w", err)
+			}
+			c.PhiAdjoint(dst, pt.X, w)
 			floats.Scale(-1, dst)
+			return nil
 		}
 	}
 	return p, nil
 }
 
-func nanFill(v []float64) {
-	for i := range v {
-		v[i] = math.NaN()
-	}
-}
-
 // NewCompositional returns RHGD for min ψ(φ(x)) through c.Problem, with
-// estimator est (nil: CG); c.PhiAdjoint is required (the cross
-// derivative needs it).
-func NewCompositional(c Compositional, mx, my Manifold, est Estimator, s *Settings) (*RHGD, error) {
+// settings s; c.PhiAdjoint is required (the cross derivative needs it).
+func NewCompositional(c Compositional, mx, my Manifold, s *Settings) (*RHGD, error) {
 	p, err := c.Problem(mx, my)
 	if err != nil {
 		return nil, err
 	}
-	return New(p, mx, my, est, s)
+	return New(p, s)
 }

@@ -3,69 +3,61 @@ package solver
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/rhgd/rhgd/numerr"
 )
 
-// Estimator is a hypergradient estimator (paper, Section 3.1): HInv, CG,
-// Neumann or AD. The solver calls it at (x_k, y_{k+1}) after the lower
-// steps of each epoch.
-type Estimator interface {
-	// Name returns "hinv", "cg", "ns" or "ad".
-	Name() string
-	// needs lists the Problem oracles the estimator calls.
-	needs() []string
-	// init allocates the estimator's buffers for r.
-	init(r *RHGD) error
-	// estimate sets dst to the hypergradient estimate at (r.x, r.y).
-	estimate(r *RHGD, dst []float64) error
-}
-
-// EstimatorStats reports one estimate's work.
-type EstimatorStats struct {
-	HessVecs   int     // Hessian–vector products
-	CrossVecs  int     // cross-derivative products
-	Iterations int     // CG iterations or Neumann terms
-	Residual   float64 // CG: final relative residual; NS: γ·λ_max estimate
-}
-
 // Errors of the estimators.
 var (
 	// ErrNeumannStep signifies γ ≥ 2/λ_max(H): the truncated Neumann
-	// series would diverge.
+	// series would diverge (numerr.ErrInvalid: the setting is wrong).
 	ErrNeumannStep = numerr.New(numerr.ErrInvalid, "solver: Neumann step γ too large")
 	// ErrNotPositive signifies a Hessian that is not positive definite
-	// along a CG direction (g not strongly convex there).
+	// along a CG direction: g is not strongly convex there
+	// (numerr.ErrNotPosDef).
 	ErrNotPositive = numerr.New(numerr.ErrNotPosDef, "solver: Hessian not positive definite")
 )
 
-// hyper sets dst = grad_x f − G_xy g[v], the hypergradient formula of
-// Proposition 1 with v ≈ H⁻¹ grad_y f.
-func (r *RHGD) hyper(dst, v []float64) {
-	r.p.GradFx(dst, r.x, r.y)
-	r.p.CrossGxy(r.bx, r.x, r.y, v)
-	r.stats.CrossVecs++
-	for i := range dst {
-		dst[i] -= r.bx[i]
-	}
-}
+// The estimators' oracle needs.
+var (
+	needsHInv   = []string{"GradFx", "GradFy", "CrossGxy", "HessGyInv"}
+	needsHessVp = []string{"GradFx", "GradFy", "CrossGxy", "HessGy"}
+)
 
 // HInv uses the problem's exact inverse Hessian: v = H⁻¹ grad_y f.
 type HInv struct{}
 
 // Name returns "hinv".
 func (HInv) Name() string { return "hinv" }
-func (HInv) needs() []string {
-	return []string{"GradFx", "GradFy", "CrossGxy", "HessGyInv"}
+
+// String returns the spec ParseEstimator reads: "hinv".
+func (HInv) String() string { return "hinv" }
+
+// Needs lists GradFx, GradFy, CrossGxy and HessGyInv.
+func (HInv) Needs() []string { return needsHInv }
+
+// Bind returns HInv's instance for env's solver.
+func (HInv) Bind(env *Env) (Hypergrad, error) {
+	return &hinv{env: env, b: env.NewY(), v: env.NewY()}, nil
 }
-func (HInv) init(r *RHGD) error { return nil }
-func (HInv) estimate(r *RHGD, dst []float64) error {
-	r.p.GradFy(r.by[0], r.x, r.y)
-	if err := r.p.HessGyInv(r.by[1], r.x, r.y, r.by[0]); err != nil {
-		return fmt.Errorf("HINV: %w", err)
+
+type hinv struct {
+	env  *Env
+	b, v []float64
+}
+
+func (h *hinv) Reset() {}
+
+func (h *hinv) Estimate(dst []float64, at *Point) error {
+	if err := h.env.GradFy(h.b, at); err != nil {
+		return err
 	}
-	r.hyper(dst, r.by[1])
-	return nil
+	if err := h.env.HessGyInv(h.v, at, h.b); err != nil {
+		return err
+	}
+	return h.env.Hyper(dst, at, h.v)
 }
 
 // CG solves H v = grad_y f in the tangent space T_y by conjugate gradients
@@ -79,40 +71,76 @@ type CG struct {
 	// WarmStart starts from the previous epoch's solution, transported to
 	// the new y, instead of from zero.
 	WarmStart bool
-
-	prev    []float64 // previous solution (tangent at prevY)
-	prevY   []float64
-	hasPrev bool
 }
 
 // Name returns "cg".
 func (*CG) Name() string { return "cg" }
-func (*CG) needs() []string {
-	return []string{"GradFx", "GradFy", "CrossGxy", "HessGy"}
-}
-func (c *CG) init(r *RHGD) error {
-	c.prev, c.prevY, c.hasPrev = r.newY(), r.newY(), false
-	return nil
+
+// String returns the spec ParseEstimator reads, with the defaults filled.
+func (c *CG) String() string {
+	maxIter, tol := c.settings()
+	s := "cg:maxiter=" + strconv.Itoa(maxIter) + ",tol=" + strconv.FormatFloat(tol, 'g', -1, 64)
+	if c.WarmStart {
+		s += ",warm=true"
+	}
+	return s
 }
 
-func (c *CG) estimate(r *RHGD, dst []float64) error {
+// Needs lists GradFx, GradFy, CrossGxy and HessGy.
+func (*CG) Needs() []string { return needsHessVp }
+
+func (c *CG) settings() (int, float64) {
 	maxIter, tol := c.MaxIter, c.Tol
-	if maxIter <= 0 {
+	if maxIter == 0 {
 		maxIter = 50
 	}
-	if tol <= 0 {
+	if tol == 0 {
 		tol = 1e-10
 	}
-	my, y := r.my, r.y
-	b, v, res, p, hp := r.by[0], r.by[1], r.by[2], r.by[3], r.by[4]
-	r.p.GradFy(b, r.x, y)
+	return maxIter, tol
+}
+
+// Bind checks the settings (MaxIter ≥ 0, Tol ≥ 0 and finite) and returns
+// CG's instance with its own warm-start state.
+func (c *CG) Bind(env *Env) (Hypergrad, error) {
+	maxIter, tol := c.settings()
+	if maxIter < 0 || !(tol >= 0) || math.IsInf(tol, 0) {
+		return nil, fmt.Errorf("%w: CG MaxIter = %d, Tol = %v", ErrBadSetting, c.MaxIter, c.Tol)
+	}
+	return &cg{env: env, maxIter: maxIter, tol: tol, warm: c.WarmStart,
+		b: env.NewY(), v: env.NewY(), res: env.NewY(), p: env.NewY(), hp: env.NewY(),
+		prev: env.NewY(), prevY: env.NewY()}, nil
+}
+
+type cg struct {
+	env              *Env
+	maxIter          int
+	tol              float64
+	warm             bool
+	b, v, res, p, hp []float64
+	prev, prevY      []float64 // previous solution (tangent at prevY)
+	hasPrev          bool
+}
+
+func (c *cg) Reset() { c.hasPrev = false }
+
+func (c *cg) Estimate(dst []float64, at *Point) error {
+	env, my, y := c.env, c.env.My, at.Y
+	b, v, res, p, hp := c.b, c.v, c.res, c.p, c.hp
+	if err := env.GradFy(b, at); err != nil {
+		return err
+	}
 	bnorm := my.Norm(y, b)
+	if math.IsNaN(bnorm) || math.IsInf(bnorm, 0) {
+		return fmt.Errorf("CG: %w: ‖grad_y f‖ = %v", numerr.ErrNotFinite, bnorm)
+	}
 	copy(res, b)
 	clear(v)
-	if c.WarmStart && c.hasPrev {
+	if c.warm && c.hasPrev {
 		my.Transport(v, c.prevY, y, c.prev)
-		r.p.HessGy(hp, r.x, y, v)
-		r.stats.HessVecs++
+		if err := env.HessGy(hp, at, v); err != nil {
+			return err
+		}
 		for i := range res {
 			res[i] = b[i] - hp[i]
 		}
@@ -120,13 +148,14 @@ func (c *CG) estimate(r *RHGD, dst []float64) error {
 	copy(p, res)
 	rr := my.Inner(y, res, res)
 	it := 0
-	for ; it < maxIter && math.Sqrt(rr) > tol*bnorm; it++ {
-		r.p.HessGy(hp, r.x, y, p)
-		r.stats.HessVecs++
+	for ; it < c.maxIter && math.Sqrt(rr) > c.tol*bnorm; it++ {
+		if err := env.HessGy(hp, at, p); err != nil {
+			return err
+		}
 		php := my.Inner(y, p, hp)
 		if !(php > 0) {
-			if math.IsNaN(php) {
-				return fmt.Errorf("CG: non-finite Hessian product")
+			if math.IsNaN(php) || math.IsInf(php, 0) {
+				return fmt.Errorf("CG: %w: ⟨p, Hp⟩ = %v", numerr.ErrNotFinite, php)
 			}
 			return fmt.Errorf("CG: %w: ⟨p, Hp⟩ = %.3g", ErrNotPositive, php)
 		}
@@ -142,17 +171,16 @@ func (c *CG) estimate(r *RHGD, dst []float64) error {
 			p[i] = res[i] + beta*p[i]
 		}
 	}
-	r.stats.Iterations += it
+	env.AddIterations(it)
 	if bnorm > 0 {
-		r.stats.Residual = math.Sqrt(rr) / bnorm
+		env.SetResidual(math.Sqrt(rr) / bnorm)
 	}
-	if c.WarmStart {
+	if c.warm {
 		copy(c.prev, v)
 		copy(c.prevY, y)
 		c.hasPrev = true
 	}
-	r.hyper(dst, v)
-	return nil
+	return env.Hyper(dst, at, v)
 }
 
 // Neumann approximates H⁻¹ by the truncated series γ Σ_{i<T} (I − γH)^i
@@ -170,41 +198,88 @@ type Neumann struct {
 
 // Name returns "ns".
 func (*Neumann) Name() string { return "ns" }
-func (*Neumann) needs() []string {
-	return []string{"GradFx", "GradFy", "CrossGxy", "HessGy"}
-}
-func (*Neumann) init(r *RHGD) error { return nil }
 
-func (ns *Neumann) estimate(r *RHGD, dst []float64) error {
-	terms, iters := ns.Terms, ns.PowerIters
-	if terms <= 0 {
+// String returns the spec ParseEstimator reads, with the defaults filled.
+func (ns *Neumann) String() string {
+	terms, iters := ns.settings()
+	var b strings.Builder
+	b.WriteString("ns:")
+	if ns.Gamma != 0 {
+		b.WriteString("gamma=" + strconv.FormatFloat(ns.Gamma, 'g', -1, 64) + ",")
+	}
+	b.WriteString("terms=" + strconv.Itoa(terms) + ",power=" + strconv.Itoa(iters))
+	return b.String()
+}
+
+// Needs lists GradFx, GradFy, CrossGxy and HessGy.
+func (*Neumann) Needs() []string { return needsHessVp }
+
+func (ns *Neumann) settings() (terms, iters int) {
+	terms, iters = ns.Terms, ns.PowerIters
+	if terms == 0 {
 		terms = 50
 	}
 	if iters == 0 {
 		iters = 10
 	}
-	y := r.y
-	b, v, p, hp := r.by[0], r.by[1], r.by[2], r.by[3]
-	r.p.GradFy(b, r.x, y)
-	gamma := ns.Gamma
-	if iters > 0 {
-		lam := r.powerIteration(b, iters)
-		if gamma <= 0 {
+	return terms, iters
+}
+
+// Bind checks the settings (Gamma ≥ 0 and finite, Terms ≥ 1, and Gamma
+// set when the λ_max check is skipped) and returns the instance.
+func (ns *Neumann) Bind(env *Env) (Hypergrad, error) {
+	terms, iters := ns.settings()
+	switch {
+	case !(ns.Gamma >= 0) || math.IsInf(ns.Gamma, 0):
+		return nil, fmt.Errorf("%w: Neumann Gamma = %v", ErrBadSetting, ns.Gamma)
+	case terms < 1:
+		return nil, fmt.Errorf("%w: Neumann Terms = %d", ErrBadSetting, ns.Terms)
+	case iters < 0 && ns.Gamma == 0:
+		return nil, fmt.Errorf("NS: %w: Gamma not set and the λ_max estimate skipped", ErrNeumannStep)
+	}
+	return &neumann{env: env, gamma: ns.Gamma, terms: terms, iters: iters,
+		b: env.NewY(), v: env.NewY(), p: env.NewY(), hp: env.NewY(), w: env.NewY()}, nil
+}
+
+type neumann struct {
+	env            *Env
+	gamma          float64
+	terms, iters   int
+	b, v, p, hp, w []float64
+}
+
+func (ns *neumann) Reset() {}
+
+func (ns *neumann) Estimate(dst []float64, at *Point) error {
+	env := ns.env
+	b, v, p, hp := ns.b, ns.v, ns.p, ns.hp
+	if err := env.GradFy(b, at); err != nil {
+		return err
+	}
+	if nb := env.My.Norm(at.Y, b); math.IsNaN(nb) || math.IsInf(nb, 0) {
+		return fmt.Errorf("NS: %w: ‖grad_y f‖ = %v", numerr.ErrNotFinite, nb)
+	}
+	gamma := ns.gamma
+	if ns.iters > 0 {
+		lam, err := ns.powerIteration(at, b)
+		if err != nil {
+			return err
+		}
+		if gamma == 0 {
 			gamma = 1 / lam
 		}
-		r.stats.Residual = gamma * lam
+		env.SetResidual(gamma * lam)
 		if !(gamma*lam < 2) {
 			return fmt.Errorf("NS: %w: γ = %.3g, λ_max(H) ≈ %.3g, need γ < %.3g", ErrNeumannStep, gamma, lam, 2/lam)
 		}
-	} else if gamma <= 0 {
-		return fmt.Errorf("NS: %w: Gamma not set and the λ_max estimate skipped", ErrNeumannStep)
 	}
 	// p_0 = b, p_{i+1} = (I − γH) p_i, v = γ Σ p_i.
 	copy(p, b)
 	copy(v, b)
-	for i := 1; i < terms; i++ {
-		r.p.HessGy(hp, r.x, y, p)
-		r.stats.HessVecs++
+	for i := 1; i < ns.terms; i++ {
+		if err := env.HessGy(hp, at, p); err != nil {
+			return err
+		}
 		for k := range p {
 			p[k] -= gamma * hp[k]
 			v[k] += p[k]
@@ -213,32 +288,39 @@ func (ns *Neumann) estimate(r *RHGD, dst []float64) error {
 	for k := range v {
 		v[k] *= gamma
 	}
-	r.stats.Iterations += terms
-	r.hyper(dst, v)
-	return nil
+	if nv := env.My.Norm(at.Y, v); math.IsNaN(nv) || math.IsInf(nv, 0) {
+		return fmt.Errorf("NS: %w: the series reached ‖v‖ = %v", numerr.ErrNotFinite, nv)
+	}
+	env.AddIterations(ns.terms)
+	return env.Hyper(dst, at, v)
 }
 
-// powerIteration estimates λ_max(H_y g) at (r.x, r.y) by k power steps
-// from the start vector s (a tangent), returning the last Rayleigh quotient.
-func (r *RHGD) powerIteration(s []float64, k int) float64 {
-	my, y := r.my, r.y
-	w, hw := r.by[4], r.by[5]
+// powerIteration estimates λ_max(H_y g) at `at` by ns.iters power steps
+// from the start vector s (a tangent), returning the last Rayleigh
+// quotient.
+func (ns *neumann) powerIteration(at *Point, s []float64) (float64, error) {
+	env, my, y := ns.env, ns.env.My, at.Y
+	w, hw := ns.w, ns.hp
 	copy(w, s)
 	if my.Norm(y, w) == 0 {
-		my.RandTangent(w, y, r.rnd)
+		my.RandTangent(w, y, env.Rand())
 	}
 	var lam float64
-	for i := 0; i < k; i++ {
+	for i := 0; i < ns.iters; i++ {
 		nw := my.Norm(y, w)
 		for j := range w {
 			w[j] /= nw
 		}
-		r.p.HessGy(hw, r.x, y, w)
-		r.stats.HessVecs++
+		if err := env.HessGy(hw, at, w); err != nil {
+			return 0, err
+		}
 		lam = my.Inner(y, w, hw)
 		copy(w, hw)
 	}
-	return lam
+	if math.IsNaN(lam) || math.IsInf(lam, 0) {
+		return 0, fmt.Errorf("NS: %w: λ_max(H) estimate %v", numerr.ErrNotFinite, lam)
+	}
+	return lam, nil
 }
 
 // AD differentiates through the S lower steps y^{s+1} = R_{y^s}(−η_y
@@ -255,34 +337,57 @@ type AD struct{}
 
 // Name returns "ad".
 func (AD) Name() string { return "ad" }
-func (AD) needs() []string {
-	return []string{"GradFx", "GradFy", "CrossGxy", "HessGy"}
-}
-func (AD) init(r *RHGD) error {
-	r.keepPath = true
-	return nil
+
+// String returns the spec ParseEstimator reads: "ad".
+func (AD) String() string { return "ad" }
+
+// Needs lists GradFx, GradFy, CrossGxy and HessGy.
+func (AD) Needs() []string { return needsHessVp }
+
+// Bind asks the solver to keep the lower path and returns the instance.
+func (AD) Bind(env *Env) (Hypergrad, error) {
+	env.KeepPath()
+	return &ad{env: env, lam: env.NewY(), mu: env.NewY(), h: env.NewY(), cx: env.NewX()}, nil
 }
 
-func (AD) estimate(r *RHGD, dst []float64) error {
-	my, eta := r.my, r.s.EtaY
-	lam, mu, h := r.by[0], r.by[1], r.by[2]
-	S := r.pathLen - 1 // r.path[0..S], r.path[S] == r.y
-	r.p.GradFy(lam, r.x, r.path[S])
-	r.p.GradFx(dst, r.x, r.path[S])
+type ad struct {
+	env        *Env
+	lam, mu, h []float64
+	cx         []float64
+}
+
+func (a *ad) Reset() {}
+
+func (a *ad) Estimate(dst []float64, at *Point) error {
+	env, my, eta := a.env, a.env.My, a.env.EtaY()
+	path := env.Path() // y^0 … y^S, the last being `at`
+	if len(path) == 0 {
+		return env.GradFx(dst, at) // no lower steps: the G_x f term alone
+	}
+	S := len(path) - 1
+	last := &path[S]
+	if err := env.GradFy(a.lam, last); err != nil {
+		return err
+	}
+	if err := env.GradFx(dst, last); err != nil {
+		return err
+	}
 	for s := S - 1; s >= 0; s-- {
-		ys := r.path[s]
-		my.Transport(mu, r.path[s+1], ys, lam)
-		r.p.CrossGxy(r.bx, r.x, ys, mu)
-		r.stats.CrossVecs++
-		for i := range dst {
-			dst[i] -= eta * r.bx[i]
+		ps := &path[s]
+		my.Transport(a.mu, path[s+1].Y, ps.Y, a.lam)
+		if err := env.CrossGxy(a.cx, ps, a.mu); err != nil {
+			return err
 		}
-		r.p.HessGy(h, r.x, ys, mu)
-		r.stats.HessVecs++
-		for i := range lam {
-			lam[i] = mu[i] - eta*h[i]
+		for i := range dst {
+			dst[i] -= eta * a.cx[i]
+		}
+		if err := env.HessGy(a.h, ps, a.mu); err != nil {
+			return err
+		}
+		for i := range a.lam {
+			a.lam[i] = a.mu[i] - eta*a.h[i]
 		}
 	}
-	r.stats.Iterations += S
+	env.AddIterations(S)
 	return nil
 }

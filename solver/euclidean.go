@@ -6,60 +6,119 @@ package solver
 // of the same name in Problem means, with Euclidean in place of
 // Riemannian.
 type EuclideanProblem struct {
-	F func(x, y []float64) float64
+	Mx, My Manifold
+	NF, NG int
+	F      func(pt *Point) (float64, error)
 	// GradFx and GradFy set dst to ∇_x f and ∇_y f.
-	GradFx, GradFy func(dst, x, y []float64)
-	G              func(x, y []float64) float64
+	GradFx, GradFy func(dst []float64, pt *Point) error
+	G              func(pt *Point) (float64, error)
 	// GradGx and GradGy set dst to ∇_x g and ∇_y g.
-	GradGx, GradGy func(dst, x, y []float64)
+	GradGx, GradGy func(dst []float64, pt *Point) error
 	// HessGyy sets dst to ∇²_yy g[v].
-	HessGyy func(dst, x, y, v []float64)
+	HessGyy func(dst []float64, pt *Point, v []float64) error
 	// CrossGxy sets dst to D_y ∇_x g[v] = ∇²_xy g[v].
-	CrossGxy func(dst, x, y, v []float64)
+	CrossGxy func(dst []float64, pt *Point, v []float64) error
 	// CrossGyx sets dst to D_x ∇_y g[u] = ∇²_yx g[u].
-	CrossGyx func(dst, x, y, u []float64)
+	CrossGyx func(dst []float64, pt *Point, u []float64) error
 }
 
-// Riemannian returns the Riemannian problem on mx × my:
+// Riemannian returns the Riemannian problem on Mx × My:
 //
-//	grad_x f = mx.EGradToRGrad(∇_x f), and likewise for the other gradients;
-//	H_y g[v] = my.EHessToRHess(∇_y g, ∇²_yy g[v], v);
-//	G_xy g[v] = mx.EGradToRGrad(D_y ∇_x g[v]):
+//	grad_x f = Mx.EGradToRGrad(∇_x f), and likewise for the other gradients;
+//	H_y g[v] = My.EHessToRHess(∇_y g, ∇²_yy g[v], v);
+//	G_xy g[v] = Mx.EGradToRGrad(D_y ∇_x g[v]):
 //
 // grad_x g(x, y) = Φ_x(∇_x g(x, y)) with Φ_x the linear map EGradToRGrad at
 // x, which does not depend on y, so its derivative in y along v is
 // Φ_x(D_y ∇_x g[v]). Likewise G_yx g[u] = D_x(Φ_y(∇_y g))[u] =
 // Φ_y(D_x ∇_y g[u]) for u ∈ T_x. A nil Euclidean oracle leaves the
-// Riemannian one nil. The returned functions share scratch space: use the
-// problem from one goroutine.
-func (e EuclideanProblem) Riemannian(mx, my Manifold) Problem {
-	bx := make([]float64, mx.Len())
-	by1, by2 := make([]float64, my.Len()), make([]float64, my.Len())
-	p := Problem{F: e.F, G: e.G}
-	if e.GradFx != nil {
-		p.GradFx = func(dst, x, y []float64) { e.GradFx(bx, x, y); mx.EGradToRGrad(dst, x, bx) }
+// Riemannian one nil.
+//
+// The Hessian needs ∇_y g at the point; it is kept from the last GradGy or
+// HessGy call at the same point (and batch), so the products of one
+// estimate evaluate it once. The returned functions share scratch space:
+// use the problem from one goroutine.
+func (e EuclideanProblem) Riemannian() Problem {
+	mx, my := e.Mx, e.My
+	p := Problem{Mx: mx, My: my, NF: e.NF, NG: e.NG, F: e.F, G: e.G}
+	if mx == nil || my == nil {
+		return p // New reports the missing manifolds
 	}
-	if e.GradFy != nil {
-		p.GradFy = func(dst, x, y []float64) { e.GradFy(by1, x, y); my.EGradToRGrad(dst, y, by1) }
+	bx, by, hv := make([]float64, mx.Len()), make([]float64, my.Len()), make([]float64, my.Len())
+	gy, gyMemo := make([]float64, my.Len()), Memo{On: OnX | OnY | OnBatch}
+	egradY := func(pt *Point) error { // gy = ∇_y g at pt
+		if gyMemo.Valid(pt) {
+			return nil
+		}
+		gyMemo.Reset()
+		if err := e.GradGy(gy, pt); err != nil {
+			return err
+		}
+		gyMemo.Store(pt)
+		return nil
+	}
+	toX := func(f func([]float64, *Point) error) func([]float64, *Point) error {
+		return func(dst []float64, pt *Point) error {
+			if err := f(bx, pt); err != nil {
+				return err
+			}
+			mx.EGradToRGrad(dst, pt.X, bx)
+			return nil
+		}
+	}
+	if e.GradFx != nil {
+		p.GradFx = toX(e.GradFx)
 	}
 	if e.GradGx != nil {
-		p.GradGx = func(dst, x, y []float64) { e.GradGx(bx, x, y); mx.EGradToRGrad(dst, x, bx) }
+		p.GradGx = toX(e.GradGx)
+	}
+	if e.GradFy != nil {
+		p.GradFy = func(dst []float64, pt *Point) error {
+			if err := e.GradFy(by, pt); err != nil {
+				return err
+			}
+			my.EGradToRGrad(dst, pt.Y, by)
+			return nil
+		}
 	}
 	if e.GradGy != nil {
-		p.GradGy = func(dst, x, y []float64) { e.GradGy(by1, x, y); my.EGradToRGrad(dst, y, by1) }
+		p.GradGy = func(dst []float64, pt *Point) error {
+			if err := egradY(pt); err != nil {
+				return err
+			}
+			my.EGradToRGrad(dst, pt.Y, gy)
+			return nil
+		}
 	}
 	if e.HessGyy != nil && e.GradGy != nil {
-		p.HessGy = func(dst, x, y, v []float64) {
-			e.GradGy(by1, x, y)
-			e.HessGyy(by2, x, y, v)
-			my.EHessToRHess(dst, y, by1, by2, v)
+		p.HessGy = func(dst []float64, pt *Point, v []float64) error {
+			if err := egradY(pt); err != nil {
+				return err
+			}
+			if err := e.HessGyy(hv, pt, v); err != nil {
+				return err
+			}
+			my.EHessToRHess(dst, pt.Y, gy, hv, v)
+			return nil
 		}
 	}
 	if e.CrossGxy != nil {
-		p.CrossGxy = func(dst, x, y, v []float64) { e.CrossGxy(bx, x, y, v); mx.EGradToRGrad(dst, x, bx) }
+		p.CrossGxy = func(dst []float64, pt *Point, v []float64) error {
+			if err := e.CrossGxy(bx, pt, v); err != nil {
+				return err
+			}
+			mx.EGradToRGrad(dst, pt.X, bx)
+			return nil
+		}
 	}
 	if e.CrossGyx != nil {
-		p.CrossGyx = func(dst, x, y, u []float64) { e.CrossGyx(by1, x, y, u); my.EGradToRGrad(dst, y, by1) }
+		p.CrossGyx = func(dst []float64, pt *Point, u []float64) error {
+			if err := e.CrossGyx(by, pt, u); err != nil {
+				return err
+			}
+			my.EGradToRGrad(dst, pt.Y, by)
+			return nil
+		}
 	}
 	return p
 }

@@ -1,101 +1,149 @@
 package solver
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // DefaultFDStep is the default step of the finite differences that stand
 // in for missing second-order oracles: ε^⅓ balances the O(h²) error of a
 // central difference against its O(ε/h) rounding.
 var DefaultFDStep = math.Cbrt(0x1p-52)
 
-// fdFill sets p.HessGy and p.CrossGxy, where nil, to central finite
+// FillFD returns p with HessGy and CrossGxy, where nil, filled by central
 // differences of p.GradGy and p.GradGx along retraction curves c(t) =
-// R_y(tv) of step h (relative to ‖v‖). With D the difference quotient
-// (q(c(h)) − q(c(−h)))/2h, which is the ambient derivative along v to
-// O(h²) for any retraction,
+// R_y(tv) of step h relative to ‖v‖ (zero: DefaultFDStep), as New does.
+// With D the difference quotient (q(c(h)) − q(c(−h)))/2h, which is the
+// ambient derivative along v to O(h²) for any retraction,
 //
 //	G_xy g[v] ≈ D grad_x g(x, ·), both terms in T_x: no transport;
 //	H_y g[v]  ≈ P_y(D grad_y g(x, ·)) + Γ_y(v, grad_y g(x, y))
 //
-// when my is a Connection (SPD, the coupling manifold): the Levi-Civita
-// connection itself, exact to O(h²). Otherwise the Hessian is the
-// difference of gradients transported back to y by my.Transport, exact to
-// O(h²) for submanifolds with the induced metric (Euclidean space,
-// Stiefel), whose transport is the projection; for other metrics it would
-// be off by a term linear in grad_y g, as Manopt's getHessianFD is away
-// from critical points. A failed retraction yields NaN, which the solver
-// reports.
-func fdFill(p *Problem, mx, my Manifold, h float64) {
+// when My is a Connection (SPD, the coupling manifold, a product): the
+// Levi-Civita connection itself, exact to O(h²). Otherwise the Hessian is
+// the difference of gradients transported back to y by My.Transport,
+// exact to O(h²) for submanifolds with the induced metric (Euclidean
+// space, Stiefel), whose transport is the projection; for other metrics it
+// would be off by a term linear in grad_y g, as Manopt's getHessianFD is
+// away from critical points.
+//
+// The perturbed points get fresh identities and keep x's and the batch's,
+// so a problem's caches of x-only work stay valid; grad_y g at y itself
+// (for Γ) is kept per point. A failed retraction or gradient is an error
+// naming the difference. The filled oracles share scratch space: use them
+// from one goroutine.
+func FillFD(p Problem, h float64) Problem {
 	if h <= 0 {
 		h = DefaultFDStep
 	}
-	yp, ym := make([]float64, my.Len()), make([]float64, my.Len())
-	gp, gm := make([]float64, my.Len()), make([]float64, my.Len())
-	xp, xm := make([]float64, mx.Len()), make([]float64, mx.Len())
-	// bracket sets yp, ym = R_y(±tv) with t = h/‖v‖ and returns t; it
-	// returns 0 after setting dst when there is nothing to difference: zero
-	// for v = 0, NaN for a failed retraction.
-	bracket := func(dst, y, v []float64) float64 {
-		nv := my.Norm(y, v)
-		if nv == 0 {
-			clear(dst)
-			return 0
-		}
-		t := h / nv
-		if my.Retract(yp, y, v, t) != nil || my.Retract(ym, y, v, -t) != nil {
-			nanFill(dst)
-			return 0
-		}
-		return t
+	fillH := p.HessGy == nil && p.GradGy != nil
+	fillC := p.CrossGxy == nil && p.GradGx != nil
+	if p.Mx == nil || p.My == nil || !fillH && !fillC {
+		return p
 	}
-	conn, hasConn := my.(Connection)
-	g0 := make([]float64, my.Len())
-	if p.HessGy == nil && p.GradGy != nil {
+	mx, my := p.Mx, p.My
+	fd := &fdState{my: my, h: h, pp: Point{Y: make([]float64, my.Len())}, pm: Point{Y: make([]float64, my.Len())}}
+	if fillH {
 		grad := p.GradGy
-		p.HessGy = func(dst, x, y, v []float64) {
-			t := bracket(dst, y, v)
-			if t == 0 {
-				return
+		gp, gm := make([]float64, my.Len()), make([]float64, my.Len())
+		conn, hasConn := my.(Connection)
+		g0, g0Memo := make([]float64, my.Len()), Memo{On: OnX | OnY | OnBatch}
+		p.HessGy = func(dst []float64, pt *Point, v []float64) error {
+			t, err := fd.bracket(dst, pt, v)
+			if t == 0 || err != nil {
+				return err
 			}
-			grad(gp, x, yp)
-			grad(gm, x, ym)
+			if err := grad(gp, &fd.pp); err != nil {
+				return fmt.Errorf("finite-difference Hessian: %w", err)
+			}
+			if err := grad(gm, &fd.pm); err != nil {
+				return fmt.Errorf("finite-difference Hessian: %w", err)
+			}
+			y := pt.Y
 			if !hasConn {
-				my.Transport(gp, yp, y, gp)
-				my.Transport(gm, ym, y, gm)
+				my.Transport(gp, fd.pp.Y, y, gp)
+				my.Transport(gm, fd.pm.Y, y, gm)
 			}
 			for i := range dst {
 				dst[i] = (gp[i] - gm[i]) / (2 * t)
 			}
 			my.Project(dst, y, dst)
 			if hasConn {
-				grad(g0, x, y)
+				if !g0Memo.Valid(pt) {
+					g0Memo.Reset()
+					if err := grad(g0, pt); err != nil {
+						return fmt.Errorf("finite-difference Hessian: %w", err)
+					}
+					g0Memo.Store(pt)
+				}
 				conn.ConnectionTerm(gp, y, v, g0)
 				for i := range dst {
 					dst[i] += gp[i]
 				}
 			}
+			return nil
 		}
 	}
-	if p.CrossGxy == nil && p.GradGx != nil {
+	if fillC {
 		grad := p.GradGx
-		p.CrossGxy = func(dst, x, y, v []float64) {
-			t := bracket(dst, y, v)
-			if t == 0 {
-				return
+		xp, xm := make([]float64, mx.Len()), make([]float64, mx.Len())
+		p.CrossGxy = func(dst []float64, pt *Point, v []float64) error {
+			t, err := fd.bracket(dst, pt, v)
+			if t == 0 || err != nil {
+				return err
 			}
-			grad(xp, x, yp)
-			grad(xm, x, ym)
+			if err := grad(xp, &fd.pp); err != nil {
+				return fmt.Errorf("finite-difference cross derivative: %w", err)
+			}
+			if err := grad(xm, &fd.pm); err != nil {
+				return fmt.Errorf("finite-difference cross derivative: %w", err)
+			}
 			for i := range dst {
 				dst[i] = (xp[i] - xm[i]) / (2 * t)
 			}
+			return nil
 		}
 	}
+	return p
 }
 
-// FillFD returns p with HessGy and CrossGxy, where nil, filled by central
-// differences of GradGy and GradGx of relative step h (zero:
-// DefaultFDStep), as New does; see there for their accuracy. The filled
-// oracles share scratch space: use them from one goroutine.
-func FillFD(p Problem, mx, my Manifold, h float64) Problem {
-	fdFill(&p, mx, my, h)
-	return p
+// fdState holds the perturbed points R_y(±tv) of the differences.
+type fdState struct {
+	my     Manifold
+	h      float64
+	pp, pm Point
+}
+
+// bracket sets fd.pp, fd.pm to (x, R_y(±tv)) with t = h/‖v‖, fresh
+// identities and pt's x and batch, and returns t. It returns t = 0 after
+// clearing dst when v = 0 (nothing to difference), and an error when a
+// retraction fails.
+func (fd *fdState) bracket(dst []float64, pt *Point, v []float64) (float64, error) {
+	nv := fd.my.Norm(pt.Y, v)
+	if nv == 0 {
+		clear(dst)
+		return 0, nil
+	}
+	if math.IsNaN(nv) || math.IsInf(nv, 0) {
+		return 0, fmt.Errorf("finite difference: direction with norm %v", nv)
+	}
+	t := fd.h / nv
+	if err := fd.perturb(&fd.pp, pt, v, t); err != nil {
+		return 0, err
+	}
+	if err := fd.perturb(&fd.pm, pt, v, -t); err != nil {
+		return 0, err
+	}
+	return t, nil
+}
+
+// perturb sets q to (x, R_y(s·v)) with pt's x and batch and a fresh y
+// identity.
+func (fd *fdState) perturb(q, pt *Point, v []float64, s float64) error {
+	q.X, q.XID, q.Batch, q.BatchID = pt.X, pt.XID, pt.Batch, pt.BatchID
+	q.YID = NewID()
+	if err := fd.my.Retract(q.Y, pt.Y, v, s); err != nil {
+		return fmt.Errorf("finite difference: retraction R_y(%.3g·v): %w", s, err)
+	}
+	return nil
 }

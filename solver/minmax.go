@@ -8,21 +8,34 @@ import "gonum.org/v1/gonum/floats"
 //
 // (paper, Appendix: min-max), f geodesically strongly concave in y: the
 // lower objective is g = −f, so G, GradGy and GradGx are p's F, GradFy and
-// GradFx negated. p's second-order fields are ignored (they describe a
-// different g); New fills them by differences if an estimator needs them.
-// Only F, GradFx and GradFy of p are used.
+// GradFx negated, and NG = NF. Only p's manifolds, NF, F, GradFx and
+// GradFy are used: its g-fields describe a different g. New fills the
+// second-order oracles by differences if an estimator needs them.
 func MinMax(p Problem) Problem {
-	q := Problem{F: p.F, GradFx: p.GradFx, GradFy: p.GradFy}
+	q := Problem{Mx: p.Mx, My: p.My, NF: p.NF, NG: p.NF, F: p.F, GradFx: p.GradFx, GradFy: p.GradFy}
 	if p.F != nil {
-		q.G = func(x, y []float64) float64 { return -p.F(x, y) }
+		q.G = func(pt *Point) (float64, error) {
+			f, err := p.F(pt)
+			return -f, err
+		}
 	}
-	if p.GradFy != nil {
-		q.GradGy = func(dst, x, y []float64) { p.GradFy(dst, x, y); floats.Scale(-1, dst) }
-	}
-	if p.GradFx != nil {
-		q.GradGx = func(dst, x, y []float64) { p.GradFx(dst, x, y); floats.Scale(-1, dst) }
-	}
+	q.GradGy = negated(p.GradFy)
+	q.GradGx = negated(p.GradFx)
 	return q
+}
+
+// negated returns the oracle −o, or nil.
+func negated(o func([]float64, *Point) error) func([]float64, *Point) error {
+	if o == nil {
+		return nil
+	}
+	return func(dst []float64, pt *Point) error {
+		if err := o(dst, pt); err != nil {
+			return err
+		}
+		floats.Scale(-1, dst)
+		return nil
+	}
 }
 
 // GDA is the estimator of min-max problems: ĝrad F(x) = grad_x f(x, y),
@@ -32,14 +45,32 @@ func MinMax(p Problem) Problem {
 type GDA struct{}
 
 // Name returns "gda".
-func (GDA) Name() string                          { return "gda" }
-func (GDA) needs() []string                       { return []string{"GradFx"} }
-func (GDA) init(r *RHGD) error                    { return nil }
-func (GDA) estimate(r *RHGD, dst []float64) error { r.p.GradFx(dst, r.x, r.y); return nil }
+func (GDA) Name() string { return "gda" }
+
+// String returns the spec ParseEstimator reads: "gda".
+func (GDA) String() string { return "gda" }
+
+// Needs lists GradFx.
+func (GDA) Needs() []string { return []string{"GradFx"} }
+
+// Bind returns GDA's instance.
+func (GDA) Bind(env *Env) (Hypergrad, error) { return gda{env}, nil }
+
+type gda struct{ env *Env }
+
+func (gda) Reset() {}
+
+func (g gda) Estimate(dst []float64, at *Point) error { return g.env.GradFx(dst, at) }
 
 // NewMinMax returns Riemannian gradient descent–ascent (paper, Algorithm
 // 3) for min_x max_y f(x, y), given by p's F, GradFx and GradFy: RHGD on
-// MinMax(p) with the GDA estimator. EtaY is the ascent step.
-func NewMinMax(p Problem, mx, my Manifold, s *Settings) (*RHGD, error) {
-	return New(MinMax(p), mx, my, GDA{}, s)
+// MinMax(p) with the GDA estimator (which replaces s.Estimator). EtaY is
+// the ascent step.
+func NewMinMax(p Problem, s *Settings) (*RHGD, error) {
+	var st Settings
+	if s != nil {
+		st = *s
+	}
+	st.Estimator = GDA{}
+	return New(MinMax(p), &st)
 }

@@ -23,27 +23,30 @@ type saddle struct {
 
 func (s *saddle) problem() solver.Problem {
 	return solver.Problem{
-		F: func(x, y []float64) float64 {
+		F: func(pt *solver.Point) (float64, error) {
+			x, y := pt.X, pt.Y
 			var px, cy, qy mat.VecDense
 			px.MulVec(s.P, vec(x))
 			cy.MulVec(s.C, vec(y))
 			qy.MulVec(s.Q, vec(y))
-			return 0.5*mat.Dot(vec(x), &px) + mat.Dot(vec(x), &cy) - 0.5*mat.Dot(vec(y), &qy) + mat.Dot(s.d, vec(x))
+			return 0.5*mat.Dot(vec(x), &px) + mat.Dot(vec(x), &cy) - 0.5*mat.Dot(vec(y), &qy) + mat.Dot(s.d, vec(x)), nil
 		},
-		GradFx: func(dst, x, y []float64) {
+		GradFx: func(dst []float64, pt *solver.Point) error {
 			var cy mat.VecDense
-			cy.MulVec(s.C, vec(y))
+			cy.MulVec(s.C, vec(pt.Y))
 			v := vec(dst)
-			v.MulVec(s.P, vec(x))
+			v.MulVec(s.P, vec(pt.X))
 			v.AddVec(v, &cy)
 			v.AddVec(v, s.d)
+			return nil
 		},
-		GradFy: func(dst, x, y []float64) {
+		GradFy: func(dst []float64, pt *solver.Point) error {
 			var qy mat.VecDense
-			qy.MulVec(s.Q, vec(y))
+			qy.MulVec(s.Q, vec(pt.Y))
 			v := vec(dst)
-			v.MulVec(s.C.T(), vec(x))
+			v.MulVec(s.C.T(), vec(pt.X))
 			v.SubVec(v, &qy)
+			return nil
 		},
 	}
 }
@@ -68,8 +71,7 @@ func TestMinMaxEuclidean(t *testing.T) {
 	xs.ScaleVec(-1, &xs)
 	ys.MulVec(&qc, &xs)
 
-	r, err := solver.NewMinMax(s.problem(), euclid.New(p, 1), euclid.New(q, 1),
-		&solver.Settings{Epochs: 400, InnerIters: 10, EtaX: 0.2, EtaY: 0.3, GradTol: 1e-10})
+	r, err := solver.NewMinMax(on(s.problem(), euclid.New(p, 1), euclid.New(q, 1)), &solver.Settings{Epochs: 400, InnerIters: 10, EtaX: 0.2, EtaY: 0.3, GradTol: 1e-10})
 	require.NoError(t, err)
 	res, err := r.Run(context.Background(), make([]float64, p), make([]float64, q))
 	require.NoError(t, err)
@@ -101,9 +103,14 @@ func TestMinMaxSphere(t *testing.T) {
 	sphere := stiefel.New(n, 1)
 	pr := s.problem()
 	egrad := pr.GradFx
-	pr.GradFx = func(dst, x, y []float64) { egrad(dst, x, y); sphere.EGradToRGrad(dst, x, dst) }
-	r, err := solver.NewMinMax(pr, sphere, euclid.New(q, 1),
-		&solver.Settings{Epochs: 3000, InnerIters: 5, EtaX: 0.5 / vals[n-1], EtaY: 0.5, GradTol: 1e-9})
+	pr.GradFx = func(dst []float64, pt *solver.Point) error {
+		if err := egrad(dst, pt); err != nil {
+			return err
+		}
+		sphere.EGradToRGrad(dst, pt.X, dst)
+		return nil
+	}
+	r, err := solver.NewMinMax(on(pr, sphere, euclid.New(q, 1)), &solver.Settings{Epochs: 3000, InnerIters: 5, EtaX: 0.5 / vals[n-1], EtaY: 0.5, GradTol: 1e-9})
 	require.NoError(t, err)
 	res, err := r.Run(context.Background(), x0, make([]float64, q))
 	require.NoError(t, err)
@@ -156,7 +163,7 @@ func TestMinMaxMissing(t *testing.T) {
 		} else {
 			p.GradFy = nil
 		}
-		_, err := solver.NewMinMax(p, euclid.New(2, 1), euclid.New(2, 1), nil)
+		_, err := solver.NewMinMax(on(p, euclid.New(2, 1), euclid.New(2, 1)), nil)
 		require.ErrorIs(t, err, solver.ErrMissing, drop)
 	}
 }

@@ -11,41 +11,59 @@ import (
 //
 //	min_{x ∈ Mx} F(x) = f(x, y*(x)),   y*(x) = argmin_{y ∈ My} g(x, y),
 //
-// with g geodesically strongly convex in y, given by Riemannian oracles.
-// Each field is a function writing its output into dst (output first, as in
-// gonum's optimize); none may modify its other arguments or keep them. A nil
-// field means "not available": Estimators say which they need, and the
-// solver fills HessGy and CrossGxy by finite differences of gradients when
-// they are missing (see Settings.FDStep).
+// with g geodesically strongly convex in y, given by its manifolds and
+// Riemannian oracles. Each oracle writes its output into dst (output
+// first, as in gonum's optimize), reads x and y from the Point, and
+// returns an error, with its cause, when it cannot compute a finite
+// result (a failed factorization, a point off its domain): the solver
+// stops with that error instead of carrying a NaN. None may modify its
+// other arguments or keep them. A nil oracle means "not available":
+// estimators say which they need, and the solver fills HessGy and
+// CrossGxy by finite differences of gradients when they are missing (see
+// FillFD).
+//
+// Problems compose: Euclidean, FillFD, MinMax and Compositional build a
+// Problem from another description, and minibatches are part of the
+// evaluation point (Point.Batch), so a Euclidean finite-sum problem with
+// finite-difference Hessians run by RSHGD is FillFD(e.Riemannian(), h)
+// with Settings.Batches.
 type Problem struct {
-	// F returns the upper objective f(x, y).
-	F func(x, y []float64) float64
-	// GradFx sets dst ∈ T_x to the Riemannian gradient of f in x.
-	GradFx func(dst, x, y []float64)
-	// GradFy sets dst ∈ T_y to the Riemannian gradient of f in y.
-	GradFy func(dst, x, y []float64)
+	// Mx and My are the upper and lower manifolds.
+	Mx, My Manifold
+	// NF and NG, when positive, say that f and g are averages of NF and NG
+	// components, f = (1/NF) Σ f_i: the oracles then average over
+	// Point.Batch (all components when nil), and RSHGD (Settings.Batches)
+	// can sample them. Zero means no such structure.
+	NF, NG int
 
-	// G returns the lower objective g(x, y); optional, for reporting.
-	G func(x, y []float64) float64
+	// F returns the upper objective f(x, y).
+	F func(pt *Point) (float64, error)
+	// GradFx sets dst ∈ T_x to the Riemannian gradient of f in x.
+	GradFx func(dst []float64, pt *Point) error
+	// GradFy sets dst ∈ T_y to the Riemannian gradient of f in y.
+	GradFy func(dst []float64, pt *Point) error
+
+	// G returns the lower objective g(x, y); optional, for checks.
+	G func(pt *Point) (float64, error)
 	// GradGy sets dst ∈ T_y to the Riemannian gradient of g in y.
-	GradGy func(dst, x, y []float64)
+	GradGy func(dst []float64, pt *Point) error
 	// GradGx sets dst ∈ T_x to the Riemannian gradient of g in x; needed
 	// only to fill CrossGxy by finite differences.
-	GradGx func(dst, x, y []float64)
+	GradGx func(dst []float64, pt *Point) error
 	// HessGy sets dst ∈ T_y to the Riemannian Hessian of g in y applied to
 	// v ∈ T_y.
-	HessGy func(dst, x, y, v []float64)
+	HessGy func(dst []float64, pt *Point, v []float64) error
 	// CrossGxy sets dst ∈ T_x to the cross derivative
 	// G_xy g[v] = D_y grad_x g(x, y)[v] for v ∈ T_y.
-	CrossGxy func(dst, x, y, v []float64)
+	CrossGxy func(dst []float64, pt *Point, v []float64) error
 	// CrossGyx sets dst ∈ T_y to G_yx g[u] = D_x grad_y g(x, y)[u] for
 	// u ∈ T_x, the adjoint of CrossGxy; optional, for checks.
-	CrossGyx func(dst, x, y, u []float64)
+	CrossGyx func(dst []float64, pt *Point, u []float64) error
 	// HessGyInv sets dst ∈ T_y to H_y g(x, y)⁻¹[v], for the HINV estimator.
-	HessGyInv func(dst, x, y, v []float64) error
+	HessGyInv func(dst []float64, pt *Point, v []float64) error
 }
 
-// Errors of problem set-up.
+// Errors of problem set-up; each also matches numerr.ErrInvalid.
 var (
 	// ErrMissing signifies a problem without an oracle that the estimator
 	// or the solver needs.
@@ -53,37 +71,61 @@ var (
 	// ErrBadStart signifies an initial point of the wrong size, not finite
 	// or not on its manifold.
 	ErrBadStart = numerr.New(numerr.ErrInvalid, "solver: bad initial point")
+	// ErrBadSetting signifies a setting out of its range (a negative step
+	// size, a NaN tolerance, ...) or a problem without its manifolds.
+	ErrBadSetting = numerr.New(numerr.ErrInvalid, "solver: bad setting")
 )
 
-// need returns an error wrapping ErrMissing naming every nil field listed.
+// Has reports whether the named oracle (a field name: "F", "GradFx",
+// "HessGyInv", ...) is present; it panics for an unknown name.
+func (p *Problem) Has(name string) bool {
+	switch name {
+	case "F":
+		return p.F != nil
+	case "GradFx":
+		return p.GradFx != nil
+	case "GradFy":
+		return p.GradFy != nil
+	case "G":
+		return p.G != nil
+	case "GradGy":
+		return p.GradGy != nil
+	case "GradGx":
+		return p.GradGx != nil
+	case "HessGy":
+		return p.HessGy != nil
+	case "CrossGxy":
+		return p.CrossGxy != nil
+	case "CrossGyx":
+		return p.CrossGyx != nil
+	case "HessGyInv":
+		return p.HessGyInv != nil
+	}
+	panic(fmt.Sprintf("solver: no oracle named %q", name))
+}
+
+// need returns an error wrapping ErrMissing naming every absent oracle of
+// names.
 func (p *Problem) need(names ...string) error {
 	var missing []string
 	for _, n := range names {
-		absent := false
-		switch n {
-		case "F":
-			absent = p.F == nil
-		case "GradFx":
-			absent = p.GradFx == nil
-		case "GradFy":
-			absent = p.GradFy == nil
-		case "GradGy":
-			absent = p.GradGy == nil
-		case "GradGx":
-			absent = p.GradGx == nil
-		case "HessGy":
-			absent = p.HessGy == nil
-		case "CrossGxy":
-			absent = p.CrossGxy == nil
-		case "HessGyInv":
-			absent = p.HessGyInv == nil
-		}
-		if absent {
+		if !p.Has(n) {
 			missing = append(missing, n)
 		}
 	}
 	if len(missing) > 0 {
 		return fmt.Errorf("%w: %v", ErrMissing, missing)
+	}
+	return nil
+}
+
+// check validates the problem's structure.
+func (p *Problem) check() error {
+	switch {
+	case p.Mx == nil || p.My == nil:
+		return fmt.Errorf("%w: the problem needs both manifolds, Mx and My", ErrBadSetting)
+	case p.NF < 0 || p.NG < 0:
+		return fmt.Errorf("%w: NF = %d, NG = %d components", ErrBadSetting, p.NF, p.NG)
 	}
 	return nil
 }

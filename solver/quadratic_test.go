@@ -69,53 +69,63 @@ func vec(v []float64) *mat.VecDense { return mat.NewVecDense(len(v), v) }
 
 func (e *quad) problem() solver.Problem {
 	return solver.EuclideanProblem{
-		F: func(x, y []float64) float64 {
+		Mx: euclid.New(e.p, 1), My: euclid.New(e.q, 1),
+		F: func(pt *solver.Point) (float64, error) {
+			x, y := pt.X, pt.Y
 			var t1, t2 mat.VecDense
 			t1.MulVec(e.Q, vec(y))
 			t2.MulVec(e.R, vec(x))
-			return 0.5*mat.Dot(vec(y), &t1) + mat.Dot(e.c, vec(y)) + 0.5*mat.Dot(vec(x), &t2) + mat.Dot(e.d, vec(x))
+			return 0.5*mat.Dot(vec(y), &t1) + mat.Dot(e.c, vec(y)) + 0.5*mat.Dot(vec(x), &t2) + mat.Dot(e.d, vec(x)), nil
 		},
-		GradFx: func(dst, x, y []float64) {
+		GradFx: func(dst []float64, pt *solver.Point) error {
 			v := vec(dst)
-			v.MulVec(e.R, vec(x))
+			v.MulVec(e.R, vec(pt.X))
 			v.AddVec(v, e.d)
+			return nil
 		},
-		GradFy: func(dst, x, y []float64) {
+		GradFy: func(dst []float64, pt *solver.Point) error {
 			v := vec(dst)
-			v.MulVec(e.Q, vec(y))
+			v.MulVec(e.Q, vec(pt.Y))
 			v.AddVec(v, e.c)
+			return nil
 		},
-		G: func(x, y []float64) float64 {
+		G: func(pt *solver.Point) (float64, error) {
 			var t1, t2 mat.VecDense
-			t1.MulVec(e.A, vec(y))
-			t2.MulVec(e.B, vec(x))
-			return 0.5*mat.Dot(vec(y), &t1) - mat.Dot(vec(y), &t2)
+			t1.MulVec(e.A, vec(pt.Y))
+			t2.MulVec(e.B, vec(pt.X))
+			return 0.5*mat.Dot(vec(pt.Y), &t1) - mat.Dot(vec(pt.Y), &t2), nil
 		},
-		GradGy: func(dst, x, y []float64) {
+		GradGy: func(dst []float64, pt *solver.Point) error {
 			var t mat.VecDense
-			t.MulVec(e.B, vec(x))
+			t.MulVec(e.B, vec(pt.X))
 			v := vec(dst)
-			v.MulVec(e.A, vec(y))
+			v.MulVec(e.A, vec(pt.Y))
 			v.SubVec(v, &t)
+			return nil
 		},
-		GradGx: func(dst, x, y []float64) {
+		GradGx: func(dst []float64, pt *solver.Point) error {
 			v := vec(dst)
-			v.MulVec(e.B.T(), vec(y))
+			v.MulVec(e.B.T(), vec(pt.Y))
 			v.ScaleVec(-1, v)
+			return nil
 		},
-		HessGyy: func(dst, x, y, v []float64) { vec(dst).MulVec(e.A, vec(v)) },
-		CrossGxy: func(dst, x, y, v []float64) {
+		HessGyy: func(dst []float64, _ *solver.Point, v []float64) error {
+			vec(dst).MulVec(e.A, vec(v))
+			return nil
+		},
+		CrossGxy: func(dst []float64, _ *solver.Point, v []float64) error {
 			w := vec(dst)
 			w.MulVec(e.B.T(), vec(v))
 			w.ScaleVec(-1, w)
+			return nil
 		},
-	}.Riemannian(euclid.New(e.p, 1), euclid.New(e.q, 1))
+	}.Riemannian()
 }
 
 func (e *quad) withHINV(p solver.Problem) solver.Problem {
 	var chol mat.Cholesky
 	chol.Factorize(mat.NewSymDense(e.q, e.A.RawMatrix().Data))
-	p.HessGyInv = func(dst, x, y, v []float64) error {
+	p.HessGyInv = func(dst []float64, _ *solver.Point, v []float64) error {
 		return chol.SolveVecTo(vec(dst), vec(v))
 	}
 	return p
@@ -163,7 +173,7 @@ func estimateAt(t *testing.T, p solver.Problem, mx, my solver.Manifold, est solv
 	if s != nil {
 		st = *s
 	}
-	r, err := solver.New(p, mx, my, est, &st)
+	r, err := solver.New(on(p, mx, my), with(est, &st))
 	require.NoError(t, err)
 	hg, err := r.Estimate(x, y)
 	require.NoError(t, err)
@@ -244,22 +254,22 @@ func TestQuadraticAD(t *testing.T) {
 	ys := append([]float64(nil), y0...)
 	gy := make([]float64, q)
 	for s := 0; s < S; s++ {
-		p.GradGy(gy, x, ys)
+		must(t, p.GradGy(gy, at(x, ys)))
 		for i := range ys {
 			ys[i] -= eta * gy[i]
 		}
 	}
 	fy := make([]float64, q)
-	p.GradFy(fy, x, ys)
+	must(t, p.GradFy(fy, at(x, ys)))
 	var jt mat.VecDense
 	jt.MulVec(J.T(), vec(fy))
 	want := make([]float64, 5)
-	p.GradFx(want, x, ys)
+	must(t, p.GradFx(want, at(x, ys)))
 	for i := range want {
 		want[i] += jt.AtVec(i)
 	}
 
-	r, err := solver.New(p, mx, my, solver.AD{}, &solver.Settings{InnerIters: S, EtaY: eta, EtaX: 1e-300, Epochs: 1})
+	r, err := solver.New(on(p, mx, my), &solver.Settings{Estimator: solver.AD{}, InnerIters: S, EtaY: eta, EtaX: 1e-300, Epochs: 1})
 	require.NoError(t, err)
 	res, err := r.Run(context.Background(), x, y0)
 	require.NoError(t, err)
@@ -293,8 +303,7 @@ func TestQuadraticConverges(t *testing.T) {
 	xs.ScaleVec(-1, &xs)
 	for _, est := range []solver.Estimator{solver.HInv{}, &solver.CG{}, &solver.Neumann{Gamma: 0.3, Terms: 80}, solver.AD{}} {
 		x0, y0 := make([]float64, 4), make([]float64, 6)
-		res, err := solver.Minimize(context.Background(), p, mx, my, x0, y0, est,
-			&solver.Settings{EtaX: 0.3, EtaY: 0.3, InnerIters: 40, Epochs: 400, GradTol: 1e-9})
+		res, err := solver.Minimize(context.Background(), on(p, mx, my), x0, y0, &solver.Settings{Estimator: est, EtaX: 0.3, EtaY: 0.3, InnerIters: 40, Epochs: 400, GradTol: 1e-9})
 		require.NoError(t, err, est.Name())
 		require.Equal(t, solver.GradientThreshold, res.Status, est.Name())
 		require.Less(t, relDiff(res.X, xs.RawVector().Data), 1e-6, est.Name())

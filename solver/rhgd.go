@@ -10,7 +10,8 @@ import (
 )
 
 // Settings control a run of RHGD. The zero value works: every field's
-// default is stated beside it.
+// default is stated beside it, and New rejects values out of range with
+// an error naming the setting.
 type Settings struct {
 	// EtaX and EtaY are the upper and lower step sizes η_x and η_y;
 	// default 0.1 each.
@@ -29,20 +30,50 @@ type Settings struct {
 	// solution has a first value near zero); default 1e8. Slower growth
 	// ends at a non-finite value, also reported as divergence.
 	DivergeFactor float64
+	// Estimator estimates the hypergradient; nil means CG with its
+	// defaults. ParseEstimator finds one by name.
+	Estimator Estimator
 	// FDStep is the relative step of the finite differences filling a
 	// missing HessGy or CrossGxy; default DefaultFDStep.
 	FDStep float64
-	// Recorder receives each epoch's statistics; nil records nothing.
+	// Batches turns RHGD into RSHGD (paper, Algorithm 2) on a finite-sum
+	// problem; the zero value uses the whole sums.
+	Batches Batches
+	// Recorder receives each epoch's statistics and iterates; nil records
+	// nothing.
 	Recorder Recorder
-	// Seed seeds the random numbers some estimators use (power-iteration
-	// starts); runs are reproducible from it.
+	// Seed seeds the random numbers of the estimators (power-iteration
+	// starts) and of RSHGD's batches; runs are reproducible from it.
 	Seed uint64
 }
 
-func (s *Settings) withDefaults() Settings {
+// withDefaults returns the settings with zero fields defaulted, or an
+// error naming the first field out of range.
+func (s *Settings) withDefaults() (Settings, error) {
 	var o Settings
 	if s != nil {
 		o = *s
+	}
+	bad := func(name string, v any) error {
+		return fmt.Errorf("%w: Settings.%s = %v", ErrBadSetting, name, v)
+	}
+	switch {
+	case !(o.EtaX >= 0) || math.IsInf(o.EtaX, 0):
+		return o, bad("EtaX", o.EtaX)
+	case !(o.EtaY >= 0) || math.IsInf(o.EtaY, 0):
+		return o, bad("EtaY", o.EtaY)
+	case o.InnerIters < 0:
+		return o, bad("InnerIters", o.InnerIters)
+	case o.Epochs < 0:
+		return o, bad("Epochs", o.Epochs)
+	case !(o.GradTol >= 0):
+		return o, bad("GradTol", o.GradTol)
+	case o.Runtime < 0:
+		return o, bad("Runtime", o.Runtime)
+	case !(o.DivergeFactor >= 0):
+		return o, bad("DivergeFactor", o.DivergeFactor)
+	case !(o.FDStep >= 0) || math.IsInf(o.FDStep, 0):
+		return o, bad("FDStep", o.FDStep)
 	}
 	if o.EtaX == 0 {
 		o.EtaX = 0.1
@@ -50,50 +81,57 @@ func (s *Settings) withDefaults() Settings {
 	if o.EtaY == 0 {
 		o.EtaY = 0.1
 	}
-	if o.InnerIters <= 0 {
+	if o.InnerIters == 0 {
 		o.InnerIters = 20
 	}
-	if o.Epochs <= 0 {
+	if o.Epochs == 0 {
 		o.Epochs = 200
 	}
-	if o.DivergeFactor <= 0 {
+	if o.DivergeFactor == 0 {
 		o.DivergeFactor = 1e8
 	}
-	return o
+	if o.Estimator == nil {
+		o.Estimator = &CG{}
+	}
+	return o, nil
 }
 
 // Stats counts the work of a run.
 type Stats struct {
 	Epochs      int
-	UpperGrads  int // grad_x f and grad_y f evaluations (pairs)
+	UpperGrads  int // grad_x f evaluations (each with its grad_y f)
 	LowerGrads  int // grad_y g evaluations
 	HessVecs    int
 	CrossVecs   int
 	Iterations  int     // CG iterations, Neumann terms or AD steps, summed
 	Residual    float64 // the last estimate's residual (see EstimatorStats)
 	Runtime     time.Duration
-	bestEpoch   int
 	startedWall time.Time
 }
 
-// EpochStats is what a Recorder receives after each epoch.
+// EpochStats is what a Recorder receives after each epoch k: the point
+// (x_k, y_{k+1}) at which the hypergradient was estimated, as read-only
+// views of the solver's own slices valid only during Record (copy what
+// you keep), and the epoch's numbers.
 type EpochStats struct {
-	Epoch         int     // k, from 0
-	F             float64 // f(x_k, y_{k+1})
-	HyperGradNorm float64 // ‖ĝrad F(x_k)‖_{x_k}
-	LowerGradNorm float64 // ‖grad_y g(x_k, y_k^{S−1})‖, the last lower step's gradient at its point
+	Epoch         int       // k, from 0
+	X, Y          []float64 // x_k and y_{k+1}
+	HyperGrad     []float64 // ĝrad F(x_k) ∈ T_{x_k}
+	F             float64   // f(x_k, y_{k+1})
+	HyperGradNorm float64   // ‖ĝrad F(x_k)‖_{x_k}
+	LowerGradNorm float64   // ‖grad_y g(x_k, y_k^{S−1})‖, the last lower step's gradient at its point
 	Elapsed       time.Duration
 	Stats         Stats // cumulative counts
 	Estimate      EstimatorStats
 }
 
-// Recorder receives per-epoch statistics. Record returning an error stops
-// the run with status Failure.
+// Recorder receives per-epoch statistics and iterates. Record returning
+// an error stops the run with status Failure.
 type Recorder interface {
 	Record(*EpochStats) error
 }
 
-// Result is the outcome of Run.
+// Result is the outcome of Run; the error, if any, is Run's second result.
 type Result struct {
 	// X and Y are the final iterates: after the last completed epoch, or,
 	// when the run failed, the best iterates seen (never a corrupted one).
@@ -105,35 +143,31 @@ type Result struct {
 	// F and HyperGradNorm are from the last completed epoch.
 	F, HyperGradNorm float64
 	Status           Status
-	// Err is the error that stopped a Diverged or Failure run.
-	Err   error
-	Stats Stats
+	Stats            Stats
 }
 
 // RHGD is Riemannian hypergradient descent (paper, Algorithm 1): each epoch
 // takes S retraction steps y ← R_y(−η_y grad_y g(x, y)), estimates the
-// hypergradient at (x, y) and steps x ← R_x(−η_x ĝrad F(x)). An RHGD owns
-// all its buffers: after construction an epoch allocates nothing. It is
-// not safe for concurrent use.
+// hypergradient at (x, y) and steps x ← R_x(−η_x ĝrad F(x)). With
+// Settings.Batches it is RSHGD (Algorithm 2). An RHGD owns all its
+// buffers: after construction an epoch allocates nothing. It is not safe
+// for concurrent use.
 type RHGD struct {
 	p      Problem
 	mx, my Manifold
-	est    Estimator
 	s      Settings
+	est    Hypergrad
+	env    *Env
 	pcg    *rand.PCG
-	rnd    *rand.Rand
-	smp    *sampler // RSHGD's batches; nil for RHGD
+	smp    *sampler // batches of a finite-sum problem; nil otherwise
 
+	cur        Point // (x, y) with identities; X and Y are r.x and r.y
 	x, y       []float64
 	hg, gy     []float64
-	bx         []float64   // x-sized scratch
-	by         [][]float64 // y-sized scratch
+	bx, by     []float64 // x- and y-sized scratch
 	bestX      []float64
 	bestY      []float64
 	bestF      float64
-	keepPath   bool
-	path       [][]float64 // y^0..y^S for AD
-	pathLen    int
 	stats      Stats
 	epoch      int
 	gy0        float64 // first lower gradient norm, for divergence
@@ -142,42 +176,53 @@ type RHGD struct {
 	lastHGNorm float64
 }
 
-// New returns an RHGD on mx × my for p with estimator est (nil means CG
-// with its defaults). It fills missing HessGy and CrossGxy by finite
-// differences when the gradients they need are there, and returns an error
-// wrapping ErrMissing when an oracle the estimator needs is still missing.
-func New(p Problem, mx, my Manifold, est Estimator, s *Settings) (*RHGD, error) {
-	if est == nil {
-		est = &CG{}
-	}
-	st := s.withDefaults()
-	fdFill(&p, mx, my, st.FDStep)
-	if err := p.need(append([]string{"F", "GradGy"}, est.needs()...)...); err != nil {
-		return nil, fmt.Errorf("%s estimator: %w", est.Name(), err)
-	}
-	pcg := rand.NewPCG(0, 0) // seeded by Reset
-	r := &RHGD{p: p, mx: mx, my: my, est: est, s: st, pcg: pcg, rnd: rand.New(pcg),
-		x: make([]float64, mx.Len()), y: make([]float64, my.Len()),
-		hg: make([]float64, mx.Len()), gy: make([]float64, my.Len()), bx: make([]float64, mx.Len()),
-		bestX: make([]float64, mx.Len()), bestY: make([]float64, my.Len())}
-	r.by = make([][]float64, 6)
-	for i := range r.by {
-		r.by[i] = r.newY()
-	}
-	if err := est.init(r); err != nil {
+// New returns an RHGD for p with settings s (nil: defaults). It fills
+// missing HessGy and CrossGxy by finite differences when the gradients
+// they need are there, and returns an error wrapping ErrMissing when an
+// oracle the estimator needs is still missing, or ErrBadSetting for a
+// setting out of range.
+func New(p Problem, s *Settings) (*RHGD, error) {
+	if err := p.check(); err != nil {
 		return nil, err
 	}
-	if r.keepPath {
-		r.path = make([][]float64, st.InnerIters+1)
-		for i := range r.path {
-			r.path[i] = r.newY()
+	st, err := s.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	est := st.Estimator
+	if p.HessGy == nil || p.CrossGxy == nil {
+		p = FillFD(p, st.FDStep)
+	}
+	if err := p.need(append([]string{"F", "GradGy"}, est.Needs()...)...); err != nil {
+		return nil, fmt.Errorf("%s estimator: %w", est.Name(), err)
+	}
+	mx, my := p.Mx, p.My
+	pcg := rand.NewPCG(0, 0) // seeded by Reset
+	r := &RHGD{p: p, mx: mx, my: my, s: st, pcg: pcg,
+		x: make([]float64, mx.Len()), y: make([]float64, my.Len()),
+		hg: make([]float64, mx.Len()), gy: make([]float64, my.Len()),
+		bx: make([]float64, mx.Len()), by: make([]float64, my.Len()),
+		bestX: make([]float64, mx.Len()), bestY: make([]float64, my.Len())}
+	r.cur = Point{X: r.x, Y: r.y}
+	if p.NF > 0 || p.NG > 0 {
+		if r.smp, err = newSampler(p.NF, p.NG, st.Batches, st.Seed); err != nil {
+			return nil, err
+		}
+	} else if st.Batches != (Batches{}) {
+		return nil, fmt.Errorf("%w: Batches %+v for a problem without components (NF = NG = 0)", ErrBadSetting, st.Batches)
+	}
+	r.env = &Env{Mx: mx, My: my, p: &r.p, etaY: st.EtaY, rnd: rand.New(pcg), stats: &r.stats, smp: r.smp,
+		bx: make([]float64, mx.Len())}
+	if r.est, err = est.Bind(r.env); err != nil {
+		return nil, fmt.Errorf("%s estimator: %w", est.Name(), err)
+	}
+	if r.env.keepPath {
+		r.env.path = make([]Point, st.InnerIters+1)
+		for i := range r.env.path {
+			r.env.path[i] = Point{X: r.x, Y: make([]float64, my.Len())}
 		}
 	}
 	return r, nil
-}
-
-func (r *RHGD) newY() []float64 {
-	return make([]float64, r.my.Len())
 }
 
 // Reset validates and sets the starting point, clearing the statistics.
@@ -190,6 +235,7 @@ func (r *RHGD) Reset(x0, y0 []float64) error {
 	}
 	copy(r.x, x0)
 	copy(r.y, y0)
+	r.cur.XID, r.cur.YID = NewID(), NewID()
 	copy(r.bestX, x0)
 	copy(r.bestY, y0)
 	r.bestF = math.Inf(1)
@@ -199,16 +245,14 @@ func (r *RHGD) Reset(x0, y0 []float64) error {
 	if r.smp != nil {
 		r.smp.reset()
 	}
-	if c, ok := r.est.(*CG); ok {
-		c.hasPrev = false
-	}
+	r.est.Reset()
 	return nil
 }
 
-// X returns the current upper iterate (the RHGD's own slice).
+// X returns the current upper iterate: the RHGD's own slice, read-only.
 func (r *RHGD) X() []float64 { return r.x }
 
-// Y returns the current lower iterate (the RHGD's own slice).
+// Y returns the current lower iterate: the RHGD's own slice, read-only.
 func (r *RHGD) Y() []float64 { return r.y }
 
 // estimatorStream and samplerStream keep the random numbers of the
@@ -230,11 +274,13 @@ func (r *RHGD) Step() (Status, error) {
 	}
 	before := r.stats
 	if err := r.estimate(); err != nil {
-		return Failure, fmt.Errorf("epoch %d: %w", r.epoch, err)
+		return Failure, fmt.Errorf("hypergradient at epoch %d: %w", r.epoch, err)
 	}
-	r.stats.UpperGrads++
-	x, y := r.x, r.y
-	f := r.p.F(x, y)
+	x := r.x
+	f, err := r.p.F(r.env.batch(&r.cur, reportBatch))
+	if err != nil {
+		return Failure, fmt.Errorf("F at epoch %d: %w", r.epoch, err)
+	}
 	hgNorm := r.mx.Norm(x, r.hg)
 	if math.IsNaN(f) || math.IsInf(f, 0) || math.IsNaN(hgNorm) || math.IsInf(hgNorm, 0) {
 		return Diverged, fmt.Errorf("%w: f = %v, ‖hypergradient‖ = %v at epoch %d", errDiverged, f, hgNorm, r.epoch)
@@ -242,15 +288,14 @@ func (r *RHGD) Step() (Status, error) {
 	if f < r.bestF {
 		r.bestF = f
 		copy(r.bestX, x)
-		copy(r.bestY, y)
-		r.stats.bestEpoch = r.epoch
+		copy(r.bestY, r.y)
 	}
 	r.lastF, r.lastHGNorm = f, hgNorm
 	r.stats.Epochs = r.epoch + 1
 	r.stats.Runtime = time.Since(r.stats.startedWall)
 	if r.s.Recorder != nil {
-		r.es = EpochStats{Epoch: r.epoch, F: f, HyperGradNorm: hgNorm, LowerGradNorm: gyNorm,
-			Elapsed: r.stats.Runtime, Stats: r.stats, Estimate: EstimatorStats{
+		r.es = EpochStats{Epoch: r.epoch, X: x, Y: r.y, HyperGrad: r.hg, F: f, HyperGradNorm: hgNorm,
+			LowerGradNorm: gyNorm, Elapsed: r.stats.Runtime, Stats: r.stats, Estimate: EstimatorStats{
 				HessVecs: r.stats.HessVecs - before.HessVecs, CrossVecs: r.stats.CrossVecs - before.CrossVecs,
 				Iterations: r.stats.Iterations - before.Iterations, Residual: r.stats.Residual}}
 		if err := r.s.Recorder.Record(&r.es); err != nil {
@@ -265,6 +310,7 @@ func (r *RHGD) Step() (Status, error) {
 		return Failure, fmt.Errorf("upper retraction at epoch %d: %w", r.epoch-1, err)
 	}
 	copy(x, r.bx)
+	r.cur.XID = NewID()
 	return NotTerminated, nil
 }
 
@@ -275,17 +321,19 @@ func (r *RHGD) Step() (Status, error) {
 // which costs no metric evaluation per step.
 func (r *RHGD) lower() (float64, Status, error) {
 	S := r.s.InnerIters
-	my, x, y := r.my, r.x, r.y
+	my, y, env := r.my, r.y, r.env
 	ref := 0.0 // the larger of the run's first gradient norm and the epoch's
 	gyNorm := 0.0
 	for s := 0; s < S; s++ {
-		if r.keepPath {
-			copy(r.path[s], y)
+		if env.keepPath {
+			r.keep(s)
 		}
 		if r.smp != nil {
 			r.smp.lowerStep()
 		}
-		r.p.GradGy(r.gy, x, y)
+		if err := r.p.GradGy(r.gy, env.batch(&r.cur, lowerBatch)); err != nil {
+			return 0, Failure, fmt.Errorf("GradGy at epoch %d, lower step %d: %w", r.epoch, s, err)
+		}
 		r.stats.LowerGrads++
 		g := frob(r.gy)
 		if r.gy0 == 0 {
@@ -303,16 +351,24 @@ func (r *RHGD) lower() (float64, Status, error) {
 		if s == S-1 && r.s.Recorder != nil {
 			gyNorm = my.Norm(y, r.gy) // only reported
 		}
-		if err := my.Retract(r.by[0], y, r.gy, -r.s.EtaY); err != nil {
+		if err := my.Retract(r.by, y, r.gy, -r.s.EtaY); err != nil {
 			return 0, Failure, fmt.Errorf("lower retraction at epoch %d, step %d: %w", r.epoch, s, err)
 		}
-		copy(y, r.by[0])
+		copy(y, r.by)
+		r.cur.YID = NewID()
 	}
-	if r.keepPath {
-		copy(r.path[S], y)
-		r.pathLen = S + 1
+	if env.keepPath {
+		r.keep(S)
+		env.pathLen = S + 1
 	}
 	return gyNorm, NotTerminated, nil
+}
+
+// keep stores the current y as the path's point s.
+func (r *RHGD) keep(s int) {
+	p := &r.env.path[s]
+	copy(p.Y, r.y)
+	p.XID, p.YID = r.cur.XID, r.cur.YID
 }
 
 // Hypergradient estimates the hypergradient at the current iterates
@@ -324,9 +380,9 @@ func (r *RHGD) Hypergradient(lower bool) ([]float64, error) {
 		if _, _, err := r.lower(); err != nil {
 			return nil, err
 		}
-	} else if r.keepPath {
-		copy(r.path[0], r.y)
-		r.pathLen = 1
+	} else if r.env.keepPath {
+		r.keep(0)
+		r.env.pathLen = 1
 	}
 	if err := r.estimate(); err != nil {
 		return nil, err
@@ -340,13 +396,12 @@ func (r *RHGD) estimate() error {
 	if r.smp != nil {
 		r.smp.upperStep()
 	}
-	return r.est.estimate(r, r.hg)
+	return r.est.Estimate(r.hg, &r.cur)
 }
 
 // Run resets to (x0, y0) and runs epochs until a stopping rule fires. It
 // returns the result and, for the Diverged and Failure statuses, the error
-// that stopped the run (also in Result.Err); the result then carries the
-// best iterates seen.
+// that stopped the run; the result then carries the best iterates seen.
 func (r *RHGD) Run(ctx context.Context, x0, y0 []float64) (*Result, error) {
 	if err := r.Reset(x0, y0); err != nil {
 		return nil, err
@@ -368,7 +423,7 @@ func (r *RHGD) Run(ctx context.Context, x0, y0 []float64) (*Result, error) {
 	r.stats.Runtime = time.Since(r.stats.startedWall)
 	res := &Result{X: append([]float64(nil), r.x...), Y: append([]float64(nil), r.y...),
 		BestX: append([]float64(nil), r.bestX...), BestY: append([]float64(nil), r.bestY...),
-		BestF: r.bestF, F: r.lastF, HyperGradNorm: r.lastHGNorm, Status: status, Err: err, Stats: r.stats}
+		BestF: r.bestF, F: r.lastF, HyperGradNorm: r.lastHGNorm, Status: status, Stats: r.stats}
 	if err != nil {
 		copy(res.X, r.bestX)
 		copy(res.Y, r.bestY)
@@ -376,10 +431,10 @@ func (r *RHGD) Run(ctx context.Context, x0, y0 []float64) (*Result, error) {
 	return res, err
 }
 
-// Minimize runs RHGD on p from (x0, y0) with estimator est (nil: CG) and
-// settings s (nil: defaults). ctx may be nil.
-func Minimize(ctx context.Context, p Problem, mx, my Manifold, x0, y0 []float64, est Estimator, s *Settings) (*Result, error) {
-	r, err := New(p, mx, my, est, s)
+// Minimize runs RHGD on p from (x0, y0) with settings s (nil: defaults,
+// and the CG estimator). ctx may be nil.
+func Minimize(ctx context.Context, p Problem, x0, y0 []float64, s *Settings) (*Result, error) {
+	r, err := New(p, s)
 	if err != nil {
 		return nil, err
 	}

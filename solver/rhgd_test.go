@@ -30,12 +30,12 @@ func TestMissingOracles(t *testing.T) {
 	_, p, mx, my, _, _ := quadSetup(1)
 	q := p
 	q.HessGyInv = nil
-	_, err := solver.New(q, mx, my, solver.HInv{}, nil)
+	_, err := solver.New(on(q, mx, my), &solver.Settings{Estimator: solver.HInv{}})
 	require.ErrorIs(t, err, solver.ErrMissing)
 	require.Contains(t, err.Error(), "HessGyInv")
 	q = p
 	q.GradGy = nil
-	_, err = solver.New(q, mx, my, &solver.CG{}, nil)
+	_, err = solver.New(on(q, mx, my), &solver.Settings{Estimator: &solver.CG{}})
 	require.ErrorIs(t, err, solver.ErrMissing)
 	// Without HessGy and CrossGxy, finite differences of the gradients
 	// stand in, and agree with the exact products to ~1e−9.
@@ -50,7 +50,7 @@ func TestMissingOracles(t *testing.T) {
 
 func TestBadStart(t *testing.T) {
 	_, p, mx, my, x0, y0 := quadSetup(2)
-	r, err := solver.New(p, mx, my, solver.HInv{}, nil)
+	r, err := solver.New(on(p, mx, my), &solver.Settings{Estimator: solver.HInv{}})
 	require.NoError(t, err)
 	bad := append([]float64(nil), x0...)
 	bad[1] = math.NaN()
@@ -60,7 +60,7 @@ func TestBadStart(t *testing.T) {
 	require.ErrorIs(t, err, solver.ErrBadStart)
 	// A point off its manifold.
 	st := stiefel.New(4, 1)
-	r2, err := solver.New(p, st, my, solver.HInv{}, nil)
+	r2, err := solver.New(on(p, st, my), &solver.Settings{Estimator: solver.HInv{}})
 	require.NoError(t, err)
 	_, err = r2.Run(context.Background(), []float64{1, 1, 0, 0}, y0)
 	require.ErrorIs(t, err, solver.ErrBadStart)
@@ -73,14 +73,15 @@ func TestDivergence(t *testing.T) {
 	_, p, mx, my, x0, y0 := quadSetup(3)
 	calls := 0
 	q := p
-	q.GradGy = func(dst, x, y []float64) {
-		p.GradGy(dst, x, y)
+	q.GradGy = func(dst []float64, pt *solver.Point) error {
+		err := p.GradGy(dst, pt)
 		calls++
 		if calls > 60 {
 			dst[2] = math.NaN()
 		}
+		return err
 	}
-	res, err := solver.Minimize(context.Background(), q, mx, my, x0, y0, solver.HInv{}, &solver.Settings{InnerIters: 10, Epochs: 100})
+	res, err := solver.Minimize(context.Background(), on(q, mx, my), x0, y0, &solver.Settings{Estimator: solver.HInv{}, InnerIters: 10, Epochs: 100})
 	require.True(t, solver.IsDiverged(err), "%v", err)
 	require.Equal(t, solver.Diverged, res.Status)
 	require.ErrorIs(t, res.Status.Err(), res.Status.Err())
@@ -91,7 +92,7 @@ func TestDivergence(t *testing.T) {
 	require.Less(t, res.BestF, math.Inf(1))
 
 	// η_y = 2 on eigenvalues up to 3: |1 − 2·3| = 5 per step.
-	res, err = solver.Minimize(context.Background(), p, mx, my, x0, y0, &solver.CG{}, &solver.Settings{EtaY: 2, InnerIters: 20, Epochs: 50})
+	res, err = solver.Minimize(context.Background(), on(p, mx, my), x0, y0, &solver.Settings{Estimator: &solver.CG{}, EtaY: 2, InnerIters: 20, Epochs: 50})
 	require.True(t, solver.IsDiverged(err), "%v", err)
 	require.Equal(t, solver.Diverged, res.Status)
 	for _, v := range res.Y {
@@ -101,7 +102,7 @@ func TestDivergence(t *testing.T) {
 
 func TestNeumannRejectsLargeStep(t *testing.T) {
 	_, p, mx, my, x0, y0 := quadSetup(4)
-	res, err := solver.Minimize(context.Background(), p, mx, my, x0, y0, &solver.Neumann{Gamma: 1, Terms: 10}, nil)
+	res, err := solver.Minimize(context.Background(), on(p, mx, my), x0, y0, &solver.Settings{Estimator: &solver.Neumann{Gamma: 1, Terms: 10}})
 	require.ErrorIs(t, err, solver.ErrNeumannStep) // λ_max = 3: γ must be < 2/3
 	require.Equal(t, solver.Failure, res.Status)
 	require.Contains(t, err.Error(), "λ_max")
@@ -125,7 +126,7 @@ func TestRetractionFailure(t *testing.T) {
 	_, p, mx, my, x0, y0 := quadSetup(5)
 	calls := 0
 	fx := failingManifold{mx, 3, &calls}
-	res, err := solver.Minimize(context.Background(), p, fx, my, x0, y0, solver.HInv{}, &solver.Settings{Epochs: 10})
+	res, err := solver.Minimize(context.Background(), on(p, fx, my), x0, y0, &solver.Settings{Estimator: solver.HInv{}, Epochs: 10})
 	require.Error(t, err)
 	require.Equal(t, solver.Failure, res.Status)
 	require.Contains(t, err.Error(), "upper retraction")
@@ -149,13 +150,13 @@ func TestStoppingRules(t *testing.T) {
 	_, p, mx, my, x0, y0 := quadSetup(6)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	res, err := solver.Minimize(ctx, p, mx, my, x0, y0, solver.HInv{}, nil)
+	res, err := solver.Minimize(ctx, on(p, mx, my), x0, y0, &solver.Settings{Estimator: solver.HInv{}})
 	require.NoError(t, err)
 	require.Equal(t, solver.Cancelled, res.Status)
 	require.True(t, res.Status.Early())
 
 	rec := &recorder{}
-	res, err = solver.Minimize(context.Background(), p, mx, my, x0, y0, solver.HInv{}, &solver.Settings{Epochs: 7, Recorder: rec})
+	res, err = solver.Minimize(context.Background(), on(p, mx, my), x0, y0, &solver.Settings{Estimator: solver.HInv{}, Epochs: 7, Recorder: rec})
 	require.NoError(t, err)
 	require.Equal(t, solver.IterationLimit, res.Status)
 	require.Len(t, rec.epochs, 7)
@@ -167,12 +168,11 @@ func TestStoppingRules(t *testing.T) {
 	require.Equal(t, rec.epochs[6].F, res.F)
 
 	rec = &recorder{failAt: 2}
-	res, err = solver.Minimize(context.Background(), p, mx, my, x0, y0, solver.HInv{}, &solver.Settings{Recorder: rec})
+	res, err = solver.Minimize(context.Background(), on(p, mx, my), x0, y0, &solver.Settings{Estimator: solver.HInv{}, Recorder: rec})
 	require.ErrorContains(t, err, "disk full")
 	require.Equal(t, solver.Failure, res.Status)
 
-	res, err = solver.Minimize(context.Background(), p, mx, my, x0, y0, solver.HInv{},
-		&solver.Settings{Epochs: 1 << 30, Runtime: 20 * time.Millisecond})
+	res, err = solver.Minimize(context.Background(), on(p, mx, my), x0, y0, &solver.Settings{Estimator: solver.HInv{}, Epochs: 1 << 30, Runtime: 20 * time.Millisecond})
 	require.NoError(t, err)
 	require.Equal(t, solver.RuntimeLimit, res.Status)
 }
@@ -180,7 +180,7 @@ func TestStoppingRules(t *testing.T) {
 func TestReproducible(t *testing.T) {
 	_, p, mx, my, x0, y0 := quadSetup(7)
 	run := func() *solver.Result {
-		res, err := solver.Minimize(context.Background(), p, mx, my, x0, y0, &solver.Neumann{Terms: 20}, &solver.Settings{Epochs: 30, Seed: 9})
+		res, err := solver.Minimize(context.Background(), on(p, mx, my), x0, y0, &solver.Settings{Estimator: &solver.Neumann{Terms: 20}, Epochs: 30, Seed: 9})
 		require.NoError(t, err)
 		return res
 	}
@@ -195,14 +195,13 @@ func TestRecordedStats(t *testing.T) {
 	_, p, mx, my, x0, y0 := quadSetup(8)
 	const S, eta = 4, 0.1
 	rec := &recorder{}
-	_, err := solver.Minimize(context.Background(), p, mx, my, x0, y0, &solver.CG{},
-		&solver.Settings{Epochs: 1, InnerIters: S, EtaY: eta, Recorder: rec})
+	_, err := solver.Minimize(context.Background(), on(p, mx, my), x0, y0, &solver.Settings{Estimator: &solver.CG{}, Epochs: 1, InnerIters: S, EtaY: eta, Recorder: rec})
 	require.NoError(t, err)
 	y := append([]float64(nil), y0...)
 	g := make([]float64, len(y))
 	var last float64
 	for s := 0; s < S; s++ {
-		p.GradGy(g, x0, y)
+		must(t, p.GradGy(g, at(x0, y)))
 		last = my.Norm(y, g)
 		for i := range y {
 			y[i] -= eta * g[i]
@@ -210,7 +209,7 @@ func TestRecordedStats(t *testing.T) {
 	}
 	require.Len(t, rec.epochs, 1)
 	require.InDelta(t, last, rec.epochs[0].LowerGradNorm, 1e-14*last)
-	require.InDelta(t, p.F(x0, y), rec.epochs[0].F, 1e-12)
+	require.InDelta(t, value(t, p.F, x0, y), rec.epochs[0].F, 1e-12)
 	require.Equal(t, S, rec.epochs[0].Stats.LowerGrads)
 	require.Positive(t, rec.epochs[0].Estimate.HessVecs)
 	require.Equal(t, 1, rec.epochs[0].Estimate.CrossVecs)

@@ -68,14 +68,27 @@ func matvec(dst []float64, alpha float64, m []float64, r, c int, trans bool, v [
 	}
 }
 
-func (s *squad) problem() solver.StochasticProblem {
+// problem returns the finite-sum problem; its oracles average over the
+// point's batch (every component when it is nil).
+func (s *squad) problem() solver.Problem {
 	q, p := s.q, s.p
 	Q, R := s.mean.Q.RawMatrix().Data, s.mean.R.RawMatrix().Data
 	d := s.mean.d.RawVector().Data
-	w := 0.0
-	return solver.StochasticProblem{
+	all := make([]int, s.n)
+	for i := range all {
+		all[i] = i
+	}
+	batch := func(pt *solver.Point) []int {
+		if pt.Batch == nil {
+			return all
+		}
+		return pt.Batch
+	}
+	return solver.Problem{
+		Mx: euclid.New(p, 1), My: euclid.New(q, 1),
 		NF: s.n, NG: s.n,
-		F: func(x, y []float64, b []int) float64 {
+		F: func(pt *solver.Point) (float64, error) {
+			x, y, b := pt.X, pt.Y, batch(pt)
 			clear(s.t1)
 			matvec(s.t1, 1, Q, q, q, false, y)
 			v := 0.5 * dot(y, s.t1)
@@ -85,49 +98,61 @@ func (s *squad) problem() solver.StochasticProblem {
 			xt := s.t2[:p]
 			clear(xt)
 			matvec(xt, 1, R, p, p, false, x)
-			return v + 0.5*dot(x, xt) + dot(d, x)
+			return v + 0.5*dot(x, xt) + dot(d, x), nil
 		},
-		GradFx: func(dst, x, y []float64, b []int) {
+		GradFx: func(dst []float64, pt *solver.Point) error {
 			copy(dst, d)
-			matvec(dst, 1, R, p, p, false, x)
+			matvec(dst, 1, R, p, p, false, pt.X)
+			return nil
 		},
-		GradFy: func(dst, x, y []float64, b []int) {
+		GradFy: func(dst []float64, pt *solver.Point) error {
+			b := batch(pt)
 			clear(dst)
-			matvec(dst, 1, Q, q, q, false, y)
+			matvec(dst, 1, Q, q, q, false, pt.Y)
 			for _, i := range b {
 				for k := range dst {
 					dst[k] += s.C[i][k] / float64(len(b))
 				}
 			}
+			return nil
 		},
-		GradGy: func(dst, x, y []float64, b []int) {
+		GradGy: func(dst []float64, pt *solver.Point) error {
+			b := batch(pt)
 			clear(dst)
-			w = 1 / float64(len(b))
+			w := 1 / float64(len(b))
 			for _, i := range b {
-				matvec(dst, w, s.A[i], q, q, false, y)
-				matvec(dst, -w, s.B[i], q, p, false, x)
+				matvec(dst, w, s.A[i], q, q, false, pt.Y)
+				matvec(dst, -w, s.B[i], q, p, false, pt.X)
 			}
+			return nil
 		},
-		GradGx: func(dst, x, y []float64, b []int) {
+		GradGx: func(dst []float64, pt *solver.Point) error {
+			b := batch(pt)
 			clear(dst)
 			for _, i := range b {
-				matvec(dst, -1/float64(len(b)), s.B[i], q, p, true, y)
+				matvec(dst, -1/float64(len(b)), s.B[i], q, p, true, pt.Y)
 			}
+			return nil
 		},
-		HessGy: func(dst, x, y, v []float64, b []int) {
+		HessGy: func(dst []float64, pt *solver.Point, v []float64) error {
+			b := batch(pt)
 			clear(dst)
 			for _, i := range b {
 				matvec(dst, 1/float64(len(b)), s.A[i], q, q, false, v)
 			}
+			return nil
 		},
-		CrossGxy: func(dst, x, y, v []float64, b []int) {
+		CrossGxy: func(dst []float64, pt *solver.Point, v []float64) error {
+			b := batch(pt)
 			clear(dst)
 			for _, i := range b {
 				matvec(dst, -1/float64(len(b)), s.B[i], q, p, true, v)
 			}
+			return nil
 		},
-		HessGyInv: func(dst, x, y, v []float64, b []int) error {
+		HessGyInv: func(dst []float64, pt *solver.Point, v []float64) error {
 			// Allocates; used outside the allocation test.
+			b := batch(pt)
 			a := mat.NewDense(q, q, nil)
 			for _, i := range b {
 				a.Add(a, mat.NewDense(q, q, s.A[i]))
@@ -161,11 +186,11 @@ func squadSetup(seed uint64) (*squad, solver.Manifold, solver.Manifold, []float6
 func TestStochasticFullBatches(t *testing.T) {
 	s, mx, my, x0, y0 := squadSetup(11)
 	set := &solver.Settings{Epochs: 30, InnerIters: 5, EtaY: 0.2}
-	rs, err := solver.NewStochastic(s.problem(), solver.Batches{}, mx, my, solver.HInv{}, set)
+	rs, err := solver.New(on(s.problem(), mx, my), withBatches(with(solver.HInv{}, set), solver.Batches{}))
 	require.NoError(t, err)
 	got, err := rs.Run(context.Background(), x0, y0)
 	require.NoError(t, err)
-	want, err := solver.Minimize(context.Background(), s.mean.withHINV(s.mean.problem()), mx, my, x0, y0, solver.HInv{}, set)
+	want, err := solver.Minimize(context.Background(), on(s.mean.withHINV(s.mean.problem()), mx, my), x0, y0, with(solver.HInv{}, set))
 	require.NoError(t, err)
 	require.Less(t, relDiff(got.X, want.X), 1e-12)
 	require.Less(t, relDiff(got.Y, want.Y), 1e-12)
@@ -180,8 +205,9 @@ func TestStochasticBatches(t *testing.T) {
 	sp := s.problem()
 	sizes := map[string]int{}
 	lowerDraws := map[[3]int]bool{}
-	wrap := func(name string, f func(dst, x, y []float64, b []int)) func(dst, x, y []float64, b []int) {
-		return func(dst, x, y []float64, b []int) {
+	wrap := func(name string, f func([]float64, *solver.Point) error) func([]float64, *solver.Point) error {
+		return func(dst []float64, pt *solver.Point) error {
+			b := pt.Batch
 			for _, i := range b {
 				require.True(t, i >= 0 && i < s.n)
 			}
@@ -192,20 +218,26 @@ func TestStochasticBatches(t *testing.T) {
 			if name == "GradGy" && len(b) == 3 {
 				lowerDraws[[3]int{b[0], b[1], b[2]}] = true
 			}
-			f(dst, x, y, b)
+			return f(dst, pt)
 		}
 	}
 	sp.GradFx, sp.GradFy, sp.GradGy = wrap("GradFx", sp.GradFx), wrap("GradFy", sp.GradFy), wrap("GradGy", sp.GradGy)
 	hess, cross := sp.HessGy, sp.CrossGxy
-	sp.HessGy = func(dst, x, y, v []float64, b []int) { sizes["HessGy"] = len(b); hess(dst, x, y, v, b) }
-	sp.CrossGxy = func(dst, x, y, v []float64, b []int) { sizes["CrossGxy"] = len(b); cross(dst, x, y, v, b) }
+	sp.HessGy = func(dst []float64, pt *solver.Point, v []float64) error {
+		sizes["HessGy"] = len(pt.Batch)
+		return hess(dst, pt, v)
+	}
+	sp.CrossGxy = func(dst []float64, pt *solver.Point, v []float64) error {
+		sizes["CrossGxy"] = len(pt.Batch)
+		return cross(dst, pt, v)
+	}
 	f := sp.F
-	sp.F = func(x, y []float64, b []int) float64 { sizes["F"] = len(b); return f(x, y, b) }
+	sp.F = func(pt *solver.Point) (float64, error) { sizes["F"] = len(pt.Batch); return f(pt) }
 	b := solver.Batches{Lower: 3, Upper: 4, Cross: 5, Hess: 6, Report: 7}
 	set := &solver.Settings{Epochs: 10, InnerIters: 4, Seed: 1}
 	run := func(seed uint64) []float64 {
 		set.Seed = seed
-		r, err := solver.NewStochastic(sp, b, mx, my, &solver.CG{}, set)
+		r, err := solver.New(on(sp, mx, my), withBatches(with(&solver.CG{}, set), b))
 		require.NoError(t, err)
 		res, err := r.Run(context.Background(), x0, y0)
 		require.NoError(t, err)
@@ -233,8 +265,7 @@ func TestStochasticVariance(t *testing.T) {
 	want := m.exactHyper(x, m.ystar(x))
 	ystar := m.ystar(x)
 	mse := func(size int) float64 {
-		r, err := solver.NewStochastic(s.problem(), solver.Batches{Lower: size, Upper: size, Cross: size, Hess: size}, mx, my,
-			solver.HInv{}, &solver.Settings{Seed: 5})
+		r, err := solver.New(on(s.problem(), mx, my), withBatches(&solver.Settings{Estimator: solver.HInv{}, Seed: 5}, solver.Batches{Lower: size, Upper: size, Cross: size, Hess: size}))
 		require.NoError(t, err)
 		require.NoError(t, r.Reset(x, ystar))
 		var e float64
@@ -260,8 +291,7 @@ func TestStochasticVariance(t *testing.T) {
 func TestStochasticConverges(t *testing.T) {
 	s, mx, my, x0, y0 := squadSetup(14)
 	floor := func(size int) float64 {
-		r, err := solver.NewStochastic(s.problem(), solver.Batches{Lower: size, Upper: size, Cross: size, Hess: size}, mx, my,
-			&solver.CG{}, &solver.Settings{InnerIters: 10, EtaX: 0.05, EtaY: 0.2, Seed: 3})
+		r, err := solver.New(on(s.problem(), mx, my), withBatches(&solver.Settings{Estimator: &solver.CG{}, InnerIters: 10, EtaX: 0.05, EtaY: 0.2, Seed: 3}, solver.Batches{Lower: size, Upper: size, Cross: size, Hess: size}))
 		require.NoError(t, err)
 		require.NoError(t, r.Reset(x0, y0))
 		var sum float64
@@ -286,8 +316,7 @@ func TestStochasticConverges(t *testing.T) {
 func TestStochasticEpochAllocs(t *testing.T) {
 	s, mx, my, x0, y0 := squadSetup(15)
 	for _, est := range []solver.Estimator{&solver.CG{}, &solver.Neumann{}, solver.AD{}} {
-		r, err := solver.NewStochastic(s.problem(), solver.Batches{Lower: 4, Upper: 4, Cross: 4, Hess: 4, Report: 4}, mx, my,
-			est, &solver.Settings{InnerIters: 5})
+		r, err := solver.New(on(s.problem(), mx, my), withBatches(&solver.Settings{Estimator: est, InnerIters: 5}, solver.Batches{Lower: 4, Upper: 4, Cross: 4, Hess: 4, Report: 4}))
 		require.NoError(t, err)
 		require.NoError(t, r.Reset(x0, y0))
 		allocs := testing.AllocsPerRun(20, func() {
@@ -302,14 +331,14 @@ func TestStochasticEpochAllocs(t *testing.T) {
 func TestStochasticBadConfig(t *testing.T) {
 	s, mx, my, _, _ := squadSetup(16)
 	sp := s.problem()
-	sp.NG = 0
-	_, err := solver.NewStochastic(sp, solver.Batches{}, mx, my, nil, nil)
-	require.Error(t, err)
-	_, err = solver.NewStochastic(s.problem(), solver.Batches{Hess: -1}, mx, my, nil, nil)
+	sp.NG = 0 // g is not a finite sum: its batches cannot be drawn
+	_, err := solver.New(on(sp, mx, my), withBatches(&solver.Settings{Estimator: nil}, solver.Batches{Lower: 3}))
+	require.ErrorIs(t, err, solver.ErrBadSetting)
+	_, err = solver.New(on(s.problem(), mx, my), withBatches(&solver.Settings{Estimator: nil}, solver.Batches{Hess: -1}))
 	require.Error(t, err)
 	sp = s.problem()
 	sp.GradGy = nil
-	_, err = solver.NewStochastic(sp, solver.Batches{}, mx, my, nil, nil)
+	_, err = solver.New(on(sp, mx, my), withBatches(&solver.Settings{Estimator: nil}, solver.Batches{}))
 	require.ErrorIs(t, err, solver.ErrMissing)
 }
 

@@ -52,7 +52,9 @@ func demo(w io.Writer, epochs int) error {
 	w0, m0 := sp.Start(7)
 	set := synthetic.PaperSettings()
 	set.Epochs = epochs
-	ref, err := solver.New(sp.Problem(), sp.St, sp.SPD, solver.HInv{}, &set)
+	refSet := set
+	refSet.Estimator = solver.HInv{}
+	ref, err := solver.New(sp.Problem(), &refSet)
 	if err != nil {
 		return err
 	}
@@ -113,7 +115,8 @@ func demoRun(sp *synthetic.Problem, ref *solver.RHGD, name string, set solver.Se
 	}
 	rec := &traceRecorder{f: make([]float64, 0, set.Epochs)}
 	set.Recorder = rec
-	r, err := solver.New(sp.Problem(), sp.St, sp.SPD, est, &set)
+	set.Estimator = est
+	r, err := solver.New(sp.Problem(), &set)
 	if err != nil {
 		return demoResult{}, err
 	}

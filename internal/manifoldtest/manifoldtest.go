@@ -317,10 +317,15 @@ func Run(t *testing.T, m solver.Manifold, o Options) {
 			// The solver's difference-quotient Hessian (its fallback for a
 			// missing oracle) against the exact one, at a point that is not
 			// critical: this needs the manifold's connection to be right.
-			p := solver.FillFD(solver.Problem{GradGy: func(dst, _, q []float64) { grad(dst, q) }}, m, m, 0)
+			p := solver.FillFD(solver.Problem{Mx: m, My: m, GradGy: func(dst []float64, pt *solver.Point) error {
+				grad(dst, pt.Y)
+				return nil
+			}}, 0)
 			exact, fd := vec(), vec()
 			hess(exact, x, u)
-			p.HessGy(fd, nil, x, u)
+			if err := p.HessGy(fd, &solver.Point{Y: x}, u); err != nil {
+				t.Fatal(err)
+			}
 			if d := dist(fd, exact) / norm(exact); d > 1e-6 {
 				t.Errorf("finite-difference Hessian off by %.2e relative", d)
 			}

@@ -25,15 +25,13 @@ var EstimatorNames = []string{"hinv", "cg", "ns", "ad"}
 // CG to a residual of 1e−10 in at most 50 iterations, NS with γ = 1 and
 // T = 50 (its λ_max check on), AD through the S lower steps.
 func PaperEstimator(name string) (solver.Estimator, error) {
-	switch name {
-	case "hinv":
-		return solver.HInv{}, nil
-	case "cg":
-		return &solver.CG{MaxIter: 50, Tol: 1e-10}, nil
-	case "ns":
-		return &solver.Neumann{Gamma: 1, Terms: 50}, nil
-	case "ad":
-		return solver.AD{}, nil
+	spec, ok := paperSpecs[name]
+	if !ok {
+		return nil, fmt.Errorf("synthetic: unknown estimator %q (want one of %v)", name, EstimatorNames)
 	}
-	return nil, fmt.Errorf("synthetic: unknown estimator %q (want one of %v)", name, EstimatorNames)
+	return solver.ParseEstimator(spec)
 }
+
+// paperSpecs are the paper's estimator settings as solver.ParseEstimator
+// reads them.
+var paperSpecs = map[string]string{"hinv": "hinv", "cg": "cg:maxiter=50,tol=1e-10", "ns": "ns:gamma=1,terms=50", "ad": "ad"}

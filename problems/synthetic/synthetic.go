@@ -31,7 +31,6 @@ import (
 	"math/rand/v2"
 
 	gblas "gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/floats"
 
 	"github.com/rhgd/rhgd/blas"
 	"github.com/rhgd/rhgd/lapackx"
@@ -76,34 +75,28 @@ func Generate(n, d, r int, nu float64, seed uint64) (*Data, error) {
 }
 
 // Problem is the synthetic problem with its manifolds and scratch space.
-// Its oracles allocate nothing; it is not safe for concurrent use.
+// Its oracles allocate nothing and keep per-point work (M's Cholesky
+// factor and inverse, B(W), and the products T and P that CG and NS apply
+// many times at one point) by the point's identity (solver.Memo). It is
+// not safe for concurrent use.
 type Problem struct {
-	d, r   int
-	nu     float64
-	A, C   []float64 // XᵀX (d×d), XᵀY (d×r)
-	YtY    []float64 // r×r
-	St     *stiefel.Stiefel
-	SPD    *spd.SPD
-	eig    *lapackx.EigSym
-	minv   []float64 // M⁻¹ for the last M (cached by content)
-	mcache []float64
-	mchol  []float64 // L with M = LLᵀ, for the last M
-	mlinv  []float64 // L⁻¹, for the last M once linvOK
-	mwork  []float64
-	mok    bool // mcache, mchol valid
-	minvOK bool
-	linvOK bool
-	bw     []float64 // B(W) for the last W (cached by content)
-	wyy    []float64 // W YᵀY (d×r) for the last W
-	wcache []float64
-	wok    bool
+	d, r int
+	nu   float64
+	A, C []float64 // XᵀX (d×d), XᵀY (d×r)
+	YtY  []float64 // r×r
+	St   *stiefel.Stiefel
+	SPD  *spd.SPD
+	eig  *lapackx.EigSym
+	// Per M: L with M = LLᵀ (upper part zero), M⁻¹ and L⁻¹.
+	mchol, minv, mlinv, mwork []float64
+	cholAt, minvAt, linvAt    solver.Memo
+	// Per W: B(W) = W YᵀY Wᵀ + νI and W YᵀY.
+	bw, wyy []float64
+	bAt     solver.Memo
 	// Per (W, M): T = AM + M⁻¹B for the Hessian and P = M⁻¹ W YᵀY for the
-	// cross derivative, which CG and NS apply many times at one point.
+	// cross derivative.
 	tWM, pWM []float64
-	pairW    []float64
-	pairM    []float64
-	pairOK   bool
-	tOK, pOK bool
+	tAt, pAt solver.Memo
 	// scratch
 	dd [6][]float64 // d×d
 	dr [3][]float64 // d×r
@@ -128,9 +121,10 @@ func New(data *Data) (*Problem, error) {
 	}
 	p := &Problem{d: d, r: r, nu: data.Nu, A: make([]float64, d*d), C: make([]float64, d*r), YtY: make([]float64, r*r),
 		St: stiefel.New(d, r), SPD: spd.New(d), eig: lapackx.NewEigSym(d),
-		minv: make([]float64, d*d), mcache: make([]float64, d*d), mchol: make([]float64, d*d), mlinv: make([]float64, d*d), mwork: make([]float64, d*d), bw: make([]float64, d*d), wcache: make([]float64, d*r),
-		wyy: make([]float64, d*r), tWM: make([]float64, d*d), pWM: make([]float64, d*r),
-		pairW: make([]float64, d*r), pairM: make([]float64, d*d)}
+		mchol: make([]float64, d*d), minv: make([]float64, d*d), mlinv: make([]float64, d*d), mwork: make([]float64, d*d),
+		bw: make([]float64, d*d), wyy: make([]float64, d*r), tWM: make([]float64, d*d), pWM: make([]float64, d*r),
+		cholAt: solver.Memo{On: solver.OnY}, minvAt: solver.Memo{On: solver.OnY}, linvAt: solver.Memo{On: solver.OnY},
+		bAt: solver.Memo{On: solver.OnX}, tAt: solver.Memo{On: solver.OnX | solver.OnY}, pAt: solver.Memo{On: solver.OnX | solver.OnY}}
 	impl := blas.Impl()
 	impl.Dgemm(gblas.Trans, gblas.NoTrans, d, d, n, 1, data.X, d, data.X, d, 0, p.A, d)
 	impl.Dgemm(gblas.Trans, gblas.NoTrans, d, r, n, 1, data.X, d, data.Y, r, 0, p.C, r)
@@ -160,152 +154,153 @@ func (p *Problem) mul(tA, tB gblas.Transpose, m, n, k int, alpha float64, a []fl
 	blas.Impl().Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
-// factor prepares the Cholesky factor L of M (upper part zero) in
-// p.mchol, recomputed only when M changes; it reports whether M is
-// positive definite.
-func (p *Problem) factor(m []float64) bool {
-	if p.mok && floats.Equal(p.mcache, m) {
-		return true
-	}
-	d := p.d
-	p.mok, p.minvOK, p.linvOK = false, false, false
-	l := p.mchol
-	copy(l, m)
-	if !(lapackx.Impl{}).Dpotrf(gblas.Lower, d, l, d) {
-		return false
-	}
-	for i := 0; i < d; i++ { // L enters general products
-		clear(l[i*d+i+1 : (i+1)*d])
-	}
-	copy(p.mcache, m)
-	p.mok = true
-	return true
-}
+// errNotPD is the error of a lower iterate that is not positive definite.
+var errNotPD = fmt.Errorf("synthetic: %w: M (Cholesky factorization failed)", numerr.ErrNotPosDef)
 
-// inv returns M⁻¹ (NaN if M is not positive definite), cached per M.
-func (p *Problem) inv(m []float64) []float64 {
-	if !p.factor(m) {
-		for i := range p.minv {
-			p.minv[i] = math.NaN()
+// factor returns the Cholesky factor L of M (upper part zero), computed
+// once per M.
+func (p *Problem) factor(pt *solver.Point) ([]float64, error) {
+	if !p.cholAt.Valid(pt) {
+		p.cholAt.Reset()
+		d, l := p.d, p.mchol
+		copy(l, pt.Y)
+		if !(lapackx.Impl{}).Dpotrf(gblas.Lower, d, l, d) {
+			return nil, errNotPD
 		}
-		return p.minv
+		for i := 0; i < d; i++ { // L enters general products
+			clear(l[i*d+i+1 : (i+1)*d])
+		}
+		p.cholAt.Store(pt)
 	}
-	if !p.minvOK {
-		lapackx.CholInverse(p.minv, p.mwork, p.mchol, p.d)
-		p.minvOK = true
-	}
-	return p.minv
+	return p.mchol, nil
 }
 
-// linv returns L⁻¹ for M = LLᵀ (upper part zero), cached per M; the caller
-// has checked p.factor(m).
-func (p *Problem) linv() []float64 {
-	if !p.linvOK {
-		lapackx.InvLower(p.mlinv, p.mchol, p.d)
-		p.linvOK = true
+// inv returns M⁻¹, computed once per M.
+func (p *Problem) inv(pt *solver.Point) ([]float64, error) {
+	if !p.minvAt.Valid(pt) {
+		p.minvAt.Reset()
+		l, err := p.factor(pt)
+		if err != nil {
+			return nil, err
+		}
+		lapackx.CholInverse(p.minv, p.mwork, l, p.d)
+		p.minvAt.Store(pt)
 	}
-	return p.mlinv
+	return p.minv, nil
 }
 
-// b returns B(W) = W YᵀY Wᵀ + νI, recomputed only when W changes (the
-// returned slice is the Problem's own).
-func (p *Problem) b(w []float64) []float64 {
-	if p.wok && floats.Equal(p.wcache, w) {
-		return p.bw
+// linv returns L⁻¹ for M = LLᵀ (upper part zero), computed once per M.
+func (p *Problem) linv(pt *solver.Point) ([]float64, error) {
+	if !p.linvAt.Valid(pt) {
+		p.linvAt.Reset()
+		l, err := p.factor(pt)
+		if err != nil {
+			return nil, err
+		}
+		lapackx.InvLower(p.mlinv, l, p.d)
+		p.linvAt.Store(pt)
 	}
-	d, r := p.d, p.r
-	wy := p.wyy
-	p.mul(gblas.NoTrans, gblas.NoTrans, d, r, r, 1, w, r, p.YtY, r, 0, wy, r)
-	p.mul(gblas.NoTrans, gblas.Trans, d, d, r, 1, wy, r, w, r, 0, p.bw, d)
-	lapackx.Symmetrize(p.bw, d)
-	for i := 0; i < d; i++ {
-		p.bw[i*d+i] += p.nu
+	return p.mlinv, nil
+}
+
+// b returns B(W) = W YᵀY Wᵀ + νI, computed once per W, and leaves W YᵀY
+// in p.wyy.
+func (p *Problem) b(pt *solver.Point) []float64 {
+	if !p.bAt.Valid(pt) {
+		p.bAt.Reset()
+		d, r, w := p.d, p.r, pt.X
+		p.mul(gblas.NoTrans, gblas.NoTrans, d, r, r, 1, w, r, p.YtY, r, 0, p.wyy, r)
+		p.mul(gblas.NoTrans, gblas.Trans, d, d, r, 1, p.wyy, r, w, r, 0, p.bw, d)
+		lapackx.Symmetrize(p.bw, d)
+		for i := 0; i < d; i++ {
+			p.bw[i*d+i] += p.nu
+		}
+		p.bAt.Store(pt)
 	}
-	copy(p.wcache, w)
-	p.wok = true
 	return p.bw
 }
 
-// pair makes (W, M) the pair whose T and P are cached, dropping them
-// when either changed.
-func (p *Problem) pair(w, m []float64) {
-	if p.pairOK && floats.Equal(p.pairW, w) && floats.Equal(p.pairM, m) {
-		return
-	}
-	copy(p.pairW, w)
-	copy(p.pairM, m)
-	p.pairOK, p.tOK, p.pOK = true, false, false
-}
-
-// t returns T = AM + M⁻¹B for (W, M), computed once per pair.
-func (p *Problem) t(w, m []float64) []float64 {
-	p.pair(w, m)
-	if !p.tOK {
+// t returns T = AM + M⁻¹B, computed once per (W, M).
+func (p *Problem) t(pt *solver.Point) ([]float64, error) {
+	if !p.tAt.Valid(pt) {
+		p.tAt.Reset()
 		d := p.d
-		mi, bm := p.inv(m), p.b(w)
-		p.mul(gblas.NoTrans, gblas.NoTrans, d, d, d, 1, p.A, d, m, d, 0, p.tWM, d)
+		mi, err := p.inv(pt)
+		if err != nil {
+			return nil, err
+		}
+		bm := p.b(pt)
+		p.mul(gblas.NoTrans, gblas.NoTrans, d, d, d, 1, p.A, d, pt.Y, d, 0, p.tWM, d)
 		p.mul(gblas.NoTrans, gblas.NoTrans, d, d, d, 1, mi, d, bm, d, 1, p.tWM, d)
-		p.tOK = true
+		p.tAt.Store(pt)
 	}
-	return p.tWM
+	return p.tWM, nil
 }
 
-// pm returns P = M⁻¹ W YᵀY for (W, M), computed once per pair.
-func (p *Problem) pm(w, m []float64) []float64 {
-	p.pair(w, m)
-	if !p.pOK {
+// pm returns P = M⁻¹ W YᵀY, computed once per (W, M).
+func (p *Problem) pm(pt *solver.Point) ([]float64, error) {
+	if !p.pAt.Valid(pt) {
+		p.pAt.Reset()
 		d, r := p.d, p.r
-		mi := p.inv(m)
-		p.b(w) // sets p.wyy
+		mi, err := p.inv(pt)
+		if err != nil {
+			return nil, err
+		}
+		p.b(pt) // sets p.wyy
 		p.mul(gblas.NoTrans, gblas.NoTrans, d, r, d, 1, mi, d, p.wyy, r, 0, p.pWM, r)
-		p.pOK = true
+		p.pAt.Store(pt)
 	}
-	return p.pWM
+	return p.pWM, nil
 }
 
 // F returns f(W, M) = −tr(M C Wᵀ) = −⟨M C, W⟩.
-func (p *Problem) F(w, m []float64) float64 {
+func (p *Problem) F(pt *solver.Point) (float64, error) {
 	mc := p.dr[1]
-	p.mul(gblas.NoTrans, gblas.NoTrans, p.d, p.r, p.d, 1, m, p.d, p.C, p.r, 0, mc, p.r)
+	p.mul(gblas.NoTrans, gblas.NoTrans, p.d, p.r, p.d, 1, pt.Y, p.d, p.C, p.r, 0, mc, p.r)
 	var s float64
 	for i, v := range mc {
-		s += v * w[i]
+		s += v * pt.X[i]
 	}
-	return -s
+	return -s, nil
 }
 
 // G returns g(W, M) = ⟨M, A⟩ + ⟨M⁻¹, B⟩.
-func (p *Problem) G(w, m []float64) float64 {
-	bm := p.b(w)
-	mi := p.inv(m)
+func (p *Problem) G(pt *solver.Point) (float64, error) {
+	mi, err := p.inv(pt)
+	if err != nil {
+		return 0, err
+	}
+	bm := p.b(pt)
 	var s float64
 	for i := range bm {
-		s += m[i]*p.A[i] + mi[i]*bm[i]
+		s += pt.Y[i]*p.A[i] + mi[i]*bm[i]
 	}
-	return s
+	return s, nil
 }
 
 // GradFx sets dst = −P_W(M C).
-func (p *Problem) GradFx(dst, w, m []float64) {
-	p.mul(gblas.NoTrans, gblas.NoTrans, p.d, p.r, p.d, -1, m, p.d, p.C, p.r, 0, p.dr[2], p.r)
-	p.St.Project(dst, w, p.dr[2])
+func (p *Problem) GradFx(dst []float64, pt *solver.Point) error {
+	p.mul(gblas.NoTrans, gblas.NoTrans, p.d, p.r, p.d, -1, pt.Y, p.d, p.C, p.r, 0, p.dr[2], p.r)
+	p.St.Project(dst, pt.X, p.dr[2])
+	return nil
 }
 
 // GradFy sets dst = −M sym(W Cᵀ) M.
-func (p *Problem) GradFy(dst, w, m []float64) {
+func (p *Problem) GradFy(dst []float64, pt *solver.Point) error {
 	d := p.d
 	wc := p.dd[1]
-	p.mul(gblas.NoTrans, gblas.Trans, d, d, p.r, -1, w, p.r, p.C, p.r, 0, wc, d)
-	p.SPD.EGradToRGrad(dst, m, wc)
+	p.mul(gblas.NoTrans, gblas.Trans, d, d, p.r, -1, pt.X, p.r, p.C, p.r, 0, wc, d)
+	p.SPD.EGradToRGrad(dst, pt.Y, wc)
+	return nil
 }
 
 // GradGy sets dst = M A M − B, exactly symmetric.
-func (p *Problem) GradGy(dst, w, m []float64) {
-	d := p.d
+func (p *Problem) GradGy(dst []float64, pt *solver.Point) error {
+	d, m := p.d, pt.Y
 	ma := p.dd[1]
 	p.mul(gblas.NoTrans, gblas.NoTrans, d, d, d, 1, m, d, p.A, d, 0, ma, d)
 	p.mul(gblas.NoTrans, gblas.NoTrans, d, d, d, 1, ma, d, m, d, 0, dst, d)
-	bm := p.b(w)
+	bm := p.b(pt)
 	for i := 0; i < d; i++ { // the upper triangle less B, mirrored
 		row, br := dst[i*d:(i+1)*d], bm[i*d:(i+1)*d]
 		for j := i; j < d; j++ {
@@ -315,38 +310,58 @@ func (p *Problem) GradGy(dst, w, m []float64) {
 			row[j] = dst[j*d+i]
 		}
 	}
+	return nil
 }
 
 // GradGx sets dst = P_W(2 M⁻¹ W YᵀY).
-func (p *Problem) GradGx(dst, w, m []float64) {
-	for i, v := range p.pm(w, m) {
+func (p *Problem) GradGx(dst []float64, pt *solver.Point) error {
+	pm, err := p.pm(pt)
+	if err != nil {
+		return err
+	}
+	for i, v := range pm {
 		p.dr[1][i] = 2 * v
 	}
-	p.St.Project(dst, w, p.dr[1])
+	p.St.Project(dst, pt.X, p.dr[1])
+	return nil
 }
 
 // HessGy sets dst = ½(U A M + M A U + U M⁻¹B + B M⁻¹U) = sym(U T) with
 // T = AM + M⁻¹B, prepared once per (W, M).
-func (p *Problem) HessGy(dst, w, m, u []float64) {
+func (p *Problem) HessGy(dst []float64, pt *solver.Point, u []float64) error {
 	d := p.d
-	p.mul(gblas.NoTrans, gblas.NoTrans, d, d, d, 1, u, d, p.t(w, m), d, 0, dst, d)
+	t, err := p.t(pt)
+	if err != nil {
+		return err
+	}
+	p.mul(gblas.NoTrans, gblas.NoTrans, d, d, d, 1, u, d, t, d, 0, dst, d)
 	lapackx.Symmetrize(dst, d)
+	return nil
 }
 
 // CrossGxy sets dst = −2 P_W(M⁻¹ V P) for V ∈ T_M, with P = M⁻¹ W YᵀY
 // prepared once per (W, M).
-func (p *Problem) CrossGxy(dst, w, m, v []float64) {
+func (p *Problem) CrossGxy(dst []float64, pt *solver.Point, v []float64) error {
 	d, r := p.d, p.r
-	p.mul(gblas.NoTrans, gblas.NoTrans, d, r, d, 1, v, d, p.pm(w, m), r, 0, p.dr[0], r)
-	p.mul(gblas.NoTrans, gblas.NoTrans, d, r, d, -2, p.inv(m), d, p.dr[0], r, 0, p.dr[1], r)
-	p.St.Project(dst, w, p.dr[1])
+	pm, err := p.pm(pt)
+	if err != nil {
+		return err
+	}
+	mi, err := p.inv(pt)
+	if err != nil {
+		return err
+	}
+	p.mul(gblas.NoTrans, gblas.NoTrans, d, r, d, 1, v, d, pm, r, 0, p.dr[0], r)
+	p.mul(gblas.NoTrans, gblas.NoTrans, d, r, d, -2, mi, d, p.dr[0], r, 0, p.dr[1], r)
+	p.St.Project(dst, pt.X, p.dr[1])
+	return nil
 }
 
 // CrossGyx sets dst = −(U YᵀY Wᵀ + W YᵀY Uᵀ) for U ∈ T_W.
-func (p *Problem) CrossGyx(dst, w, m, u []float64) {
+func (p *Problem) CrossGyx(dst []float64, pt *solver.Point, u []float64) error {
 	d, r := p.d, p.r
 	p.mul(gblas.NoTrans, gblas.NoTrans, d, r, r, 1, u, r, p.YtY, r, 0, p.dr[0], r)
-	p.mul(gblas.NoTrans, gblas.Trans, d, d, r, -1, p.dr[0], r, w, r, 0, dst, d)
+	p.mul(gblas.NoTrans, gblas.Trans, d, d, r, -1, p.dr[0], r, pt.X, r, 0, dst, d)
 	for i := 0; i < d; i++ {
 		for j := 0; j < i; j++ {
 			v := dst[i*d+j] + dst[j*d+i]
@@ -354,6 +369,7 @@ func (p *Problem) CrossGyx(dst, w, m, u []float64) {
 		}
 		dst[i*d+i] *= 2
 	}
+	return nil
 }
 
 // HessGyInv sets dst = H_M g⁻¹[V] = (LQ)[(2 Qᵀ L⁻¹VL⁻ᵀ Q) ⊘ (λ_i + λ_j)](LQ)ᵀ
@@ -362,17 +378,21 @@ func (p *Problem) CrossGyx(dst, w, m, u []float64) {
 // this M), one eigendecomposition and nine products of d×d matrices,
 // which at these sizes run faster than the triangular solves they replace
 // (lapackx.BenchmarkCholInverse).
-func (p *Problem) HessGyInv(dst, w, m, v []float64) error {
-	d := p.d
-	if !p.factor(m) {
-		return fmt.Errorf("synthetic: HINV: M is not positive definite")
+func (p *Problem) HessGyInv(dst []float64, pt *solver.Point, v []float64) error {
+	d, m := p.d, pt.Y
+	l, err := p.factor(pt)
+	if err != nil {
+		return err
 	}
-	l, li := p.mchol, p.linv()
+	li, err := p.linv(pt)
+	if err != nil {
+		return err
+	}
 	k, t := p.dd[4], p.dd[5]
 	// K = M A M + B, reduced to L⁻¹ K L⁻ᵀ and diagonalized.
 	copy(k, p.A)
 	lapackx.Congruence(k, m, k, t, d, false)
-	bm := p.b(w)
+	bm := p.b(pt)
 	for i := range k {
 		k[i] += bm[i]
 	}
@@ -400,8 +420,8 @@ func (p *Problem) HessGyInv(dst, w, m, v []float64) error {
 	return nil
 }
 
-// Problem returns the solver's view of p.
+// Problem returns the solver's view of p, on St(d, r) × SPD(d).
 func (p *Problem) Problem() solver.Problem {
-	return solver.Problem{F: p.F, G: p.G, GradFx: p.GradFx, GradFy: p.GradFy, GradGy: p.GradGy, GradGx: p.GradGx,
-		HessGy: p.HessGy, CrossGxy: p.CrossGxy, CrossGyx: p.CrossGyx, HessGyInv: p.HessGyInv}
+	return solver.Problem{Mx: p.St, My: p.SPD, F: p.F, G: p.G, GradFx: p.GradFx, GradFy: p.GradFy, GradGy: p.GradGy,
+		GradGx: p.GradGx, HessGy: p.HessGy, CrossGxy: p.CrossGxy, CrossGyx: p.CrossGyx, HessGyInv: p.HessGyInv}
 }

@@ -21,8 +21,30 @@ func setup(t testing.TB, n, d, r int) (*synthetic.Problem, solver.Problem, []flo
 	return sp, sp.Problem(), w, m
 }
 
-func fixedY(f func(dst, x, y []float64), y []float64) func(dst, x []float64) {
-	return func(dst, x []float64) { f(dst, x, y) }
+// at is the point (x, y) with unknown identities: no cache can match it.
+func at(x, y []float64) *solver.Point { return &solver.Point{X: x, Y: y} }
+
+// must fails the test on an oracle error.
+func must(t testing.TB, err error) {
+	t.Helper()
+	require.NoError(t, err)
+}
+
+// value returns an objective at (x, y).
+func value(t testing.TB, f func(*solver.Point) (float64, error), x, y []float64) float64 {
+	v, err := f(at(x, y))
+	must(t, err)
+	return v
+}
+
+// inX and inY turn an oracle into a function of x at a fixed y, or of y
+// at a fixed x, for the derivative checkers.
+func inX(t testing.TB, f func([]float64, *solver.Point) error, y []float64) func(dst, x []float64) {
+	return func(dst, x []float64) { must(t, f(dst, at(x, y))) }
+}
+
+func inY(t testing.TB, f func([]float64, *solver.Point) error, x []float64) func(dst, y []float64) {
+	return func(dst, y []float64) { must(t, f(dst, at(x, y))) }
 }
 
 // TestOracles runs every oracle through the derivative checkers.
@@ -43,20 +65,20 @@ func TestOracles(t *testing.T) {
 		t.Helper()
 		require.True(t, r.OK, "%s: %v", name, r)
 	}
-	check("grad_W f", solver.CheckGradient(sp.St, func(x []float64) float64 { return p.F(x, m) }, fixedY(p.GradFx, m), w, uw))
-	check("grad_M f", solver.CheckGradient(sp.SPD, func(y []float64) float64 { return p.F(w, y) },
-		func(dst, y []float64) { p.GradFy(dst, w, y) }, m, um))
-	check("grad_M g", solver.CheckGradient(sp.SPD, func(y []float64) float64 { return p.G(w, y) },
-		func(dst, y []float64) { p.GradGy(dst, w, y) }, m, um))
-	check("grad_W g", solver.CheckGradient(sp.St, func(x []float64) float64 { return p.G(x, m) }, fixedY(p.GradGx, m), w, uw))
-	check("Hess_M g", solver.CheckHessian(sp.SPD, func(y []float64) float64 { return p.G(w, y) },
-		func(dst, y []float64) { p.GradGy(dst, w, y) }, func(dst, y, v []float64) { p.HessGy(dst, w, y, v) }, m, um, um2))
-	check("cross", solver.CheckCrossDerivative(sp.St, sp.SPD, p.GradGx, p.CrossGxy, p.CrossGyx, w, m, uw, um))
+	check("grad_W f", solver.CheckGradient(sp.St, func(x []float64) float64 { return value(t, p.F, x, m) }, inX(t, p.GradFx, m), w, uw))
+	check("grad_M f", solver.CheckGradient(sp.SPD, func(y []float64) float64 { return value(t, p.F, w, y) }, inY(t, p.GradFy, w), m, um))
+	check("grad_M g", solver.CheckGradient(sp.SPD, func(y []float64) float64 { return value(t, p.G, w, y) }, inY(t, p.GradGy, w), m, um))
+	check("grad_W g", solver.CheckGradient(sp.St, func(x []float64) float64 { return value(t, p.G, x, m) }, inX(t, p.GradGx, m), w, uw))
+	check("Hess_M g", solver.CheckHessian(sp.SPD, func(y []float64) float64 { return value(t, p.G, w, y) },
+		inY(t, p.GradGy, w), func(dst, y, v []float64) { must(t, p.HessGy(dst, at(w, y), v)) }, m, um, um2))
+	check("cross", solver.CheckCrossDerivative(sp.St, sp.SPD, func(dst, x, y []float64) { must(t, p.GradGx(dst, at(x, y))) },
+		func(dst, x, y, v []float64) { must(t, p.CrossGxy(dst, at(x, y), v)) },
+		func(dst, x, y, u []float64) { must(t, p.CrossGyx(dst, at(x, y), u)) }, w, m, uw, um))
 
 	// H(H⁻¹ V) = V.
 	hi, back := make([]float64, 64), make([]float64, 64)
-	require.NoError(t, p.HessGyInv(hi, w, m, um))
-	p.HessGy(back, w, m, hi)
+	require.NoError(t, p.HessGyInv(hi, at(w, m), um))
+	must(t, p.HessGy(back, at(w, m), hi))
 	require.Less(t, rel(back, um), 1e-12)
 }
 
@@ -75,11 +97,11 @@ func solveLower(t testing.TB, sp *synthetic.Problem, p solver.Problem, w, m0 []f
 	m := append([]float64(nil), m0...)
 	g, s := make([]float64, len(m)), make([]float64, len(m))
 	for it := 0; it < 100; it++ {
-		p.GradGy(g, w, m)
+		must(t, p.GradGy(g, at(w, m)))
 		if sp.SPD.Norm(m, g) <= 1e-13 {
 			return m
 		}
-		require.NoError(t, p.HessGyInv(s, w, m, g))
+		require.NoError(t, p.HessGyInv(s, at(w, m), g))
 		require.NoError(t, sp.SPD.Exp(m, m, s, -1))
 	}
 	t.Fatalf("Newton did not converge")
@@ -92,11 +114,11 @@ func solveLower(t testing.TB, sp *synthetic.Problem, p solver.Problem, w, m0 []f
 func TestHINVAgainstFiniteDifference(t *testing.T) {
 	sp, p, w, m := setup(t, 100, 50, 20)
 	mstar := solveLower(t, sp, p, w, m)
-	r, err := solver.New(p, sp.St, sp.SPD, solver.HInv{}, nil)
+	r, err := solver.New(p, &solver.Settings{Estimator: solver.HInv{}})
 	require.NoError(t, err)
 	hg, err := r.Estimate(w, mstar)
 	require.NoError(t, err)
-	F := func(x []float64) float64 { return p.F(x, solveLower(t, sp, p, x, mstar)) }
+	F := func(x []float64) float64 { return value(t, p.F, x, solveLower(t, sp, p, x, mstar)) }
 	rnd := rand.New(rand.NewPCG(3, 3))
 	u := make([]float64, len(w))
 	for k := 0; k < 3; k++ {
@@ -117,7 +139,7 @@ func TestEstimatorErrorsShrink(t *testing.T) {
 	sp, p, w, m := setup(t, 100, 50, 20)
 	mstar := solveLower(t, sp, p, w, m)
 	est := func(e solver.Estimator, y []float64, s *solver.Settings) []float64 {
-		r, err := solver.New(p, sp.St, sp.SPD, e, s)
+		r, err := solver.New(p, with(e, s))
 		require.NoError(t, err)
 		hg, err := r.Estimate(w, y)
 		require.NoError(t, err)
@@ -152,7 +174,7 @@ func TestEstimatorErrorsShrink(t *testing.T) {
 	sp.SPD.RandTangent(u, m0, rnd)
 	require.NoError(t, sp.SPD.Retract(m0, m0, u, 0.3))
 	for _, S := range []int{5, 20, 80} {
-		r, err := solver.New(p, sp.St, sp.SPD, solver.AD{}, &solver.Settings{InnerIters: S, EtaY: 0.5, EtaX: 1e-300, Epochs: 1})
+		r, err := solver.New(p, &solver.Settings{Estimator: solver.AD{}, InnerIters: S, EtaY: 0.5, EtaX: 1e-300, Epochs: 1})
 		require.NoError(t, err)
 		_, err = r.Run(context.Background(), w, m0)
 		require.NoError(t, err)
@@ -193,32 +215,33 @@ func TestFiniteDifferenceOracles(t *testing.T) {
 	v := make([]float64, 64)
 	sp.SPD.RandTangent(v, m, rnd)
 	gy := make([]float64, 64)
-	p.GradGy(gy, w, m)
+	must(t, p.GradGy(gy, at(w, m)))
 	require.Greater(t, sp.SPD.Norm(m, gy), 0.1, "the point must be far from critical")
 
 	q := p
 	q.HessGy, q.CrossGxy = nil, nil
-	fd := solver.FillFD(q, sp.St, sp.SPD, 0)
+	fd := solver.FillFD(q, 0)
 	exactH, fdH := make([]float64, 64), make([]float64, 64)
-	p.HessGy(exactH, w, m, v)
-	fd.HessGy(fdH, w, m, v)
+	must(t, p.HessGy(exactH, at(w, m), v))
+	must(t, fd.HessGy(fdH, at(w, m), v))
 	require.Less(t, rel(fdH, exactH), 1e-7)
 	exactC, fdC := make([]float64, 24), make([]float64, 24)
-	p.CrossGxy(exactC, w, m, v)
-	fd.CrossGxy(fdC, w, m, v)
+	must(t, p.CrossGxy(exactC, at(w, m), v))
+	must(t, fd.CrossGxy(fdC, at(w, m), v))
 	require.Less(t, rel(fdC, exactC), 1e-7)
 
 	// The identity transport, used directly, misses the connection term.
 	idH := make([]float64, 64)
 	plain := struct{ solver.Manifold }{sp.SPD} // hides ConnectionTerm
-	solver.FillFD(q, sp.St, plain, 0).HessGy(idH, w, m, v)
+	must(t, solver.FillFD(on(q, sp.St, plain), 0).HessGy(idH, at(w, m), v))
 	t.Logf("FD Hessian error: with the connection %.2g, identity %.2g", rel(fdH, exactH), rel(idH, exactH))
 	require.Greater(t, rel(idH, exactH), 1e-3)
 }
 
 // TestCachesInterleaved: the per-point caches (M⁻¹, its factors, T, P,
-// B(W)) give the same products whatever was evaluated in between, at
-// another M or another W.
+// B(W)), kept by the points' identities, give the same products whatever
+// was evaluated in between, at another M or another W, as the same point
+// with unknown identities (no cache) does.
 func TestCachesInterleaved(t *testing.T) {
 	sp, p, w, m := setup(t, 30, 8, 3)
 	rnd := rand.New(rand.NewPCG(4, 4))
@@ -230,22 +253,49 @@ func TestCachesInterleaved(t *testing.T) {
 	require.NoError(t, sp.St.Retract(w2, w, uw, 0.5))
 	v := make([]float64, 64)
 	sp.SPD.RandTangent(v, m, rnd)
-	products := func(w, m []float64) [][]float64 {
+	idW, idW2, idM, idM2 := solver.NewID(), solver.NewID(), solver.NewID(), solver.NewID()
+	wm := &solver.Point{X: w, Y: m, XID: idW, YID: idM}
+	products := func(pt *solver.Point) [][]float64 {
 		c, h, hi, gx := make([]float64, 24), make([]float64, 64), make([]float64, 64), make([]float64, 24)
-		p.CrossGxy(c, w, m, v)
-		p.HessGy(h, w, m, v)
-		require.NoError(t, p.HessGyInv(hi, w, m, v))
-		p.GradGx(gx, w, m)
+		must(t, p.CrossGxy(c, pt, v))
+		must(t, p.HessGy(h, pt, v))
+		require.NoError(t, p.HessGyInv(hi, pt, v))
+		must(t, p.GradGx(gx, pt))
 		return [][]float64{c, h, hi, gx}
 	}
-	first := products(w, m)
-	_ = p.G(w, m2) // moves the M⁻¹ cache to m2 while (w, m) stays the cached pair
-	again := products(w, m)
-	products(w2, m2)
-	_ = p.G(w2, m)
-	third := products(w, m)
+	first := products(wm)
+	// G at another M moves the M⁻¹ cache while (w, m) stays the pair of
+	// T and P.
+	_, err := p.G(&solver.Point{X: w, Y: m2, XID: idW, YID: idM2})
+	must(t, err)
+	again := products(wm)
+	products(&solver.Point{X: w2, Y: m2, XID: idW2, YID: idM2})
+	_, err = p.G(&solver.Point{X: w2, Y: m, XID: idW2, YID: idM})
+	must(t, err)
+	third := products(wm)
+	products(at(w2, m2)) // unknown identities overwrite every cache
+	fourth := products(wm)
+	fresh := products(at(w, m))
 	for i := range first {
 		require.Equal(t, first[i], again[i], "product %d after G at another M", i)
 		require.Equal(t, first[i], third[i], "product %d after other points", i)
+		require.Equal(t, first[i], fourth[i], "product %d after points of unknown identity", i)
+		require.Equal(t, first[i], fresh[i], "product %d without caches", i)
 	}
+}
+
+// on returns p on the manifolds mx × my.
+func on(p solver.Problem, mx, my solver.Manifold) solver.Problem {
+	p.Mx, p.My = mx, my
+	return p
+}
+
+// with returns a copy of s (nil: the zero Settings) with estimator est.
+func with(est solver.Estimator, s *solver.Settings) *solver.Settings {
+	var st solver.Settings
+	if s != nil {
+		st = *s
+	}
+	st.Estimator = est
+	return &st
 }

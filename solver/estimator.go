@@ -1,0 +1,293 @@
+package solver
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Estimator is a hypergradient estimator (paper, Section 3.1): a
+// description with settings, such as CG{Tol: 1e-10}, that any number of
+// solvers may share. Bind gives each solver its own instance, with its
+// own buffers and state (a CG warm start), so that nothing is shared
+// between runs. Implement it to add an estimator; HInv, CG, Neumann, AD
+// and GDA are this package's, and ParseEstimator finds them by name.
+type Estimator interface {
+	// Name returns a short name, such as "cg".
+	Name() string
+	// Needs lists the Problem oracles (field names) the estimator calls;
+	// the solver checks them, after filling HessGy and CrossGxy by finite
+	// differences where it can.
+	Needs() []string
+	// Bind validates the settings and returns the estimator's instance for
+	// the solver env belongs to, with its buffers allocated.
+	Bind(env *Env) (Hypergrad, error)
+}
+
+// Hypergrad is an estimator bound to one solver.
+type Hypergrad interface {
+	// Estimate sets dst ∈ T_x to the hypergradient estimate at (x_k,
+	// y_{k+1}) = at, after the epoch's lower steps, calling the problem's
+	// oracles through the Env it was bound to. It allocates nothing.
+	Estimate(dst []float64, at *Point) error
+	// Reset forgets what the instance carries from one estimate to the
+	// next (a warm start); the solver calls it when a run starts.
+	Reset()
+}
+
+// EstimatorStats reports one estimate's work.
+type EstimatorStats struct {
+	HessVecs   int     // Hessian–vector products
+	CrossVecs  int     // cross-derivative products
+	Iterations int     // CG iterations, Neumann terms or AD steps
+	Residual   float64 // CG: final relative residual; NS: γ·λ_max estimate
+}
+
+// Env is a solver as its estimator sees it: the manifolds, the lower path,
+// the settings an estimator may read, a random source, and the problem's
+// oracles, called through methods that count them and give each the
+// minibatch Algorithm 2 assigns it (B2 for the upper gradients, B3 for the
+// cross derivative, B4 for Hessian products). Its methods allocate
+// nothing; it belongs to one solver and is not safe for concurrent use.
+type Env struct {
+	// Mx and My are the problem's manifolds.
+	Mx, My Manifold
+
+	p        *Problem
+	etaY     float64
+	rnd      *rand.Rand
+	stats    *Stats
+	smp      *sampler // nil: full sets
+	at       Point    // scratch: the caller's point with a batch
+	bx       []float64
+	keepPath bool
+	path     []Point // y^0 … y^S of the epoch, with x_k
+	pathLen  int
+}
+
+// EtaY returns the lower step size η_y.
+func (e *Env) EtaY() float64 { return e.etaY }
+
+// Rand returns the solver's random source for estimators, seeded from
+// Settings.Seed at the start of each run.
+func (e *Env) Rand() *rand.Rand { return e.rnd }
+
+// NewX and NewY allocate a tangent-sized buffer of Mx or My, for Bind.
+func (e *Env) NewX() []float64 { return make([]float64, e.Mx.Len()) }
+
+// NewY: see NewX.
+func (e *Env) NewY() []float64 { return make([]float64, e.My.Len()) }
+
+// KeepPath asks the solver, during Bind, to store the epoch's lower
+// iterates for Path.
+func (e *Env) KeepPath() { e.keepPath = true }
+
+// Path returns the epoch's lower iterates y^0, …, y^S as points with the
+// current x (read-only); its last element is the point of the estimate.
+// It is empty unless KeepPath was called.
+func (e *Env) Path() []Point { return e.path[:e.pathLen] }
+
+// AddIterations adds n to the estimate's iteration count (CG iterations,
+// series terms, reverse steps).
+func (e *Env) AddIterations(n int) { e.stats.Iterations += n }
+
+// SetResidual records the estimate's residual (see EstimatorStats).
+func (e *Env) SetResidual(r float64) { e.stats.Residual = r }
+
+// batch returns pt with the batch sel of the current draw (pt itself when
+// nothing is sampled).
+func (e *Env) batch(pt *Point, sel batchSel) *Point {
+	if e.smp == nil {
+		return pt
+	}
+	e.at = *pt
+	e.at.Batch, e.at.BatchID = e.smp.get(sel)
+	return &e.at
+}
+
+// GradFx sets dst = grad_x f at pt, on the batch B2.
+func (e *Env) GradFx(dst []float64, pt *Point) error {
+	e.stats.UpperGrads++
+	if err := e.p.GradFx(dst, e.batch(pt, upperBatch)); err != nil {
+		return fmt.Errorf("GradFx: %w", err)
+	}
+	return nil
+}
+
+// GradFy sets dst = grad_y f at pt, on the batch B2.
+func (e *Env) GradFy(dst []float64, pt *Point) error {
+	if err := e.p.GradFy(dst, e.batch(pt, upperBatch)); err != nil {
+		return fmt.Errorf("GradFy: %w", err)
+	}
+	return nil
+}
+
+// HessGy sets dst = H_y g[v] at pt, on the batch B4.
+func (e *Env) HessGy(dst []float64, pt *Point, v []float64) error {
+	e.stats.HessVecs++
+	if err := e.p.HessGy(dst, e.batch(pt, hessBatch), v); err != nil {
+		return fmt.Errorf("HessGy: %w", err)
+	}
+	return nil
+}
+
+// HessGyInv sets dst = H_y g⁻¹[v] at pt, on the batch B4.
+func (e *Env) HessGyInv(dst []float64, pt *Point, v []float64) error {
+	if err := e.p.HessGyInv(dst, e.batch(pt, hessBatch), v); err != nil {
+		return fmt.Errorf("HessGyInv: %w", err)
+	}
+	return nil
+}
+
+// CrossGxy sets dst = G_xy g[v] at pt, on the batch B3.
+func (e *Env) CrossGxy(dst []float64, pt *Point, v []float64) error {
+	e.stats.CrossVecs++
+	if err := e.p.CrossGxy(dst, e.batch(pt, crossBatch), v); err != nil {
+		return fmt.Errorf("CrossGxy: %w", err)
+	}
+	return nil
+}
+
+// Hyper sets dst = grad_x f − G_xy g[v] at pt: Proposition 1's
+// hypergradient for v ≈ H_y g⁻¹[grad_y f].
+func (e *Env) Hyper(dst []float64, pt *Point, v []float64) error {
+	if err := e.GradFx(dst, pt); err != nil {
+		return err
+	}
+	if err := e.CrossGxy(e.bx, pt, v); err != nil {
+		return err
+	}
+	for i := range dst {
+		dst[i] -= e.bx[i]
+	}
+	return nil
+}
+
+// ParseEstimator returns the estimator a spec names: a name, optionally
+// followed by a colon and comma-separated key=value settings, as
+// EstimatorNames lists them; each estimator's String gives its spec back.
+//
+//	hinv                             HInv: the problem's inverse Hessian
+//	cg[:maxiter=N,tol=X,warm=B]      CG (defaults 50, 1e-10, false)
+//	ns[:gamma=X,terms=N,power=N]     Neumann (defaults 1/λ̂, 50, 10)
+//	ad                               AD through the lower steps
+//	gda                              GDA (min-max problems)
+func ParseEstimator(spec string) (Estimator, error) {
+	name, params, _ := strings.Cut(strings.TrimSpace(spec), ":")
+	kv := map[string]string{}
+	if params != "" {
+		for _, f := range strings.Split(params, ",") {
+			k, v, ok := strings.Cut(f, "=")
+			if !ok {
+				return nil, fmt.Errorf("%w: estimator %q: setting %q is not key=value", ErrBadSetting, spec, f)
+			}
+			kv[strings.ToLower(strings.TrimSpace(k))] = strings.TrimSpace(v)
+		}
+	}
+	p := paramReader{spec: spec, kv: kv}
+	var e Estimator
+	switch strings.ToLower(name) {
+	case "hinv":
+		e = HInv{}
+	case "cg":
+		e = &CG{MaxIter: p.int("maxiter"), Tol: p.float("tol"), WarmStart: p.bool("warm")}
+	case "ns", "neumann":
+		e = &Neumann{Gamma: p.float("gamma"), Terms: p.int("terms"), PowerIters: p.int("power")}
+	case "ad":
+		e = AD{}
+	case "gda":
+		e = GDA{}
+	default:
+		return nil, fmt.Errorf("%w: unknown estimator %q (want one of %v)", ErrBadSetting, name, EstimatorNames())
+	}
+	if err := p.finish(); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// EstimatorNames lists the names ParseEstimator knows, in the paper's
+// order.
+func EstimatorNames() []string { return []string{"hinv", "cg", "ns", "ad", "gda"} }
+
+// paramReader reads an estimator spec's settings, keeping the first error
+// and the keys it used.
+type paramReader struct {
+	spec string
+	kv   map[string]string
+	err  error
+	used map[string]bool
+}
+
+func (p *paramReader) get(k string) (string, bool) {
+	v, ok := p.kv[k]
+	if ok {
+		if p.used == nil {
+			p.used = map[string]bool{}
+		}
+		p.used[k] = true
+	}
+	return v, ok
+}
+
+func (p *paramReader) fail(k, v, want string) {
+	if p.err == nil {
+		p.err = fmt.Errorf("%w: estimator %q: %s=%q is not %s", ErrBadSetting, p.spec, k, v, want)
+	}
+}
+
+func (p *paramReader) int(k string) int {
+	v, ok := p.get(k)
+	if !ok {
+		return 0
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		p.fail(k, v, "an integer")
+	}
+	return n
+}
+
+func (p *paramReader) float(k string) float64 {
+	v, ok := p.get(k)
+	if !ok {
+		return 0
+	}
+	x, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		p.fail(k, v, "a number")
+	}
+	return x
+}
+
+func (p *paramReader) bool(k string) bool {
+	v, ok := p.get(k)
+	if !ok {
+		return false
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		p.fail(k, v, "true or false")
+	}
+	return b
+}
+
+// finish reports the first bad value, or a key no setting read.
+func (p *paramReader) finish() error {
+	if p.err != nil {
+		return p.err
+	}
+	var unknown []string
+	for k := range p.kv {
+		if !p.used[k] {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return fmt.Errorf("%w: estimator %q: unknown settings %v", ErrBadSetting, p.spec, unknown)
+	}
+	return nil
+}

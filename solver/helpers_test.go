@@ -1,0 +1,49 @@
+package solver_test
+
+import (
+	"testing"
+
+	"github.com/rhgd/rhgd/solver"
+)
+
+// on returns p on the manifolds mx × my.
+func on(p solver.Problem, mx, my solver.Manifold) solver.Problem {
+	p.Mx, p.My = mx, my
+	return p
+}
+
+// with returns a copy of s (nil: the zero Settings) with estimator est.
+func with(est solver.Estimator, s *solver.Settings) *solver.Settings {
+	var st solver.Settings
+	if s != nil {
+		st = *s
+	}
+	st.Estimator = est
+	return &st
+}
+
+// withBatches returns s with the minibatch sizes b.
+func withBatches(s *solver.Settings, b solver.Batches) *solver.Settings {
+	s.Batches = b
+	return s
+}
+
+// at is the point (x, y) with unknown identities, for calling oracles by
+// hand: no cache can match it.
+func at(x, y []float64) *solver.Point { return &solver.Point{X: x, Y: y} }
+
+// must fails the test on an oracle error.
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// value returns an objective's value at (x, y), failing the test on error.
+func value(t testing.TB, f func(*solver.Point) (float64, error), x, y []float64) float64 {
+	t.Helper()
+	v, err := f(at(x, y))
+	must(t, err)
+	return v
+}
