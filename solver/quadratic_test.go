@@ -67,7 +67,10 @@ func newQuad(rnd *rand.Rand, p, q int, mu, L float64) *quad {
 
 func vec(v []float64) *mat.VecDense { return mat.NewVecDense(len(v), v) }
 
-func (e *quad) problem() solver.Problem {
+func (e *quad) problem() solver.Problem { return e.euclidean().Riemannian() }
+
+// euclidean returns the problem's Euclidean oracles on R^p × R^q.
+func (e *quad) euclidean() solver.EuclideanProblem {
 	return solver.EuclideanProblem{
 		Mx: euclid.New(e.p, 1), My: euclid.New(e.q, 1),
 		F: func(pt *solver.Point) (float64, error) {
@@ -119,7 +122,7 @@ func (e *quad) problem() solver.Problem {
 			w.ScaleVec(-1, w)
 			return nil
 		},
-	}.Riemannian()
+	}
 }
 
 func (e *quad) withHINV(p solver.Problem) solver.Problem {
