@@ -38,7 +38,10 @@ func (r CheckReport) String() string {
 	if !r.OK {
 		status = "FAILED"
 	}
-	fmt.Fprintf(&b, "%s: %s: slope %.3f (want %g, %d steps)", r.Name, status, r.Slope, r.Want, r.Fitted)
+	fmt.Fprintf(&b, "%s: %s", r.Name, status)
+	if r.Want != 0 {
+		fmt.Fprintf(&b, ": slope %.3f (want %g, %d steps)", r.Slope, r.Want, r.Fitted)
+	}
 	for k, v := range r.Residuals {
 		fmt.Fprintf(&b, ", %s %.2e", k, v)
 	}

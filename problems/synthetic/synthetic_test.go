@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rhgd/rhgd/internal/problemtest"
 	"github.com/rhgd/rhgd/problems/synthetic"
 	"github.com/rhgd/rhgd/solver"
 )
@@ -298,4 +299,15 @@ func with(est solver.Estimator, s *solver.Settings) *solver.Settings {
 	}
 	st.Estimator = est
 	return &st
+}
+
+// TestConformance runs the problem suite: every oracle against finite
+// differences, at a lower point away from M*(W) and at M*(W).
+func TestConformance(t *testing.T) {
+	sp, p, w, m := setup(t, 30, 8, 3)
+	rnd := rand.New(rand.NewPCG(5, 5))
+	u := make([]float64, 64)
+	sp.SPD.RandTangent(u, m, rnd)
+	require.NoError(t, sp.SPD.Retract(m, m, u, 0.5))
+	problemtest.Run(t, p, problemtest.Config{X: w, Y: m, Seed: 1})
 }

@@ -1,0 +1,105 @@
+// Package problemtest is the conformance suite every rhgd problem runs,
+// the counterpart of manifoldtest (and of gonum's optimize/functions
+// checks): it runs solver.CheckProblem on every oracle present, at a
+// lower point away from the solution and at a critical one.
+package problemtest
+
+import (
+	"testing"
+
+	"github.com/rhgd/rhgd/solver"
+)
+
+// Config says where to check a problem.
+type Config struct {
+	// X is the upper point and Y a lower point that is not critical.
+	X, Y []float64
+	// YStar is a critical point of g(X, ·); nil means: found from Y by
+	// damped Newton steps when HessGyInv is present, by gradient steps of
+	// size EtaY otherwise.
+	YStar []float64
+	EtaY  float64
+	// SecondOrderY, Tol and Seed are passed to solver.CheckProblem.
+	SecondOrderY bool
+	Tol          float64
+	Seed         uint64
+}
+
+// Run checks p at (X, Y) and at (X, y*) and fails t on every check that
+// does not pass.
+func Run(t *testing.T, p solver.Problem, c Config) {
+	t.Helper()
+	check := func(t *testing.T, y []float64, critical bool) {
+		t.Helper()
+		reps := solver.CheckProblem(p, c.X, y, &solver.ProblemCheck{Seed: c.Seed, Tol: c.Tol, SecondOrderY: c.SecondOrderY, Critical: critical})
+		if len(reps) == 0 {
+			t.Fatal("no oracle to check")
+		}
+		for _, r := range reps {
+			if !r.OK {
+				t.Error(r)
+			} else {
+				t.Log(r)
+			}
+		}
+	}
+	g := make([]float64, p.My.Len())
+	if err := p.GradGy(g, &solver.Point{X: c.X, Y: c.Y}); err != nil {
+		t.Fatal(err)
+	}
+	if n := p.My.Norm(c.Y, g); !(n > 1e-6) {
+		t.Fatalf("Y is (nearly) critical: ‖grad_y g‖ = %.3g", n)
+	}
+	t.Run("noncritical", func(t *testing.T) { check(t, c.Y, false) })
+	ystar := c.YStar
+	if ystar == nil {
+		ystar = solveLower(t, p, c.X, c.Y, c.EtaY)
+	}
+	t.Run("critical", func(t *testing.T) { check(t, ystar, true) })
+}
+
+// solveLower returns y* with ‖grad_y g(x, y*)‖ ≤ 1e−12·max(1, ‖grad_y g(x, y0)‖).
+func solveLower(t *testing.T, p solver.Problem, x, y0 []float64, eta float64) []float64 {
+	t.Helper()
+	my := p.My
+	y, next := append([]float64(nil), y0...), make([]float64, len(y0))
+	g, s := make([]float64, len(y0)), make([]float64, len(y0))
+	norm := func(y []float64) float64 {
+		if err := p.GradGy(g, &solver.Point{X: x, Y: y}); err != nil {
+			t.Fatal(err)
+		}
+		return my.Norm(y, g)
+	}
+	n := norm(y)
+	tol := 1e-12 * max(1, n)
+	for it := 0; it < 20000 && n > tol; it++ {
+		step := eta
+		if p.HessGyInv != nil {
+			if err := p.HessGyInv(s, &solver.Point{X: x, Y: y}, g); err != nil {
+				t.Fatal(err)
+			}
+			step = 1
+		} else {
+			if eta <= 0 {
+				t.Fatal("problemtest: EtaY is needed without HessGyInv")
+			}
+			copy(s, g)
+		}
+		for k := 0; ; k++ { // halve a Newton step until the gradient falls; g follows the accepted point
+			if err := my.Retract(next, y, s, -step); err == nil {
+				if nn := norm(next); nn < n || p.HessGyInv == nil {
+					copy(y, next)
+					n = nn
+					break
+				}
+			}
+			if step /= 2; k == 40 {
+				t.Fatalf("problemtest: no descent at ‖grad‖ = %.3g", n)
+			}
+		}
+	}
+	if n > tol {
+		t.Fatalf("problemtest: lower solve stopped at ‖grad_y g‖ = %.3g", n)
+	}
+	return y
+}

@@ -1,0 +1,253 @@
+package solver
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// ProblemCheck tunes CheckProblem. The zero value works.
+type ProblemCheck struct {
+	// Seed seeds the random tangent directions.
+	Seed uint64
+	// Tol is the relative tolerance of the comparisons that are not
+	// Taylor slopes: H(H⁻¹v) = v, the Hessian against its finite
+	// difference, and the adjointness of the cross derivatives; default
+	// 1e-6.
+	Tol float64
+	// SecondOrderY says My's retraction is of second order. Without it
+	// and without an exponential map, the Taylor test of HessGy runs only
+	// at a critical point of g (where any retraction will do), and
+	// elsewhere the Hessian is checked against finite differences only.
+	SecondOrderY bool
+	// Critical says y is a critical point of g(x, ·).
+	Critical bool
+}
+
+// CheckProblem checks every oracle of p that is present at (x, y), the
+// counterpart for problems of what the manifold suite does for
+// manifolds: each gradient by the Taylor slope of its objective (GradFx,
+// GradFy; GradGy and GradGx when G is present), HessGy by its Taylor
+// slope (see ProblemCheck.SecondOrderY), its symmetry and tangency, and
+// against the finite differences of GradGy with the Levi-Civita
+// connection (FillFD), CrossGxy against the difference of GradGx and its
+// adjointness with CrossGyx, HessGyInv against HessGy both ways, and that
+// evaluations by point identity (Memo caches) agree with fresh ones
+// whatever was evaluated in between. An oracle that returns an error fails
+// its check. It returns one report per check; all must be OK.
+func CheckProblem(p Problem, x, y []float64, o *ProblemCheck) []CheckReport {
+	var opt ProblemCheck
+	if o != nil {
+		opt = *o
+	}
+	if opt.Tol == 0 {
+		opt.Tol = 1e-6
+	}
+	c := &problemChecker{p: p, x: x, y: y, o: opt}
+	rnd := rand.New(rand.NewPCG(opt.Seed, 0x9e37))
+	mx, my := p.Mx, p.My
+	c.ux, c.ux2, c.uy, c.uy2 = make([]float64, mx.Len()), make([]float64, mx.Len()), make([]float64, my.Len()), make([]float64, my.Len())
+	mx.RandTangent(c.ux, x, rnd)
+	mx.RandTangent(c.ux2, x, rnd)
+	my.RandTangent(c.uy, y, rnd)
+	my.RandTangent(c.uy2, y, rnd)
+
+	if p.F != nil && p.GradFx != nil {
+		c.add("GradFx", CheckGradient(mx, c.inX(p.F), c.gradX(p.GradFx), x, c.ux))
+	}
+	if p.F != nil && p.GradFy != nil {
+		c.add("GradFy", CheckGradient(my, c.inY(p.F), c.gradY(p.GradFy), y, c.uy))
+	}
+	if p.G != nil && p.GradGy != nil {
+		c.add("GradGy", CheckGradient(my, c.inY(p.G), c.gradY(p.GradGy), y, c.uy))
+	}
+	if p.G != nil && p.GradGx != nil {
+		c.add("GradGx", CheckGradient(mx, c.inX(p.G), c.gradX(p.GradGx), x, c.ux))
+	}
+	if p.HessGy != nil && p.GradGy != nil {
+		c.checkHess()
+	}
+	if p.CrossGxy != nil && p.GradGx != nil {
+		var yx func(dst, x, y, u []float64)
+		if p.CrossGyx != nil {
+			yx = c.cross(p.CrossGyx)
+		}
+		r := CheckCrossDerivative(mx, my, func(dst, xx, yy []float64) { c.call("GradGx", p.GradGx(dst, &Point{X: xx, Y: yy})) },
+			c.cross(p.CrossGxy), yx, x, y, c.ux, c.uy)
+		c.add("CrossGxy", r)
+	}
+	if p.HessGyInv != nil && p.HessGy != nil {
+		c.checkInverse()
+	}
+	c.checkCaches()
+	return c.reports
+}
+
+// problemChecker holds CheckProblem's state.
+type problemChecker struct {
+	p                Problem
+	x, y             []float64
+	o                ProblemCheck
+	ux, ux2, uy, uy2 []float64
+	reports          []CheckReport
+	errs             []string // oracle errors since the last report
+}
+
+// call records an oracle's error.
+func (c *problemChecker) call(name string, err error) {
+	if err != nil {
+		c.errs = append(c.errs, fmt.Sprintf("%s: %v", name, err))
+	}
+}
+
+// add appends r under name, failing it on the oracle errors seen.
+func (c *problemChecker) add(name string, r CheckReport) {
+	if r.Name != "" {
+		name += ": " + r.Name
+	}
+	r.Name = name
+	if len(c.errs) > 0 {
+		r.OK = false
+		r.Msg = fmt.Sprintf("%s; oracle errors: %v", r.Msg, c.errs)
+		c.errs = nil
+	}
+	c.reports = append(c.reports, r)
+}
+
+// result appends a report of relative errors against tol.
+func (c *problemChecker) result(name string, residuals map[string]float64, tol float64) {
+	r := CheckReport{Slope: math.NaN(), Residuals: residuals, OK: true}
+	for k, v := range residuals {
+		if !(v <= tol) {
+			r.OK = false
+			r.Msg += fmt.Sprintf("%s %.3g > %.3g; ", k, v, tol)
+		}
+	}
+	c.add(name, r)
+}
+
+func (c *problemChecker) value(name string, f func(*Point) (float64, error), pt *Point) float64 {
+	v, err := f(pt)
+	c.call(name, err)
+	return v
+}
+
+func (c *problemChecker) inX(f func(*Point) (float64, error)) func([]float64) float64 {
+	return func(xx []float64) float64 { return c.value("objective", f, &Point{X: xx, Y: c.y}) }
+}
+
+func (c *problemChecker) inY(f func(*Point) (float64, error)) func([]float64) float64 {
+	return func(yy []float64) float64 { return c.value("objective", f, &Point{X: c.x, Y: yy}) }
+}
+
+func (c *problemChecker) gradX(g func([]float64, *Point) error) func(dst, x []float64) {
+	return func(dst, xx []float64) { c.call("gradient", g(dst, &Point{X: xx, Y: c.y})) }
+}
+
+func (c *problemChecker) gradY(g func([]float64, *Point) error) func(dst, y []float64) {
+	return func(dst, yy []float64) { c.call("gradient", g(dst, &Point{X: c.x, Y: yy})) }
+}
+
+func (c *problemChecker) cross(f func([]float64, *Point, []float64) error) func(dst, x, y, v []float64) {
+	return func(dst, xx, yy, v []float64) { c.call("cross derivative", f(dst, &Point{X: xx, Y: yy}, v)) }
+}
+
+// checkHess checks HessGy by its Taylor slope where that is valid, and
+// against the connection-exact finite difference of GradGy.
+func (c *problemChecker) checkHess() {
+	p, my := c.p, c.p.My
+	hess := func(dst, yy, v []float64) { c.call("HessGy", p.HessGy(dst, &Point{X: c.x, Y: yy}, v)) }
+	_, hasExp := AsExper(my)
+	if p.G != nil && (hasExp || c.o.SecondOrderY || c.o.Critical) {
+		c.add("HessGy", CheckHessian(my, c.inY(p.G), c.gradY(p.GradGy), hess, c.y, c.uy, c.uy2))
+	}
+	exact, fd := make([]float64, my.Len()), make([]float64, my.Len())
+	hess(exact, c.y, c.uy)
+	q := FillFD(Problem{Mx: p.Mx, My: my, GradGy: p.GradGy}, 0)
+	c.call("GradGy", q.HessGy(fd, &Point{X: c.x, Y: c.y}, c.uy))
+	hv := make([]float64, my.Len())
+	hess(hv, c.y, c.uy2)
+	a, b := my.Inner(c.y, exact, c.uy2), my.Inner(c.y, c.uy, hv)
+	c.result("HessGy: finite differences and symmetry", map[string]float64{
+		"vs differences": diffNorm(fd, exact) / (frob(exact) + tiny),
+		"symmetry":       math.Abs(a-b) / (my.Norm(c.y, exact) + my.Norm(c.y, hv) + tiny),
+		"tangency":       tangency(my, c.y, exact, fd),
+	}, c.o.Tol)
+}
+
+// checkInverse checks H(H⁻¹v) = v and H⁻¹(Hv) = v.
+func (c *problemChecker) checkInverse() {
+	p, my := c.p, c.p.My
+	pt := &Point{X: c.x, Y: c.y}
+	s, back := make([]float64, my.Len()), make([]float64, my.Len())
+	c.call("HessGyInv", p.HessGyInv(s, pt, c.uy))
+	c.call("HessGy", p.HessGy(back, pt, s))
+	e1 := diffNorm(back, c.uy) / frob(c.uy)
+	c.call("HessGy", p.HessGy(s, pt, c.uy))
+	c.call("HessGyInv", p.HessGyInv(back, pt, s))
+	e2 := diffNorm(back, c.uy) / frob(c.uy)
+	c.result("HessGyInv", map[string]float64{"H(H⁻¹v) − v": e1, "H⁻¹(Hv) − v": e2}, c.o.Tol)
+}
+
+// checkCaches evaluates every oracle at four points, (x, y), (x', y),
+// (x, y') and (x', y'), first with unknown identities (no cache can
+// match), then with identities in an order where each point follows one
+// that shares its x or its y identity, or neither: every evaluation must
+// match the fresh one at its point. A cache keyed to too few parts of the
+// point, or not reset when its buffer changes, shows here.
+func (c *problemChecker) checkCaches() {
+	p, mx, my := c.p, c.p.Mx, c.p.My
+	x2, y2 := make([]float64, mx.Len()), make([]float64, my.Len())
+	if mx.Retract(x2, c.x, c.ux, 0.3) != nil || my.Retract(y2, c.y, c.uy, 0.3) != nil {
+		return
+	}
+	idX, idY, idX2, idY2 := NewID(), NewID(), NewID(), NewID()
+	eval := func(pt *Point) [][]float64 {
+		var out [][]float64
+		vec := func(name string, n int, f func([]float64) error) {
+			dst := make([]float64, n)
+			c.call(name, f(dst))
+			out = append(out, dst)
+		}
+		if p.F != nil {
+			out = append(out, []float64{c.value("F", p.F, pt)})
+		}
+		if p.G != nil {
+			out = append(out, []float64{c.value("G", p.G, pt)})
+		}
+		for _, g := range []struct {
+			name string
+			f    func([]float64, *Point) error
+			n    int
+		}{{"GradFx", p.GradFx, mx.Len()}, {"GradFy", p.GradFy, my.Len()}, {"GradGy", p.GradGy, my.Len()}, {"GradGx", p.GradGx, mx.Len()}} {
+			if g.f != nil {
+				vec(g.name, g.n, func(dst []float64) error { return g.f(dst, pt) })
+			}
+		}
+		for _, h := range []struct {
+			name string
+			f    func([]float64, *Point, []float64) error
+			n    int
+			v    []float64
+		}{{"HessGy", p.HessGy, my.Len(), c.uy}, {"CrossGxy", p.CrossGxy, mx.Len(), c.uy}, {"CrossGyx", p.CrossGyx, my.Len(), c.ux}, {"HessGyInv", p.HessGyInv, my.Len(), c.uy}} {
+			if h.f != nil {
+				vec(h.name, h.n, func(dst []float64) error { return h.f(dst, pt, h.v) })
+			}
+		}
+		return out
+	}
+	pts := []Point{{X: c.x, Y: c.y, XID: idX, YID: idY}, {X: x2, Y: c.y, XID: idX2, YID: idY},
+		{X: c.x, Y: y2, XID: idX, YID: idY2}, {X: x2, Y: y2, XID: idX2, YID: idY2}}
+	fresh := make([][][]float64, len(pts))
+	for i, pt := range pts {
+		fresh[i] = eval(&Point{X: pt.X, Y: pt.Y})
+	}
+	var worst float64
+	for _, i := range []int{0, 1, 0, 2, 0, 3, 0, 1, 3, 2, 3, 1, 2, 0} {
+		got := eval(&pts[i])
+		for k := range got {
+			worst = math.Max(worst, diffNorm(got[k], fresh[i][k])/(frob(fresh[i][k])+tiny))
+		}
+	}
+	c.result("caches", map[string]float64{"against fresh evaluations": worst}, 1e-13)
+}
