@@ -57,3 +57,29 @@ func BenchmarkSPDLog(b *testing.B) {
 		return m.Log(dst, x, y)
 	})
 }
+
+// BenchmarkSPDInner is ⟨U, V⟩_X and ‖U‖_X at a fixed point, as CG calls
+// them: the point's inverse is cached, so each is one or two products and
+// a trace.
+func BenchmarkSPDInner(b *testing.B) {
+	for _, n := range []int{50, 200} {
+		m := spd.New(n)
+		rnd := rand.New(rand.NewPCG(2, uint64(n)))
+		x, u, v := make([]float64, n*n), make([]float64, n*n), make([]float64, n*n)
+		m.RandPoint(x, rnd)
+		m.RandTangent(u, x, rnd)
+		m.RandTangent(v, x, rnd)
+		b.Run(fmt.Sprintf("op=inner/n=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				m.Inner(x, u, v)
+			}
+		})
+		b.Run(fmt.Sprintf("op=norm/n=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				m.Norm(x, u)
+			}
+		})
+	}
+}

@@ -143,10 +143,12 @@ func (s *SPD) whiten(dst, l, v []float64) {
 	impl.Dtrsm(gblas.Right, gblas.Lower, gblas.Trans, gblas.NonUnit, n, n, 1, l, n, dst, n)
 }
 
-// Inner returns tr(X⁻¹ U X⁻¹ V) = Σ_ij (X⁻¹U)_ij (X⁻¹V)_ji with X⁻¹
-// cached per point: two general products (one for a norm), which OpenBLAS
-// runs faster than the four triangular solves of ⟨L⁻¹UL⁻ᵀ, L⁻¹VL⁻ᵀ⟩ at
-// every size (BenchmarkSPDInner).
+// Inner returns tr(X⁻¹ U X⁻¹ V) with X⁻¹ cached per point: two general
+// products (one for a norm), which OpenBLAS runs faster than the four
+// triangular solves of ⟨L⁻¹UL⁻ᵀ, L⁻¹VL⁻ᵀ⟩ at every size
+// (BenchmarkSPDInner). For U ≠ V the trace is the contiguous sum
+// Σ (X⁻¹U)_ij (V X⁻¹)_ij, since (X⁻¹V)ᵀ = V X⁻¹ for symmetric V and X⁻¹;
+// a norm reads (X⁻¹U)ᵀ in tiles instead of paying a second product.
 func (s *SPD) Inner(x, u, v []float64) float64 {
 	s.check(x, u, v)
 	xi, err := s.inverse(x)
@@ -156,12 +158,11 @@ func (s *SPD) Inner(x, u, v []float64) float64 {
 	n := s.n
 	impl := blas.Impl()
 	impl.Dgemm(gblas.NoTrans, gblas.NoTrans, n, n, n, 1, xi, n, u, n, 0, s.t1, n)
-	b := s.t1
-	if &u[0] != &v[0] {
-		impl.Dgemm(gblas.NoTrans, gblas.NoTrans, n, n, n, 1, xi, n, v, n, 0, s.t2, n)
-		b = s.t2
+	if &u[0] == &v[0] {
+		return traceProduct(s.t1, s.t1, n)
 	}
-	return traceProduct(s.t1, b, n)
+	impl.Dgemm(gblas.NoTrans, gblas.NoTrans, n, n, n, 1, v, n, xi, n, 0, s.t2, n)
+	return dot(s.t1, s.t2)
 }
 
 // traceProduct returns tr(A B) = Σ_ij a_ij b_ji, in tiles.
