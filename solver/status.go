@@ -54,7 +54,7 @@ func (s Status) String() string {
 func (s Status) Early() bool { return int(s) < len(statusTable) && statusTable[s].early }
 
 // Err returns the sentinel of a failed status (Diverged, Failure), nil
-// otherwise; Result.Err has the specific error.
+// otherwise; the error Run returns has the specific cause.
 func (s Status) Err() error {
 	if int(s) < len(statusTable) {
 		return statusTable[s].err

@@ -48,14 +48,21 @@ func inY(t testing.TB, f func([]float64, *solver.Point) error, x []float64) func
 	return func(dst, y []float64) { must(t, f(dst, at(x, y))) }
 }
 
+// offIdentity moves m (the start's identity) along a random tangent, so
+// that no term of the oracles is trivially zero, and returns the random
+// source for more directions.
+func offIdentity(t testing.TB, sp *synthetic.Problem, m []float64, seed uint64) *rand.Rand {
+	rnd := rand.New(rand.NewPCG(seed, seed))
+	u := make([]float64, len(m))
+	sp.SPD.RandTangent(u, m, rnd)
+	require.NoError(t, sp.SPD.Retract(m, m, u, 0.5))
+	return rnd
+}
+
 // TestOracles runs every oracle through the derivative checkers.
 func TestOracles(t *testing.T) {
 	sp, p, w, m := setup(t, 30, 8, 3)
-	rnd := rand.New(rand.NewPCG(1, 1))
-	// Move M off the identity so that no term is trivially zero.
-	u := make([]float64, 64)
-	sp.SPD.RandTangent(u, m, rnd)
-	require.NoError(t, sp.SPD.Retract(m, m, u, 0.5))
+	rnd := offIdentity(t, sp, m, 1)
 	uw, uw2 := make([]float64, 24), make([]float64, 24)
 	sp.St.RandTangent(uw, w, rnd)
 	sp.St.RandTangent(uw2, w, rnd)
@@ -139,18 +146,18 @@ func TestHINVAgainstFiniteDifference(t *testing.T) {
 func TestEstimatorErrorsShrink(t *testing.T) {
 	sp, p, w, m := setup(t, 100, 50, 20)
 	mstar := solveLower(t, sp, p, w, m)
-	est := func(e solver.Estimator, y []float64, s *solver.Settings) []float64 {
-		r, err := solver.New(p, with(e, s))
+	est := func(e solver.Estimator, y []float64) []float64 {
+		r, err := solver.New(p, &solver.Settings{Estimator: e})
 		require.NoError(t, err)
 		hg, err := r.Estimate(w, y)
 		require.NoError(t, err)
 		return hg
 	}
-	want := est(solver.HInv{}, mstar, nil)
+	want := est(solver.HInv{}, mstar)
 	errOf := func(hg []float64) float64 { return rel(hg, want) }
 	var prev float64
 	for _, T := range []int{2, 5, 10, 20, 50} {
-		e := errOf(est(&solver.CG{MaxIter: T, Tol: 1e-16}, mstar, nil))
+		e := errOf(est(&solver.CG{MaxIter: T, Tol: 1e-16}, mstar))
 		t.Logf("CG T=%d: %.3g", T, e)
 		if prev > 0 {
 			require.Less(t, e, prev)
@@ -160,7 +167,7 @@ func TestEstimatorErrorsShrink(t *testing.T) {
 	require.Less(t, prev, 1e-9)
 	prev = 0
 	for _, T := range []int{10, 40, 160} {
-		e := errOf(est(&solver.Neumann{Terms: T}, mstar, nil))
+		e := errOf(est(&solver.Neumann{Terms: T}, mstar))
 		t.Logf("NS T=%d: %.3g", T, e)
 		if prev > 0 {
 			require.Less(t, e, prev)
@@ -234,7 +241,8 @@ func TestFiniteDifferenceOracles(t *testing.T) {
 	// The identity transport, used directly, misses the connection term.
 	idH := make([]float64, 64)
 	plain := struct{ solver.Manifold }{sp.SPD} // hides ConnectionTerm
-	must(t, solver.FillFD(on(q, sp.St, plain), 0).HessGy(idH, at(w, m), v))
+	q.My = plain
+	must(t, solver.FillFD(q, 0).HessGy(idH, at(w, m), v))
 	t.Logf("FD Hessian error: with the connection %.2g, identity %.2g", rel(fdH, exactH), rel(idH, exactH))
 	require.Greater(t, rel(idH, exactH), 1e-3)
 }
@@ -285,29 +293,11 @@ func TestCachesInterleaved(t *testing.T) {
 	}
 }
 
-// on returns p on the manifolds mx × my.
-func on(p solver.Problem, mx, my solver.Manifold) solver.Problem {
-	p.Mx, p.My = mx, my
-	return p
-}
-
-// with returns a copy of s (nil: the zero Settings) with estimator est.
-func with(est solver.Estimator, s *solver.Settings) *solver.Settings {
-	var st solver.Settings
-	if s != nil {
-		st = *s
-	}
-	st.Estimator = est
-	return &st
-}
 
 // TestConformance runs the problem suite: every oracle against finite
 // differences, at a lower point away from M*(W) and at M*(W).
 func TestConformance(t *testing.T) {
 	sp, p, w, m := setup(t, 30, 8, 3)
-	rnd := rand.New(rand.NewPCG(5, 5))
-	u := make([]float64, 64)
-	sp.SPD.RandTangent(u, m, rnd)
-	require.NoError(t, sp.SPD.Retract(m, m, u, 0.5))
+	offIdentity(t, sp, m, 5)
 	problemtest.Run(t, p, problemtest.Config{X: w, Y: m, Seed: 1})
 }
