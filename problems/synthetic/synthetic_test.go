@@ -293,7 +293,6 @@ func TestCachesInterleaved(t *testing.T) {
 	}
 }
 
-
 // TestConformance runs the problem suite: every oracle against finite
 // differences, at a lower point away from M*(W) and at M*(W).
 func TestConformance(t *testing.T) {
