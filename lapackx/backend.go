@@ -73,8 +73,10 @@ func lp() backend {
 }
 
 // backends lists the backends this build contains, for workspace sizes
-// that must suit either.
+// that must suit either. It starts the backend (blas.Start), so that a
+// workspace's constructor, not its first timed call, pays for start-up.
 func backends() []backend {
+	blas.Start()
 	if lapacke.Available {
 		return []backend{gonumLapack{}, nativeLapack{}}
 	}
