@@ -22,10 +22,12 @@ func BenchmarkHybridCrossover(b *testing.B) {
 	if !haveNative {
 		b.Skip("pure-Go build")
 	}
+	Start() // RHGD_THREADS applies
 	impls := []struct {
 		name string
 		impl gblas.Float64
-	}{{"go", gonum.Implementation{}}, {"native", nativeImpl()}}
+	}{{"go", gonum.Implementation{}}, {"native", nativeImpl()},
+		{"native-window", Hybrid{Native: nativeImpl()}}} // native with the one-thread windows
 	rnd := rand.New(rand.NewPCG(1, 1))
 	for _, n := range []int{2, 4, 6, 8, 12, 16, 32} {
 		a, c := randSlice(rnd, n*n), randSlice(rnd, n*n)

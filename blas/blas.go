@@ -178,11 +178,11 @@ func SerialEnd() {
 		return
 	}
 	mu.Lock()
-	serialDepth--
-	if serialDepth < 0 {
+	if serialDepth == 0 {
 		mu.Unlock()
 		panic("blas: SerialEnd without SerialBegin")
 	}
+	serialDepth--
 	if serialDepth == 0 && threads > 1 {
 		nativeSetThreads(threads)
 	}

@@ -141,6 +141,10 @@ func TestSerial(t *testing.T) {
 	SerialEnd()
 	require.Equal(t, 2, nativeThreads())
 	require.Panics(t, SerialEnd)
+	SerialBegin() // the misuse above left the count as it was
+	require.Equal(t, 1, nativeThreads())
+	SerialEnd()
+	require.Equal(t, 2, nativeThreads())
 }
 
 func TestInfo(t *testing.T) {

@@ -14,10 +14,9 @@ const (
 	// native wins from n = 4 on (73 ns against Go's 146 ns).
 	level3Cutoff = 32
 	// level2Cutoff applies to m·n for Dgemv, Dsymv and the other level-2
-	// calls. OpenBLAS goes multi-threaded at m·n = 96², where it loses to Go
-	// until about 128²; one cutoff there keeps the rule simple at the cost
-	// of about 30% on 48² to 80² gemv calls, which rhgd's hot paths do not
-	// make.
+	// calls. Below it Go wins or ties (n = 64: Go 429 ns, OpenBLAS on one
+	// thread 428 ns with the window's switch, 337 ns without); above it
+	// OpenBLAS runs on one thread up to serial2Hi.
 	level2Cutoff = 128 * 128
 	// serialLo and serialHi bound the m·n·k of the triangular, symmetric
 	// and rank-k level-3 calls that run on one OpenBLAS thread: there its
@@ -28,11 +27,22 @@ const (
 	// BenchmarkSerialWindow measures it.
 	serialLo = 24 * 24 * 24
 	serialHi = 72 * 72 * 72
+	// serial2Hi bounds the m·n of the level-2 calls that run on one
+	// OpenBLAS thread: a threaded dgemv wakes its threads from n = 96 on,
+	// which costs more than the second core gives until n ≈ 384. On the
+	// 2-core EPYC (BenchmarkHybridCrossover, ns, Go / threaded / one
+	// thread through the window): n=96 913/4542/905, n=128 1597/6204/1472,
+	// n=256 6417/8430/5613, n=512 29630/20765/28697.
+	serial2Hi = 384 * 384
 )
 
 // serial reports whether a level-3 call of m·n·k multiply-adds belongs in
 // the one-thread window.
 func serial(mnk int) bool { return haveNative && mnk >= serialLo && mnk < serialHi }
+
+// serial2 reports whether a native level-2 call on m·n entries belongs in
+// the one-thread window.
+func serial2(mn int) bool { return haveNative && mn < serial2Hi }
 
 // Hybrid is a blas.Float64 that runs level-1 calls and small level-2 and
 // level-3 calls in pure Go and larger ones in the native library. It is
@@ -145,6 +155,10 @@ func (h Hybrid) Dgemv(tA gblas.Transpose, m, n int, alpha float64, a []float64, 
 		h.Implementation.Dgemv(tA, m, n, alpha, a, lda, x, incX, beta, y, incY)
 		return
 	}
+	if serial2(m * n) {
+		SerialBegin()
+		defer SerialEnd()
+	}
 	h.Native.Dgemv(tA, m, n, alpha, a, lda, x, incX, beta, y, incY)
 }
 
@@ -153,6 +167,10 @@ func (h Hybrid) Dsymv(ul gblas.Uplo, n int, alpha float64, a []float64, lda int,
 	if n*n < h.Level2Cutoff {
 		h.Implementation.Dsymv(ul, n, alpha, a, lda, x, incX, beta, y, incY)
 		return
+	}
+	if serial2(n * n) {
+		SerialBegin()
+		defer SerialEnd()
 	}
 	h.Native.Dsymv(ul, n, alpha, a, lda, x, incX, beta, y, incY)
 }
@@ -163,6 +181,10 @@ func (h Hybrid) Dger(m, n int, alpha float64, x []float64, incX int, y []float64
 		h.Implementation.Dger(m, n, alpha, x, incX, y, incY, a, lda)
 		return
 	}
+	if serial2(m * n) {
+		SerialBegin()
+		defer SerialEnd()
+	}
 	h.Native.Dger(m, n, alpha, x, incX, y, incY, a, lda)
 }
 
@@ -172,6 +194,10 @@ func (h Hybrid) Dtrsv(ul gblas.Uplo, tA gblas.Transpose, d gblas.Diag, n int, a 
 		h.Implementation.Dtrsv(ul, tA, d, n, a, lda, x, incX)
 		return
 	}
+	if serial2(n * n) {
+		SerialBegin()
+		defer SerialEnd()
+	}
 	h.Native.Dtrsv(ul, tA, d, n, a, lda, x, incX)
 }
 
@@ -180,6 +206,10 @@ func (h Hybrid) Dtrmv(ul gblas.Uplo, tA gblas.Transpose, d gblas.Diag, n int, a 
 	if n*n < h.Level2Cutoff {
 		h.Implementation.Dtrmv(ul, tA, d, n, a, lda, x, incX)
 		return
+	}
+	if serial2(n * n) {
+		SerialBegin()
+		defer SerialEnd()
 	}
 	h.Native.Dtrmv(ul, tA, d, n, a, lda, x, incX)
 }
