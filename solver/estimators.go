@@ -153,10 +153,10 @@ func (c *cg) Estimate(dst []float64, at *Point) error {
 			return err
 		}
 		php := my.Inner(y, p, hp)
-		if !(php > 0) {
-			if math.IsNaN(php) || math.IsInf(php, 0) {
-				return fmt.Errorf("CG: %w: ⟨p, Hp⟩ = %v", numerr.ErrNotFinite, php)
-			}
+		switch {
+		case math.IsNaN(php) || math.IsInf(php, 0):
+			return fmt.Errorf("CG: %w: ⟨p, Hp⟩ = %v at iteration %d", numerr.ErrNotFinite, php, it)
+		case php <= 0:
 			return fmt.Errorf("CG: %w: ⟨p, Hp⟩ = %.3g", ErrNotPositive, php)
 		}
 		alpha := rr / php
@@ -172,6 +172,9 @@ func (c *cg) Estimate(dst []float64, at *Point) error {
 		}
 	}
 	env.AddIterations(it)
+	if math.IsNaN(rr) || math.IsInf(rr, 0) {
+		return fmt.Errorf("CG: %w: residual norm² %v", numerr.ErrNotFinite, rr)
+	}
 	if bnorm > 0 {
 		env.SetResidual(math.Sqrt(rr) / bnorm)
 	}

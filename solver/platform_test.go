@@ -339,3 +339,30 @@ func TestRecorderSeesIterates(t *testing.T) {
 type recorderFunc func(*solver.EpochStats) error
 
 func (f recorderFunc) Record(s *solver.EpochStats) error { return f(s) }
+
+// TestNonFiniteHessian: Hessian products that turn non-finite (as
+// finite differences far outside their range do) make NS, CG and AD
+// return an error, not a NaN hypergradient.
+func TestNonFiniteHessian(t *testing.T) {
+	_, p, _, _, x0, y0 := quadSetup(47)
+	hess := p.HessGy
+	calls := 0
+	p.HessGy = func(dst []float64, pt *solver.Point, v []float64) error {
+		err := hess(dst, pt, v)
+		if calls++; calls > 12 {
+			dst[0] = math.Inf(1)
+		}
+		return err
+	}
+	for _, est := range []solver.Estimator{&solver.Neumann{Gamma: 0.3, PowerIters: -1}, &solver.Neumann{}, &solver.CG{Tol: 1e-300, MaxIter: 40}} {
+		calls = 0
+		r, err := solver.New(p, &solver.Settings{Estimator: est})
+		require.NoError(t, err)
+		hg, err := r.Estimate(x0, y0)
+		require.ErrorIs(t, err, numerr.ErrNotFinite, "%v gave %v", est, hg)
+	}
+	calls = 0
+	res, err := solver.Minimize(context.Background(), p, x0, y0, &solver.Settings{Estimator: solver.AD{}, InnerIters: 5})
+	require.Error(t, err)
+	require.NotEqual(t, solver.IterationLimit, res.Status)
+}

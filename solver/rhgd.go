@@ -27,8 +27,10 @@ type Settings struct {
 	// DivergeFactor declares the lower level diverged when ‖grad_y g‖
 	// exceeds DivergeFactor times the larger of its values at the run's
 	// first step and at the epoch's first step (a run started at the lower
-	// solution has a first value near zero); default 1e8. Slower growth
-	// ends at a non-finite value, also reported as divergence.
+	// solution has a first value near zero), and the upper level diverged
+	// when f(x_k, y_{k+1}) rises above the best value seen by more than
+	// DivergeFactor·max(1, |best|) (a too large η_x); default 1e8. Slower
+	// growth ends at a non-finite value, also reported as divergence.
 	DivergeFactor float64
 	// Estimator estimates the hypergradient; nil means CG with its
 	// defaults. ParseEstimator finds one by name.
@@ -284,6 +286,10 @@ func (r *RHGD) Step() (Status, error) {
 	hgNorm := r.mx.Norm(x, r.hg)
 	if math.IsNaN(f) || math.IsInf(f, 0) || math.IsNaN(hgNorm) || math.IsInf(hgNorm, 0) {
 		return Diverged, fmt.Errorf("%w: f = %v, ‖hypergradient‖ = %v at epoch %d", errDiverged, f, hgNorm, r.epoch)
+	}
+	if rise := f - r.bestF; rise > r.s.DivergeFactor*max(1, math.Abs(r.bestF)) {
+		return Diverged, fmt.Errorf("%w: f = %.3g at epoch %d, %.3g above the best value %.3g (upper step η_x = %g too large?)",
+			errDiverged, f, r.epoch, rise, r.bestF, r.s.EtaX)
 	}
 	if f < r.bestF {
 		r.bestF = f

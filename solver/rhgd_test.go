@@ -214,3 +214,19 @@ func TestRecordedStats(t *testing.T) {
 	require.Positive(t, rec.epochs[0].Estimate.HessVecs)
 	require.Equal(t, 1, rec.epochs[0].Estimate.CrossVecs)
 }
+
+// TestUpperDivergence: a far too large upper step makes f explode; the run
+// stops as Diverged, with the best iterate, instead of reporting f = 1e196
+// after its epoch limit.
+func TestUpperDivergence(t *testing.T) {
+	_, p, _, _, x0, y0 := quadSetup(9)
+	res, err := solver.Minimize(context.Background(), p, x0, y0, &solver.Settings{Estimator: solver.HInv{}, EtaX: 50, Epochs: 300})
+	require.True(t, solver.IsDiverged(err), "%v", err)
+	require.ErrorContains(t, err, "η_x = 50")
+	require.Equal(t, solver.Diverged, res.Status)
+	require.Equal(t, res.BestX, res.X)
+	require.Less(t, res.BestF, 1e3)
+	for _, v := range res.X {
+		require.Less(t, math.Abs(v), 1e6)
+	}
+}
