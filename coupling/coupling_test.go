@@ -220,6 +220,17 @@ func TestRetractionExtremes(t *testing.T) {
 	if err := c.Retract(y, x, u, 1); !errors.Is(err, numerr.ErrNotFinite) {
 		t.Fatalf("NaN step: %v", err)
 	}
+	// Not a plan: an Inf or a non-positive entry is named as such (both
+	// were ErrUnderflow).
+	c.RandTangent(u, x, rnd)
+	for v, want := range map[float64]error{math.Inf(1): numerr.ErrNotFinite, -0.1: coupling.ErrNotPositive, 0: coupling.ErrNotPositive} {
+		bad := append([]float64(nil), x...)
+		bad[6] = v
+		err := c.Retract(y, bad, u, 0.1)
+		if !errors.Is(err, want) || errors.Is(err, numerr.ErrUnderflow) {
+			t.Errorf("Γ entry %v: %v, want %v", v, err, want)
+		}
+	}
 	// Too few iterations: an error, and still the best plan.
 	c.RandTangent(u, x, rnd)
 	c.Sinkhorn.MaxIter = 1

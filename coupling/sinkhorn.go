@@ -16,6 +16,7 @@ const scaleBound = 1e100
 
 // Retract sets dst = Sinkhorn(Γ ∘ exp(tU ⊘ Γ)), Γ = x. dst may be x. It
 // returns an error wrapping numerr.ErrNotFinite for non-finite input,
+// ErrNotPositive for a plan entry ≤ 0,
 // ErrSinkhornNotConverged (dst then holds the best plan found, and
 // LastMarginalError its error) or numerr.ErrUnderflow.
 //
@@ -29,6 +30,12 @@ func (c *Coupling) Retract(dst, x, u []float64, t float64) error {
 	m, n := c.m, c.n
 	q := c.mn2 // tU ⊘ Γ; log Γ + tU ⊘ Γ once in the log domain
 	for k, g := range x {
+		switch {
+		case math.IsNaN(g) || math.IsInf(g, 0):
+			return fmt.Errorf("coupling: %w: retraction at Γ[%d,%d] = %v", numerr.ErrNotFinite, k/n, k%n, g)
+		case g <= 0:
+			return fmt.Errorf("%w: retraction at Γ[%d,%d] = %v", ErrNotPositive, k/n, k%n, g)
+		}
 		v := t * u[k] / g
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("coupling: %w: retraction step entry [%d,%d]: tU/Γ = %v", numerr.ErrNotFinite, k/n, k%n, v)

@@ -101,3 +101,35 @@ func TestImplPanics(t *testing.T) {
 		require.Panics(t, func() { impl.Dorgqr(2, 3, 2, a, 3, make([]float64, 2), make([]float64, 3), 3) })
 	})
 }
+
+// TestErrorClasses: an error names what went wrong. A finite matrix whose
+// powers overflow is ErrOverflow (it was ErrNotFinite, from a NaN deep in
+// the Padé denominator), and a subnormal pivot is ErrSingular (its solve
+// was Inf with no error).
+func TestErrorClasses(t *testing.T) {
+	forEachBackend(t, func(t *testing.T) {
+		e := NewExpm(3)
+		dst := make([]float64, 9)
+		for _, a := range [][]float64{
+			{0, 1e200, 0, 0, 0, 1e200, 0, 0, 0},
+			{0, 1e308, 1e308, 0, 0, 1e308, 0, 0, 0},
+			{1, 1e200, 3, -2, 0, 1e200, 5, 0, 1},
+		} {
+			err := e.Exp(dst, a)
+			require.ErrorIs(t, err, numerr.ErrOverflow, "%v", a)
+			require.NotErrorIs(t, err, numerr.ErrNotFinite)
+		}
+		lu := NewLU(3)
+		for _, a := range [][]float64{
+			{1e-310, 0, 0, 0, 1, 0, 0, 0, 1},
+			{2, 1, 0, 4, 2, 0, 0, 0, 1e-320},
+		} {
+			require.ErrorIs(t, lu.Factorize(a), numerr.ErrSingular, "%v", a)
+		}
+		// The smallest normal pivot still solves, finitely.
+		require.NoError(t, lu.Factorize([]float64{0x1p-1022, 0, 0, 0, 1, 0, 0, 0, 1}))
+		b := []float64{0x1p-1022, 1, 1}
+		lu.Solve(b, 1)
+		require.Equal(t, []float64{1, 1, 1}, b)
+	})
+}

@@ -1,6 +1,7 @@
 package lapackx
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -113,6 +114,11 @@ func (e *Expm) Exp(dst, a []float64) error {
 		scale(e.a6, math.Ldexp(1, -6*s))
 	}
 	if err := e.pade(dst, k); err != nil {
+		if errors.Is(err, numerr.ErrNotFinite) {
+			// A is finite, so a non-finite Padé term came from powers
+			// of A that overflowed before the scaling could apply.
+			return fmt.Errorf("lapackx: %w: Expm: powers of A exceed the float64 range (‖A‖₁ = %.3g)", numerr.ErrOverflow, e.norm1(a))
+		}
 		return err
 	}
 	if lo == 0 || hi == 0 {

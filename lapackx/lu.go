@@ -2,6 +2,7 @@ package lapackx
 
 import (
 	"fmt"
+	"math"
 
 	gblas "gonum.org/v1/gonum/blas"
 
@@ -41,7 +42,7 @@ func (l *LU) N() int { return l.n }
 
 // Factorize computes the LU factorization of the n×n row-major a, which it
 // does not modify. It returns an error wrapping numerr.ErrNotFinite for bad input
-// or numerr.ErrSingular for an exactly zero pivot.
+// or numerr.ErrSingular for a zero or subnormal pivot.
 func (l *LU) Factorize(a []float64) error {
 	n := l.n
 	if len(a) != n*n {
@@ -60,8 +61,13 @@ func (l *LU) Factorize(a []float64) error {
 	if err != nil {
 		return err
 	}
+	for i := 0; i < n && !singular; i++ {
+		// A subnormal pivot's reciprocal overflows: the solve would be
+		// Inf or NaN.
+		singular = math.Abs(l.lu[i*n+i]) < 0x1p-1022 // smallest normal
+	}
 	if singular {
-		return fmt.Errorf("lapackx: %w: LU of %d×%d matrix has a zero pivot", numerr.ErrSingular, n, n)
+		return fmt.Errorf("lapackx: %w: LU of %d×%d matrix has a zero or subnormal pivot", numerr.ErrSingular, n, n)
 	}
 	l.ok = true
 	return nil

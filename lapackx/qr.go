@@ -1,5 +1,7 @@
 package lapackx
 
+import "math"
+
 // QR computes the thin QR factorization A = Q R of a row-major m×n matrix
 // with m ≥ n. Q (m×n) has orthonormal columns and R (n×n) is upper
 // triangular with a non-negative diagonal: the sign convention makes Q
@@ -70,6 +72,17 @@ func (q *QR) Factorize(a []float64) error {
 	lp().gelqf(n, m, q.t, m, q.tau, q.work, len(q.work))
 	q.ok = true
 	return nil
+}
+
+// MinRDiag returns min_j |R_jj|, which is zero exactly when A's columns
+// are linearly dependent (and Q is then not determined by A).
+func (q *QR) MinRDiag() float64 {
+	q.mustOK()
+	m := math.Inf(1)
+	for j := 0; j < q.n; j++ {
+		m = math.Min(m, math.Abs(q.rDiag(j)))
+	}
+	return m
 }
 
 // rDiag returns R's diagonal entry i before the sign fix.

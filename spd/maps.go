@@ -142,6 +142,9 @@ func (s *SPD) Log(dst, x, y []float64) error {
 	if err != nil {
 		return err
 	}
+	if err := s.checkSymmetric("y", y); err != nil {
+		return err
+	}
 	if err := s.congruentEig(l, y, false); err != nil {
 		return fmt.Errorf("spd: logarithm: %w", err)
 	}
@@ -165,6 +168,9 @@ func (s *SPD) Dist(x, y []float64) (float64, error) {
 	s.check(x, y)
 	l, err := s.chol(x)
 	if err != nil {
+		return 0, err
+	}
+	if err := s.checkSymmetric("y", y); err != nil {
 		return 0, err
 	}
 	if err := s.congruentEig(l, y, true); err != nil {

@@ -106,6 +106,9 @@ func (s *SPD) chol(x []float64) ([]float64, error) {
 		return s.cl, nil
 	}
 	s.Invalidate()
+	if err := s.checkSymmetric("point", x); err != nil {
+		return nil, err
+	}
 	copy(s.cl, x)
 	if !(lapackx.Impl{}).Dpotrf(gblas.Lower, s.n, s.cl, s.n) {
 		return nil, fmt.Errorf("spd: %w: Cholesky factorization failed", numerr.ErrNotPosDef)
@@ -307,6 +310,34 @@ func (s *SPD) tol() float64 {
 
 // checkSym reports a wrong length, a non-finite entry or an asymmetry
 // beyond Tol.
+// checkSymmetric is checkSym with a fast exit for the exactly symmetric
+// matrices every operation here returns: one tiled pass of comparisons,
+// and the full check (finite entries, tolerance) only when one differs.
+// chol calls it on every new point, since Cholesky reads one triangle
+// only and would factor a non-symmetric matrix without a word.
+func (s *SPD) checkSymmetric(what string, v []float64) error {
+	n := s.n
+	const tile = 16
+	var z float64 // stays 0 unless an entry is ±Inf or NaN
+	for ib := 0; ib < n; ib += tile {
+		for jb := 0; jb <= ib; jb += tile {
+			for i := ib; i < min(ib+tile, n); i++ {
+				row := v[i*n : i*n+min(jb+tile, i+1)]
+				for j := jb; j < len(row); j++ {
+					z += row[j] * 0
+					if row[j] != v[j*n+i] {
+						return s.checkSym(what, v)
+					}
+				}
+			}
+		}
+	}
+	if z != 0 {
+		return s.checkSym(what, v)
+	}
+	return nil
+}
+
 func (s *SPD) checkSym(what string, v []float64) error {
 	n := s.n
 	if len(v) != n*n {

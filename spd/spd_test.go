@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/rhgd/rhgd/internal/manifoldtest"
 	"github.com/rhgd/rhgd/lapackx"
 	"github.com/rhgd/rhgd/numerr"
@@ -135,4 +137,42 @@ func TestCacheFollowsContent(t *testing.T) {
 	if math.Abs(a-1.0/16) > 1e-15 || math.Abs(b-1) > 1e-15 {
 		t.Fatalf("inner products %v, %v; want 1/16, 1", a, b)
 	}
+}
+
+// TestNonSymmetricPoint: the operations that factor a point (Cholesky
+// reads one triangle) refuse a point that is not symmetric or not finite,
+// instead of quietly using its lower triangle.
+func TestNonSymmetricPoint(t *testing.T) {
+	m := spd.New(3)
+	rnd := rand.New(rand.NewPCG(8, 8))
+	x, y, u, dst := make([]float64, 9), make([]float64, 9), make([]float64, 9), make([]float64, 9)
+	m.RandPoint(x, rnd)
+	m.RandPoint(y, rnd)
+	m.RandTangent(u, x, rnd)
+	skew := append([]float64(nil), x...)
+	skew[1] += 0.3
+	inf := append([]float64(nil), x...)
+	inf[4] = math.Inf(1)
+	for _, tc := range []struct {
+		name string
+		bad  []float64
+		want error
+	}{{"non-symmetric", skew, numerr.ErrNotSymmetric}, {"infinite diagonal", inf, numerr.ErrNotFinite}} {
+		for op, f := range map[string]func(p []float64) error{
+			"Retract": func(p []float64) error { return m.Retract(dst, p, u, 0.1) },
+			"Exp":     func(p []float64) error { return m.Exp(dst, p, u, 0.1) },
+			"Log at":  func(p []float64) error { return m.Log(dst, p, y) },
+			"Log of":  func(p []float64) error { return m.Log(dst, x, p) },
+			"Dist":    func(p []float64) error { _, err := m.Dist(p, y); return err },
+			"Dist to": func(p []float64) error { _, err := m.Dist(x, p); return err },
+			"Retract (exp)": func(p []float64) error {
+				c := spd.New(3)
+				c.Retraction = spd.Exponential
+				return c.Retract(dst, p, u, 0.1)
+			},
+		} {
+			require.ErrorIs(t, f(tc.bad), tc.want, "%s: %s", tc.name, op)
+		}
+	}
+	require.NoError(t, m.Retract(dst, x, u, 0.1), "a symmetric point still works after a bad one")
 }

@@ -6,6 +6,7 @@ import (
 	gblas "gonum.org/v1/gonum/blas"
 
 	"github.com/rhgd/rhgd/blas"
+	"github.com/rhgd/rhgd/numerr"
 )
 
 // Retract sets dst = R_X(tU) with the retraction s.Retraction. dst may be
@@ -32,11 +33,17 @@ func (s *Stiefel) axpy(x, u []float64, t float64) {
 	}
 }
 
-// retractQR is qf(X + tU) with R's diagonal positive.
+// retractQR is qf(X + tU) with R's diagonal positive. For a tangent U
+// the columns of X + tU are independent (σ_min ≥ 1); for any other U they
+// may not be, and then qf is not defined: an error, not an arbitrary Q.
 func (s *Stiefel) retractQR(dst, x, u []float64, t float64) error {
 	s.axpy(x, u, t)
 	if err := s.qr.Factorize(s.a); err != nil {
 		return fmt.Errorf("stiefel: QR retraction: %w", err)
+	}
+	if r, a := s.qr.MinRDiag(), frob(s.a); !(r > 64*0x1p-52*a) {
+		return fmt.Errorf("stiefel: QR retraction: %w: X + tU has dependent columns (min |R_jj| = %.3g, ‖X + tU‖ = %.3g)",
+			numerr.ErrSingular, r, a)
 	}
 	s.qr.QTo(dst)
 	return nil

@@ -7,7 +7,10 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/rhgd/rhgd/internal/manifoldtest"
+	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/solver"
 	"github.com/rhgd/rhgd/stiefel"
 )
@@ -98,4 +101,22 @@ func TestBadInput(t *testing.T) {
 	if err := m.CheckPoint(make([]float64, 9)); err == nil {
 		t.Error("wrong length accepted")
 	}
+}
+
+// TestQRRetractionDependent: with a U that is not tangent, X + tU can have
+// dependent columns, where qf is undefined: an error, not an arbitrary Q.
+func TestQRRetractionDependent(t *testing.T) {
+	s := stiefel.New(5, 2)
+	x := make([]float64, 10)
+	s.RandPoint(x, rand.New(rand.NewPCG(3, 3)))
+	u := make([]float64, 10)
+	for i := range u {
+		u[i] = -x[i]
+	}
+	dst := make([]float64, 10)
+	require.ErrorIs(t, s.Retract(dst, x, u, 1), numerr.ErrSingular, "X + U = 0")
+	for i := 0; i < 5; i++ { // X + U: column 1 equal to column 0
+		u[2*i], u[2*i+1] = 0, x[2*i]-x[2*i+1]
+	}
+	require.ErrorIs(t, s.Retract(dst, x, u, 1), numerr.ErrSingular, "X + U with equal columns")
 }
