@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	gblas "gonum.org/v1/gonum/blas"
 
@@ -28,6 +29,12 @@ var (
 	// (numerr.ErrNotConverged).
 	ErrSinkhornNotConverged = numerr.New(numerr.ErrNotConverged, "coupling: Sinkhorn did not converge")
 )
+
+// minIndependent is the smallest entry New accepts in the independent
+// plan a bᵀ/Σa: marginals so lopsided that it underflows leave no plan
+// whose entries all stay in the float64 range with room for the Sinkhorn
+// scalings.
+const minIndependent = 1e-290
 
 // MassTol is the relative tolerance on |Σa − Σb| that New accepts.
 const MassTol = 1e-12
@@ -109,6 +116,9 @@ func New(a, b []float64) (*Coupling, error) {
 	}
 	if math.Abs(sa-sb) > MassTol*math.Max(sa, sb) {
 		return nil, fmt.Errorf("%w: Σa = %.17g, Σb = %.17g", ErrBadMarginal, sa, sb)
+	}
+	if lo := slices.Min(a) * slices.Min(b) / sa; !(lo >= minIndependent) {
+		return nil, fmt.Errorf("%w: min a · min b / Σa = %.3g: the plans' entries would fall below the float64 range", ErrBadMarginal, lo)
 	}
 	m, n := len(a), len(b)
 	c := &Coupling{m: m, n: n, a: append([]float64(nil), a...), b: append([]float64(nil), b...), mass: sa}
@@ -367,14 +377,27 @@ func (c *Coupling) ConnectionTerm(dst, x, u, v []float64) {
 // Transport sets dst = P_Y(U), the transport by projection. dst may be u.
 func (c *Coupling) Transport(dst, x, y, u []float64) { c.Project(dst, y, u) }
 
-// RandPoint sets dst to the balancing of a matrix with log-normal entries.
+// RandPoint sets dst to the balancing of a matrix with log-normal entries
+// (with the default Sinkhorn settings, not c.Sinkhorn), or to the
+// independent plan a bᵀ/Σa should that fail; it does not panic.
 func (c *Coupling) RandPoint(dst []float64, rnd *rand.Rand) {
 	c.check(dst)
 	for i := range c.mn2 {
 		c.mn2[i] = rnd.NormFloat64()
 	}
-	if err := c.balance(dst, c.mn2); err != nil {
-		panic(err) // a bounded kernel always balances
+	// The default balancing, whatever the retraction's settings: a bounded
+	// kernel balances within them. Should it not, the independent plan is
+	// a point too.
+	saved := c.Sinkhorn
+	c.Sinkhorn = SinkhornSettings{}
+	err := c.balance(dst, c.mn2)
+	c.Sinkhorn = saved
+	if err != nil || c.CheckPoint(dst) != nil {
+		for i, ai := range c.a {
+			for j, bj := range c.b {
+				dst[i*c.n+j] = ai * bj / c.mass
+			}
+		}
 	}
 }
 

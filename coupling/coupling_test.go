@@ -153,6 +153,7 @@ func TestBadMarginals(t *testing.T) {
 		"inf":      {{math.Inf(1)}, {1}},
 		"mass":     {{1, 1}, {2.000001}},
 		"empty":    {{}, {1}},
+		"lopsided": {{1e-200, 1}, {1, 1e-200}}, // a plan's corner entry would be ~1e-400
 	} {
 		if _, err := coupling.New(ab[0], ab[1]); !errors.Is(err, coupling.ErrBadMarginal) {
 			t.Errorf("%s: %v", name, err)
@@ -264,4 +265,28 @@ func TestCGReport(t *testing.T) {
 		t.Fatalf("CG: %d iterations, residual %.3g", it, res)
 	}
 	t.Logf("projection: %d CG iterations, residual %.2g", it, res)
+}
+
+// TestRandPointSettings: RandPoint returns a point whatever the
+// retraction's Sinkhorn settings (it used to panic when they could not be
+// met), and on marginals as uneven as New accepts.
+func TestRandPointSettings(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(12, 12))
+	for _, ab := range [][2][]float64{
+		{{0.2, 0.3, 0.5}, {0.5, 0.5}},
+		{{1e-140, 1}, {1, 1e-140}},
+	} {
+		c, err := coupling.New(ab[0], ab[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := make([]float64, len(ab[0])*len(ab[1]))
+		for _, s := range []coupling.SinkhornSettings{{MaxIter: 1}, {Tol: 1e-30}, {}} {
+			c.Sinkhorn = s
+			c.RandPoint(x, rnd)
+			if err := c.CheckPoint(x); err != nil {
+				t.Errorf("%v with %+v: %v", ab, s, err)
+			}
+		}
+	}
 }

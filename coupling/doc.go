@@ -40,4 +40,10 @@
 //
 // A Coupling owns scratch space and is not safe for concurrent use; Clone
 // gives another goroutine its own.
+//
+// # Misuse and bad data
+//
+// Slices of the wrong length are programming errors and panic, as in
+// gonum. Data-dependent failures (a point that is not a positive plan with the marginals, a non-finite
+// entry, a failed operation) are errors wrapping the numerr sentinels, or this package's ErrBadMarginal, ErrNotPositive, ErrMarginal and ErrSinkhornNotConverged.
 package coupling

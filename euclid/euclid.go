@@ -2,6 +2,12 @@
 // product, as a manifold: the trivial reference for rhgd's manifold
 // interface, and the home of the paper's Euclidean variables (regression
 // weights, for example).
+//
+// # Misuse and bad data
+//
+// Slices of the wrong length are programming errors and panic, as in
+// gonum. Data-dependent failures (a point that is not finite, a non-finite
+// entry, a failed operation) are errors wrapping the numerr sentinels.
 package euclid
 
 import (

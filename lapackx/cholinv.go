@@ -17,6 +17,9 @@ func InvLower(li, l []float64, n int) {
 	if len(li) != n*n || len(l) != n*n {
 		panic(errShape)
 	}
+	if n == 0 {
+		return
+	}
 	clear(li)
 	for i := 0; i < n; i++ {
 		li[i*n+i] = 1
@@ -32,6 +35,9 @@ func InvLower(li, l []float64, n int) {
 func CholInverse(dst, work, l []float64, n int) {
 	if len(dst) != n*n || len(work) != n*n {
 		panic(errShape)
+	}
+	if n == 0 {
+		return
 	}
 	lp().cholInverse(dst, work, l, n)
 }

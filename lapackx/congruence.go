@@ -19,6 +19,9 @@ import (
 
 // congruenceVMVt sets the upper triangle of dst to V M Vᵀ.
 func congruenceVMVt(dst, v, m, p []float64, n int) {
+	if n == 0 {
+		return // BLAS wants a leading dimension ≥ 1
+	}
 	halveDiag(m, n)
 	copy(p, v)
 	impl := blas.Impl()
@@ -29,6 +32,9 @@ func congruenceVMVt(dst, v, m, p []float64, n int) {
 
 // congruenceVtMV sets the upper triangle of dst to Vᵀ M V.
 func congruenceVtMV(dst, v, m, p []float64, n int) {
+	if n == 0 {
+		return // BLAS wants a leading dimension ≥ 1
+	}
 	halveDiag(m, n)
 	copy(p, v)
 	impl := blas.Impl()
@@ -85,6 +91,9 @@ const congruenceGemmCutoff = 100
 // row-major w: a rank-k update, or below congruenceGemmCutoff a general
 // product (both triangles, faster there; see BenchmarkCongruenceMethod).
 func gramUpper(dst, w []float64, k, n int) {
+	if n == 0 {
+		return // BLAS wants a leading dimension ≥ 1
+	}
 	impl := blas.Impl()
 	if n < congruenceGemmCutoff {
 		impl.Dgemm(gblas.Trans, gblas.NoTrans, n, n, k, 1, w, n, w, n, 0, dst, n)
@@ -97,6 +106,9 @@ func gramUpper(dst, w []float64, k, n int) {
 // mirroring the upper triangle for exact symmetry. m holds M in its upper
 // triangle; it is completed in place, and p is scratch. dst may be m.
 func congruenceGemm(dst, v, m, p []float64, n int, trans bool) {
+	if n == 0 {
+		return // BLAS wants a leading dimension ≥ 1
+	}
 	for i := 0; i < n; i++ {
 		for j := 0; j < i; j++ {
 			m[i*n+j] = m[j*n+i]

@@ -22,6 +22,10 @@ import (
 // CrossGxy by finite differences of gradients when they are missing (see
 // FillFD).
 //
+// An oracle that panics panics the run, as in gonum's optimize: panics are
+// for programming errors (a slice of the wrong length), errors for data.
+// The C ABI recovers them at its boundary.
+//
 // Problems compose: Euclidean, FillFD, MinMax and Compositional build a
 // Problem from another description, and minibatches are part of the
 // evaluation point (Point.Batch), so a Euclidean finite-sum problem with

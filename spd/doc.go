@@ -34,9 +34,11 @@
 // own. Inner, Norm and the parallel transport return NaN at a matrix that
 // is not positive definite; CheckPoint says why.
 //
-// # Errors
+// # Misuse and bad data
 //
-// Data-dependent failures wrap the shared sentinels of package numerr
-// (ErrNotFinite, ErrNotSymmetric, ErrNotPosDef, ErrOverflow) with the
-// operation; test with errors.Is.
+// Slices of the wrong length are programming errors and panic, as in
+// gonum. Data-dependent failures (a point that is not symmetric positive
+// definite or not finite, an overflowing exponential) are errors wrapping
+// the shared sentinels of package numerr (ErrNotFinite, ErrNotSymmetric,
+// ErrNotPosDef, ErrOverflow) with the operation; test with errors.Is.
 package spd

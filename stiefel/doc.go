@@ -23,4 +23,10 @@
 //
 // A Stiefel owns scratch space: it is not safe for concurrent use; Clone
 // gives another goroutine its own.
+//
+// # Misuse and bad data
+//
+// Slices of the wrong length are programming errors and panic, as in
+// gonum. Data-dependent failures (a point that is not orthonormal, a non-finite
+// entry, a failed operation) are errors wrapping the numerr sentinels, or ErrNotOrthonormal and ErrNotTangent.
 package stiefel

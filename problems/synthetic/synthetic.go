@@ -40,7 +40,8 @@ import (
 	"github.com/rhgd/rhgd/stiefel"
 )
 
-// ErrBadData signifies data of the wrong shape, non-finite, or ν ≤ 0.
+// ErrBadData signifies data of the wrong shape, non-finite, ν ≤ 0, or a
+// singular XᵀX (numerr.ErrInvalid).
 var ErrBadData = numerr.New(numerr.ErrInvalid, "synthetic: bad data")
 
 // Data are the matrices X (n×d) and Y (n×r), row-major, and ν.
@@ -56,6 +57,9 @@ type Data struct {
 func Generate(n, d, r int, nu float64, seed uint64) (*Data, error) {
 	if n < d || d < r || r < 1 {
 		return nil, fmt.Errorf("%w: need n ≥ d ≥ r ≥ 1, have %d, %d, %d", ErrBadData, n, d, r)
+	}
+	if !(nu > 0) || math.IsInf(nu, 0) {
+		return nil, fmt.Errorf("%w: ν = %v must be positive and finite", ErrBadData, nu)
 	}
 	rnd := rand.New(rand.NewPCG(seed, 0x5a17))
 	gauss := func(k int) []float64 {
@@ -105,6 +109,9 @@ type Problem struct {
 // New returns the problem for data, which it validates and copies into
 // XᵀX, XᵀY and YᵀY.
 func New(data *Data) (*Problem, error) {
+	if data == nil {
+		return nil, fmt.Errorf("%w: no data", ErrBadData)
+	}
 	n, d, r := data.N, data.D, data.R
 	switch {
 	case n < d || d < r || r < 1:
@@ -131,6 +138,13 @@ func New(data *Data) (*Problem, error) {
 	impl.Dgemm(gblas.Trans, gblas.NoTrans, r, r, n, 1, data.Y, r, data.Y, r, 0, p.YtY, r)
 	lapackx.Symmetrize(p.A, d)
 	lapackx.Symmetrize(p.YtY, r)
+	// g is strongly convex in M only when A = XᵀX is positive definite.
+	if err := p.eig.FactorizeValues(p.A); err != nil {
+		return nil, fmt.Errorf("%w: XᵀX: %w", ErrBadData, err)
+	}
+	if lam := p.eig.Values(); !(lam[0] > float64(d)*0x1p-52*lam[d-1]) {
+		return nil, fmt.Errorf("%w: XᵀX is singular (λ_min = %.3g, λ_max = %.3g): g is not strongly convex in M", ErrBadData, lam[0], lam[d-1])
+	}
 	for i := range p.dd {
 		p.dd[i] = make([]float64, d*d)
 	}

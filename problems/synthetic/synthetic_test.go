@@ -207,6 +207,21 @@ func TestBadData(t *testing.T) {
 	data.Nu = 0
 	_, err = synthetic.New(data)
 	require.ErrorIs(t, err, synthetic.ErrBadData)
+	for _, nu := range []float64{0, -1, math.NaN(), math.Inf(1)} {
+		_, err = synthetic.Generate(10, 5, 2, nu, 1)
+		require.ErrorIs(t, err, synthetic.ErrBadData, "ν = %v", nu)
+	}
+	_, err = synthetic.New(nil)
+	require.ErrorIs(t, err, synthetic.ErrBadData)
+	// A zero column of X makes XᵀX singular: g is not strongly convex.
+	data, err = synthetic.Generate(10, 5, 2, 0.01, 1)
+	require.NoError(t, err)
+	for i := 0; i < 10; i++ {
+		data.X[i*5+2] = 0
+	}
+	_, err = synthetic.New(data)
+	require.ErrorIs(t, err, synthetic.ErrBadData)
+	require.ErrorContains(t, err, "singular")
 }
 
 // TestFiniteDifferenceOracles: the difference quotients New falls back on
