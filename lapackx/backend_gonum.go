@@ -2,6 +2,8 @@ package lapackx
 
 import (
 	"fmt"
+	"math"
+	"strings"
 
 	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/lapack"
@@ -26,13 +28,57 @@ func (g gonumLapack) eig(vecs, lower bool, n int, a, w, work []float64, _ []int3
 	if lower {
 		ul = gblas.Lower
 	}
+	e := condition(a, n, lower)
 	if !g.impl.Dsyev(job, ul, n, a, n, w, work, len(work)) {
 		return fmt.Errorf("%w: Dsyev did not converge", ErrLapack)
+	}
+	for i := range w {
+		w[i] = math.Ldexp(w[i], -e)
 	}
 	if vecs {
 		transposeSquare(a, n) // gonum returns eigenvectors in columns
 	}
 	return nil
+}
+
+// condition prepares the symmetric a (its lower or upper triangle) for
+// gonum's Dsyev, which in v0.17 goes wrong on matrices with entries far
+// below the largest: eigenvalues off by 10⁻¹⁰ absolute on a matrix of
+// norm 10⁻⁶⁶, or by 10¹²¹ on one of norm 1 with entries near 10⁻²⁵⁸, and
+// a panic in Dsterf ("insufficient length of a") on the values-only path
+// (TestGonumDsyevTiny has the matrices). It scales a by 2^e so that its
+// largest entry lies in [1, 2), exactly, and sets to zero the entries
+// below 2⁻¹⁵⁰ of it: a perturbation of norm below n·2⁻¹⁵⁰·max|a|, far
+// inside Dsyev's own backward error. It returns e; the eigenvalues of a
+// are those of the result times 2^−e.
+func condition(a []float64, n int, lower bool) int {
+	tri := func(f func(k int)) {
+		for i := 0; i < n; i++ {
+			lo, hi := i, n // upper triangle of row i
+			if lower {
+				lo, hi = 0, i+1
+			}
+			for k := i*n + lo; k < i*n+hi; k++ {
+				f(k)
+			}
+		}
+	}
+	var amax float64
+	tri(func(k int) { amax = math.Max(amax, math.Abs(a[k])) })
+	if amax == 0 || math.IsNaN(amax) || math.IsInf(amax, 0) {
+		return 0
+	}
+	_, e := math.Frexp(amax) // amax ∈ [2^(e−1), 2^e)
+	e = 1 - e
+	tiny := math.Ldexp(1, -150)
+	tri(func(k int) {
+		v := math.Ldexp(a[k], e)
+		if math.Abs(v) < tiny {
+			v = 0
+		}
+		a[k] = v
+	})
+	return e
 }
 
 func (g gonumLapack) eigWork(n int) (lwork, liwork int) {
@@ -139,7 +185,20 @@ func (g gonumLapack) schurWork(n int) int {
 
 // factorizeRowMajor computes the real Schur form of the row-major m (which
 // it does not modify) by Dgehrd, Dorghr and Dhseqr: T and Z row-major.
-func (s *schur) factorizeRowMajor(impl gonum.Implementation, m []float64) error {
+// gonum v0.17's Dhseqr panics ("bad leading dimension of Z", "ihiz out of
+// range") in its fallback after a convergence failure of Dlahqr on small
+// matrices; that failure is LAPACK's info > 0, so it is ErrLapack here
+// (TestGonumDhseqrFailure has the matrices).
+func (s *schur) factorizeRowMajor(impl gonum.Implementation, m []float64) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			msg, ok := p.(string)
+			if !ok || !strings.HasPrefix(msg, "lapack: ") {
+				panic(p)
+			}
+			err = fmt.Errorf("%w: Dhseqr did not converge (gonum panicked: %s)", ErrLapack, msg)
+		}
+	}()
 	n := s.n
 	copy(s.t, m)
 	impl.Dgehrd(n, 0, n-1, s.t, n, s.tau, s.work, len(s.work))
