@@ -50,6 +50,17 @@ func (s *SPD) Retract(dst, x, u []float64, t float64) error {
 		return fmt.Errorf("spd: %w: second-order retraction", numerr.ErrNotFinite)
 	}
 	copy(dst, out)
+	return s.checkResult("second-order retraction", dst)
+}
+
+// checkResult factors a retraction's or exponential's result, which a
+// solver's next step needs anyway (the factor stays cached), and reports
+// a result that is positive definite in exact arithmetic but not in
+// float64: a step so large that its condition number exceeds 1/ε.
+func (s *SPD) checkResult(op string, y []float64) error {
+	if _, err := s.factor(y, false); err != nil { // y: symmetric and finite by construction
+		return fmt.Errorf("spd: %s: the result is not positive definite in float64 (step too large): %w", op, err)
+	}
 	return nil
 }
 
@@ -126,12 +137,15 @@ func (s *SPD) Exp(dst, x, u []float64, t float64) error {
 	g := s.t4[:s.n]
 	for i, lam := range s.eig.Values() {
 		g[i] = math.Exp(t * lam)
-		if math.IsInf(g[i], 0) {
+		switch {
+		case math.IsInf(g[i], 0):
 			return fmt.Errorf("spd: exponential: %w", numerr.ErrOverflow)
+		case g[i] < 0x1p-1022:
+			return fmt.Errorf("spd: exponential: %w: e^(tλ) = %v for tλ = %.3g", numerr.ErrUnderflow, g[i], t*lam)
 		}
 	}
 	s.weightedGram(dst, x, l, g, 0)
-	return nil
+	return s.checkResult("exponential", dst)
 }
 
 // Log sets dst = Log_X(Y) = L logm(L⁻¹YL⁻ᵀ) Lᵀ. dst may be x or y. It

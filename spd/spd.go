@@ -101,13 +101,19 @@ func (s *SPD) Dim() int { return s.n * (s.n + 1) / 2 }
 
 // chol returns the lower Cholesky factor of x, from the cache when x equals
 // the cached point.
-func (s *SPD) chol(x []float64) ([]float64, error) {
+func (s *SPD) chol(x []float64) ([]float64, error) { return s.factor(x, true) }
+
+// factor is chol, with the symmetry check of a new point only when check
+// is set: points this package computed are exactly symmetric and finite.
+func (s *SPD) factor(x []float64, check bool) ([]float64, error) {
 	if s.cok && floats.Equal(s.cx, x) {
 		return s.cl, nil
 	}
 	s.Invalidate()
-	if err := s.checkSymmetric("point", x); err != nil {
-		return nil, err
+	if check {
+		if err := s.checkSymmetric("point", x); err != nil {
+			return nil, err
+		}
 	}
 	copy(s.cl, x)
 	if !(lapackx.Impl{}).Dpotrf(gblas.Lower, s.n, s.cl, s.n) {

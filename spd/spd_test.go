@@ -176,3 +176,22 @@ func TestNonSymmetricPoint(t *testing.T) {
 	}
 	require.NoError(t, m.Retract(dst, x, u, 0.1), "a symmetric point still works after a bad one")
 }
+
+// TestStepTooLarge: an exponential whose smallest eigenvalue underflows
+// is ErrUnderflow, and a step whose result is positive definite only in
+// exact arithmetic is an error: neither returns a matrix that is not a
+// point (the exponential returned [0] for the first, found by FuzzRetract).
+func TestStepTooLarge(t *testing.T) {
+	m := spd.New(1)
+	m.Retraction = spd.Exponential
+	dst := make([]float64, 1)
+	require.ErrorIs(t, m.Retract(dst, []float64{0.00146484375}, []float64{192}, -0.875), numerr.ErrUnderflow)
+
+	// ½X + ½(X + U)X⁻¹(X + U) with X = 10⁻²⁰I and U = 11ᵀ: eigenvalues
+	// ≈ 4·10²⁰ and 10⁻²⁰, a condition number far beyond 1/ε.
+	m2 := spd.New(2)
+	x, u, y := []float64{1e-20, 0, 0, 1e-20}, []float64{1, 1, 1, 1}, make([]float64, 4)
+	err := m2.Retract(y, x, u, 1)
+	require.ErrorIs(t, err, numerr.ErrNotPosDef)
+	require.ErrorContains(t, err, "step too large")
+}

@@ -67,6 +67,7 @@ type Stiefel struct {
 	ex2  *lapackx.Expm    // 2p×2p (exponential)
 	ex1  *lapackx.Expm    // p×p (exponential)
 	a, b []float64        // n×p
+	tu   []float64        // n×p: the step tU of the exponential and Cayley maps
 	ab   []float64        // n×2p
 	pp   [3][]float64     // p×p
 	p2   [3][]float64     // 2p×2p, 2p×p
@@ -82,7 +83,7 @@ func New(n, p int) *Stiefel {
 	s := &Stiefel{n: n, p: p,
 		qr: lapackx.NewQR(n, p), sf: lapackx.NewSymFunc(p), lu: lapackx.NewLU(2 * p),
 		ex2: lapackx.NewExpm(2 * p), ex1: lapackx.NewExpm(p),
-		a: make([]float64, n*p), b: make([]float64, n*p), ab: make([]float64, 2*n*p)}
+		a: make([]float64, n*p), b: make([]float64, n*p), tu: make([]float64, n*p), ab: make([]float64, 2*n*p)}
 	for i := range s.pp {
 		s.pp[i] = make([]float64, p*p)
 	}
