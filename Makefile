@@ -2,7 +2,7 @@
 GO   ?= go
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all demo test deps vet test-cgo test-nocgo test-purego bench bench-crossover info refdata clean
+.PHONY: all demo test deps vet test-cgo test-nocgo test-purego test-race fuzz bench bench-crossover info refdata clean
 
 all: test
 
@@ -32,8 +32,10 @@ vet: deps
 	$(GO) vet -tags purego ./...
 
 # test runs the whole suite against OpenBLAS/LAPACKE (cgo), then pure Go
-# (CGO_ENABLED=0), then pure Go with cgo on (-tags purego).
-test: vet test-cgo test-nocgo test-purego
+# (CGO_ENABLED=0), then pure Go with cgo on (-tags purego), then the solver
+# and manifold packages under the race detector. Each run includes the fuzz
+# targets' seed corpora (f.Add and testdata/fuzz).
+test: vet test-cgo test-nocgo test-purego test-race
 
 test-cgo: deps
 	$(GO) test -count=1 ./...
@@ -43,6 +45,28 @@ test-nocgo:
 
 test-purego: deps
 	$(GO) test -count=1 -tags purego ./...
+
+RACE_PKGS = ./solver ./spd ./stiefel ./coupling ./euclid ./product ./problems/... ./numerr
+
+test-race: deps
+	$(GO) test -count=1 -race $(RACE_PKGS)
+
+# fuzz runs every fuzz target for FUZZ_EXECS executions (a count, not a
+# duration: Go 1.26's -fuzztime=<duration> can fail with "context deadline
+# exceeded" at the end, go.dev/issue/75804) on the native backend and then
+# on the pure-Go one. New failing inputs land in the package's
+# testdata/fuzz, which `make test` then runs.
+FUZZ_EXECS ?= 1000000
+FUZZ_TARGETS = ./lapackx:FuzzSymFunc ./lapackx:FuzzExpm ./lapackx:FuzzSylvester ./lapackx:FuzzLyapSym \
+	./spd:FuzzRetract ./stiefel:FuzzRetract ./coupling:FuzzRetract ./problems/synthetic:FuzzEpoch
+
+fuzz: deps
+	@log=$$(mktemp); for backend in openblas gonum; do for t in $(FUZZ_TARGETS); do \
+		echo "== $$backend $$t"; \
+		if ! RHGD_BLAS=$$backend $(GO) test -run '^$$' -fuzz "^$${t#*:}\$$" -fuzztime $(FUZZ_EXECS)x "$${t%%:*}" > $$log 2>&1; then \
+			cat $$log; rm -f $$log; exit 1; fi; \
+		grep 'execs:' $$log | tail -n 1; \
+	done; done; rm -f $$log
 
 # bench runs every benchmark ten times for benchstat; RHGD_BLAS=gonum for
 # the pure-Go backend.

@@ -5,6 +5,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	gblas "gonum.org/v1/gonum/blas"
+
+	"github.com/rhgd/rhgd/internal/race"
 )
 
 // TestZeroAllocs proves that steady-state workspace calls allocate nothing,
@@ -12,6 +14,9 @@ import (
 // does not allocate). One exception belongs to gonum: its Hessenberg QR,
 // behind Sylvester on the pure-Go backend, allocates scratch on every call.
 func TestZeroAllocs(t *testing.T) {
+	if race.Enabled {
+		t.Skip("allocation counts under -race")
+	}
 	forEachBackend(t, func(t *testing.T) {
 		pure := Backend() == "gonum"
 		rnd := newRand(13)

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rhgd/rhgd/euclid"
+	"github.com/rhgd/rhgd/internal/race"
 	"github.com/rhgd/rhgd/solver"
 )
 
@@ -314,6 +315,9 @@ func TestStochasticConverges(t *testing.T) {
 
 // TestStochasticEpochAllocs: a steady-state RSHGD epoch allocates nothing.
 func TestStochasticEpochAllocs(t *testing.T) {
+	if race.Enabled {
+		t.Skip("allocation counts under -race")
+	}
 	s, mx, my, x0, y0 := squadSetup(15)
 	for _, est := range []solver.Estimator{&solver.CG{}, &solver.Neumann{}, solver.AD{}} {
 		r, err := solver.New(on(s.problem(), mx, my), withBatches(&solver.Settings{Estimator: est, InnerIters: 5}, solver.Batches{Lower: 4, Upper: 4, Cross: 4, Hess: 4, Report: 4}))

@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/rhgd/rhgd/internal/race"
 	"github.com/rhgd/rhgd/solver"
 )
 
@@ -444,6 +445,9 @@ func Run(t *testing.T, m solver.Manifold, o Options) {
 	})
 
 	t.Run("allocs", func(t *testing.T) {
+		if race.Enabled {
+			t.Skip("allocation counts under -race")
+		}
 		eg, eh := vec(), vec()
 		f := newCubic(r, c, rnd)
 		f.EGrad(eg, x)

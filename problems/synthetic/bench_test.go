@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rhgd/rhgd/internal/race"
 	"github.com/rhgd/rhgd/problems/synthetic"
 	"github.com/rhgd/rhgd/solver"
 )
@@ -45,6 +46,9 @@ func warm(tb testing.TB, name string) *solver.RHGD {
 // TestEpochAllocs: one steady-state epoch allocates nothing, with each
 // estimator.
 func TestEpochAllocs(t *testing.T) {
+	if race.Enabled {
+		t.Skip("allocation counts under -race")
+	}
 	for name := range paperEstimators() {
 		r := warm(t, name)
 		if a := testing.AllocsPerRun(3, func() {

@@ -315,3 +315,52 @@ func TestConformance(t *testing.T) {
 	offIdentity(t, sp, m, 5)
 	problemtest.Run(t, p, problemtest.Config{X: w, Y: m, Seed: 1})
 }
+
+// TestConcurrentSolvers: solvers on their own problems in separate
+// goroutines (sharing the process's backend, its thread windows and the
+// identity counter) give exactly what each gives alone. Under -race
+// (make test) this also checks that the shared state is synchronized.
+func TestConcurrentSolvers(t *testing.T) {
+	const workers = 4
+	run := func(name string) ([]float64, error) {
+		data, err := synthetic.Generate(30, 8, 3, 0.01, 42)
+		if err != nil {
+			return nil, err
+		}
+		sp, err := synthetic.New(data)
+		if err != nil {
+			return nil, err
+		}
+		w, m := sp.Start(7)
+		est, err := synthetic.PaperEstimator(name)
+		if err != nil {
+			return nil, err
+		}
+		res, err := solver.Minimize(context.Background(), sp.Problem(), w, m, &solver.Settings{Estimator: est, EtaX: 0.5, EtaY: 0.5, Epochs: 15})
+		if err != nil {
+			return nil, err
+		}
+		return append(res.X, res.Y...), nil
+	}
+	want := map[string][]float64{}
+	for _, name := range synthetic.EstimatorNames {
+		x, err := run(name)
+		require.NoError(t, err)
+		want[name] = x
+	}
+	got, errs := make([][]float64, workers), make([]error, workers)
+	done := make(chan int)
+	for k := 0; k < workers; k++ {
+		go func() {
+			got[k], errs[k] = run(synthetic.EstimatorNames[k%len(synthetic.EstimatorNames)])
+			done <- k
+		}()
+	}
+	for range workers {
+		<-done
+	}
+	for k := range got {
+		require.NoError(t, errs[k], "worker %d", k)
+		require.Equal(t, want[synthetic.EstimatorNames[k%len(synthetic.EstimatorNames)]], got[k], "worker %d", k)
+	}
+}
