@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -60,10 +61,43 @@ func TestDemo(t *testing.T) {
 }
 
 func TestRunCommands(t *testing.T) {
-	require.NoError(t, run([]string{"info"}))
-	require.Error(t, run([]string{"frobnicate"}))
-	require.Error(t, run(nil))
-	require.Error(t, run([]string{"demo", "-epochs", "0"}))
+	require.NoError(t, run([]string{"info"}, io.Discard))
+	require.Error(t, run([]string{"frobnicate"}, io.Discard))
+	require.Error(t, run(nil, io.Discard))
+	require.Error(t, run([]string{"demo", "-epochs", "0"}, io.Discard))
+}
+
+// TestCommandLine runs the command as a user would: help on standard
+// output with status 0, each user error as one line on standard error
+// with status 2.
+func TestCommandLine(t *testing.T) {
+	for _, c := range []struct {
+		args       string
+		code       int
+		stdout     string // a substring of standard output
+		stderrLine string // a substring of the one line on standard error
+	}{
+		{"-h", 0, "usage: rhgd <command>", ""},
+		{"demo -h", 0, "-epochs", ""},
+		{"info -h", 0, "usage: rhgd info", ""},
+		{"", 2, "", "no command"},
+		{"frobnicate", 2, "", `unknown command "frobnicate"`},
+		{"demo -epochs", 2, "", "flag needs an argument"},
+		{"demo -bogus", 2, "", "flag provided but not defined: -bogus"},
+		{"demo -epochs 0", 2, "", "-epochs must be positive"},
+		{"info extra", 2, "", `info: unexpected argument "extra"`},
+		{"kernels now", 2, "", `kernels: unexpected argument "now"`},
+	} {
+		stdout, stderr, code := asMainOut(t, c.args)
+		require.Equal(t, c.code, code, "%q: %s", c.args, stderr)
+		require.Contains(t, stdout, c.stdout, c.args)
+		if c.stderrLine == "" {
+			require.Empty(t, stderr, c.args)
+			continue
+		}
+		require.Equal(t, 1, strings.Count(stderr, "\n"), "%q: %q", c.args, stderr)
+		require.Contains(t, stderr, c.stderrLine, c.args)
+	}
 }
 
 // TestMain lets a test run this binary as the rhgd command itself, so the
@@ -80,18 +114,23 @@ func TestMain(m *testing.M) {
 // asMain runs the command with args and extra environment variables and
 // returns its standard error and exit code.
 func asMain(t *testing.T, args string, env ...string) (string, int) {
+	_, stderr, code := asMainOut(t, args, env...)
+	return stderr, code
+}
+
+// asMainOut is asMain with standard output too.
+func asMainOut(t *testing.T, args string, env ...string) (stdout, stderr string, code int) {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), append(env, "RHGD_TEST_AS_MAIN=1", "RHGD_TEST_ARGS="+args)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
-	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
 	} else {
 		require.NoError(t, err)
 	}
-	return stderr.String(), code
+	return out.String(), errb.String(), code
 }
 
 // TestBadEnvironment: a bad backend setting stops the command with exit
