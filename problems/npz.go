@@ -1,0 +1,191 @@
+package problems
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+
+	"codeberg.org/sbinet/npyio/npz"
+)
+
+// NPZ is a numpy .npz archive opened for reading float64 arrays, the
+// format in which the problems exchange data with numpy-based
+// implementations.
+type NPZ struct {
+	path string
+	r    *npz.Reader
+}
+
+// OpenNPZ opens the .npz file at path.
+func OpenNPZ(path string) (*NPZ, error) {
+	r, err := npz.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrBadData, path, err)
+	}
+	return &NPZ{path: path, r: r}, nil
+}
+
+// Close closes the archive.
+func (z *NPZ) Close() error { return z.r.Close() }
+
+// Has reports whether the archive holds the array name (without ".npy").
+func (z *NPZ) Has(name string) bool { return slices.Contains(z.r.Keys(), name+".npy") }
+
+// Names lists the arrays of the archive.
+func (z *NPZ) Names() []string {
+	var out []string
+	for _, k := range z.r.Keys() {
+		out = append(out, strings.TrimSuffix(k, ".npy"))
+	}
+	return out
+}
+
+// Array reads the array name as float64 in row-major order (a
+// Fortran-ordered array is transposed) and returns it with its shape.
+// Integer and float32 arrays are converted. want, when given, is the
+// expected shape, with −1 for any size in that axis; a different shape,
+// a missing array or a non-finite entry is an error wrapping ErrBadData.
+func (z *NPZ) Array(name string, want ...int) ([]float64, []int, error) {
+	key := name + ".npy"
+	h := z.r.Header(key)
+	if h == nil {
+		return nil, nil, fmt.Errorf("%w: %s has no array %q (it has %v)", ErrBadData, z.path, name, z.Names())
+	}
+	shape := append([]int(nil), h.Descr.Shape...)
+	if want != nil {
+		ok := len(shape) == len(want)
+		for i := 0; ok && i < len(want); i++ {
+			ok = want[i] < 0 || want[i] == shape[i]
+		}
+		if !ok {
+			return nil, nil, fmt.Errorf("%w: %s: %s has shape %v, want %v (−1: any)", ErrBadData, z.path, name, shape, want)
+		}
+	}
+	v, err := z.read(key, h.Descr.Type)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %s: %s: %v", ErrBadData, z.path, name, err)
+	}
+	n := 1
+	for _, s := range shape {
+		n *= s
+	}
+	if len(v) != n {
+		return nil, nil, fmt.Errorf("%w: %s: %s has %d entries for shape %v", ErrBadData, z.path, name, len(v), shape)
+	}
+	for i, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, nil, fmt.Errorf("%w: %s: %s[%d] = %v", ErrBadData, z.path, name, i, x)
+		}
+	}
+	if h.Descr.Fortran && len(shape) > 1 {
+		v = fortranToRowMajor(v, shape)
+	}
+	return v, shape, nil
+}
+
+// Scalar reads a one-entry array (numpy's 0-d or shape (1,)) as float64.
+func (z *NPZ) Scalar(name string) (float64, error) {
+	v, _, err := z.Array(name)
+	if err != nil {
+		return 0, err
+	}
+	if len(v) != 1 {
+		return 0, fmt.Errorf("%w: %s: %s has %d entries, want a scalar", ErrBadData, z.path, name, len(v))
+	}
+	return v[0], nil
+}
+
+// read reads the array at key, converting numeric dtypes to float64.
+func (z *NPZ) read(key, dtype string) ([]float64, error) {
+	switch strings.Trim(dtype, "<>=|'") {
+	case "f8":
+		var v []float64
+		return v, z.r.Read(key, &v)
+	case "f4":
+		return readAs[float32](z.r, key)
+	case "i8":
+		return readAs[int64](z.r, key)
+	case "i4":
+		return readAs[int32](z.r, key)
+	case "u1":
+		return readAs[uint8](z.r, key)
+	}
+	return nil, fmt.Errorf("dtype %s is not supported (want float64, float32, int64, int32 or uint8)", dtype)
+}
+
+func readAs[T float32 | int64 | int32 | uint8](r *npz.Reader, key string) ([]float64, error) {
+	var v []T
+	if err := r.Read(key, &v); err != nil {
+		return nil, err
+	}
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = float64(x)
+	}
+	return out, nil
+}
+
+// fortranToRowMajor reorders column-major data of the given shape to
+// row-major.
+func fortranToRowMajor(v []float64, shape []int) []float64 {
+	out := make([]float64, len(v))
+	k := len(shape)
+	idx := make([]int, k)
+	for f := range v {
+		// f is the column-major offset of idx; advance idx in that order.
+		r := 0
+		for a := 0; a < k; a++ {
+			r = r*shape[a] + idx[a]
+		}
+		out[r] = v[f]
+		for a := 0; a < k; a++ {
+			idx[a]++
+			if idx[a] < shape[a] {
+				break
+			}
+			idx[a] = 0
+		}
+	}
+	return out
+}
+
+// WriteNPZ writes float64 arrays with their shapes to a new .npz file at
+// path, for numpy-based implementations to read the same data.
+func WriteNPZ(path string, arrays map[string][]float64, shapes map[string][]int) error {
+	w, err := npz.Create(path)
+	if err != nil {
+		return err
+	}
+	for _, name := range slices.Sorted(maps.Keys(arrays)) {
+		if err := w.Write(name+".npy", denseOf(arrays[name], shapes[name])); err != nil {
+			w.Close()
+			return err
+		}
+	}
+	return w.Close()
+}
+
+// denseOf returns v, of the given shape (nil: 1-d), as the nested slices
+// npyio writes with that shape; at most three axes.
+func denseOf(v []float64, shape []int) any {
+	switch len(shape) {
+	case 0, 1:
+		return v
+	case 2:
+		out := make([][]float64, shape[0])
+		for i := range out {
+			out[i] = v[i*shape[1] : (i+1)*shape[1]]
+		}
+		return out
+	case 3:
+		out := make([][][]float64, shape[0])
+		m := shape[1] * shape[2]
+		for i := range out {
+			out[i] = denseOf(v[i*m:(i+1)*m], shape[1:]).([][]float64)
+		}
+		return out
+	}
+	panic(fmt.Sprintf("problems: WriteNPZ of a %d-axis array", len(shape)))
+}

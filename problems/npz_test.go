@@ -1,0 +1,78 @@
+package problems
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rhgd/rhgd/numerr"
+)
+
+func TestNPZRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "d.npz")
+	a := []float64{1, 2, 3, 4, 5, 6}
+	b := []float64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}
+	require.NoError(t, WriteNPZ(path, map[string][]float64{"a": a, "b": b, "s": {3.5}},
+		map[string][]int{"a": {2, 3}, "b": {2, 3, 2}}))
+	z, err := OpenNPZ(path)
+	require.NoError(t, err)
+	defer z.Close()
+	require.ElementsMatch(t, []string{"a", "b", "s"}, z.Names())
+	got, shape, err := z.Array("a", 2, -1)
+	require.NoError(t, err)
+	require.Equal(t, a, got)
+	require.Equal(t, []int{2, 3}, shape)
+	got, shape, err = z.Array("b")
+	require.NoError(t, err)
+	require.Equal(t, b, got)
+	require.Equal(t, []int{2, 3, 2}, shape)
+	s, err := z.Scalar("s")
+	require.NoError(t, err)
+	require.Equal(t, 3.5, s)
+
+	_, _, err = z.Array("a", 3, 2)
+	require.ErrorIs(t, err, ErrBadData)
+	require.ErrorIs(t, err, numerr.ErrInvalid)
+	_, _, err = z.Array("nope")
+	require.ErrorIs(t, err, ErrBadData)
+	_, err = z.Scalar("a")
+	require.ErrorIs(t, err, ErrBadData)
+}
+
+func TestNPZBadInput(t *testing.T) {
+	dir := t.TempDir()
+	_, err := OpenNPZ(filepath.Join(dir, "missing.npz"))
+	require.ErrorIs(t, err, ErrBadData)
+	junk := filepath.Join(dir, "junk.npz")
+	require.NoError(t, os.WriteFile(junk, []byte("not a zip"), 0o644))
+	_, err = OpenNPZ(junk)
+	require.ErrorIs(t, err, ErrBadData)
+
+	nan := filepath.Join(dir, "nan.npz")
+	require.NoError(t, WriteNPZ(nan, map[string][]float64{"x": {1, nanValue()}}, nil))
+	z, err := OpenNPZ(nan)
+	require.NoError(t, err)
+	defer z.Close()
+	_, _, err = z.Array("x")
+	require.True(t, errors.Is(err, ErrBadData), "%v", err)
+}
+
+func nanValue() float64 { var z float64; return z / z }
+
+func TestFortranToRowMajor(t *testing.T) {
+	// The 2×3 matrix [[1 2 3] [4 5 6]] in column-major order.
+	require.Equal(t, []float64{1, 2, 3, 4, 5, 6}, fortranToRowMajor([]float64{1, 4, 2, 5, 3, 6}, []int{2, 3}))
+	// A 2×2×2 array a[i][j][k] = 100i + 10j + k, column-major (i fastest).
+	var f []float64
+	for k := 0; k < 2; k++ {
+		for j := 0; j < 2; j++ {
+			for i := 0; i < 2; i++ {
+				f = append(f, float64(100*i+10*j+k))
+			}
+		}
+	}
+	require.Equal(t, []float64{0, 1, 10, 11, 100, 101, 110, 111}, fortranToRowMajor(f, []int{2, 2, 2}))
+}

@@ -1,0 +1,78 @@
+// Package problems holds what every ready-made problem of rhgd (the
+// paper's applications, in the subpackages) gives its users: an Instance
+// to run, and a Spec that builds one from named parameters, so that the
+// command line (rhgd run) and the C ABI construct any problem the same
+// way. The catalog of Specs is package problems/catalog.
+package problems
+
+import (
+	"flag"
+
+	"github.com/rhgd/rhgd/numerr"
+	"github.com/rhgd/rhgd/solver"
+)
+
+// Instance is a problem ready to run: the bilevel problem, its starting
+// point and the settings of the paper's experiment (Settings.Estimator is
+// the paper's for that problem, or nil for the caller to choose).
+type Instance struct {
+	// Problem is the bilevel problem; its oracles share scratch space, so
+	// an Instance is for one goroutine.
+	Problem solver.Problem
+	// X0 and Y0 are the starting points.
+	X0, Y0 []float64
+	// Settings are the paper's settings for the problem.
+	Settings solver.Settings
+	// Estimators maps estimator names to the paper's settings for each
+	// ("cg" → "cg:maxiter=50,tol=1e-10"), in ParseEstimator's syntax;
+	// names the problem cannot run (hinv without HessGyInv) are absent.
+	Estimators map[string]string
+	// Stochastic, when not nil, returns the paper's minibatch sizes for
+	// RSHGD on this finite-sum problem.
+	Stochastic *solver.Batches
+	// Accuracy, when not nil, returns the classification accuracy in
+	// percent that the problem's application reaches with (x, y).
+	Accuracy func(x, y []float64) (float64, error)
+	// Baseline, when not nil, returns the accuracy in percent of the
+	// application's single-level baseline, with its name.
+	Baseline func() (name string, accuracy float64, err error)
+	// Describe is one line saying what was built (sizes, data source).
+	Describe string
+}
+
+// Options are the parameters every problem takes.
+type Options struct {
+	// Data is a file (or, for some problems, a directory) to load instead
+	// of the built-in or generated data; "" means the default.
+	Data string
+	// Seed seeds generated data and random starts.
+	Seed uint64
+}
+
+// Spec describes a ready-made problem.
+type Spec struct {
+	// Name is how the command line and the C ABI call the problem.
+	Name string
+	// Summary is one line saying what the problem is.
+	Summary string
+	// Flags registers the problem's own parameters on fs (their defaults
+	// are the paper's) and returns the function that builds an Instance
+	// from them once fs is parsed. Flags may be called once per FlagSet.
+	Flags func(fs *flag.FlagSet) func(o Options) (*Instance, error)
+}
+
+// ErrBadData signifies data that a problem cannot use: a missing or
+// malformed file, arrays of the wrong shape, non-finite values
+// (numerr.ErrInvalid).
+var ErrBadData = numerr.New(numerr.ErrInvalid, "problems: bad data")
+
+// Estimator returns the estimator that spec names, with the settings the
+// Instance gives that name ("cg" → the paper's CG settings), or
+// solver.ParseEstimator(spec) of spec itself when the instance has none
+// for it (so a full spec such as "cg:tol=1e-6" always wins).
+func (in *Instance) Estimator(spec string) (solver.Estimator, error) {
+	if s, ok := in.Estimators[spec]; ok {
+		spec = s
+	}
+	return solver.ParseEstimator(spec)
+}
