@@ -19,7 +19,7 @@ deps:
 	fi
 
 demo: deps
-	$(GO) run ./cmd/rhgd demo
+	$(GO) run ./cmd/rhgd compare synthetic -out out/synthetic
 
 info: deps
 	$(GO) run ./cmd/rhgd info

@@ -1,5 +1,7 @@
 // Command rhgd runs rhgd's demos and reports its numerical backend.
 //
+//	rhgd run <problem>     run RHGD on a ready-made problem; write history, summary, plots
+//	rhgd compare <problem> run the estimators side by side (the paper's Figure 1)
 //	rhgd info              print the BLAS/LAPACK backend, CPU and threads as JSON
 //	rhgd demo [-epochs K]  run RHGD on the paper's synthetic problem with each estimator
 //	rhgd kernels           run the matrix-function kernels with independent checks
@@ -79,6 +81,10 @@ func run(args []string, w io.Writer) error {
 			return usagef("demo: -epochs must be positive, have %d", epochs)
 		}
 		return demo(w, epochs)
+	case "run":
+		return runCmd(w, args[1:])
+	case "compare":
+		return compareCmd(w, args[1:])
 	case "kernels":
 		if fs, err := parse(w, "kernels", args[1:]); err != nil || fs == nil {
 			return err
@@ -116,6 +122,9 @@ func parse(w io.Writer, name string, args []string, setup ...func(*flag.FlagSet)
 const usageText = `usage: rhgd <command> [flags]
 
 commands:
+  run       run RHGD on one of the ready-made problems and write history.csv,
+            summary.json and plots (rhgd run <problem> -h for its flags)
+  compare   run the estimators on one problem and draw the paper's Figure 1 panels
   info      print the numerical backend (BLAS/LAPACK, CPU features, threads) as JSON
   demo      run RHGD on the paper's synthetic problem with the HINV, CG, NS and AD
             estimators (-epochs K, default 200) and print a table of the results
