@@ -49,7 +49,7 @@ var Spec = problems.Spec{
 			return &problems.Instance{
 				Problem: p.Problem(), X0: w0, Y0: m0, Settings: PaperSettings(),
 				Estimators: map[string]string{"hinv": "hinv", "cg": paperSpecs["cg"], "ns": paperSpecs["ns"], "ad": "ad"},
-				Describe: fmt.Sprintf("St(%d,%d) × SPD(%d), n = %d, ν = %g, data %s", data.D, data.R, data.D, data.N, data.Nu, src),
+				Describe:   fmt.Sprintf("St(%d,%d) × SPD(%d), n = %d, ν = %g, data %s", data.D, data.R, data.D, data.N, data.Nu, src),
 			}, nil
 		}
 	},
