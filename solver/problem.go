@@ -65,6 +65,11 @@ type Problem struct {
 	CrossGyx func(dst []float64, pt *Point, u []float64) error
 	// HessGyInv sets dst ∈ T_y to H_y g(x, y)⁻¹[v], for the HINV estimator.
 	HessGyInv func(dst []float64, pt *Point, v []float64) error
+	// LowerSolve sets dst to the lower solution y*(x) = argmin_y g(x, y)
+	// (pt.Y is the current lower iterate, a warm start where that helps);
+	// optional: a closed form, when the problem has one, that
+	// Settings.Lower.UseLowerSolve runs instead of lower steps.
+	LowerSolve func(dst []float64, pt *Point) error
 }
 
 // Errors of problem set-up; each also matches numerr.ErrInvalid.
@@ -104,6 +109,8 @@ func (p *Problem) Has(name string) bool {
 		return p.CrossGyx != nil
 	case "HessGyInv":
 		return p.HessGyInv != nil
+	case "LowerSolve":
+		return p.LowerSolve != nil
 	}
 	panic(fmt.Sprintf("solver: no oracle named %q", name))
 }

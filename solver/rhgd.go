@@ -47,6 +47,11 @@ type Settings struct {
 	// Seed seeds the random numbers of the estimators (power-iteration
 	// starts) and of RSHGD's batches; runs are reproducible from it.
 	Seed uint64
+	// Lower and Upper choose adaptive lower solves and upper step sizes
+	// (see AdaptiveSettings); their zero values are the paper's fixed
+	// InnerIters steps of size EtaY and fixed EtaX.
+	Lower LowerRule
+	Upper UpperRule
 }
 
 // withDefaults returns the settings with zero fields defaulted, or an
@@ -95,6 +100,12 @@ func (s *Settings) withDefaults() (Settings, error) {
 	if o.Estimator == nil {
 		o.Estimator = &CG{}
 	}
+	if err := o.Lower.check(&o); err != nil {
+		return o, err
+	}
+	if err := o.Upper.check(&o); err != nil {
+		return o, err
+	}
 	return o, nil
 }
 
@@ -103,6 +114,8 @@ type Stats struct {
 	Epochs      int
 	UpperGrads  int // grad_x f evaluations (each with its grad_y f)
 	LowerGrads  int // grad_y g evaluations
+	LowerValues int // g evaluations (the BB lower steps' line search)
+	LowerSolves int // Problem.LowerSolve calls
 	HessVecs    int
 	CrossVecs   int
 	Iterations  int     // CG iterations, Neumann terms or AD steps, summed
@@ -121,7 +134,9 @@ type EpochStats struct {
 	HyperGrad     []float64 // ĝrad F(x_k) ∈ T_{x_k}
 	F             float64   // f(x_k, y_{k+1})
 	HyperGradNorm float64   // ‖ĝrad F(x_k)‖_{x_k}
-	LowerGradNorm float64   // ‖grad_y g(x_k, y_k^{S−1})‖, the last lower step's gradient at its point
+	LowerGradNorm float64   // ‖grad_y g‖ at the last lower gradient's point (y_{k+1} itself after an exact solve)
+	LowerSteps    int       // the epoch's lower steps (0 after an exact solve)
+	UpperStep     float64   // η_x of the step from x_k
 	Elapsed       time.Duration
 	Stats         Stats // cumulative counts
 	Estimate      EstimatorStats
@@ -176,6 +191,15 @@ type RHGD struct {
 	es         EpochStats
 	lastF      float64
 	lastHGNorm float64
+
+	// Adaptive rules (LowerRule, UpperRule).
+	exact      bool     // Problem.LowerSolve replaces the lower steps
+	lbb, ubb   *bbState // BB memories; nil unless used
+	gWin, fWin []float64
+	lowerStep  float64 // the last accepted BB lower step
+	upperMax   float64 // UpperRule.MaxStep, lowered by the safeguard
+	steps      int     // the epoch's lower steps
+	trial      Point   // a BB lower step's trial point
 }
 
 // New returns an RHGD for p with settings s (nil: defaults). It fills
@@ -192,6 +216,10 @@ func New(p Problem, s *Settings) (*RHGD, error) {
 		return nil, err
 	}
 	est := st.Estimator
+	if st.Lower.BB && p.G == nil {
+		return nil, fmt.Errorf("%w: Settings.Lower.BB needs the lower objective G", ErrMissing)
+	}
+	exact := st.Lower.UseLowerSolve && p.LowerSolve != nil
 	if p.HessGy == nil || p.CrossGxy == nil {
 		p = FillFD(p, st.FDStep)
 	}
@@ -206,6 +234,13 @@ func New(p Problem, s *Settings) (*RHGD, error) {
 		bx: make([]float64, mx.Len()), by: make([]float64, my.Len()),
 		bestX: make([]float64, mx.Len()), bestY: make([]float64, my.Len())}
 	r.cur = Point{X: r.x, Y: r.y}
+	r.exact = exact
+	if st.Lower.BB {
+		r.lbb, r.gWin = newBB(my.Len()), make([]float64, 0, lowerWindow)
+	}
+	if st.Upper.BB {
+		r.ubb, r.fWin = newBB(mx.Len()), make([]float64, 0, upperWindow)
+	}
 	if p.NF > 0 || p.NG > 0 {
 		if r.smp, err = newSampler(p.NF, p.NG, st.Batches, st.Seed); err != nil {
 			return nil, err
@@ -217,6 +252,9 @@ func New(p Problem, s *Settings) (*RHGD, error) {
 		bx: make([]float64, mx.Len())}
 	if r.est, err = est.Bind(r.env); err != nil {
 		return nil, fmt.Errorf("%s estimator: %w", est.Name(), err)
+	}
+	if r.env.keepPath && !st.Lower.paper() {
+		return nil, fmt.Errorf("%w: the %s estimator differentiates the paper's fixed lower steps; Settings.Lower must be zero", ErrBadSetting, est.Name())
 	}
 	if r.env.keepPath {
 		r.env.path = make([]Point, st.InnerIters+1)
@@ -243,6 +281,14 @@ func (r *RHGD) Reset(x0, y0 []float64) error {
 	r.bestF = math.Inf(1)
 	r.stats = Stats{startedWall: time.Now()}
 	r.epoch, r.gy0 = 0, 0
+	r.lastF, r.lastHGNorm = 0, 0
+	r.lowerStep, r.upperMax = r.s.EtaY, r.s.Upper.MaxStep
+	if r.lbb != nil {
+		r.lbb.have = false
+	}
+	if r.ubb != nil {
+		r.ubb.have, r.fWin = false, r.fWin[:0]
+	}
 	r.pcg.Seed(r.s.Seed, estimatorStream)
 	if r.smp != nil {
 		r.smp.reset()
@@ -297,11 +343,12 @@ func (r *RHGD) Step() (Status, error) {
 		copy(r.bestY, r.y)
 	}
 	r.lastF, r.lastHGNorm = f, hgNorm
+	eta := r.upperStepSize(f)
 	r.stats.Epochs = r.epoch + 1
 	r.stats.Runtime = time.Since(r.stats.startedWall)
 	if r.s.Recorder != nil {
 		r.es = EpochStats{Epoch: r.epoch, X: x, Y: r.y, HyperGrad: r.hg, F: f, HyperGradNorm: hgNorm,
-			LowerGradNorm: gyNorm, Elapsed: r.stats.Runtime, Stats: r.stats, Estimate: EstimatorStats{
+			LowerGradNorm: gyNorm, LowerSteps: r.steps, UpperStep: eta, Elapsed: r.stats.Runtime, Stats: r.stats, Estimate: EstimatorStats{
 				HessVecs: r.stats.HessVecs - before.HessVecs, CrossVecs: r.stats.CrossVecs - before.CrossVecs,
 				Iterations: r.stats.Iterations - before.Iterations, Residual: r.stats.Residual}}
 		if err := r.s.Recorder.Record(&r.es); err != nil {
@@ -312,22 +359,34 @@ func (r *RHGD) Step() (Status, error) {
 	if r.s.GradTol > 0 && hgNorm <= r.s.GradTol {
 		return GradientThreshold, nil
 	}
-	if err := r.mx.Retract(r.bx, x, r.hg, -r.s.EtaX); err != nil {
+	if err := r.mx.Retract(r.bx, x, r.hg, -eta); err != nil {
 		return Failure, fmt.Errorf("upper retraction at epoch %d: %w", r.epoch-1, err)
+	}
+	if r.ubb != nil {
+		r.ubb.remember(x, r.hg, eta)
 	}
 	copy(x, r.bx)
 	r.cur.XID = NewID()
 	return NotTerminated, nil
 }
 
-// lower takes the S lower-level steps from the current y, keeping the path
-// for AD, and returns the Riemannian norm of the last lower gradient when
-// a Recorder will report it (zero otherwise).
-// Divergence is watched through the ambient Frobenius norm of the gradient,
-// which costs no metric evaluation per step.
+// lower runs the epoch's lower solve from the current y: the S paper
+// steps (keeping the path for AD), the adaptive loop of Settings.Lower,
+// or Problem.LowerSolve. It returns the Riemannian norm of the last lower
+// gradient when a Recorder will report it or the adaptive test needs it
+// (zero otherwise). Divergence is watched through the ambient Frobenius
+// norm of the gradient, which costs no metric evaluation per step.
 func (r *RHGD) lower() (float64, Status, error) {
+	r.steps = 0
+	if r.exact {
+		return r.lowerExact()
+	}
 	S := r.s.InnerIters
 	my, y, env := r.my, r.y, r.env
+	tol := 0.0
+	if r.s.Lower.Tol > 0 && r.lastHGNorm > 0 { // from the second epoch on
+		S, tol = r.s.Lower.MaxIters, r.s.Lower.Tol*r.lastHGNorm
+	}
 	ref := 0.0 // the larger of the run's first gradient norm and the epoch's
 	gyNorm := 0.0
 	for s := 0; s < S; s++ {
@@ -354,20 +413,62 @@ func (r *RHGD) lower() (float64, Status, error) {
 		case ref > 0 && g > r.s.DivergeFactor*ref:
 			return 0, Diverged, fmt.Errorf("%w: lower gradient norm %.3g, %.0e× its reference value, at epoch %d", errDiverged, g, g/ref, r.epoch)
 		}
-		if s == S-1 && r.s.Recorder != nil {
-			gyNorm = my.Norm(y, r.gy) // only reported
+		if tol > 0 || s == S-1 && r.s.Recorder != nil {
+			gyNorm = my.Norm(y, r.gy)
+			if tol > 0 && gyNorm <= tol {
+				break
+			}
 		}
-		if err := my.Retract(r.by, y, r.gy, -r.s.EtaY); err != nil {
-			return 0, Failure, fmt.Errorf("lower retraction at epoch %d, step %d: %w", r.epoch, s, err)
+		if r.lbb != nil {
+			if err := r.lowerBB(s, my.Inner(y, r.gy, r.gy)); err != nil {
+				return 0, Failure, err
+			}
+		} else {
+			if err := my.Retract(r.by, y, r.gy, -r.s.EtaY); err != nil {
+				return 0, Failure, fmt.Errorf("lower retraction at epoch %d, step %d: %w", r.epoch, s, err)
+			}
+			copy(y, r.by)
+			r.cur.YID = NewID()
 		}
-		copy(y, r.by)
-		r.cur.YID = NewID()
+		r.steps++
 	}
 	if env.keepPath {
 		r.keep(S)
 		env.pathLen = S + 1
 	}
 	return gyNorm, NotTerminated, nil
+}
+
+// lowerExact sets y to Problem.LowerSolve's solution at the current x.
+func (r *RHGD) lowerExact() (float64, Status, error) {
+	if err := r.p.LowerSolve(r.by, r.lowerPoint()); err != nil {
+		return 0, Failure, fmt.Errorf("LowerSolve at epoch %d: %w", r.epoch, err)
+	}
+	r.stats.LowerSolves++
+	for i, v := range r.by {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return 0, Diverged, fmt.Errorf("%w: LowerSolve gave y[%d] = %v at epoch %d", errDiverged, i, v, r.epoch)
+		}
+	}
+	copy(r.y, r.by)
+	r.cur.YID = NewID()
+	if r.s.Recorder == nil {
+		return 0, NotTerminated, nil
+	}
+	if err := r.p.GradGy(r.gy, r.env.batch(&r.cur, lowerBatch)); err != nil { // only reported
+		return 0, Failure, fmt.Errorf("GradGy at epoch %d: %w", r.epoch, err)
+	}
+	r.stats.LowerGrads++
+	return r.my.Norm(r.y, r.gy), NotTerminated, nil
+}
+
+// lowerPoint returns the current point with the lower batch (LowerSolve
+// solves the lower problem of the current minibatch, or the whole one).
+func (r *RHGD) lowerPoint() *Point {
+	if r.smp != nil {
+		r.smp.lowerStep()
+	}
+	return r.env.batch(&r.cur, lowerBatch)
 }
 
 // keep stores the current y as the path's point s.

@@ -91,6 +91,9 @@ type Problem struct {
 	St   *stiefel.Stiefel
 	SPD  *spd.SPD
 	eig  *lapackx.EigSym
+	// A^½ and A^−½, for the lower solution.
+	ahalf, aihalf []float64
+	sf            *lapackx.SymFunc
 	// Per M: L with M = LLᵀ (upper part zero), M⁻¹ and L⁻¹.
 	mchol, minv, mlinv, mwork []float64
 	cholAt, minvAt, linvAt    solver.Memo
@@ -147,6 +150,10 @@ func New(data *Data) (*Problem, error) {
 	}
 	for i := range p.dd {
 		p.dd[i] = make([]float64, d*d)
+	}
+	p.sf, p.ahalf, p.aihalf = lapackx.NewSymFunc(d), make([]float64, d*d), make([]float64, d*d)
+	if err := p.sf.SqrtInvSqrt(p.ahalf, p.aihalf, p.A); err != nil {
+		return nil, fmt.Errorf("%w: XᵀX: %w", ErrBadData, err)
 	}
 	for i := range p.dr {
 		p.dr[i] = make([]float64, d*r)
@@ -434,8 +441,24 @@ func (p *Problem) HessGyInv(dst []float64, pt *solver.Point, v []float64) error 
 	return nil
 }
 
+// LowerSolve sets dst to the lower solution M*(W) = A⁻¹ # B(W) =
+// A^−½ (A^½ B A^½)^½ A^−½, the geometric mean of A⁻¹ and B: the SPD
+// solution of M A M = B, where grad_M g = MAM − B vanishes. One
+// eigendecomposition per W (A^±½ are computed once, in New).
+func (p *Problem) LowerSolve(dst []float64, pt *solver.Point) error {
+	d := p.d
+	c, t := p.dd[4], p.dd[5]
+	copy(c, p.b(pt))
+	lapackx.Congruence(c, p.ahalf, c, t, d, false)
+	if err := p.sf.Sqrt(c, c); err != nil {
+		return fmt.Errorf("synthetic: lower solution: %w", err)
+	}
+	lapackx.Congruence(dst, p.aihalf, c, t, d, false)
+	return nil
+}
+
 // Problem returns the solver's view of p, on St(d, r) × SPD(d).
 func (p *Problem) Problem() solver.Problem {
 	return solver.Problem{Mx: p.St, My: p.SPD, F: p.F, G: p.G, GradFx: p.GradFx, GradFy: p.GradFy, GradGy: p.GradGy,
-		GradGx: p.GradGx, HessGy: p.HessGy, CrossGxy: p.CrossGxy, CrossGyx: p.CrossGyx, HessGyInv: p.HessGyInv}
+		GradGx: p.GradGx, HessGy: p.HessGy, CrossGxy: p.CrossGxy, CrossGyx: p.CrossGyx, HessGyInv: p.HessGyInv, LowerSolve: p.LowerSolve}
 }

@@ -1,0 +1,248 @@
+package solver
+
+import (
+	"fmt"
+	"math"
+)
+
+// LowerRule says how each epoch solves the lower problem. The zero value
+// is the paper's Algorithm 1: InnerIters retraction steps of size EtaY.
+//
+// The rules trade the paper's fixed work per epoch for time to a
+// solution. The hypergradient estimated at an inexact y has an error of
+// at most C·d(y, y*(x)) (paper, Lemma 1), and strong convexity gives
+// d(y, y*) ≤ ‖grad_y g(x, y)‖/μ; so stopping the lower loop once
+// ‖grad_y g‖ ≤ Tol·‖ĝ_{k−1}‖ bounds the hypergradient's error by a fixed
+// fraction (about Tol·C/μ) of its own size, the relative-error condition
+// under which inexact gradient descent keeps the rate of exact gradient
+// descent (as in inexact bilevel methods such as Pedregosa's HOAG, which
+// uses summable absolute tolerances instead). The first epoch, with no
+// hypergradient yet, takes InnerIters steps.
+type LowerRule struct {
+	// UseLowerSolve replaces the steps by Problem.LowerSolve, the exact
+	// lower solution, when the problem has one (and is ignored when it
+	// has not).
+	UseLowerSolve bool
+	// Tol, when positive, ends an epoch's lower loop as soon as
+	// ‖grad_y g(x_k, y)‖ ≤ Tol·‖ĝrad F(x_{k−1})‖, after at most MaxIters
+	// steps.
+	Tol float64
+	// MaxIters caps an adaptive lower loop; default 10·InnerIters.
+	MaxIters int
+	// BB takes Riemannian Barzilai–Borwein steps (the step from the
+	// transported difference of successive gradients, starting from EtaY
+	// and kept between epochs), each accepted by a nonmonotone Armijo test
+	// on g over the epoch's last five values, halving the step until it
+	// holds. It needs Problem.G; g's geodesic strong convexity makes the
+	// test pass for small enough steps.
+	BB bool
+}
+
+// UpperRule says how the upper step size is chosen. The zero value is the
+// paper's fixed EtaX.
+type UpperRule struct {
+	// BB takes safeguarded Riemannian Barzilai–Borwein steps: from the
+	// second epoch, η_k alternates between ⟨s,s⟩/⟨s,z⟩ and ⟨s,z⟩/⟨z,z⟩,
+	// with s the last step and z the change of the hypergradient, both
+	// transported to x_k; when ⟨s,z⟩ ≤ 0 the last step size is kept. The
+	// step stays in [MinStep, MaxStep], and whenever f(x_k, y_{k+1})
+	// exceeds the largest of its last ten values, MaxStep is lowered to
+	// half the last step (a nonmonotone safeguard: the hypergradient is
+	// estimated, so F cannot be line-searched exactly). Divergence is
+	// still detected as with a fixed step.
+	BB bool
+	// MinStep and MaxStep bound the BB step; defaults EtaX/1000 and
+	// 1000·EtaX.
+	MinStep, MaxStep float64
+}
+
+// AdaptiveSettings returns settings that reach a solution sooner than the
+// paper's: the exact lower solution when the problem has one, otherwise
+// BB lower steps until ‖grad_y g‖ ≤ 0.1·‖ĝ‖ (at most 10·InnerIters), and
+// BB upper steps. Set Epochs, GradTol and the rest as usual; the paper's
+// fixed settings are the zero Lower and Upper rules.
+func AdaptiveSettings() Settings {
+	return Settings{Lower: LowerRule{UseLowerSolve: true, Tol: 0.1, BB: true}, Upper: UpperRule{BB: true}}
+}
+
+// check validates the rules and fills their defaults.
+func (l *LowerRule) check(s *Settings) error {
+	switch {
+	case !(l.Tol >= 0) || math.IsInf(l.Tol, 0):
+		return fmt.Errorf("%w: Settings.Lower.Tol = %v", ErrBadSetting, l.Tol)
+	case l.MaxIters < 0:
+		return fmt.Errorf("%w: Settings.Lower.MaxIters = %d", ErrBadSetting, l.MaxIters)
+	}
+	if l.MaxIters == 0 {
+		l.MaxIters = 10 * s.InnerIters
+	}
+	return nil
+}
+
+// paper reports whether the rule is the paper's fixed steps.
+func (l *LowerRule) paper() bool { return !l.UseLowerSolve && l.Tol == 0 && !l.BB }
+
+func (u *UpperRule) check(s *Settings) error {
+	switch {
+	case !(u.MinStep >= 0) || math.IsInf(u.MinStep, 0):
+		return fmt.Errorf("%w: Settings.Upper.MinStep = %v", ErrBadSetting, u.MinStep)
+	case !(u.MaxStep >= 0) || math.IsInf(u.MaxStep, 0):
+		return fmt.Errorf("%w: Settings.Upper.MaxStep = %v", ErrBadSetting, u.MaxStep)
+	}
+	if u.MinStep == 0 {
+		u.MinStep = s.EtaX / 1000
+	}
+	if u.MaxStep == 0 {
+		u.MaxStep = 1000 * s.EtaX
+	}
+	if u.MinStep > u.MaxStep {
+		return fmt.Errorf("%w: Settings.Upper.MinStep = %g > MaxStep = %g", ErrBadSetting, u.MinStep, u.MaxStep)
+	}
+	return nil
+}
+
+// bbState is the memory of a Barzilai–Borwein step rule on one manifold:
+// the last point, gradient and step size.
+type bbState struct {
+	prevX, prevG []float64
+	t, sv, z     []float64 // scratch: transported gradient, step, difference
+	prevStep     float64
+	have         bool // prevX and prevG hold the last step's
+	odd          bool // alternates BB1 and BB2
+}
+
+func newBB(n int) *bbState {
+	return &bbState{prevX: make([]float64, n), prevG: make([]float64, n), t: make([]float64, n),
+		sv: make([]float64, n), z: make([]float64, n)}
+}
+
+// step returns the BB step at x with gradient g, or def when there is no
+// previous step or the curvature ⟨s, z⟩ is not positive.
+func (b *bbState) step(m Manifold, x, g []float64, def float64, alternate bool) float64 {
+	if !b.have {
+		return def
+	}
+	m.Transport(b.t, b.prevX, x, b.prevG)
+	for i := range b.t {
+		b.sv[i] = -b.prevStep * b.t[i]
+		b.z[i] = g[i] - b.t[i]
+	}
+	sz := m.Inner(x, b.sv, b.z)
+	if !(sz > 0) {
+		return def
+	}
+	b.odd = !b.odd
+	if alternate && !b.odd {
+		zz := m.Inner(x, b.z, b.z)
+		if zz > 0 {
+			return sz / zz
+		}
+	}
+	return m.Inner(x, b.sv, b.sv) / sz
+}
+
+// remember stores the step taken from x along −step·g.
+func (b *bbState) remember(x, g []float64, step float64) {
+	copy(b.prevX, x)
+	copy(b.prevG, g)
+	b.prevStep, b.have = step, true
+}
+
+// lowerWindow is how many of an epoch's g values the nonmonotone Armijo
+// test compares with, and armijoC its sufficient-decrease constant.
+const (
+	lowerWindow = 5
+	armijoC     = 1e-4
+	maxHalvings = 60
+)
+
+// lowerBB takes one BB step with the nonmonotone Armijo test from the
+// current y with gradient r.gy (squared norm gn2): it evaluates g at the
+// trial points, accepts the first that decreases enough, and moves y
+// there, keeping that point's identity (and so what the problem cached
+// there).
+func (r *RHGD) lowerBB(s int, gn2 float64) error {
+	my, y, env := r.my, r.y, r.env
+	if s == 0 { // a new x: g's values and gradients of the last epoch do not apply
+		r.lbb.have = false
+		r.gWin = r.gWin[:0]
+		g, err := r.p.G(env.batch(&r.cur, lowerBatch))
+		if err != nil {
+			return fmt.Errorf("G at epoch %d: %w", r.epoch, err)
+		}
+		r.stats.LowerValues++
+		r.gWin = append(r.gWin, g)
+	}
+	step := r.lbb.step(my, y, r.gy, r.lowerStep, false)
+	step = min(max(step, r.s.EtaY*1e-6), r.s.EtaY*1e6)
+	ref := r.gWin[0]
+	for _, v := range r.gWin[1:] {
+		ref = max(ref, v)
+	}
+	trial := &r.trial
+	*trial = Point{X: r.x, XID: r.cur.XID, Y: r.by}
+	for h := 0; ; h++ {
+		if h == maxHalvings {
+			return fmt.Errorf("%w: lower BB step at epoch %d, step %d: no decrease of g after %d halvings (‖grad_y g‖² = %.3g)",
+				errDiverged, r.epoch, s, maxHalvings, gn2)
+		}
+		if err := my.Retract(r.by, y, r.gy, -step); err != nil {
+			step /= 2 // a retraction too far to compute is a step too long
+			continue
+		}
+		trial.YID = NewID()
+		g, err := r.p.G(env.batch(trial, lowerBatch))
+		if err != nil {
+			step /= 2
+			continue
+		}
+		r.stats.LowerValues++
+		if g <= ref-armijoC*step*gn2 {
+			if len(r.gWin) == lowerWindow {
+				copy(r.gWin, r.gWin[1:])
+				r.gWin = r.gWin[:lowerWindow-1]
+			}
+			r.gWin = append(r.gWin, g)
+			break
+		}
+		step /= 2
+	}
+	r.lbb.remember(y, r.gy, step)
+	r.lowerStep = step
+	copy(y, r.by)
+	r.cur.YID = trial.YID
+	return nil
+}
+
+// upperStepSize returns η_k for the step from x_k along −ĝ.
+func (r *RHGD) upperStepSize(f float64) float64 {
+	u := &r.s.Upper
+	if !u.BB {
+		return r.s.EtaX
+	}
+	// The nonmonotone safeguard: f above all of its recent values means
+	// the last step was too long.
+	if n := len(r.fWin); n > 0 {
+		worst := r.fWin[0]
+		for _, v := range r.fWin[1:] {
+			worst = max(worst, v)
+		}
+		if f > worst {
+			r.upperMax = max(u.MinStep, min(r.upperMax, r.ubb.prevStep/2))
+		}
+		if n == upperWindow {
+			copy(r.fWin, r.fWin[1:])
+			r.fWin = r.fWin[:n-1]
+		}
+	}
+	r.fWin = append(r.fWin, f)
+	step := r.ubb.step(r.mx, r.x, r.hg, r.ubb.prevStep, true)
+	if !r.ubb.have {
+		step = r.s.EtaX
+	}
+	return min(max(step, u.MinStep), r.upperMax)
+}
+
+// upperWindow is how many recent f values the upper safeguard compares
+// with.
+const upperWindow = 10
