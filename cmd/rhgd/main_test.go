@@ -106,6 +106,8 @@ func TestCommandLine(t *testing.T) {
 		{"run synthetic -nu -1", 2, "", "ν = -1"},
 		{"run synthetic -data /nonexistent/x.npz", 2, "", "/nonexistent/x.npz"},
 		{"run synthetic extra", 2, "", `unexpected argument "extra"`},
+		{"run synthetic -preset fast", 2, "", `-preset is paper or adaptive, not "fast"`},
+		{"run synthetic -preset adaptive -estimator ad", 2, "", "fixed lower steps"},
 	} {
 		stdout, stderr, code := asMainOut(t, c.args)
 		require.Equal(t, c.code, code, "%q: %s", c.args, stderr)

@@ -32,6 +32,7 @@ type runFlags struct {
 	seed               uint64
 	data, out          string
 	quiet              bool
+	preset             string
 }
 
 // register declares the shared flags on fs.
@@ -57,6 +58,7 @@ func (o *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.data, "data", "", "data file to load instead of the built-in or generated data (see the problem's docs)")
 	fs.StringVar(&o.out, "out", "", "output directory (default out/<problem>)")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
+	fs.StringVar(&o.preset, "preset", "paper", "paper: the paper's fixed lower steps and step sizes; adaptive: exact or adaptive lower solves and BB upper steps (solver.AdaptiveSettings)")
 }
 
 // build makes the instance and applies the shared settings to it.
@@ -95,6 +97,14 @@ func (o *runFlags) build(make func(problems.Options) (*problems.Instance, error)
 	}
 	s.Runtime = o.runtime
 	s.Seed = o.seed
+	switch o.preset {
+	case "paper":
+	case "adaptive":
+		a := solver.AdaptiveSettings()
+		s.Lower, s.Upper = a.Lower, a.Upper
+	default:
+		return nil, usagef("-preset is paper or adaptive, not %q", o.preset)
+	}
 	switch {
 	case o.stochastic && in.Stochastic == nil:
 		return nil, usagef("-stochastic: this problem is not a finite sum")
