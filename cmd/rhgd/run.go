@@ -38,6 +38,7 @@ type summary struct {
 }
 
 type summarySettings struct {
+	Preset     string
 	EtaX, EtaY float64
 	InnerIters int
 	Epochs     int
@@ -102,7 +103,7 @@ func runOne(ctx context.Context, spec *problems.Spec, in *problems.Instance, o *
 		Epochs: res.Stats.Epochs, Seconds: res.Stats.Runtime.Seconds() - h.overhead.Seconds(),
 		Objective: finite(res.F), BestObjective: finite(res.BestF), HyperGradNorm: finite(res.HyperGradNorm),
 		Backend: info().Backend,
-		Settings: summarySettings{EtaX: set.EtaX, EtaY: set.EtaY, InnerIters: set.InnerIters, Epochs: set.Epochs,
+		Settings: summarySettings{Preset: o.preset, EtaX: set.EtaX, EtaY: set.EtaY, InnerIters: set.InnerIters, Epochs: set.Epochs,
 			GradTol: set.GradTol, Batches: set.Batches, Seed: set.Seed, RetrX: o.retrX, RetrY: o.retrY, Data: o.data}}
 	if set.Runtime > 0 {
 		s.Settings.Runtime = set.Runtime.String()
