@@ -19,6 +19,7 @@ var Spec = problems.Spec{
 		r := fs.Int("r", PaperR, "columns of Y and of W of generated data")
 		nu := fs.Float64("nu", PaperNu, "ν, the ridge in B(W) = W YᵀY Wᵀ + νI (a .npz file's nu wins)")
 		start := fs.Uint64("start-seed", 7, "seed of the random starting W (M starts at I); a .npz file's W0, M0 win")
+		save := fs.String("save", "", "write the data and the start to this .npz file (arrays X, Y, W0, M0, nu) for other implementations")
 		return func(o problems.Options) (*problems.Instance, error) {
 			var data *Data
 			var w0, m0 []float64
@@ -41,6 +42,11 @@ var Spec = problems.Spec{
 			}
 			if m0 == nil {
 				m0 = sm
+			}
+			if *save != "" {
+				if err := Save(*save, data, w0, m0); err != nil {
+					return nil, err
+				}
 			}
 			src := fmt.Sprintf("generated from seed %d", o.Seed)
 			if o.Data != "" {

@@ -1,0 +1,77 @@
+package karcher_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rhgd/rhgd/internal/race"
+	"github.com/rhgd/rhgd/problems/karcher"
+	"github.com/rhgd/rhgd/solver"
+)
+
+// epochEstimators are the estimators of the epoch benchmarks: each of
+// Estimators on the closed-form oracles, and CG on finite differences
+// ("cg-fd", the reformulation's own oracles as solver.Compositional gives
+// them).
+var epochEstimators = []string{"hinv", "cg", "ns", "ad", "cg-fd"}
+
+// warm returns an RHGD at the default sizes after 5 epochs from the
+// default start, still far from the optimum (which it reaches in about
+// 35), so benchmarks and allocation tests see a representative iterate.
+func warm(tb testing.TB, name string) *solver.RHGD {
+	_, p := setup(tb, karcher.DefaultN, karcher.DefaultCount, karcher.DefaultSpread)
+	x0, y0 := p.Start()
+	s := karcher.DefaultSettings()
+	s.Epochs = 5
+	q := p.Problem()
+	if name == "cg-fd" {
+		name = "cg"
+		q.HessGy, q.HessGyInv, q.CrossGxy = nil, nil, nil
+	}
+	est, err := solver.ParseEstimator(karcher.Estimators[name])
+	require.NoError(tb, err)
+	s.Estimator = est
+	r, err := solver.New(q, &s)
+	require.NoError(tb, err)
+	res, err := r.Run(context.Background(), x0, y0)
+	require.NoError(tb, err)
+	require.NoError(tb, r.Reset(res.X, res.Y))
+	return r
+}
+
+// TestEpochAllocs: one steady-state epoch allocates nothing, with each
+// estimator.
+func TestEpochAllocs(t *testing.T) {
+	if race.Enabled {
+		t.Skip("allocation counts under -race")
+	}
+	for _, name := range epochEstimators {
+		r := warm(t, name)
+		if a := testing.AllocsPerRun(3, func() {
+			if _, err := r.Step(); err != nil {
+				t.Fatal(err)
+			}
+		}); a != 0 {
+			t.Errorf("%s: %v allocations per epoch", name, a)
+		}
+	}
+}
+
+// BenchmarkKarcherEpoch is one epoch (S = 20 lower steps, the estimate,
+// ψ and its gradient over the 20 matrices, the upper step) at the default
+// sizes, n = 10.
+func BenchmarkKarcherEpoch(b *testing.B) {
+	for _, name := range epochEstimators {
+		b.Run("estimator="+name, func(b *testing.B) {
+			b.ReportAllocs()
+			r := warm(b, name)
+			for b.Loop() {
+				if _, err := r.Step(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
