@@ -27,6 +27,7 @@ a summary line: epochs, seconds, median seconds per epoch, and whether
 ‖ĝ‖ ≤ tol·‖ĝ₀‖ was reached.
 """
 import argparse
+import os
 import sys
 import time
 
@@ -113,6 +114,9 @@ def ad(p, W, M0, S, eta):
 
 def run(args):
     torch.set_grad_enabled(False)
+    # Debian's torch starts with one OpenMP thread here (omp_get_max_threads
+    # is 1 on these VMs); use the cores, as rhgd's OpenBLAS does.
+    torch.set_num_threads(args.threads)
     dtype = {"float32": torch.float32, "float64": torch.float64}[args.dtype]
     p = Synthetic(args.data, dtype)
     W, M = p.W0.clone(), p.M0.clone()
@@ -164,6 +168,7 @@ def main():
     ap.add_argument("--eta-y", type=float, default=0.5)
     ap.add_argument("--tol", type=float, default=0, help="stop once ‖ĝ‖ ≤ tol·‖ĝ₀‖ (0: run all epochs)")
     ap.add_argument("--out", help="write the per-epoch history as CSV")
+    ap.add_argument("--threads", type=int, default=os.cpu_count(), help="torch threads (default: all CPUs)")
     run(ap.parse_args())
 
 
