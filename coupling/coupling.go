@@ -28,6 +28,9 @@ var (
 	// reach Sinkhorn.Tol within Sinkhorn.MaxIter iterations
 	// (numerr.ErrNotConverged).
 	ErrSinkhornNotConverged = numerr.New(numerr.ErrNotConverged, "coupling: Sinkhorn did not converge")
+	// ErrBadSetting signifies a setting out of range: a NaN, infinite or
+	// negative tolerance, or a negative iteration cap (numerr.ErrInvalid).
+	ErrBadSetting = numerr.New(numerr.ErrInvalid, "coupling: bad setting")
 )
 
 // minIndependent is the smallest entry New accepts in the independent
@@ -44,21 +47,22 @@ const MassTol = 1e-12
 const DefaultTol = 1e-10
 
 // SinkhornSettings control the retraction's balancing. Zero values take
-// the defaults.
+// the defaults; see CheckSettings for the valid range.
 type SinkhornSettings struct {
-	// MaxIter bounds the balancing iterations; default 1000.
+	// MaxIter bounds the balancing iterations, ≥ 0; default 1000.
 	MaxIter int
 	// Tol is the relative L1 marginal error to reach,
-	// (‖Γ1 − a‖₁ + ‖Γᵀ1 − b‖₁)/Σa; default 1e−13.
+	// (‖Γ1 − a‖₁ + ‖Γᵀ1 − b‖₁)/Σa, finite and ≥ 0; default 1e−13.
 	Tol float64
 }
 
 // CGSettings control the projection's conjugate gradient solve. Zero
-// values take the defaults.
+// values take the defaults; see CheckSettings for the valid range.
 type CGSettings struct {
-	// MaxIter bounds the iterations; default 10(m+n).
+	// MaxIter bounds the iterations, ≥ 0; default 10(m+n).
 	MaxIter int
-	// Tol is the relative residual to reach; default 1e−14.
+	// Tol is the relative residual to reach, finite and ≥ 0; default
+	// 1e−14.
 	Tol float64
 }
 
@@ -73,8 +77,8 @@ type Coupling struct {
 	Sinkhorn SinkhornSettings
 	// CG controls the projection.
 	CG CGSettings
-	// Tol is the relative tolerance of CheckPoint and CheckTangent; zero
-	// means DefaultTol.
+	// Tol is the relative tolerance of CheckPoint and CheckTangent, finite
+	// and ≥ 0; zero means DefaultTol.
 	Tol float64
 
 	lastMarginal float64 // marginal error of the last retraction
@@ -130,10 +134,10 @@ func New(a, b []float64) (*Coupling, error) {
 	c.bf, c.bg, c.bu, c.bv = vec(m), vec(n), vec(m), vec(n)
 	c.logA, c.logB = vec(m), vec(n)
 	for i, x := range c.a {
-		c.logA[i] = math.Log(x)
+		c.logA[i] = logPos(x)
 	}
 	for j, x := range c.b {
-		c.logB[j] = math.Log(x)
+		c.logB[j] = logPos(x)
 	}
 	return c, nil
 }
@@ -148,6 +152,49 @@ func (c *Coupling) Clone() any {
 	d.Sinkhorn, d.CG, d.Tol = c.Sinkhorn, c.CG, c.Tol
 	return d
 }
+
+// CheckSettings returns an error wrapping ErrBadSetting (and so
+// numerr.ErrInvalid) that names the first setting out of range: a
+// tolerance (Sinkhorn.Tol, CG.Tol, Tol) that is NaN, infinite or negative,
+// or an iteration cap (Sinkhorn.MaxIter, CG.MaxIter) that is negative.
+// Zero means the default for each. The settings are exported fields, so
+// they are checked where they are used: Retract, CheckPoint and
+// CheckTangent return this error (the solver sees it when it checks its
+// start points); Project and the methods built on it (EGradToRGrad,
+// EHessToRHess, ConnectionTerm, Transport, RandTangent), which have no
+// error result, panic with it when CG's settings are out of range, as
+// they do for slices of the wrong length. A NaN tolerance would otherwise
+// pass a `tol ≤ 0` default test and then fail every `err ≤ tol` stopping
+// test, or an infinite one stop at the first iteration: a wrong answer
+// with no error.
+func (c *Coupling) CheckSettings() error {
+	if err := c.checkCG(); err != nil {
+		return err
+	}
+	switch {
+	case c.Sinkhorn.MaxIter < 0:
+		return fmt.Errorf("%w: Sinkhorn.MaxIter = %d, want ≥ 0 (0: default 1000)", ErrBadSetting, c.Sinkhorn.MaxIter)
+	case badTol(c.Sinkhorn.Tol):
+		return fmt.Errorf("%w: Sinkhorn.Tol = %v, want finite and ≥ 0 (0: default 1e-13)", ErrBadSetting, c.Sinkhorn.Tol)
+	case badTol(c.Tol):
+		return fmt.Errorf("%w: Tol = %v, want finite and ≥ 0 (0: DefaultTol)", ErrBadSetting, c.Tol)
+	}
+	return nil
+}
+
+// checkCG checks the projection's settings.
+func (c *Coupling) checkCG() error {
+	switch {
+	case c.CG.MaxIter < 0:
+		return fmt.Errorf("%w: CG.MaxIter = %d, want ≥ 0 (0: default 10(m+n))", ErrBadSetting, c.CG.MaxIter)
+	case badTol(c.CG.Tol):
+		return fmt.Errorf("%w: CG.Tol = %v, want finite and ≥ 0 (0: default 1e-14)", ErrBadSetting, c.CG.Tol)
+	}
+	return nil
+}
+
+// badTol reports a tolerance that is NaN, infinite or negative.
+func badTol(t float64) bool { return !(t >= 0 && t <= math.MaxFloat64) }
 
 func (c *Coupling) check(s ...[]float64) {
 	for _, x := range s {
@@ -240,11 +287,14 @@ func (c *Coupling) multipliers(x, z []float64) {
 	clear(sol)
 	c.deflate(res)
 	bnorm := norm2(res)
+	if err := c.checkCG(); err != nil {
+		panic(err) // documented misuse: Project has no error result
+	}
 	maxIter, tol := c.CG.MaxIter, c.CG.Tol
-	if maxIter <= 0 {
+	if maxIter == 0 {
 		maxIter = 10 * (m + n)
 	}
-	if tol <= 0 {
+	if tol == 0 {
 		tol = 1e-14
 	}
 	c.alpha, c.beta = sol[:m], sol[m:]
@@ -416,15 +466,18 @@ func (c *Coupling) RandTangent(dst, x []float64, rnd *rand.Rand) {
 }
 
 func (c *Coupling) tol() float64 {
-	if c.Tol > 0 {
-		return c.Tol
+	if c.Tol != 0 {
+		return c.Tol // CheckPoint and CheckTangent have checked it
 	}
 	return DefaultTol
 }
 
 // CheckPoint returns an error unless x is finite, positive and has row sums
-// a and column sums b within Tol·Σa.
+// a and column sums b within Tol·Σa; or CheckSettings' error.
 func (c *Coupling) CheckPoint(x []float64) error {
+	if err := c.CheckSettings(); err != nil {
+		return err
+	}
 	m, n := c.m, c.n
 	if len(x) != m*n {
 		return fmt.Errorf("coupling: point has length %d, want %d×%d", len(x), m, n)
@@ -444,8 +497,11 @@ func (c *Coupling) CheckPoint(x []float64) error {
 }
 
 // CheckTangent returns an error unless u is finite with row and column
-// sums zero within Tol·Σ|U|.
+// sums zero within Tol·Σ|U|; or CheckSettings' error.
 func (c *Coupling) CheckTangent(x, u []float64) error {
+	if err := c.CheckSettings(); err != nil {
+		return err
+	}
 	m, n := c.m, c.n
 	if len(u) != m*n {
 		return fmt.Errorf("coupling: tangent has length %d, want %d×%d", len(u), m, n)

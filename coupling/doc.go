@@ -44,6 +44,13 @@
 // # Misuse and bad data
 //
 // Slices of the wrong length are programming errors and panic, as in
-// gonum. Data-dependent failures (a point that is not a positive plan with the marginals, a non-finite
-// entry, a failed operation) are errors wrapping the numerr sentinels, or this package's ErrBadMarginal, ErrNotPositive, ErrMarginal and ErrSinkhornNotConverged.
+// gonum. Settings out of range (a NaN, infinite or negative tolerance, a
+// negative iteration cap) are ErrBadSetting errors naming the setting,
+// from CheckSettings and wherever a setting is used with an error result
+// (Retract, CheckPoint, CheckTangent); Project and the methods built on it
+// have none and panic with that error. Data-dependent failures (a point
+// that is not a positive plan with the marginals, a non-finite entry, a
+// failed operation) are errors wrapping the numerr sentinels, or this
+// package's ErrBadMarginal, ErrNotPositive, ErrMarginal and
+// ErrSinkhornNotConverged.
 package coupling

@@ -76,8 +76,13 @@ var padeB = [5][]float64{
 const exactNormCutoff = 400
 
 // Exp sets dst = e^A for the n×n row-major a. dst may be a. It returns an
-// error wrapping numerr.ErrNotFinite for a non-finite entry and numerr.ErrOverflow when
-// e^A does not fit in float64.
+// error wrapping numerr.ErrNotFinite for a non-finite entry and
+// numerr.ErrOverflow when e^A does not fit in float64, and also, for
+// n ≥ 3, when the powers of A that choose the scaling overflow (‖A‖
+// beyond about 1e154, or 1e102 for the tenth power), which a scaling
+// chosen from ‖A‖ alone could not replace: on a non-normal A it squares
+// rounding errors into a finite, wrong result. Orders 1 and 2 use closed
+// forms, finite wherever e^A is.
 func (e *Expm) Exp(dst, a []float64) error {
 	n := e.n
 	if len(a) != n*n || len(dst) != n*n {
@@ -182,11 +187,11 @@ func (e *Expm) pickPade() (k, s int) {
 		e.mul(e.a4, e.a2, e.a2)
 		e.mul(e.a6, e.a2, e.a4)
 		e.have4, e.have6 = true, true
-		d4 = math.Pow(e.norm1(e.a4), 1.0/4)
-		d6 = math.Pow(e.norm1(e.a6), 1.0/6)
+		d4 = powPos(e.norm1(e.a4), 1.0/4)
+		d6 = powPos(e.norm1(e.a6), 1.0/6)
 	} else {
-		d4 = math.Pow(e.normest(e.a2, e.a2, nil), 1.0/4)
-		d6 = math.Pow(e.normest(e.a2, e.a2, e.a2), 1.0/6)
+		d4 = powPos(e.normest(e.a2, e.a2, nil), 1.0/4)
+		d6 = powPos(e.normest(e.a2, e.a2, e.a2), 1.0/6)
 	}
 	if max(d4, d6) <= padeTheta[0] && e.ell(0, 0) == 0 {
 		return 0, 0
@@ -194,7 +199,7 @@ func (e *Expm) pickPade() (k, s int) {
 	if !e.have4 {
 		e.mul(e.a4, e.a2, e.a2)
 		e.have4 = true
-		d4 = math.Pow(e.norm1(e.a4), 1.0/4)
+		d4 = powPos(e.norm1(e.a4), 1.0/4)
 	}
 	if max(d4, d6) <= padeTheta[1] && e.ell(1, 0) == 0 {
 		return 1, 0
@@ -203,13 +208,13 @@ func (e *Expm) pickPade() (k, s int) {
 		e.mul(e.a6, e.a2, e.a4)
 		e.have6 = true
 	}
-	d6 = math.Pow(e.norm1(e.a6), 1.0/6)
+	d6 = powPos(e.norm1(e.a6), 1.0/6)
 	var d8, d10 float64
 	if exact {
 		e.mul(e.a8, e.a4, e.a4)
-		d8 = math.Pow(e.norm1(e.a8), 1.0/8)
+		d8 = powPos(e.norm1(e.a8), 1.0/8)
 	} else {
-		d8 = math.Pow(e.normest(e.a4, e.a4, nil), 1.0/8)
+		d8 = powPos(e.normest(e.a4, e.a4, nil), 1.0/8)
 	}
 	eta3 := max(d6, d8)
 	for k := 2; k <= 3; k++ {
@@ -219,9 +224,9 @@ func (e *Expm) pickPade() (k, s int) {
 	}
 	if exact {
 		e.mul(e.a8, e.a4, e.a6)
-		d10 = math.Pow(e.norm1(e.a8), 1.0/10)
+		d10 = powPos(e.norm1(e.a8), 1.0/10)
 	} else {
-		d10 = math.Pow(e.normest(e.a4, e.a6, nil), 1.0/10)
+		d10 = powPos(e.normest(e.a4, e.a6, nil), 1.0/10)
 	}
 	eta5 := min(eta3, max(d8, d10))
 	if eta5 > 0 {
@@ -264,11 +269,11 @@ func (e *Expm) ell(k, s int) int {
 		for j := range r {
 			r[j] = e.y[j] / big
 		}
-		logScale += math.Log(big)
+		logScale += logPos(big)
 	}
 	normA := e.norm1(e.a)
 	// log of α = |c|·‖|A|^p‖·2^{−s p} / (‖A‖·2^{−s})
-	logAlpha := math.Log(padeErrCoeff[k]) + logScale - float64(s*(p-1))*math.Ln2 - math.Log(normA)
+	logAlpha := math.Log(padeErrCoeff[k]) + logScale - float64(s*(p-1))*math.Ln2 - logPos(normA)
 	t := math.Ceil((logAlpha/math.Ln2 + 53) / float64(2*padeDegrees[k]))
 	if t <= 0 || math.IsNaN(t) {
 		return 0
@@ -449,37 +454,83 @@ func (e *Expm) squareTriangular(x, a []float64, s int, lower bool) {
 //
 // as scipy evaluates it, with circular functions for μ² < 0. Where that
 // form would cancel (a2·a3 ≥ 0 and |h|·tanh μ/μ near 1, so cosh μ ≈ |h|·sinhc μ)
-// or where e^m or e^μ alone would leave the normal float range, it is
-// evaluated from e^{m±μ} and μ ∓ h = a2·a3/(μ ± h) instead, which has
-// neither problem.
+// or where e^m or e^μ alone would leave the normal float range (and μ > 1),
+// it is evaluated from e^{m±μ} and μ ∓ h = a2·a3/(μ ± h) instead, which has
+// neither problem. μ² is formed in units of 4^k (mu2Scaled) and every
+// e^x·y as (y·e^{x/2})·e^{x/2} (expMul), so that no intermediate leaves
+// the float64 range while the result stays in it: h² overflowed for
+// |a1 − a4| > 2.7e154 and turned a representable e^A into an overflow
+// error (the fuzz target's [[−1.6e237, 2.4e−322], [2.4e−322, 0]], whose
+// exponential is diag(0, 1)), and e^m underflowed to 0 against a huge a2.
 func expm2x2(dst, a []float64) {
 	a1, a2, a3, a4 := a[0], a[1], a[2], a[3]
-	m, h := 0.5*(a1+a4), 0.5*(a1-a4)
-	// μ² = h² + a2·a3 with both products' rounding errors restored.
-	p, q := a2*a3, h*h
-	mu2 := (q + p) + (math.FMA(h, h, -q) + math.FMA(a2, a3, -p))
+	m, h := 0.5*a1+0.5*a4, 0.5*a1-0.5*a4 // halves first: no overflow
+	k, hs, ps, mu2s := mu2Scaled(h, a2, a3)
+	mus := math.Sqrt(math.Abs(mu2s))
+	mu := math.Ldexp(mus, k)
 	var e11, e12, e21, e22 float64
-	switch mu := math.Sqrt(math.Abs(mu2)); {
-	case mu2 < 0:
-		em, c, sc := math.Exp(m), math.Cos(mu), math.Sin(mu)/mu
-		e11, e22 = em*(c+h*sc), em*(c-h*sc)
-		e12, e21 = em*a2*sc, em*a3*sc
-	case math.Abs(m) > 700 || mu > 700 || (p >= 0 && mu > 1 && math.Abs(h)/mu*math.Tanh(mu) > 0.75):
-		e1, e2 := math.Exp(m+mu), math.Exp(m-mu)
-		big := mu + math.Abs(h)
-		small := p / big // μ − |h| = (μ² − h²)/(μ + |h|)
-		muph, mumh := big, small
+	switch {
+	case mu2s < 0:
+		c, sc := math.Cos(mu), math.Sin(mu)/mu
+		e11, e22 = expMul(m, c)+expMul(m, h)*sc, expMul(m, c)-expMul(m, h)*sc
+		e12, e21 = expMul(m, a2)*sc, expMul(m, a3)*sc
+	case mu > 1 && (math.Abs(m) > 700 || mu > 700 || (ps >= 0 && math.Abs(hs)/mus*math.Tanh(mu) > 0.75)):
+		// e^A = e^{m+μ}·P₊ + e^{m−μ}·P₋, P± = (μI ± (A − mI))/(2μ), with
+		// (μ ± h)/(2μ) from the scaled h and a2·a3: (μ + |h|)/(2μ) ∈ [½, 1]
+		// and (μ − |h|)/(2μ) = a2·a3/((μ + |h|)·2μ).
+		big := (mus + math.Abs(hs)) / (2 * mus)
+		small := ps / (mus + math.Abs(hs)) / (2 * mus)
+		rp, rm := big, small // (μ + h)/2μ, (μ − h)/2μ
 		if h < 0 {
-			muph, mumh = small, big
+			rp, rm = small, big
 		}
-		e11 = (e1*muph + e2*mumh) / (2 * mu)
-		e22 = (e1*mumh + e2*muph) / (2 * mu)
-		sc := e1 * -math.Expm1(-2*mu) / (2 * mu) // e^m·sinh(μ)/μ
-		e12, e21 = a2*sc, a3*sc
+		e11 = expMul(m+mu, rp) + expMul(m-mu, rm)
+		e22 = expMul(m+mu, rm) + expMul(m-mu, rp)
+		d := -math.Expm1(-2 * mu) // e^{m+μ} − e^{m−μ} = e^{m+μ}·d
+		e12, e21 = expMul(m+mu, a2/(2*mu))*d, expMul(m+mu, a3/(2*mu))*d
 	default:
-		em, c, sc := math.Exp(m), math.Cosh(mu), sinhc(mu)
-		e11, e22 = em*(c+h*sc), em*(c-h*sc)
-		e12, e21 = em*a2*sc, em*a3*sc
+		c, sc := math.Cosh(mu), sinhc(mu)
+		e11, e22 = expMul(m, c)+expMul(m, h)*sc, expMul(m, c)-expMul(m, h)*sc
+		e12, e21 = expMul(m, a2)*sc, expMul(m, a3)*sc
 	}
 	dst[0], dst[1], dst[2], dst[3] = e11, e12, e21, e22
+}
+
+// mu2Scaled returns μ² = h² + a2·a3 as mu2s·4^k, with hs = h/2^k and
+// ps = a2·a3/4^k, k chosen so that the larger of |h| and √|a2·a3| lands
+// in [½, 2): neither product can over- or underflow, and both products'
+// rounding errors are restored (FMA).
+func mu2Scaled(h, a2, a3 float64) (k int, hs, ps, mu2s float64) {
+	hm, eh := math.Frexp(h)
+	m2, e2 := math.Frexp(a2)
+	m3, e3 := math.Frexp(a3)
+	pp := m2 * m3 // a2·a3 = (pp + pe)·2^ep exactly
+	pe := math.FMA(m2, m3, -pp)
+	ep := e2 + e3
+	switch {
+	case hm == 0 && pp == 0:
+		return 0, 0, 0, 0
+	case pp == 0:
+		k = eh
+	case hm == 0:
+		k = (ep + 1) >> 1 // ⌈ep/2⌉
+	default:
+		k = max(eh, (ep+1)>>1)
+	}
+	hs = math.Ldexp(hm, eh-k)
+	q := hs * hs
+	qe := math.FMA(hs, hs, -q)
+	ps = math.Ldexp(pp, ep-2*k)
+	mu2s = (q + ps) + (qe + math.Ldexp(pe, ep-2*k))
+	return k, hs, ps, mu2s
+}
+
+// expMul returns y·e^x as (y·e^{x/2})·e^{x/2}: finite whenever the result
+// is, for |x| up to about 1400, where e^x alone leaves the float64 range.
+func expMul(x, y float64) float64 {
+	if y == 0 {
+		return 0
+	}
+	h := math.Exp(0.5 * x)
+	return y * h * h
 }

@@ -65,7 +65,7 @@ func sinhc(h float64) float64 {
 
 type logFunc struct{}
 
-func (logFunc) Eval(x float64) float64 { return math.Log(x) }
+func (logFunc) Eval(x float64) float64 { return logPos(x) }
 func (logFunc) Positive() bool         { return true }
 
 // DivDiff uses (log x − log y)/(x − y) = 2·atanh(z)/(x − y) with
@@ -77,9 +77,33 @@ func (logFunc) DivDiff(x, y float64) float64 {
 	case d == 0:
 		return 1 / x
 	case farApart(x, y):
-		return (math.Log(x) - math.Log(y)) / d
+		return (logPos(x) - logPos(y)) / d
 	}
 	return 2 * math.Atanh(d/(x+y)) / d
+}
+
+// logPos is math.Log, right for subnormal x too: Go's math.Log on amd64
+// and s390x (assembly) ignores the subnormal exponent and returns
+// log 2^−1023 ≈ −709.09 for every x below 2^−1022, e.g. for 5e−324, whose
+// log is −744.44 (golang/go#56600, open; the fuzz target FuzzSymFunc found
+// it as log of a 1×1 matrix). The scaling by 2^54 is exact.
+func logPos(x float64) float64 {
+	if x > 0 && x < 0x1p-1022 {
+		return math.Log(x*0x1p54) - 54*math.Ln2
+	}
+	return math.Log(x)
+}
+
+// powPos is math.Pow(x, p) for x > 0, right for subnormal x too:
+// math.Pow forms Exp(y·Log(x)) for the fractional part of y and inherits
+// math.Log's error below 2^−1022 (see logPos). The intermediate
+// (2^54 x)^p lies between 1 and the result, so it overflows only when
+// the result does.
+func powPos(x, p float64) float64 {
+	if x > 0 && x < 0x1p-1022 {
+		return math.Pow(x*0x1p54, p) * math.Exp2(-54*p)
+	}
+	return math.Pow(x, p)
 }
 
 // farApart reports whether positive x and y differ by more than a factor 2,
@@ -95,7 +119,7 @@ func (f powFunc) Eval(x float64) float64 {
 	case -0.5:
 		return 1 / math.Sqrt(x)
 	}
-	return math.Pow(x, f.p)
+	return powPos(x, f.p)
 }
 
 func (powFunc) Positive() bool { return true }
@@ -115,12 +139,12 @@ func (f powFunc) DivDiff(x, y float64) float64 {
 	d := x - y
 	switch {
 	case d == 0:
-		return f.p * math.Pow(x, f.p-1)
+		return f.p * powPos(x, f.p-1)
 	case farApart(x, y):
-		return (math.Pow(x, f.p) - math.Pow(y, f.p)) / d
+		return (powPos(x, f.p) - powPos(y, f.p)) / d
 	}
 	t := math.Log1p(d / y)
-	return math.Pow(y, f.p) * math.Expm1(f.p*t) / d
+	return powPos(y, f.p) * math.Expm1(f.p*t) / d
 }
 
 type userFunc struct {

@@ -72,7 +72,8 @@ func (l *LyapSym) Solve(dst, a, c []float64) error {
 }
 
 // SolveFactorized sets dst to the solution X of A X + X A = C for the
-// factorized A. c must be symmetric and finite; dst may be c.
+// factorized A. c must be symmetric and finite; dst may be c. It returns
+// an error wrapping numerr.ErrOverflow when X does not fit in float64.
 func (l *LyapSym) SolveFactorized(dst, c []float64) error {
 	n := l.N()
 	if len(dst) != n*n {
@@ -86,11 +87,24 @@ func (l *LyapSym) SolveFactorized(dst, c []float64) error {
 	for i := 0; i < n; i++ {
 		row := l.m[i*n : (i+1)*n]
 		for j := i; j < n; j++ {
-			row[j] /= lam[i] + lam[j]
+			if d := lam[i] + lam[j]; !math.IsInf(d, 0) {
+				row[j] /= d
+			} else {
+				// λ_i + λ_j beyond the float64 range: halved, so that a
+				// representable X does not come out as zero.
+				row[j] = row[j] / 2 / (lam[i]/2 + lam[j]/2)
+			}
 		}
 	}
 	congruenceVtMV(dst, v, l.m, l.p, n)
 	mirrorUpper(dst, n)
+	for _, x := range dst {
+		if math.IsInf(x, 0) || math.IsNaN(x) {
+			// The fuzz target found X = +Inf with a nil error (A = 1.4e−76,
+			// C = 8e270).
+			return fmt.Errorf("lapackx: %w: Lyapunov solution exceeds the float64 range", numerr.ErrOverflow)
+		}
+	}
 	return nil
 }
 

@@ -1,9 +1,13 @@
 package lapackx
 
 import (
+	"fmt"
+	"math"
+
 	gblas "gonum.org/v1/gonum/blas"
 
 	"github.com/rhgd/rhgd/blas"
+	"github.com/rhgd/rhgd/numerr"
 )
 
 // Sylvester solves A X + X B = C for general A (m×m), B (n×n) and C (m×n)
@@ -21,9 +25,10 @@ import (
 // For symmetric A and B = A, LyapSym is several times faster. Steady-state
 // calls allocate nothing; a Sylvester is not safe for concurrent use.
 type Sylvester struct {
-	m, n   int
-	sa, sb *schur
-	f, tmp []float64
+	m, n       int
+	sa, sb     *schur
+	f, tmp     []float64
+	as, bs, cs []float64 // the equation scaled down, for coefficients near overflow
 }
 
 // NewSylvester returns a workspace for equations with A m×m and B n×n.
@@ -31,7 +36,8 @@ func NewSylvester(m, n int) *Sylvester {
 	if m < 0 || n < 0 {
 		panic(errNegative)
 	}
-	return &Sylvester{m: m, n: n, sa: newSchur(m), sb: newSchur(n), f: make([]float64, m*n), tmp: make([]float64, m*n)}
+	return &Sylvester{m: m, n: n, sa: newSchur(m), sb: newSchur(n), f: make([]float64, m*n), tmp: make([]float64, m*n),
+		as: make([]float64, m*m), bs: make([]float64, n*n), cs: make([]float64, m*n)}
 }
 
 // Solve sets dst (m×n) to the solution of A X + X B = C. dst may be c. It
@@ -55,6 +61,19 @@ func (s *Sylvester) Solve(dst, a, b, c []float64) error {
 	if m == 0 || n == 0 {
 		return nil
 	}
+	// dtrsyl forms Ta_kk + Tb_ll, which overflows for coefficients near
+	// the top of the float64 range and then divides C by Inf: the fuzz
+	// target found X = 0 for A = 1.78e308, B = 1.86e306, C = 1.06e6, whose
+	// solution 5.9e−303 is representable. The equation divided by a power
+	// of two (exactly, but for entries of C pushed below 2^−1022 by at most
+	// 2^24, whose share of X would underflow anyway) has the same solution
+	// and coefficients below sylvesterMax.
+	if k := sylvesterScale(a, b); k > 0 {
+		ldexpTo(s.as, a, -k)
+		ldexpTo(s.bs, b, -k)
+		ldexpTo(s.cs, c, -k)
+		a, b, c = s.as, s.bs, s.cs
+	}
 	scale, err := lp().sylvester(s, dst, a, b, c)
 	if err != nil {
 		return err
@@ -65,7 +84,41 @@ func (s *Sylvester) Solve(dst, a, b, c []float64) error {
 			dst[i] *= scale
 		}
 	}
-	return checkOverflow(dst)
+	for _, v := range dst {
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			return fmt.Errorf("lapackx: %w: Sylvester solution exceeds the float64 range", numerr.ErrOverflow)
+		}
+	}
+	return nil
+}
+
+// sylvesterMax bounds the coefficients Solve hands to the solver: their
+// Schur forms' diagonals, at most n·max|a_ij| each, then add without
+// overflow for any n below 2^20.
+const sylvesterMax = 0x1p1000
+
+// sylvesterScale returns the k > 0 for which max(|A|, |B|)/2^k is below
+// sylvesterMax, or 0 when it already is.
+func sylvesterScale(a, b []float64) int {
+	var amax float64
+	for _, v := range a {
+		amax = math.Max(amax, math.Abs(v))
+	}
+	for _, v := range b {
+		amax = math.Max(amax, math.Abs(v))
+	}
+	if amax < sylvesterMax {
+		return 0
+	}
+	_, e := math.Frexp(amax) // amax < 2^e
+	return e - 1000
+}
+
+// ldexpTo sets dst = src·2^k.
+func ldexpTo(dst, src []float64, k int) {
+	for i, v := range src {
+		dst[i] = math.Ldexp(v, k)
+	}
 }
 
 // gemmCol computes C = α op(A) op(B) + β C for column-major matrices (C is

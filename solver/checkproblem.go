@@ -12,8 +12,9 @@ type ProblemCheck struct {
 	Seed uint64
 	// Tol is the relative tolerance of the comparisons that are not
 	// Taylor slopes: H(H⁻¹v) = v, the Hessian against its finite
-	// difference, and the adjointness of the cross derivatives; default
-	// 1e-6.
+	// difference, and the adjointness of the cross derivatives; finite and
+	// ≥ 0, default 1e-6 (zero). Out of range, CheckProblem returns one
+	// failed report naming it.
 	Tol float64
 	// SecondOrderY says My's retraction is of second order. Without it
 	// and without an exponential map, the Taylor test of HessGy runs only
@@ -30,8 +31,16 @@ type ProblemCheck struct {
 // GradFy; GradGy and GradGx when G is present), HessGy by its Taylor
 // slope (see ProblemCheck.SecondOrderY), its symmetry and tangency, and
 // against the finite differences of GradGy with the Levi-Civita
-// connection (FillFD), CrossGxy against the difference of GradGx and its
-// adjointness with CrossGyx, HessGyInv against HessGy both ways, and that
+// connection (FillFD), CrossGxy against the central difference of GradGx
+// along a retraction curve in y, CrossGyx against that of GradGy along a
+// retraction curve in x (CheckCrossDerivative with the roles of x and y
+// swapped: y stays fixed, so grad_y g stays in T_y and needs no
+// transport), each by the t² slope of its error, and the adjointness
+// ⟨G_xy[v], u⟩_x = ⟨v, G_yx[u]⟩_y in each of those reports (so a CrossGxy
+// without GradGx is still checked, through an exact CrossGyx, and a
+// CrossGyx without GradGy through an exact CrossGxy; with neither
+// gradient the adjointness has a report of its own), HessGyInv against
+// HessGy both ways, and that
 // evaluations by point identity (Memo caches) agree with fresh ones
 // whatever was evaluated in between. An oracle that returns an error fails
 // its check. It returns one report per check; all must be OK.
@@ -39,6 +48,12 @@ func CheckProblem(p Problem, x, y []float64, o *ProblemCheck) []CheckReport {
 	var opt ProblemCheck
 	if o != nil {
 		opt = *o
+	}
+	if !(opt.Tol >= 0 && opt.Tol <= math.MaxFloat64) {
+		// NaN would fail every comparison and +Inf pass every one: a
+		// `Tol == 0` default test let both through.
+		return []CheckReport{{Name: "ProblemCheck settings", Slope: math.NaN(),
+			Msg: fmt.Sprintf("%v: ProblemCheck.Tol = %v, want finite and ≥ 0 (0: default 1e-6)", ErrBadSetting, opt.Tol)}}
 	}
 	if opt.Tol == 0 {
 		opt.Tol = 1e-6
@@ -67,15 +82,7 @@ func CheckProblem(p Problem, x, y []float64, o *ProblemCheck) []CheckReport {
 	if p.HessGy != nil && p.GradGy != nil {
 		c.checkHess()
 	}
-	if p.CrossGxy != nil && p.GradGx != nil {
-		var yx func(dst, x, y, u []float64)
-		if p.CrossGyx != nil {
-			yx = c.cross(p.CrossGyx)
-		}
-		r := CheckCrossDerivative(mx, my, func(dst, xx, yy []float64) { c.call("GradGx", p.GradGx(dst, &Point{X: xx, Y: yy})) },
-			c.cross(p.CrossGxy), yx, x, y, c.ux, c.uy)
-		c.add("CrossGxy", r)
-	}
+	c.checkCross()
 	if p.HessGyInv != nil && p.HessGy != nil {
 		c.checkInverse()
 	}
@@ -173,6 +180,48 @@ func (c *problemChecker) checkHess() {
 		"symmetry":       math.Abs(a-b) / (my.Norm(c.y, exact) + my.Norm(c.y, hv) + tiny),
 		"tangency":       tangency(my, c.y, exact, fd),
 	}, c.o.Tol)
+}
+
+// checkCross checks CrossGxy against differences of GradGx in y and
+// CrossGyx against differences of GradGy in x, each report with the
+// adjointness of the two when both are present, or the adjointness alone
+// when neither gradient is there to difference.
+func (c *problemChecker) checkCross() {
+	p, mx, my := c.p, c.p.Mx, c.p.My
+	xy := p.CrossGxy != nil && p.GradGx != nil
+	yx := p.CrossGyx != nil && p.GradGy != nil
+	if xy {
+		var adj func(dst, x, y, u []float64)
+		if p.CrossGyx != nil {
+			adj = c.cross(p.CrossGyx)
+		}
+		r := CheckCrossDerivative(mx, my, func(dst, xx, yy []float64) { c.call("GradGx", p.GradGx(dst, &Point{X: xx, Y: yy})) },
+			c.cross(p.CrossGxy), adj, c.x, c.y, c.ux, c.uy)
+		c.add("CrossGxy", r)
+	}
+	if yx {
+		// Roles swapped: the "x" of CheckCrossDerivative is y, its
+		// difference runs along R_x(±t·ux) with y fixed.
+		swap := func(f func([]float64, *Point, []float64) error) func(dst, yy, xx, v []float64) {
+			return func(dst, yy, xx, v []float64) { c.call("cross derivative", f(dst, &Point{X: xx, Y: yy}, v)) }
+		}
+		var adj func(dst, y, x, u []float64)
+		if p.CrossGxy != nil {
+			adj = swap(p.CrossGxy)
+		}
+		r := CheckCrossDerivative(my, mx, func(dst, yy, xx []float64) { c.call("GradGy", p.GradGy(dst, &Point{X: xx, Y: yy})) },
+			swap(p.CrossGyx), adj, c.y, c.x, c.uy, c.ux)
+		c.add("CrossGyx", r)
+	}
+	if !xy && !yx && p.CrossGxy != nil && p.CrossGyx != nil {
+		a, b := make([]float64, mx.Len()), make([]float64, my.Len())
+		c.cross(p.CrossGxy)(a, c.x, c.y, c.uy)
+		c.cross(p.CrossGyx)(b, c.x, c.y, c.ux)
+		l, r := mx.Inner(c.x, a, c.ux), my.Inner(c.y, c.uy, b)
+		c.result("cross derivatives: adjointness", map[string]float64{
+			"adjoint": math.Abs(l-r) / (mx.Norm(c.x, a)*mx.Norm(c.x, c.ux) + my.Norm(c.y, c.uy)*my.Norm(c.y, b) + tiny),
+		}, c.o.Tol)
+	}
 }
 
 // checkInverse checks H(H⁻¹v) = v and H⁻¹(Hv) = v.

@@ -31,9 +31,11 @@ var DefaultFDStep = math.Cbrt(0x1p-52)
 // so a problem's caches of x-only work stay valid; grad_y g at y itself
 // (for Γ) is kept per point. A failed retraction or gradient is an error
 // naming the difference. The filled oracles share scratch space: use them
-// from one goroutine.
+// from one goroutine. FillFD has no error result, so an h that is NaN,
+// infinite or negative makes every filled oracle return an error wrapping
+// ErrBadSetting that names it (New checks Settings.FDStep up front).
 func FillFD(p Problem, h float64) Problem {
-	if h <= 0 {
+	if h == 0 {
 		h = DefaultFDStep
 	}
 	fillH := p.HessGy == nil && p.GradGy != nil
@@ -119,6 +121,11 @@ type fdState struct {
 // clearing dst when v = 0 (nothing to difference), and an error when a
 // retraction fails.
 func (fd *fdState) bracket(dst []float64, pt *Point, v []float64) (float64, error) {
+	if !(fd.h > 0 && fd.h <= math.MaxFloat64) {
+		// A `h ≤ 0` default test let NaN through: NaN differences, or
+		// with a clean gradient a NaN Hessian, and no error.
+		return 0, fmt.Errorf("%w: FillFD step h = %v, want finite and > 0 (0: DefaultFDStep)", ErrBadSetting, fd.h)
+	}
 	nv := fd.my.Norm(pt.Y, v)
 	if nv == 0 {
 		clear(dst)

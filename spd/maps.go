@@ -145,6 +145,11 @@ func (s *SPD) Exp(dst, x, u []float64, t float64) error {
 		}
 	}
 	s.weightedGram(dst, x, l, g, 0)
+	if !finite(dst) {
+		// e^(tλ) fits but L·diag(e^(tλ))·Lᵀ does not: the fuzz target found
+		// a result of +Inf entries that checkResult's Cholesky let through.
+		return fmt.Errorf("spd: exponential: %w: the result exceeds the float64 range", numerr.ErrOverflow)
+	}
 	return s.checkResult("exponential", dst)
 }
 
@@ -168,11 +173,14 @@ func (s *SPD) Log(dst, x, y []float64) error {
 	}
 	// log λ_i − σ ≥ 0 with σ = min(0, log λ_min): one rank-n update.
 	g := s.t4[:s.n]
-	sigma := math.Min(0, math.Log(lam[0]))
+	sigma := math.Min(0, logPos(lam[0]))
 	for i, v := range lam {
-		g[i] = math.Log(v) - sigma
+		g[i] = logPos(v) - sigma
 	}
 	s.weightedGram(dst, x, l, g, sigma)
+	if !finite(dst) {
+		return fmt.Errorf("spd: logarithm: %w: the result exceeds the float64 range", numerr.ErrOverflow)
+	}
 	return nil
 }
 
@@ -195,7 +203,7 @@ func (s *SPD) Dist(x, y []float64) (float64, error) {
 		if !(v > 0) {
 			return 0, fmt.Errorf("spd: %w: distance: generalized eigenvalue %.3g", numerr.ErrNotPosDef, v)
 		}
-		lv := math.Log(v)
+		lv := logPos(v)
 		d += lv * lv
 	}
 	return math.Sqrt(d), nil
@@ -251,4 +259,15 @@ func (s *SPD) ConnectionTerm(dst, x, u, v []float64) {
 	impl.Dgemm(gblas.NoTrans, gblas.NoTrans, n, n, n, 1, xi, n, v, n, 0, s.t1, n)   // X⁻¹V
 	impl.Dgemm(gblas.NoTrans, gblas.NoTrans, n, n, n, -1, u, n, s.t1, n, 0, dst, n) // −U X⁻¹ V
 	lapackx.Symmetrize(dst, n)
+}
+
+// logPos is math.Log, right for subnormal x too: Go's math.Log on amd64
+// returns log 2^−1023 ≈ −709.09 for every x below 2^−1022
+// (golang/go#56600), which made Log and Dist wrong for generalized
+// eigenvalues that small. The scaling by 2^54 is exact.
+func logPos(x float64) float64 {
+	if x > 0 && x < 0x1p-1022 {
+		return math.Log(x*0x1p54) - 54*math.Ln2
+	}
+	return math.Log(x)
 }

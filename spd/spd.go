@@ -47,8 +47,11 @@ type SPD struct {
 	// TransportMethod is the vector transport Transport uses; the zero
 	// value is Identity.
 	TransportMethod TransportMethod
-	// Tol is the relative symmetry tolerance of CheckPoint and CheckTangent;
-	// zero means DefaultTol.
+	// Tol is the relative symmetry tolerance of CheckPoint, CheckTangent
+	// and of the checks of new points in the other operations, finite and
+	// ≥ 0; zero means DefaultTol. A NaN, infinite or negative Tol is an
+	// error wrapping numerr.ErrInvalid that names it, wherever a symmetry
+	// check runs.
 	Tol float64
 
 	cx, cl []float64 // cached point and its Cholesky factor (lower)
@@ -307,11 +310,22 @@ func (s *SPD) RandTangent(dst, x []float64, rnd *rand.Rand) {
 	}
 }
 
+// tol returns Tol or its default; checkTol has accepted Tol.
 func (s *SPD) tol() float64 {
-	if s.Tol > 0 {
+	if s.Tol != 0 {
 		return s.Tol
 	}
 	return DefaultTol
+}
+
+// checkTol rejects a NaN, infinite or negative Tol, which a `Tol > 0`
+// default test would have turned into DefaultTol (NaN) or which would
+// accept any asymmetry (+Inf).
+func (s *SPD) checkTol() error {
+	if !(s.Tol >= 0 && s.Tol <= math.MaxFloat64) {
+		return fmt.Errorf("spd: %w: setting Tol = %v, want finite and ≥ 0 (0: DefaultTol)", numerr.ErrInvalid, s.Tol)
+	}
+	return nil
 }
 
 // checkSym reports a wrong length, a non-finite entry or an asymmetry
@@ -322,6 +336,9 @@ func (s *SPD) tol() float64 {
 // chol calls it on every new point, since Cholesky reads one triangle
 // only and would factor a non-symmetric matrix without a word.
 func (s *SPD) checkSymmetric(what string, v []float64) error {
+	if err := s.checkTol(); err != nil {
+		return err
+	}
 	n := s.n
 	const tile = 16
 	var z float64 // stays 0 unless an entry is ±Inf or NaN
@@ -345,6 +362,9 @@ func (s *SPD) checkSymmetric(what string, v []float64) error {
 }
 
 func (s *SPD) checkSym(what string, v []float64) error {
+	if err := s.checkTol(); err != nil {
+		return err
+	}
 	n := s.n
 	if len(v) != n*n {
 		return fmt.Errorf("spd: %s has length %d, want %d×%d", what, len(v), n, n)

@@ -58,7 +58,9 @@ type Stiefel struct {
 	// Retraction is the retraction Retract uses; the zero value is QR.
 	Retraction Retraction
 	// Tol bounds ‖XᵀX − I‖_F in CheckPoint and ‖sym(XᵀU)‖_F/‖U‖_F in
-	// CheckTangent; zero means DefaultTol.
+	// CheckTangent, finite and ≥ 0; zero means DefaultTol. They return an
+	// error wrapping numerr.ErrInvalid that names it when it is NaN,
+	// infinite or negative.
 	Tol float64
 
 	qr   *lapackx.QR
@@ -189,11 +191,17 @@ func (s *Stiefel) RandTangent(dst, x []float64, rnd *rand.Rand) {
 	}
 }
 
-func (s *Stiefel) tol() float64 {
-	if s.Tol > 0 {
-		return s.Tol
+// tol returns Tol or its default, or an error for a NaN, infinite or
+// negative Tol: a `Tol > 0` default test would turn NaN into DefaultTol
+// silently, and +Inf would accept any matrix.
+func (s *Stiefel) tol() (float64, error) {
+	switch {
+	case !(s.Tol >= 0 && s.Tol <= math.MaxFloat64):
+		return 0, fmt.Errorf("stiefel: %w: setting Tol = %v, want finite and ≥ 0 (0: DefaultTol)", numerr.ErrInvalid, s.Tol)
+	case s.Tol == 0:
+		return DefaultTol, nil
 	}
-	return DefaultTol
+	return s.Tol, nil
 }
 
 func finite(what string, v []float64, cols int) error {
@@ -211,6 +219,10 @@ func (s *Stiefel) CheckPoint(x []float64) error {
 	if len(x) != s.n*s.p {
 		return fmt.Errorf("stiefel: point has length %d, want %d×%d", len(x), s.n, s.p)
 	}
+	tol, err := s.tol()
+	if err != nil {
+		return err
+	}
 	if err := finite("point", x, s.p); err != nil {
 		return err
 	}
@@ -220,8 +232,8 @@ func (s *Stiefel) CheckPoint(x []float64) error {
 	for i := 0; i < p; i++ {
 		g[i*p+i]--
 	}
-	if d := frob(g); d > s.tol() {
-		return fmt.Errorf("%w: ‖XᵀX − I‖_F = %.3g > %.3g", ErrNotOrthonormal, d, s.tol())
+	if d := frob(g); d > tol {
+		return fmt.Errorf("%w: ‖XᵀX − I‖_F = %.3g > %.3g", ErrNotOrthonormal, d, tol)
 	}
 	return nil
 }
@@ -232,11 +244,15 @@ func (s *Stiefel) CheckTangent(x, u []float64) error {
 	if len(u) != s.n*s.p || len(x) != s.n*s.p {
 		return fmt.Errorf("stiefel: tangent has length %d, want %d×%d", len(u), s.n, s.p)
 	}
+	tol, err := s.tol()
+	if err != nil {
+		return err
+	}
 	if err := finite("tangent", u, s.p); err != nil {
 		return err
 	}
 	s.xtv(s.pp[2], x, u)
-	if d, nu := frob(s.pp[2]), frob(u); d > s.tol()*math.Max(nu, 1e-300) {
+	if d, nu := frob(s.pp[2]), frob(u); d > tol*math.Max(nu, 1e-300) {
 		return fmt.Errorf("%w: ‖sym(XᵀU)‖_F = %.3g with ‖U‖_F = %.3g", ErrNotTangent, d, nu)
 	}
 	return nil

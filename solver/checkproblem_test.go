@@ -1,0 +1,171 @@
+package solver_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/rhgd/rhgd/euclid"
+	"github.com/rhgd/rhgd/solver"
+	"github.com/rhgd/rhgd/stiefel"
+)
+
+// crossProblem is g(x, y) = ½‖y − A x‖²_F + ⅓ Σ_ij y_ij³ x_ij for x on
+// St(4, 2) and y in R^{4×2}, with Euclidean ∇_y g = y − A x + y∘y∘x,
+// ∇_x g = −Aᵀ(y − A x) + ⅓ y∘y∘y, and the cross derivatives
+// D_x ∇_y g[u] = −A u + y∘y∘u and D_y ∇_x g[v] = −Aᵀ v + y∘y∘v: each
+// depends on the point, and x moves on a curved manifold. scaleYX and
+// scaleXY multiply the cross derivatives (1 is right).
+func crossProblem(a []float64, scaleYX, scaleXY float64) solver.EuclideanProblem {
+	const n, p = 4, 2
+	mulA := func(dst, v []float64, trans bool) { // dst = A v or Aᵀ v (A n×n)
+		for i := 0; i < n; i++ {
+			for j := 0; j < p; j++ {
+				var s float64
+				for k := 0; k < n; k++ {
+					aik := a[i*n+k]
+					if trans {
+						aik = a[k*n+i]
+					}
+					s += aik * v[k*p+j]
+				}
+				dst[i*p+j] = s
+			}
+		}
+	}
+	ax := make([]float64, n*p)
+	return solver.EuclideanProblem{Mx: stiefel.New(n, p), My: euclid.New(n, p),
+		G: func(pt *solver.Point) (float64, error) {
+			mulA(ax, pt.X, false)
+			var s float64
+			for i, y := range pt.Y {
+				d := y - ax[i]
+				s += 0.5*d*d + y*y*y*pt.X[i]/3
+			}
+			return s, nil
+		},
+		GradGy: func(dst []float64, pt *solver.Point) error {
+			mulA(ax, pt.X, false)
+			for i, y := range pt.Y {
+				dst[i] = y - ax[i] + y*y*pt.X[i]
+			}
+			return nil
+		},
+		GradGx: func(dst []float64, pt *solver.Point) error {
+			mulA(ax, pt.X, false)
+			for i, y := range pt.Y {
+				ax[i] = y - ax[i]
+			}
+			mulA(dst, ax, true)
+			for i, y := range pt.Y {
+				dst[i] = -dst[i] + y*y*y/3
+			}
+			return nil
+		},
+		CrossGyx: func(dst []float64, pt *solver.Point, u []float64) error {
+			mulA(dst, u, false)
+			for i, y := range pt.Y {
+				dst[i] = scaleYX * (-dst[i] + y*y*u[i])
+			}
+			return nil
+		},
+		CrossGxy: func(dst []float64, pt *solver.Point, v []float64) error {
+			mulA(dst, v, true)
+			for i, y := range pt.Y {
+				dst[i] = scaleXY * (-dst[i] + y*y*v[i])
+			}
+			return nil
+		},
+	}
+}
+
+// TestCheckProblemCrossGyx: CheckProblem checks CrossGyx against central
+// differences of GradGy along a retraction curve in x, and verifies
+// CrossGxy through the adjointness when GradGx is absent. Before, CrossGyx
+// was only compared with CrossGxy (and not at all without GradGx), so a
+// CrossGyx 1% off passed whenever CrossGxy was absent, and a CrossGxy 1%
+// off passed whenever GradGx was.
+func TestCheckProblemCrossGyx(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(61, 61))
+	a := make([]float64, 16)
+	for i := range a {
+		a[i] = rnd.NormFloat64()
+	}
+	st := stiefel.New(4, 2)
+	x, y := make([]float64, 8), make([]float64, 8)
+	st.RandPoint(x, rnd)
+	for i := range y {
+		y[i] = rnd.NormFloat64()
+	}
+	run := func(e solver.EuclideanProblem) map[string]solver.CheckReport {
+		out := map[string]solver.CheckReport{}
+		for _, r := range solver.CheckProblem(e.Riemannian(), x, y, &solver.ProblemCheck{Seed: 3}) {
+			out[strings.SplitN(r.Name, ":", 2)[0]] = r
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name    string
+		edit    func(e *solver.EuclideanProblem)
+		sy, sx  float64
+		failing string // the reports that must fail, space-separated
+	}{
+		{"all right", nil, 1, 1, ""},
+		{"CrossGyx right, no CrossGxy", func(e *solver.EuclideanProblem) { e.CrossGxy = nil }, 1, 1, ""},
+		{"CrossGyx ×1.01, no CrossGxy", func(e *solver.EuclideanProblem) { e.CrossGxy = nil }, 1.01, 1, "CrossGyx"},
+		{"CrossGyx ×1.01, both gradients", nil, 1.01, 1, "CrossGyx CrossGxy"}, // adjointness fails in CrossGxy's
+		{"CrossGxy ×1.01, no GradGx", func(e *solver.EuclideanProblem) { e.GradGx = nil }, 1, 1.01, "CrossGyx"},
+		{"CrossGxy right, no GradGx", func(e *solver.EuclideanProblem) { e.GradGx = nil }, 1, 1, ""},
+	} {
+		e := crossProblem(a, tc.sy, tc.sx)
+		if tc.edit != nil {
+			tc.edit(&e)
+		}
+		reps := run(e)
+		if _, ok := reps["CrossGyx"]; !ok {
+			t.Fatalf("%s: no CrossGyx report among %v", tc.name, reps)
+		}
+		for name, r := range reps {
+			if want := !strings.Contains(" "+tc.failing+" ", " "+name+" "); r.OK != want {
+				t.Errorf("%s: %v (want OK = %v)", tc.name, r, want)
+			}
+		}
+		if tc.sy != 1 && tc.failing == "CrossGyx" && e.CrossGxy == nil {
+			r := reps["CrossGyx"]
+			if !(r.Slope < 1) {
+				t.Errorf("%s: a constant 1%% error should flatten the slope: %v", tc.name, r)
+			}
+		}
+	}
+	// Neither gradient: the adjointness alone, which a 1% error fails.
+	for _, s := range []float64{1, 1.01} {
+		e := crossProblem(a, s, 1)
+		e.GradGx, e.GradGy = nil, nil
+		reps := run(e)
+		r, ok := reps["cross derivatives"]
+		if !ok || r.OK != (s == 1) {
+			t.Errorf("adjointness alone, CrossGyx ×%v: %v (present %v)", s, r, ok)
+		}
+	}
+}
+
+// TestCheckProblemBadTol: a tolerance out of range is one failed report
+// naming it (NaN failed every comparison, +Inf passed every one).
+func TestCheckProblemBadTol(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(62, 62))
+	a := make([]float64, 16)
+	for i := range a {
+		a[i] = rnd.NormFloat64()
+	}
+	p := crossProblem(a, 1.01, 1).Riemannian()
+	x, y := make([]float64, 8), make([]float64, 8)
+	p.Mx.RandPoint(x, rnd)
+	p.My.RandPoint(y, rnd)
+	for _, tol := range []float64{math.NaN(), math.Inf(1), -1} {
+		reps := solver.CheckProblem(p, x, y, &solver.ProblemCheck{Tol: tol})
+		if len(reps) != 1 || reps[0].OK || !strings.Contains(reps[0].Msg, "ProblemCheck.Tol") {
+			t.Errorf("Tol %v: %v", tol, reps)
+		}
+	}
+}
