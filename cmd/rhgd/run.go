@@ -214,10 +214,10 @@ func asUsage(err error) error {
 
 // printSummary prints one line per run.
 func printSummary(w io.Writer, dir string, outs []*outcome) {
-	fmt.Fprintf(w, "%-28s %-16s %6s %14s %14s %12s %9s %9s\n", "estimator", "status", "epochs", "final f", "‖hypergrad‖", "err vs HINV", "seconds", "accuracy")
+	fmt.Fprintf(w, "%-32s %-16s %6s %14s %14s %12s %9s %9s\n", "estimator", "status", "epochs", "final f", "‖hypergrad‖", "err vs HINV", "seconds", "accuracy")
 	for _, o := range outs {
 		s := o.sum
-		fmt.Fprintf(w, "%-28s %-16s %6d %14s %14s %12s %9.3f %9s\n", o.est, s.Status, s.Epochs,
+		fmt.Fprintf(w, "%-32s %-16s %6d %14s %14s %12s %9.3f %9s\n", o.est, s.Status, s.Epochs,
 			fmtPtr(s.Objective, "%.6g"), fmtPtr(s.HyperGradNorm, "%.3e"), fmtPtr(s.HyperGradErr, "%.2e"), s.Seconds, fmtPtr(s.Accuracy, "%.2f"))
 	}
 	if s := outs[0].sum; s.Baseline != "" {

@@ -8,6 +8,8 @@ import (
 
 	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/problems"
+	"github.com/rhgd/rhgd/problems/domainadapt"
+	"github.com/rhgd/rhgd/problems/hyperrep"
 	"github.com/rhgd/rhgd/problems/karcher"
 	"github.com/rhgd/rhgd/problems/minmax"
 	"github.com/rhgd/rhgd/problems/synthetic"
@@ -18,7 +20,7 @@ import (
 var ErrUnknown = numerr.New(numerr.ErrInvalid, "unknown problem")
 
 // specs are the problems, in the order Names lists them.
-var specs = []*problems.Spec{&synthetic.Spec, &minmax.Spec, &karcher.Spec}
+var specs = []*problems.Spec{&synthetic.Spec, &hyperrep.Spec, &domainadapt.Spec, &minmax.Spec, &karcher.Spec}
 
 // Names lists the problems.
 func Names() []string {

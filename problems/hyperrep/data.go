@@ -1,0 +1,246 @@
+package hyperrep
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	gblas "gonum.org/v1/gonum/blas"
+
+	"github.com/rhgd/rhgd/blas"
+	"github.com/rhgd/rhgd/lapackx"
+	"github.com/rhgd/rhgd/problems"
+)
+
+// Data are the problem's matrices, labels and split, with a starting
+// point: A holds N symmetric positive definite d×d matrices (N·d·d
+// entries, row-major, one after the other), Y their labels; samples
+// 0, …, NTrain−1 are the training set (the lower level) and the rest the
+// validation set (the upper level). W0 (d×k) and Beta0 (k(k+1)/2) are the
+// starting point; k is the order of the features WᵀA_iW.
+type Data struct {
+	N, D, K, NTrain int
+	A, Y            []float64
+	W0, Beta0       []float64
+}
+
+// Sizes are the parameters of generated data.
+type Sizes struct {
+	N, D, K, NTrain int
+	// Noise is the standard deviation of the label noise.
+	Noise float64
+}
+
+// PaperSizes are the sizes of the paper's experiment and of the authors'
+// test_hyrep_spd.py: N = 200 matrices of order d = 50, k = 10, the first
+// 100 for training, unit label noise.
+var PaperSizes = Sizes{N: 200, D: 50, K: 10, NTrain: 100, Noise: 1}
+
+// Generate draws data of the paper's sizes from seed (GenerateSizes).
+func Generate(seed uint64) (*Data, error) { return GenerateSizes(PaperSizes, seed) }
+
+// GenerateSizes draws data as the authors' code does, from seed:
+// A_i = expm(sym(0.5·G_i)) with G_i standard normal (sym(X) = (X + Xᵀ)/2),
+// a hidden W* (the Q factor of a standard normal d×k matrix) and
+// β* ~ N(0, I), labels y_i = φ_i(W*)ᵀβ* + Noise·ε_i with ε_i ~ N(0, 1);
+// the start is W0 = the first k columns of the identity and β0 ~ N(0, I).
+func GenerateSizes(s Sizes, seed uint64) (*Data, error) {
+	if err := checkSizes(s.N, s.D, s.K, s.NTrain); err != nil {
+		return nil, err
+	}
+	if !(s.Noise >= 0) || math.IsInf(s.Noise, 0) {
+		return nil, fmt.Errorf("hyperrep: %w: noise %v must be finite and non-negative", problems.ErrBadData, s.Noise)
+	}
+	n, d, k := s.N, s.D, s.K
+	rnd := rand.New(rand.NewPCG(seed, 0x4e7e))
+	data := &Data{N: n, D: d, K: k, NTrain: s.NTrain, A: make([]float64, n*d*d), Y: make([]float64, n),
+		W0: make([]float64, d*k), Beta0: make([]float64, k*(k+1)/2)}
+	sf := lapackx.NewSymFunc(d)
+	for i := 0; i < n; i++ {
+		a := data.A[i*d*d : (i+1)*d*d]
+		for j := range a {
+			a[j] = 0.5 * rnd.NormFloat64()
+		}
+		lapackx.Symmetrize(a, d)
+		if err := sf.Exp(a, a); err != nil {
+			return nil, fmt.Errorf("hyperrep: generating A_%d: %w", i, err)
+		}
+	}
+	// W*: the Q factor (positive diagonal in R) of a standard normal d×k
+	// matrix, drawn here rather than by stiefel's RandPoint so that the
+	// data depend on the seed alone.
+	wstar := make([]float64, d*k)
+	for j := range wstar {
+		wstar[j] = rnd.NormFloat64()
+	}
+	qr := lapackx.NewQR(d, k)
+	if err := qr.Factorize(wstar); err != nil {
+		return nil, fmt.Errorf("hyperrep: generating W*: %w", err)
+	}
+	qr.QTo(wstar)
+	bstar := make([]float64, len(data.Beta0))
+	for j := range bstar {
+		bstar[j] = rnd.NormFloat64()
+	}
+	phi := make([]float64, n*len(bstar))
+	if err := features(phi, data.A, wstar, n, d, k); err != nil {
+		return nil, fmt.Errorf("hyperrep: generating labels: %w", err)
+	}
+	m := len(bstar)
+	for i := range data.Y {
+		var v float64
+		for j, b := range bstar {
+			v += phi[i*m+j] * b
+		}
+		data.Y[i] = v + s.Noise*rnd.NormFloat64()
+	}
+	for i := 0; i < k; i++ {
+		data.W0[i*k+i] = 1
+	}
+	for j := range data.Beta0 {
+		data.Beta0[j] = rnd.NormFloat64()
+	}
+	return data, nil
+}
+
+// features sets the rows of phi (n × k(k+1)/2) to vec(log(WᵀA_iW)) for the
+// n matrices in a, by lapackx: the slow, independent path, for generating
+// labels and for tests.
+func features(phi, a, w []float64, n, d, k int) error {
+	m := k * (k + 1) / 2
+	aw, mi := make([]float64, d*k), make([]float64, k*k)
+	sf := lapackx.NewSymFunc(k)
+	impl := blas.Impl()
+	for i := 0; i < n; i++ {
+		impl.Dgemm(gblas.NoTrans, gblas.NoTrans, d, k, d, 1, a[i*d*d:(i+1)*d*d], d, w, k, 0, aw, k)
+		impl.Dgemm(gblas.Trans, gblas.NoTrans, k, k, d, 1, w, k, aw, k, 0, mi, k)
+		lapackx.Symmetrize(mi, k)
+		if err := sf.Log(mi, mi); err != nil {
+			return fmt.Errorf("log(WᵀA_%dW): %w", i, err)
+		}
+		vecUpper(phi[i*m:(i+1)*m], mi, k)
+	}
+	return nil
+}
+
+// vecUpper sets dst to the upper triangle of the k×k s, row by row.
+func vecUpper(dst, s []float64, k int) {
+	j := 0
+	for a := 0; a < k; a++ {
+		j += copy(dst[j:], s[a*k+a:(a+1)*k])
+	}
+}
+
+func checkSizes(n, d, k, ntr int) error {
+	switch {
+	case d < 1 || k < 1 || k > d:
+		return fmt.Errorf("hyperrep: %w: need d ≥ k ≥ 1, have d = %d, k = %d", problems.ErrBadData, d, k)
+	case ntr <= 0 || ntr >= n:
+		return fmt.Errorf("hyperrep: %w: need 0 < n_train < N, have n_train = %d, N = %d", problems.ErrBadData, ntr, n)
+	}
+	return nil
+}
+
+// Validate checks the data: sizes (d ≥ k ≥ 1, 0 < NTrain < N), slice
+// lengths, finite entries, and every A_i symmetric (to lapackx.SymTol
+// relative) and positive definite (a Cholesky factorization succeeds). It
+// returns an error wrapping problems.ErrBadData that names the first
+// problem found.
+func (data *Data) Validate() error {
+	if data == nil {
+		return fmt.Errorf("hyperrep: %w: no data", problems.ErrBadData)
+	}
+	n, d, k := data.N, data.D, data.K
+	if err := checkSizes(n, d, k, data.NTrain); err != nil {
+		return err
+	}
+	m := k * (k + 1) / 2
+	for _, c := range []struct {
+		name string
+		v    []float64
+		want int
+	}{{"A", data.A, n * d * d}, {"y", data.Y, n}, {"W0", data.W0, d * k}, {"beta0", data.Beta0, m}} {
+		if len(c.v) != c.want {
+			return fmt.Errorf("hyperrep: %w: %s has %d entries, want %d (N = %d, d = %d, k = %d)", problems.ErrBadData, c.name, len(c.v), c.want, n, d, k)
+		}
+		for i, x := range c.v {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return fmt.Errorf("hyperrep: %w: %s[%d] = %v", problems.ErrBadData, c.name, i, x)
+			}
+		}
+	}
+	l := make([]float64, d*d)
+	for i := 0; i < n; i++ {
+		a := data.A[i*d*d : (i+1)*d*d]
+		var amax, dmax float64
+		for p := 0; p < d; p++ {
+			for q := 0; q < d; q++ {
+				amax = math.Max(amax, math.Abs(a[p*d+q]))
+				dmax = math.Max(dmax, math.Abs(a[p*d+q]-a[q*d+p]))
+			}
+		}
+		if dmax > lapackx.SymTol*amax {
+			return fmt.Errorf("hyperrep: %w: A_%d is not symmetric: max |a_pq − a_qp| = %.3g > %.3g·max|a_pq|", problems.ErrBadData, i, dmax, lapackx.SymTol)
+		}
+		copy(l, a)
+		if !(lapackx.Impl{}).Dpotrf(gblas.Lower, d, l, d) {
+			return fmt.Errorf("hyperrep: %w: A_%d is not positive definite (Cholesky factorization failed)", problems.ErrBadData, i)
+		}
+	}
+	return nil
+}
+
+// Load reads data from a numpy .npz file with arrays A (N×d×d), y (N),
+// W0 (d×k), beta0 (k(k+1)/2) and n_train (a scalar), and validates them
+// (Validate).
+func Load(path string) (*Data, error) {
+	z, err := problems.OpenNPZ(path)
+	if err != nil {
+		return nil, err
+	}
+	defer z.Close()
+	a, as, err := z.Array("A", -1, -1, -1)
+	if err != nil {
+		return nil, err
+	}
+	n, d := as[0], as[1]
+	if as[2] != d {
+		return nil, fmt.Errorf("hyperrep: %w: %s: A has shape %v, want N×d×d", problems.ErrBadData, path, as)
+	}
+	y, _, err := z.Array("y", n)
+	if err != nil {
+		return nil, err
+	}
+	w0, ws, err := z.Array("W0", d, -1)
+	if err != nil {
+		return nil, err
+	}
+	k := ws[1]
+	beta0, _, err := z.Array("beta0", k*(k+1)/2)
+	if err != nil {
+		return nil, err
+	}
+	nt, err := z.Scalar("n_train")
+	if err != nil {
+		return nil, err
+	}
+	if nt != math.Trunc(nt) || !(nt > 0 && nt < float64(n)) {
+		return nil, fmt.Errorf("hyperrep: %w: %s: n_train = %v must be an integer in (0, N = %d)", problems.ErrBadData, path, nt, n)
+	}
+	data := &Data{N: n, D: d, K: k, NTrain: int(nt), A: a, Y: y, W0: w0, Beta0: beta0}
+	if err := data.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return data, nil
+}
+
+// Save writes data to a .npz file that Load reads (arrays A, y, W0, beta0
+// and n_train), so that other implementations can run the same problem.
+func Save(path string, data *Data) error {
+	if err := data.Validate(); err != nil {
+		return err
+	}
+	return problems.WriteNPZ(path,
+		map[string][]float64{"A": data.A, "y": data.Y, "W0": data.W0, "beta0": data.Beta0, "n_train": {float64(data.NTrain)}},
+		map[string][]int{"A": {data.N, data.D, data.D}, "W0": {data.D, data.K}})
+}

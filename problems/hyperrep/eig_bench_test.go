@@ -1,0 +1,88 @@
+package hyperrep
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	gblas "gonum.org/v1/gonum/blas"
+
+	"github.com/rhgd/rhgd/blas"
+	"github.com/rhgd/rhgd/lapackx"
+)
+
+// randSPD returns expm(sym(s·G)) for a standard normal n×n G, the paper's
+// random SPD matrix (s = 0.5).
+func randSPD(n int, s float64, rnd *rand.Rand) []float64 {
+	g := make([]float64, n*n)
+	for i := range g {
+		g[i] = s * rnd.NormFloat64()
+	}
+	lapackx.Symmetrize(g, n)
+	if err := lapackx.NewSymFunc(n).Exp(g, g); err != nil {
+		panic(err)
+	}
+	return g
+}
+
+// BenchmarkSmallEig is one eigendecomposition (values and vectors) of an
+// SPD matrix like the features' WᵀAW: lapackx.EigSym (path=lapack: LAPACK's
+// dsyevd through cgo, or gonum's Dsyev on the pure-Go backend) against
+// symEig (path=go). smallEigCutoff is set from it.
+func BenchmarkSmallEig(b *testing.B) {
+	for _, n := range []int{4, 10, 16, 24, 32, 48, 64, 96} {
+		a := randSPD(n, 0.5, rand.New(rand.NewPCG(uint64(n), 1)))
+		b.Run(fmt.Sprintf("n=%d/path=lapack", n), func(b *testing.B) {
+			b.ReportAllocs()
+			e := lapackx.NewEigSym(n)
+			for b.Loop() {
+				if err := e.Factorize(a); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("n=%d/path=go", n), func(b *testing.B) {
+			b.ReportAllocs()
+			e := newSymEig(n)
+			for b.Loop() {
+				if err := e.factorize(a); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkFeatureProducts is the two products of the features of one set
+// at the paper's sizes (n = 100 samples, d = 50, k = 10): A_iW for all i as
+// one n·d × d by d × k product and M = Wᵀ[A_1W | … | A_nW], on OpenBLAS's
+// default threads and on one thread (blas.SerialBegin), which features
+// uses.
+func BenchmarkFeatureProducts(b *testing.B) {
+	n, d, k := 100, 50, 10
+	rnd := rand.New(rand.NewPCG(1, 1))
+	fill := func(m int) []float64 {
+		v := make([]float64, m)
+		for i := range v {
+			v[i] = rnd.NormFloat64()
+		}
+		return v
+	}
+	a, w, aw, mh := fill(n*d*d), fill(d*k), make([]float64, n*d*k), make([]float64, n*k*k)
+	impl := blas.Impl()
+	for _, serial := range []bool{false, true} {
+		b.Run(fmt.Sprintf("serial=%v", serial), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if serial {
+					blas.SerialBegin()
+				}
+				impl.Dgemm(gblas.NoTrans, gblas.NoTrans, n*d, k, d, 1, a, d, w, k, 0, aw, k)
+				impl.Dgemm(gblas.Trans, gblas.NoTrans, k, n*k, d, 1, w, k, aw, n*k, 0, mh, n*k)
+				if serial {
+					blas.SerialEnd()
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,5 @@
+package hyperrep
+
+// SmallEigCutoff exports smallEigCutoff to the external tests, which check
+// both eigensolver paths.
+const SmallEigCutoff = smallEigCutoff
