@@ -2,7 +2,8 @@
 GO   ?= go
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all demo test deps vet test-cgo test-nocgo test-purego test-race fuzz bench bench-crossover info refdata clean
+.PHONY: all demo test deps vet test-cgo test-nocgo test-purego test-race fuzz bench bench-crossover info refdata clean \
+	lib header-check test-lib test-c test-python python-deps valgrind
 
 all: test
 
@@ -35,7 +36,7 @@ vet: deps
 # (CGO_ENABLED=0), then pure Go with cgo on (-tags purego), then the solver
 # and manifold packages under the race detector. Each run includes the fuzz
 # targets' seed corpora (f.Add and testdata/fuzz).
-test: vet test-cgo test-nocgo test-purego test-race
+test: vet test-cgo test-nocgo test-purego test-race test-lib
 
 test-cgo: deps
 	$(GO) test -count=1 ./...
@@ -50,6 +51,79 @@ RACE_PKGS = ./solver ./spd ./stiefel ./coupling ./euclid ./product ./problems/..
 
 test-race: deps
 	$(GO) test -count=1 -race $(RACE_PKGS)
+
+# lib builds the C ABI (cbindings/): build/librhgd.so and build/librhgd.a,
+# with the hand-written header copied to build/rhgd.h. The headers cgo
+# writes next to the libraries are removed: cbindings/rhgd.h is the
+# contract.
+lib: deps
+	@mkdir -p build
+	$(GO) build -buildmode=c-shared -o build/librhgd.so ./cbindings
+	$(GO) build -buildmode=c-archive -o build/librhgd.a ./cbindings
+	rm -f build/librhgd.h
+	cp cbindings/rhgd.h build/rhgd.h
+
+# header-check fails when the functions the libraries export and the
+# prototypes of cbindings/rhgd.h drift apart.
+header-check: lib
+	$(GO) run ./cbindings/internal/headercheck build/librhgd.so cbindings/rhgd.h
+	$(GO) run ./cbindings/internal/headercheck build/librhgd.a cbindings/rhgd.h
+
+# test-lib tests the library from outside Go: the C example (shared and
+# static), the threads test, the Python package and the Dask sweep.
+test-lib: header-check test-c test-python
+
+CFLAGS_C = -O2 -Wall -Wextra -Werror -std=c11 -D_DEFAULT_SOURCE -I cbindings
+LDLIBS_STATIC = -llapacke -lopenblas -lpthread -lm
+
+# test-c builds and runs examples/c against both libraries and the threads
+# test (cbindings/testdata/threads_main.c): 8 pthreads on independent
+# handles with one OpenBLAS thread each (concurrent callers that each use
+# OpenBLAS's thread pool spin against one another), then 2 pthreads with
+# OpenBLAS's default thread count.
+test-c: lib
+	$(CC) $(CFLAGS_C) examples/c/example.c -o build/example -Lbuild -lrhgd -Wl,-rpath,'$$ORIGIN' -lm
+	$(CC) $(CFLAGS_C) examples/c/example.c -o build/example-static build/librhgd.a $(LDLIBS_STATIC)
+	$(CC) $(CFLAGS_C) cbindings/testdata/threads_main.c -o build/threads -Lbuild -lrhgd -Wl,-rpath,'$$ORIGIN' -lpthread -lm
+	build/example
+	build/example-static > /dev/null
+	RHGD_THREADS=1 build/threads 8 4
+	build/threads 2 2
+
+# The Python tests run with Debian's Python (not the first python3 on
+# PATH) and its python3-numpy, python3-scipy, python3-pytest and
+# python3-distributed, installed when missing.
+PYTHON = /usr/bin/python3
+
+python-deps:
+	@if ! $(PYTHON) -c 'import numpy, scipy, pytest, distributed' 2>/dev/null; then \
+		echo "make: installing python3-numpy python3-scipy python3-pytest python3-distributed"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-numpy python3-scipy \
+			python3-pytest python3-distributed; \
+	fi
+
+# test-python runs the Python package's tests (python/tests) against
+# build/librhgd.so, the Dask LocalCluster sweep among them.
+test-python: lib python-deps
+	RHGD_LIBRARY=$(CURDIR)/build/librhgd.so PYTHONPATH=$(CURDIR)/python $(PYTHON) -m pytest -q -p no:cacheprovider python/tests
+
+# valgrind runs the C example under valgrind's memcheck: no invalid reads
+# or writes and no definite leaks. The suppressions cover errors whose
+# innermost frame is the Go runtime's (its stack copying reads slots
+# valgrind never saw written; cbindings/testdata/valgrind.supp);
+# asynchronous preemption, whose signal handler writes below the stack
+# pointer of goroutine stacks valgrind does not know, is turned off. The
+# threads test is not run here: on threads a C program creates, Go code
+# runs on goroutine stacks that valgrind's stack-switch heuristic takes for
+# freed memory, and reports every access to them.
+VALGRIND = GODEBUG=asyncpreemptoff=1 valgrind -q --error-exitcode=1 --leak-check=full \
+	--errors-for-leak-kinds=definite --show-leak-kinds=definite --suppressions=cbindings/testdata/valgrind.supp
+
+valgrind: test-c
+	@command -v valgrind >/dev/null || { $(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq valgrind; }
+	$(VALGRIND) build/example
 
 # fuzz runs every fuzz target for FUZZ_EXECS executions (a count, not a
 # duration: Go 1.26's -fuzztime=<duration> can fail with "context deadline

@@ -1,0 +1,217 @@
+//go:build cgo
+
+package main
+
+/*
+#include <stdlib.h>
+#include "rhgd.h"
+
+// Go cannot call a C function pointer directly: these trampolines do. The
+// user pointer travels as uintptr_t on the Go side, so that whatever value
+// a caller passes (Python often passes an integer) never reaches the Go
+// garbage collector as a pointer.
+static int rhgd_call_value_(rhgd_value_fn fn, uintptr_t user, const double *x, const double *y, double *out) {
+	return fn((void *)user, x, y, out);
+}
+static int rhgd_call_grad_(rhgd_grad_fn fn, uintptr_t user, const double *x, const double *y, double *out) {
+	return fn((void *)user, x, y, out);
+}
+static int rhgd_call_hvp_(rhgd_hvp_fn fn, uintptr_t user, const double *x, const double *y, const double *v, double *out) {
+	return fn((void *)user, x, y, v, out);
+}
+static int rhgd_call_epoch_(rhgd_epoch_fn fn, uintptr_t user, const rhgd_epoch *e) {
+	return fn((void *)user, e);
+}
+
+// rhgd_epoch_buf_ is one allocation holding the epoch record and the
+// copies of x, y and the hypergradient that the callback sees: Go memory
+// holding Go pointers may not be handed to C, so the record lives in C.
+typedef struct {
+	rhgd_epoch e;
+	double data[];
+} rhgd_epoch_buf_;
+
+static rhgd_epoch_buf_ *rhgd_epoch_alloc_(int64_t lx, int64_t ly) {
+	rhgd_epoch_buf_ *b = calloc(1, sizeof(rhgd_epoch_buf_) + (size_t)(2 * lx + ly) * sizeof(double));
+	if (b == NULL) return NULL;
+	b->e.len_x = lx;
+	b->e.len_y = ly;
+	b->e.x = b->data;
+	b->e.hypergrad = b->data + lx;
+	b->e.y = b->data + 2 * lx;
+	return b;
+}
+*/
+import "C"
+
+import (
+	"context"
+	"fmt"
+	"unsafe"
+
+	"github.com/rhgd/rhgd/solver"
+)
+
+// ptr returns the address of s's first element for C; s is not empty
+// (every manifold has a positive length).
+func ptr(s []float64) *C.double { return (*C.double)(unsafe.Pointer(&s[0])) }
+
+// cOracles are a callback problem's C function pointers and user value,
+// with a one-double buffer for the values of f and g. A C function
+// pointer is not a Go heap pointer, so keeping them here is allowed.
+type cOracles struct {
+	f, g                               C.rhgd_value_fn
+	gradFx, gradFy, gradGx, gradGy     C.rhgd_grad_fn
+	hessGy, crossGxy, crossGyx, hessGi C.rhgd_hvp_fn
+	user                               C.uintptr_t
+	scalar                             []float64
+}
+
+// newCOracles copies the caller's struct.
+func newCOracles(o *C.rhgd_oracles, user C.uintptr_t) *cOracles {
+	return &cOracles{f: o.f, g: o.g, gradFx: o.grad_fx, gradFy: o.grad_fy, gradGx: o.grad_gx, gradGy: o.grad_gy,
+		hessGy: o.hess_gy, crossGxy: o.cross_gxy, crossGyx: o.cross_gyx, hessGi: o.hess_gy_inv,
+		user: user, scalar: make([]float64, 1)}
+}
+
+func callbackErr(name string, rc C.int) error {
+	return fmt.Errorf("%w: %s returned %d", errCallback, name, int(rc))
+}
+
+func (c *cOracles) value(fn C.rhgd_value_fn, name string) func(*solver.Point) (float64, error) {
+	if fn == nil {
+		return nil
+	}
+	return func(pt *solver.Point) (float64, error) {
+		if rc := C.rhgd_call_value_(fn, c.user, ptr(pt.X), ptr(pt.Y), ptr(c.scalar)); rc != 0 {
+			return 0, callbackErr(name, rc)
+		}
+		return c.scalar[0], nil
+	}
+}
+
+func (c *cOracles) grad(fn C.rhgd_grad_fn, name string) func([]float64, *solver.Point) error {
+	if fn == nil {
+		return nil
+	}
+	return func(dst []float64, pt *solver.Point) error {
+		if rc := C.rhgd_call_grad_(fn, c.user, ptr(pt.X), ptr(pt.Y), ptr(dst)); rc != 0 {
+			return callbackErr(name, rc)
+		}
+		return nil
+	}
+}
+
+func (c *cOracles) hvp(fn C.rhgd_hvp_fn, name string) func([]float64, *solver.Point, []float64) error {
+	if fn == nil {
+		return nil
+	}
+	return func(dst []float64, pt *solver.Point, v []float64) error {
+		if rc := C.rhgd_call_hvp_(fn, c.user, ptr(pt.X), ptr(pt.Y), ptr(v), ptr(dst)); rc != 0 {
+			return callbackErr(name, rc)
+		}
+		return nil
+	}
+}
+
+// problem returns the solver.Problem the oracles describe on mx × my,
+// Riemannian as given or converted from Euclidean ones.
+func (c *cOracles) problem(mx, my solver.Manifold, euclidean bool) (solver.Problem, error) {
+	for _, r := range []struct {
+		ok   bool
+		name string
+	}{{c.f != nil, "f"}, {c.gradFx != nil, "grad_fx"}, {c.gradFy != nil, "grad_fy"}, {c.gradGy != nil, "grad_gy"}} {
+		if !r.ok {
+			return solver.Problem{}, argf("oracle %s is NULL; f, grad_fx, grad_fy and grad_gy are required", r.name)
+		}
+	}
+	if !euclidean {
+		return solver.Problem{Mx: mx, My: my,
+			F: c.value(c.f, "f"), GradFx: c.grad(c.gradFx, "grad_fx"), GradFy: c.grad(c.gradFy, "grad_fy"),
+			G: c.value(c.g, "g"), GradGx: c.grad(c.gradGx, "grad_gx"), GradGy: c.grad(c.gradGy, "grad_gy"),
+			HessGy: c.hvp(c.hessGy, "hess_gy"), CrossGxy: c.hvp(c.crossGxy, "cross_gxy"),
+			CrossGyx: c.hvp(c.crossGyx, "cross_gyx"), HessGyInv: c.hvp(c.hessGi, "hess_gy_inv")}, nil
+	}
+	if c.hessGi != nil {
+		return solver.Problem{}, argf("hess_gy_inv is given with RHGD_EUCLIDEAN: an inverse Hessian must be Riemannian")
+	}
+	return solver.EuclideanProblem{Mx: mx, My: my,
+		F: c.value(c.f, "f"), GradFx: c.grad(c.gradFx, "grad_fx"), GradFy: c.grad(c.gradFy, "grad_fy"),
+		G: c.value(c.g, "g"), GradGx: c.grad(c.gradGx, "grad_gx"), GradGy: c.grad(c.gradGy, "grad_gy"),
+		HessGyy: c.hvp(c.hessGy, "hess_gy"), CrossGxy: c.hvp(c.crossGxy, "cross_gxy"),
+		CrossGyx: c.hvp(c.crossGyx, "cross_gyx")}.Riemannian(), nil
+}
+
+// recorder keeps a solver's per-epoch history and calls the caller's epoch
+// callback, which may cancel the run. It is the solver's Recorder for all
+// its runs; begin and end bracket each run.
+type recorder struct {
+	history []histRow
+	fn      C.rhgd_epoch_fn
+	user    C.uintptr_t
+	buf     *C.rhgd_epoch_buf_
+	cancel  context.CancelFunc
+}
+
+// histRow is one epoch of the history, in the column order of rhgd.h.
+type histRow [histCols]float64
+
+const histCols = 11
+
+// begin prepares a run: the history's capacity for the epochs expected
+// (so that recording allocates nothing), and the C record for fn.
+func (r *recorder) begin(epochs, lx, ly int, fn C.rhgd_epoch_fn, user C.uintptr_t, cancel context.CancelFunc) error {
+	if c := min(epochs, 1<<16); cap(r.history) < c {
+		r.history = make([]histRow, 0, c)
+	}
+	r.history = r.history[:0]
+	r.fn, r.user, r.cancel = fn, user, cancel
+	if fn != nil {
+		r.buf = C.rhgd_epoch_alloc_(C.int64_t(lx), C.int64_t(ly))
+		if r.buf == nil {
+			return fmt.Errorf("%w: out of memory for the epoch record", errInternal)
+		}
+	}
+	return nil
+}
+
+// end releases the C record.
+func (r *recorder) end() {
+	if r.buf != nil {
+		C.free(unsafe.Pointer(r.buf))
+		r.buf = nil
+	}
+	r.fn, r.cancel = nil, nil
+}
+
+// Record stores the epoch and calls the callback; a nonzero return cancels
+// the run through its context (status Cancelled, not a failure).
+func (r *recorder) Record(e *solver.EpochStats) error {
+	st := e.Stats
+	r.history = append(r.history, histRow{float64(e.Epoch), e.F, e.HyperGradNorm, e.LowerGradNorm, e.Elapsed.Seconds(),
+		float64(st.UpperGrads), float64(st.LowerGrads), float64(st.HessVecs), float64(st.CrossVecs),
+		float64(st.Iterations), st.Residual})
+	if r.fn == nil {
+		return nil
+	}
+	ce := &r.buf.e
+	ce.epoch = C.int64_t(e.Epoch)
+	ce.f, ce.hypergrad_norm, ce.lower_grad_norm = C.double(e.F), C.double(e.HyperGradNorm), C.double(e.LowerGradNorm)
+	ce.elapsed = C.double(e.Elapsed.Seconds())
+	ce.upper_grads, ce.lower_grads = C.int64_t(st.UpperGrads), C.int64_t(st.LowerGrads)
+	ce.hess_vecs, ce.cross_vecs, ce.iterations = C.int64_t(st.HessVecs), C.int64_t(st.CrossVecs), C.int64_t(st.Iterations)
+	ce.residual = C.double(st.Residual)
+	copy(unsafe.Slice((*float64)(unsafe.Pointer(ce.x)), int(ce.len_x)), e.X)
+	copy(unsafe.Slice((*float64)(unsafe.Pointer(ce.y)), int(ce.len_y)), e.Y)
+	copy(unsafe.Slice((*float64)(unsafe.Pointer(ce.hypergrad)), int(ce.len_x)), e.HyperGrad)
+	if C.rhgd_call_epoch_(r.fn, r.user, ce) != 0 {
+		r.cancel()
+	}
+	return nil
+}
+
+// problemFromOracles is rhgd_problem_callbacks on Go manifolds, for the
+// benchmark of one callback crossing: o points to a C rhgd_oracles.
+func problemFromOracles(o unsafe.Pointer, user uintptr, mx, my solver.Manifold, euclidean bool) (solver.Problem, error) {
+	return newCOracles((*C.rhgd_oracles)(o), C.uintptr_t(user)).problem(mx, my, euclidean)
+}

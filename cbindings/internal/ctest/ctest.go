@@ -1,0 +1,487 @@
+//go:build cgo
+
+package ctest
+
+/*
+#cgo CFLAGS: -Wall
+#cgo LDFLAGS: -lm -lpthread
+#include <stdlib.h>
+#include "ctest.h"
+
+static rhgd_oracles ctest_noop_oracles_ = {0};
+static rhgd_oracles *ctest_noop_oracles(void) {
+	ctest_noop_oracles_.f = ctest_noop_grad;
+	ctest_noop_oracles_.grad_fx = ctest_noop_grad;
+	ctest_noop_oracles_.grad_fy = ctest_noop_grad;
+	ctest_noop_oracles_.grad_gy = ctest_noop_grad;
+	return &ctest_noop_oracles_;
+}
+
+// Constants of rhgd.h, so that the Go tests compare them with the
+// library's.
+static int64_t ctest_const(int i) {
+	switch (i) {
+	case 0: return RHGD_OK;
+	case 1: return RHGD_EINVAL;
+	case 2: return RHGD_ENOTCONV;
+	case 3: return RHGD_ENUMERIC;
+	case 4: return RHGD_EBADHANDLE;
+	case 5: return RHGD_EINTERNAL;
+	case 6: return RHGD_ECALLBACK;
+	case 7: return RHGD_EBUSY;
+	case 8: return RHGD_STATUS_NOT_TERMINATED;
+	case 9: return RHGD_STATUS_GRADIENT_THRESHOLD;
+	case 10: return RHGD_STATUS_ITERATION_LIMIT;
+	case 11: return RHGD_STATUS_RUNTIME_LIMIT;
+	case 12: return RHGD_STATUS_CANCELLED;
+	case 13: return RHGD_STATUS_DIVERGED;
+	case 14: return RHGD_STATUS_FAILURE;
+	case 15: return RHGD_HISTORY_COLS;
+	case 16: return RHGD_RIEMANNIAN;
+	case 17: return RHGD_EUCLIDEAN;
+	}
+	return -1000;
+}
+
+static const char *ctest_header_version(void) { return RHGD_VERSION; }
+
+// Go may not take the address of a static C function: this hands it over.
+static rhgd_epoch_fn ctest_epoch_fn(void) { return ctest_epoch_cb; }
+*/
+import "C"
+
+import (
+	"runtime"
+	"unsafe"
+)
+
+// ConstNames are the constants Const returns, in order.
+var ConstNames = []string{"RHGD_OK", "RHGD_EINVAL", "RHGD_ENOTCONV", "RHGD_ENUMERIC", "RHGD_EBADHANDLE",
+	"RHGD_EINTERNAL", "RHGD_ECALLBACK", "RHGD_EBUSY",
+	"RHGD_STATUS_NOT_TERMINATED", "RHGD_STATUS_GRADIENT_THRESHOLD", "RHGD_STATUS_ITERATION_LIMIT",
+	"RHGD_STATUS_RUNTIME_LIMIT", "RHGD_STATUS_CANCELLED", "RHGD_STATUS_DIVERGED", "RHGD_STATUS_FAILURE",
+	"RHGD_HISTORY_COLS", "RHGD_RIEMANNIAN", "RHGD_EUCLIDEAN"}
+
+// Const returns the value rhgd.h gives ConstNames[i].
+func Const(i int) int64 { return int64(C.ctest_const(C.int(i))) }
+
+// HeaderVersion returns RHGD_VERSION; Version the library's.
+func HeaderVersion() string { return C.GoString(C.ctest_header_version()) }
+
+// Version returns rhgd_version().
+func Version() string { return C.GoString(C.rhgd_version()) }
+
+// Strerror returns rhgd_strerror(code).
+func Strerror(code int) string { return C.GoString(C.rhgd_strerror(C.int(code))) }
+
+// StatusString returns rhgd_status_string(s).
+func StatusString(s int) string { return C.GoString(C.rhgd_status_string(C.int(s))) }
+
+// Do runs f on one OS thread and returns its code with the thread's last
+// error message when the code is negative: the message is per thread, and
+// a goroutine may otherwise move between the call and the read.
+func Do(f func() int) (int, string) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	code := f()
+	if code >= 0 {
+		return code, ""
+	}
+	_, msg := LastError(4096)
+	return code, msg
+}
+
+// LastError calls rhgd_last_error with a buffer of size bytes (nil when
+// size is 0) and returns its result and the buffer's string.
+func LastError(size int) (int, string) {
+	if size == 0 {
+		return int(C.rhgd_last_error(nil, 0)), ""
+	}
+	buf := make([]byte, size)
+	n := C.rhgd_last_error((*C.char)(unsafe.Pointer(&buf[0])), C.size_t(size))
+	return int(n), C.GoString((*C.char)(unsafe.Pointer(&buf[0])))
+}
+
+// CopyOut calls a string-returning function f(buf, len) with a buffer of
+// size bytes.
+func copyOut(size int, f func(*C.char, C.size_t) C.int) (int, string) {
+	if size == 0 {
+		return int(f(nil, 0)), ""
+	}
+	buf := make([]byte, size)
+	n := f((*C.char)(unsafe.Pointer(&buf[0])), C.size_t(size))
+	return int(n), C.GoString((*C.char)(unsafe.Pointer(&buf[0])))
+}
+
+// p returns s's data for C, NULL for a nil slice.
+func p(s []float64) *C.double {
+	if s == nil {
+		return nil
+	}
+	if len(s) == 0 {
+		return (*C.double)(unsafe.Pointer(unsafe.SliceData(s)))
+	}
+	return (*C.double)(unsafe.Pointer(&s[0]))
+}
+
+func cstr(s string) *C.char {
+	return C.CString(s)
+}
+
+func free(s *C.char) { C.free(unsafe.Pointer(s)) }
+
+// Init calls rhgd_init.
+func Init(backend string, threads int64, shared int) int {
+	var b *C.char
+	if backend != "" {
+		b = cstr(backend)
+		defer free(b)
+	}
+	return int(C.rhgd_init(b, C.int64_t(threads), C.int(shared)))
+}
+
+// SetThreads calls rhgd_set_threads.
+func SetThreads(n int64) int { return int(C.rhgd_set_threads(C.int64_t(n))) }
+
+// Info calls rhgd_info with a buffer of size bytes.
+func Info(size int) (int, string) {
+	return copyOut(size, func(b *C.char, n C.size_t) C.int { return C.rhgd_info(b, n) })
+}
+
+// The kernels, on Go slices (nil for NULL).
+
+func Expsym(n int64, a, out []float64) int  { return int(C.rhgd_expsym(C.int64_t(n), p(a), p(out))) }
+func Logsym(n int64, a, out []float64) int  { return int(C.rhgd_logsym(C.int64_t(n), p(a), p(out))) }
+func Sqrtsym(n int64, a, out []float64) int { return int(C.rhgd_sqrtsym(C.int64_t(n), p(a), p(out))) }
+func Expm(n int64, a, out []float64) int    { return int(C.rhgd_expm(C.int64_t(n), p(a), p(out))) }
+func Lyap(n int64, a, c, x []float64) int {
+	return int(C.rhgd_lyapunov_sym(C.int64_t(n), p(a), p(c), p(x)))
+}
+func SPDExp(n int64, x, u, out []float64) int {
+	return int(C.rhgd_spd_exp(C.int64_t(n), p(x), p(u), p(out)))
+}
+func SPDLog(n int64, x, y, out []float64) int {
+	return int(C.rhgd_spd_log(C.int64_t(n), p(x), p(y), p(out)))
+}
+
+// SPDDist calls rhgd_spd_dist; nilDist passes NULL for dist.
+func SPDDist(n int64, x, y []float64, nilDist bool) (float64, int) {
+	var d C.double
+	dp := &d
+	if nilDist {
+		dp = nil
+	}
+	rc := C.rhgd_spd_dist(C.int64_t(n), p(x), p(y), dp)
+	return float64(d), int(rc)
+}
+func StiefelQR(n, k int64, x, u, out []float64) int {
+	return int(C.rhgd_stiefel_retr_qr(C.int64_t(n), C.int64_t(k), p(x), p(u), p(out)))
+}
+func CouplingRetr(m, n int64, a, b, g, u, out []float64) int {
+	return int(C.rhgd_coupling_retr(C.int64_t(m), C.int64_t(n), p(a), p(b), p(g), p(u), p(out)))
+}
+
+// Manifolds.
+
+func ManifoldNew(spec string) (int64, int) {
+	s := cstr(spec)
+	defer free(s)
+	var h C.rhgd_manifold
+	rc := C.rhgd_manifold_new(s, &h)
+	return int64(h), int(rc)
+}
+
+func ManifoldCoupling(m, n int64, a, b []float64, opts string) (int64, int) {
+	var o *C.char
+	if opts != "" {
+		o = cstr(opts)
+		defer free(o)
+	}
+	var h C.rhgd_manifold
+	rc := C.rhgd_manifold_coupling(C.int64_t(m), C.int64_t(n), p(a), p(b), o, &h)
+	return int64(h), int(rc)
+}
+
+func ManifoldProduct(hs []int64) (int64, int) {
+	var h C.rhgd_manifold
+	var fp *C.rhgd_manifold
+	if len(hs) > 0 {
+		fp = (*C.rhgd_manifold)(unsafe.Pointer(&hs[0]))
+	}
+	rc := C.rhgd_manifold_product(C.int64_t(len(hs)), fp, &h)
+	return int64(h), int(rc)
+}
+
+func ManifoldFree(h int64) int { return int(C.rhgd_manifold_free(C.rhgd_manifold(h))) }
+
+func ManifoldLen(h int64) (n, dim int64, rc int) {
+	var l, d C.int64_t
+	rc = int(C.rhgd_manifold_len(C.rhgd_manifold(h), &l, &d))
+	return int64(l), int64(d), rc
+}
+
+func CheckPoint(h int64, x []float64) int {
+	return int(C.rhgd_manifold_check_point(C.rhgd_manifold(h), p(x)))
+}
+func RandPoint(h int64, seed uint64, x []float64) int {
+	return int(C.rhgd_manifold_rand_point(C.rhgd_manifold(h), C.uint64_t(seed), p(x)))
+}
+func Project(h int64, x, v, out []float64) int {
+	return int(C.rhgd_manifold_project(C.rhgd_manifold(h), p(x), p(v), p(out)))
+}
+func Retract(h int64, x, u []float64, t float64, out []float64) int {
+	return int(C.rhgd_manifold_retract(C.rhgd_manifold(h), p(x), p(u), C.double(t), p(out)))
+}
+
+// Problems.
+
+func ProblemNames(size int) (int, string) {
+	return copyOut(size, func(b *C.char, n C.size_t) C.int { return C.rhgd_problem_names(b, n) })
+}
+
+func ProblemParams(name string, size int) (int, string) {
+	s := cstr(name)
+	defer free(s)
+	return copyOut(size, func(b *C.char, n C.size_t) C.int { return C.rhgd_problem_params(s, b, n) })
+}
+
+// Builtin calls rhgd_problem_builtin; data "" passes NULL.
+func Builtin(name string, params []string, data string, seed uint64) (int64, int) {
+	s := cstr(name)
+	defer free(s)
+	var ps **C.char
+	if len(params) > 0 {
+		arr := (*[1 << 16]*C.char)(C.malloc(C.size_t(len(params)) * C.size_t(unsafe.Sizeof((*C.char)(nil)))))
+		for i, v := range params {
+			arr[i] = cstr(v)
+		}
+		defer func() {
+			for i := range params {
+				free(arr[i])
+			}
+			C.free(unsafe.Pointer(arr))
+		}()
+		ps = &arr[0]
+	}
+	var d *C.char
+	if data != "" {
+		d = cstr(data)
+		defer free(d)
+	}
+	var h C.rhgd_problem
+	rc := C.rhgd_problem_builtin(s, C.int64_t(len(params)), ps, d, C.uint64_t(seed), &h)
+	return int64(h), int(rc)
+}
+
+// Quad is the quadratic test problem's data in C memory.
+type Quad struct{ q *C.ctest_quad }
+
+// NewQuad copies the data of the quadratic problem (a: m, b: m×k, c: m)
+// into C memory; grad_gy fails from call failAt on (0: never).
+func NewQuad(k, m int, lambda float64, a, b, c []float64, failAt int) *Quad {
+	q := (*C.ctest_quad)(C.calloc(1, C.size_t(unsafe.Sizeof(C.ctest_quad{}))))
+	arr := func(s []float64) *C.double {
+		d := (*C.double)(C.malloc(C.size_t(len(s) * 8)))
+		copy(unsafe.Slice((*float64)(unsafe.Pointer(d)), len(s)), s)
+		return d
+	}
+	q.k, q.m, q.lambda = C.int(k), C.int(m), C.double(lambda)
+	q.a, q.b, q.c = arr(a), arr(b), arr(c)
+	q.fail_at = C.long(failAt)
+	return &Quad{q}
+}
+
+// Calls returns the number of oracle calls so far.
+func (q *Quad) Calls() int { return int(q.q.calls) }
+
+// Free releases the C memory.
+func (q *Quad) Free() {
+	C.free(unsafe.Pointer(q.q.a))
+	C.free(unsafe.Pointer(q.q.b))
+	C.free(unsafe.Pointer(q.q.c))
+	C.free(unsafe.Pointer(q.q))
+}
+
+// QuadProblem builds the quadratic problem on the manifolds mx, my through
+// rhgd_problem_callbacks (full as ctest_quad_oracles takes it; dropRequired
+// removes grad_gy).
+func QuadProblem(q *Quad, mx, my int64, full, flags int, dropRequired bool) (int64, int) {
+	o := C.ctest_quad_oracles(C.int(full))
+	if dropRequired {
+		o.grad_gy = nil
+	}
+	var h C.rhgd_problem
+	rc := C.rhgd_problem_callbacks(C.rhgd_manifold(mx), C.rhgd_manifold(my), &o, C.int(flags), unsafe.Pointer(q.q), &h)
+	return int64(h), int(rc)
+}
+
+// NoopOracles returns a static rhgd_oracles (C memory) whose required
+// oracles do nothing, to time one callback crossing.
+func NoopOracles() unsafe.Pointer { return unsafe.Pointer(C.ctest_noop_oracles()) }
+
+// NoopProblem builds a callback problem from NoopOracles.
+func NoopProblem(mx, my int64) (int64, int) {
+	var h C.rhgd_problem
+	rc := C.rhgd_problem_callbacks(C.rhgd_manifold(mx), C.rhgd_manifold(my), C.ctest_noop_oracles(), C.RHGD_RIEMANNIAN, nil, &h)
+	return int64(h), int(rc)
+}
+
+func ProblemFree(h int64) int { return int(C.rhgd_problem_free(C.rhgd_problem(h))) }
+
+func ProblemDims(h int64) (lx, ly int64, rc int) {
+	var a, b C.int64_t
+	rc = int(C.rhgd_problem_dims(C.rhgd_problem(h), &a, &b))
+	return int64(a), int64(b), rc
+}
+
+func ProblemStart(h int64, x0, y0 []float64) int {
+	return int(C.rhgd_problem_start(C.rhgd_problem(h), p(x0), p(y0)))
+}
+func ProblemSetStart(h int64, x0, y0 []float64) int {
+	return int(C.rhgd_problem_set_start(C.rhgd_problem(h), p(x0), p(y0)))
+}
+func ProblemDescribe(h int64, size int) (int, string) {
+	return copyOut(size, func(b *C.char, n C.size_t) C.int { return C.rhgd_problem_describe(C.rhgd_problem(h), b, n) })
+}
+func Oracle(h int64, name string, x, y, v, out []float64) int {
+	s := cstr(name)
+	defer free(s)
+	return int(C.rhgd_problem_oracle(C.rhgd_problem(h), s, p(x), p(y), p(v), p(out)))
+}
+
+// Accuracy calls rhgd_problem_accuracy.
+func Accuracy(h int64, x, y []float64) (float64, int) {
+	var a C.double
+	rc := int(C.rhgd_problem_accuracy(C.rhgd_problem(h), p(x), p(y), &a))
+	return float64(a), rc
+}
+
+// Solvers.
+
+func SolverNew(h int64, est, settings string) (int64, int) {
+	var e, st *C.char
+	if est != "" {
+		e = cstr(est)
+		defer free(e)
+	}
+	if settings != "" {
+		st = cstr(settings)
+		defer free(st)
+	}
+	var s C.rhgd_solver
+	rc := C.rhgd_solver_new(C.rhgd_problem(h), e, st, &s)
+	return int64(s), int(rc)
+}
+
+func SolverSettings(h int64, size int) (int, string) {
+	return copyOut(size, func(b *C.char, n C.size_t) C.int { return C.rhgd_solver_settings(C.rhgd_solver(h), b, n) })
+}
+
+// Epochs is the epoch callback's record, in C memory.
+type Epochs struct{ e *C.ctest_epochs }
+
+// NewEpochs returns a record whose callback cancels at epoch cancelAt
+// (negative: never), by returning nonzero or, with viaCancel, by calling
+// rhgd_solver_cancel; with rerun it first tries to run the solver again
+// from inside the callback.
+func NewEpochs(solver int64, cancelAt int, viaCancel, rerun bool) *Epochs {
+	e := (*C.ctest_epochs)(C.calloc(1, C.size_t(unsafe.Sizeof(C.ctest_epochs{}))))
+	e.cancel_at, e.solver = C.long(cancelAt), C.rhgd_solver(solver)
+	if viaCancel {
+		e.cancel_via = 1
+	}
+	if rerun {
+		e.rerun = 1
+	}
+	return &Epochs{e}
+}
+
+func (e *Epochs) Calls() int         { return int(e.e.calls) }
+func (e *Epochs) F(k int) float64    { return float64(e.e.f[k]) }
+func (e *Epochs) X0() float64        { return float64(e.e.x0) }
+func (e *Epochs) Y0() float64        { return float64(e.e.y0) }
+func (e *Epochs) HG0() float64       { return float64(e.e.hg0) }
+func (e *Epochs) Lens() (x, y int64) { return int64(e.e.len_x), int64(e.e.len_y) }
+func (e *Epochs) RerunCode() int     { return int(e.e.rerun_code) }
+func (e *Epochs) Free()              { C.free(unsafe.Pointer(e.e)) }
+
+// SolverRun calls rhgd_solver_run, with the epoch callback when e is not
+// nil.
+func SolverRun(h int64, x0, y0 []float64, e *Epochs) int {
+	if e == nil {
+		return int(C.rhgd_solver_run(C.rhgd_solver(h), p(x0), p(y0), nil, nil))
+	}
+	return int(C.rhgd_solver_run(C.rhgd_solver(h), p(x0), p(y0), C.ctest_epoch_fn(), unsafe.Pointer(e.e)))
+}
+
+func SolverCancel(h int64) int { return int(C.rhgd_solver_cancel(C.rhgd_solver(h))) }
+
+// Result mirrors rhgd_result.
+type Result struct {
+	Status, Error                                           int
+	Epochs                                                  int64
+	F, BestF, HyperGradNorm, Runtime                        float64
+	UpperGrads, LowerGrads, HessVecs, CrossVecs, Iterations int64
+	Residual                                                float64
+}
+
+func SolverResult(h int64) (Result, int) {
+	var r C.rhgd_result
+	rc := int(C.rhgd_solver_result(C.rhgd_solver(h), &r))
+	return Result{int(r.status), int(r.error), int64(r.epochs), float64(r.f), float64(r.best_f),
+		float64(r.hypergrad_norm), float64(r.runtime), int64(r.upper_grads), int64(r.lower_grads),
+		int64(r.hess_vecs), int64(r.cross_vecs), int64(r.iterations), float64(r.residual)}, rc
+}
+
+func SolverX(h, n int64, out []float64) int {
+	return int(C.rhgd_solver_x(C.rhgd_solver(h), C.int64_t(n), p(out)))
+}
+func SolverY(h, n int64, out []float64) int {
+	return int(C.rhgd_solver_y(C.rhgd_solver(h), C.int64_t(n), p(out)))
+}
+
+// SolverHistory calls rhgd_solver_history with room for maxRows rows.
+func SolverHistory(h int64, maxRows int) ([]float64, int64, int) {
+	var rows []float64
+	if maxRows > 0 {
+		rows = make([]float64, maxRows*int(C.RHGD_HISTORY_COLS))
+	}
+	var n C.int64_t
+	rc := int(C.rhgd_solver_history(C.rhgd_solver(h), C.int64_t(maxRows), p(rows), &n))
+	return rows, int64(n), rc
+}
+
+func SolverFree(h int64) int { return int(C.rhgd_solver_free(C.rhgd_solver(h))) }
+
+func LiveHandles() (int64, int) {
+	var n C.int64_t
+	rc := int(C.rhgd_live_handles(&n))
+	return int64(n), rc
+}
+
+// Threads runs ctest_threads: nthreads pthreads on independent handles,
+// compared with serial runs.
+func Threads(nthreads, rounds int) string {
+	buf := make([]byte, 1024)
+	if C.ctest_threads(C.int(nthreads), C.int(rounds), (*C.char)(unsafe.Pointer(&buf[0])), C.size_t(len(buf))) != 0 {
+		return C.GoString((*C.char)(unsafe.Pointer(&buf[0])))
+	}
+	return ""
+}
+
+// Timing loops: iters calls made from C.
+
+func LoopExpsym(iters int, n int64, a, out []float64) int {
+	return int(C.ctest_loop_expsym(C.long(iters), C.int64_t(n), p(a), p(out)))
+}
+func LoopLogsym(iters int, n int64, a, out []float64) int {
+	return int(C.ctest_loop_logsym(C.long(iters), C.int64_t(n), p(a), p(out)))
+}
+func LoopLyap(iters int, n int64, a, c, out []float64) int {
+	return int(C.ctest_loop_lyap(C.long(iters), C.int64_t(n), p(a), p(c), p(out)))
+}
+func LoopOracle(iters int, h int64, name string, x, y, v, out []float64) int {
+	s := cstr(name)
+	defer free(s)
+	return int(C.ctest_loop_oracle(C.long(iters), C.rhgd_problem(h), s, p(x), p(y), p(v), p(out)))
+}

@@ -1,0 +1,408 @@
+/*
+ * ctest.h: C code that exercises rhgd's C ABI, for the Go tests of
+ * package cbindings (through package ctest: import "C" is not allowed in
+ * _test.go files) and for the standalone threads test
+ * (cbindings/testdata/threads_main.c, linked against build/librhgd.so).
+ * Header-only, so that package ctest has no .c file and still builds
+ * without cgo.
+ */
+#ifndef RHGD_CTEST_H
+#define RHGD_CTEST_H
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../../rhgd.h"
+
+/* ---------------------------------------------------------------- */
+/* A quadratic bilevel problem in R^k x R^m with a closed form:      */
+/*   g(x, y) = 1/2 y'Ay - y'Bx,  A = diag(a) > 0, so y*(x) = A^-1 B x */
+/*   f(x, y) = 1/2 |y - c|^2 + lambda/2 |x|^2                        */
+/* Euclidean oracles; on R^n they are also the Riemannian ones.      */
+/* ---------------------------------------------------------------- */
+
+typedef struct {
+    int k, m;
+    double lambda;
+    const double *a; /* m */
+    const double *b; /* m x k */
+    const double *c; /* m */
+    long calls;      /* oracle calls */
+    long fail_at;    /* grad_gy returns 7 at this call (0: never) */
+} ctest_quad;
+
+static inline int ctest_quad_f(void *u, const double *x, const double *y, double *out) {
+    ctest_quad *q = u;
+    double s = 0, t = 0;
+    q->calls++;
+    for (int i = 0; i < q->m; i++) s += (y[i] - q->c[i]) * (y[i] - q->c[i]);
+    for (int j = 0; j < q->k; j++) t += x[j] * x[j];
+    *out = 0.5 * s + 0.5 * q->lambda * t;
+    return 0;
+}
+
+static inline int ctest_quad_g(void *u, const double *x, const double *y, double *out) {
+    ctest_quad *q = u;
+    double s = 0;
+    q->calls++;
+    for (int i = 0; i < q->m; i++) {
+        double bx = 0;
+        for (int j = 0; j < q->k; j++) bx += q->b[i * q->k + j] * x[j];
+        s += 0.5 * q->a[i] * y[i] * y[i] - y[i] * bx;
+    }
+    *out = s;
+    return 0;
+}
+
+static inline int ctest_quad_grad_fx(void *u, const double *x, const double *y, double *out) {
+    ctest_quad *q = u;
+    (void)y;
+    q->calls++;
+    for (int j = 0; j < q->k; j++) out[j] = q->lambda * x[j];
+    return 0;
+}
+
+static inline int ctest_quad_grad_fy(void *u, const double *x, const double *y, double *out) {
+    ctest_quad *q = u;
+    (void)x;
+    q->calls++;
+    for (int i = 0; i < q->m; i++) out[i] = y[i] - q->c[i];
+    return 0;
+}
+
+static inline int ctest_quad_grad_gx(void *u, const double *x, const double *y, double *out) {
+    ctest_quad *q = u;
+    (void)x;
+    q->calls++;
+    for (int j = 0; j < q->k; j++) {
+        double s = 0;
+        for (int i = 0; i < q->m; i++) s -= q->b[i * q->k + j] * y[i];
+        out[j] = s;
+    }
+    return 0;
+}
+
+static inline int ctest_quad_grad_gy(void *u, const double *x, const double *y, double *out) {
+    ctest_quad *q = u;
+    q->calls++;
+    if (q->fail_at > 0 && q->calls >= q->fail_at) return 7;
+    for (int i = 0; i < q->m; i++) {
+        double bx = 0;
+        for (int j = 0; j < q->k; j++) bx += q->b[i * q->k + j] * x[j];
+        out[i] = q->a[i] * y[i] - bx;
+    }
+    return 0;
+}
+
+static inline int ctest_quad_hess_gy(void *u, const double *x, const double *y, const double *v, double *out) {
+    ctest_quad *q = u;
+    (void)x, (void)y;
+    q->calls++;
+    for (int i = 0; i < q->m; i++) out[i] = q->a[i] * v[i];
+    return 0;
+}
+
+static inline int ctest_quad_hess_gy_inv(void *u, const double *x, const double *y, const double *v, double *out) {
+    ctest_quad *q = u;
+    (void)x, (void)y;
+    q->calls++;
+    for (int i = 0; i < q->m; i++) out[i] = v[i] / q->a[i];
+    return 0;
+}
+
+/* cross_gxy(v) = D_y grad_x g [v] = -B'v (in R^k) */
+static inline int ctest_quad_cross_gxy(void *u, const double *x, const double *y, const double *v, double *out) {
+    ctest_quad *q = u;
+    (void)x, (void)y;
+    q->calls++;
+    for (int j = 0; j < q->k; j++) {
+        double s = 0;
+        for (int i = 0; i < q->m; i++) s -= q->b[i * q->k + j] * v[i];
+        out[j] = s;
+    }
+    return 0;
+}
+
+/* cross_gyx(w) = D_x grad_y g [w] = -B w (in R^m) */
+static inline int ctest_quad_cross_gyx(void *u, const double *x, const double *y, const double *w, double *out) {
+    ctest_quad *q = u;
+    (void)x, (void)y;
+    q->calls++;
+    for (int i = 0; i < q->m; i++) {
+        double s = 0;
+        for (int j = 0; j < q->k; j++) s -= q->b[i * q->k + j] * w[j];
+        out[i] = s;
+    }
+    return 0;
+}
+
+/* ctest_quad_oracles returns the oracles; full = 0 leaves hess_gy,
+ * cross_gxy, cross_gyx and hess_gy_inv to the library (finite
+ * differences), full = 1 gives them all, full = 2 all but hess_gy_inv. */
+static inline rhgd_oracles ctest_quad_oracles(int full) {
+    rhgd_oracles o;
+    memset(&o, 0, sizeof o);
+    o.f = ctest_quad_f;
+    o.grad_fx = ctest_quad_grad_fx;
+    o.grad_fy = ctest_quad_grad_fy;
+    o.g = ctest_quad_g;
+    o.grad_gx = ctest_quad_grad_gx;
+    o.grad_gy = ctest_quad_grad_gy;
+    if (full) {
+        o.hess_gy = ctest_quad_hess_gy;
+        o.cross_gxy = ctest_quad_cross_gxy;
+        o.cross_gyx = ctest_quad_cross_gyx;
+    }
+    if (full == 1) o.hess_gy_inv = ctest_quad_hess_gy_inv;
+    return o;
+}
+
+/* A no-op gradient oracle, to time one callback crossing. */
+static inline int ctest_noop_grad(void *u, const double *x, const double *y, double *out) {
+    (void)u, (void)x, (void)y, (void)out;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* Epoch callback: records f per epoch, cancels at cancel_at.       */
+/* ---------------------------------------------------------------- */
+
+typedef struct {
+    long calls;
+    long cancel_at;    /* return 1 at this epoch (< 0: never) */
+    int cancel_via;    /* 1: call rhgd_solver_cancel(solver) instead */
+    int rerun;         /* 1: try rhgd_solver_run(solver) from the callback */
+    int rerun_code;    /* what that returned */
+    rhgd_solver solver;
+    double f[1024];
+    double x0;         /* x[0] at the last epoch */
+    double y0;         /* y[0] at the last epoch */
+    double hg0;        /* hypergrad[0] at the last epoch */
+    int64_t len_x, len_y;
+} ctest_epochs;
+
+static inline int ctest_epoch_cb(void *u, const rhgd_epoch *e) {
+    ctest_epochs *r = u;
+    if (e->epoch < 1024) r->f[e->epoch] = e->f;
+    r->calls++;
+    r->x0 = e->x[0];
+    r->y0 = e->y[0];
+    r->hg0 = e->hypergrad[0];
+    r->len_x = e->len_x;
+    r->len_y = e->len_y;
+    if (r->rerun) {
+        r->rerun_code = rhgd_solver_run(r->solver, NULL, NULL, NULL, NULL);
+        r->rerun = 0;
+    }
+    if (r->cancel_at >= 0 && e->epoch == r->cancel_at) {
+        if (r->cancel_via) return rhgd_solver_cancel(r->solver) == RHGD_OK ? 0 : 99;
+        return 1;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* Timing loops: b.N calls made from C, so that each costs one       */
+/* C-to-Go crossing, as for a C caller.                              */
+/* ---------------------------------------------------------------- */
+
+static inline int ctest_loop_expsym(long iters, int64_t n, const double *a, double *out) {
+    for (long i = 0; i < iters; i++) {
+        int rc = rhgd_expsym(n, a, out);
+        if (rc != RHGD_OK) return rc;
+    }
+    return 0;
+}
+
+static inline int ctest_loop_logsym(long iters, int64_t n, const double *a, double *out) {
+    for (long i = 0; i < iters; i++) {
+        int rc = rhgd_logsym(n, a, out);
+        if (rc != RHGD_OK) return rc;
+    }
+    return 0;
+}
+
+static inline int ctest_loop_lyap(long iters, int64_t n, const double *a, const double *c, double *out) {
+    for (long i = 0; i < iters; i++) {
+        int rc = rhgd_lyapunov_sym(n, a, c, out);
+        if (rc != RHGD_OK) return rc;
+    }
+    return 0;
+}
+
+/* ctest_loop_oracle calls one oracle of p iters times from C. */
+static inline int ctest_loop_oracle(long iters, rhgd_problem p, const char *name, const double *x, const double *y,
+                             const double *v, double *out) {
+    for (long i = 0; i < iters; i++) {
+        int rc = rhgd_problem_oracle(p, name, x, y, v, out);
+        if (rc != RHGD_OK) return rc;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* Threads: independent handles on several pthreads at once.        */
+/* ---------------------------------------------------------------- */
+
+#define CTEST_SYN_N 40
+#define CTEST_SYN_D 10
+#define CTEST_SYN_R 4
+#define CTEST_EPOCHS 25
+
+typedef struct {
+    int id;
+    int rounds;
+    pthread_barrier_t *barrier;
+    /* results */
+    double synx[CTEST_SYN_D * CTEST_SYN_R];
+    double quadx[3];
+    double expa[16];
+    char err[512];
+} ctest_worker;
+
+static inline void ctest_sym4(double *a, int id) {
+    /* a symmetric 4 x 4 matrix that depends on id */
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j <= i; j++) {
+            double v = sin(1.0 + id + 3.0 * i + 7.0 * j);
+            a[i * 4 + j] = a[j * 4 + i] = v;
+        }
+}
+
+/* ctest_run_synthetic runs the built-in synthetic problem (small sizes,
+ * seed 3) with HINV for CTEST_EPOCHS epochs and copies x into x. */
+static inline int ctest_run_synthetic(double *x, const char *estimator, char *err, size_t errlen) {
+    const char *params[] = {"n=40", "d=10", "r=4"};
+    rhgd_problem p = 0;
+    rhgd_solver s = 0;
+    int rc = rhgd_problem_builtin("synthetic", 3, params, NULL, 3, &p);
+    if (rc == RHGD_OK) rc = rhgd_solver_new(p, estimator, "epochs=25", &s);
+    if (rc == RHGD_OK) rc = rhgd_solver_run(s, NULL, NULL, NULL, NULL);
+    if (rc == RHGD_OK) rc = rhgd_solver_x(s, CTEST_SYN_D * CTEST_SYN_R, x);
+    if (rc != RHGD_OK) {
+        char msg[400];
+        rhgd_last_error(msg, sizeof msg);
+        snprintf(err, errlen, "synthetic: %s: %s", rhgd_strerror(rc), msg);
+    }
+    if (s) rhgd_solver_free(s);
+    if (p) rhgd_problem_free(p);
+    return rc;
+}
+
+/* ctest_run_quad solves the quadratic problem with lambda = 0.1, k = 3,
+ * m = 4 through callbacks and copies x into x. */
+static inline int ctest_run_quad(double *x, int full, const char *estimator, char *err, size_t errlen) {
+    static const double a[4] = {1.0, 2.0, 3.0, 4.0};
+    static const double b[12] = {1, 0, 0.5, 0, 1, 0, 0.2, 0.3, 1, 1, 1, 1};
+    static const double c[4] = {1, -1, 0.5, 2};
+    ctest_quad q = {3, 4, 0.1, a, b, c, 0, 0};
+    rhgd_oracles o = ctest_quad_oracles(full);
+    rhgd_manifold mx = 0, my = 0;
+    rhgd_problem p = 0;
+    rhgd_solver s = 0;
+    double x0[3] = {0, 0, 0}, y0[4] = {0, 0, 0, 0};
+    int rc = rhgd_manifold_new("euclid:r=3", &mx);
+    if (rc == RHGD_OK) rc = rhgd_manifold_new("euclid:r=4", &my);
+    if (rc == RHGD_OK) rc = rhgd_problem_callbacks(mx, my, &o, RHGD_RIEMANNIAN, &q, &p);
+    if (rc == RHGD_OK) rc = rhgd_solver_new(p, estimator, "eta_x=0.5,eta_y=0.2,inner=30,epochs=300", &s);
+    if (rc == RHGD_OK) rc = rhgd_solver_run(s, x0, y0, NULL, NULL);
+    if (rc == RHGD_OK) rc = rhgd_solver_x(s, 3, x);
+    if (rc != RHGD_OK) {
+        char msg[400];
+        rhgd_last_error(msg, sizeof msg);
+        snprintf(err, errlen, "quad: %s: %s", rhgd_strerror(rc), msg);
+    }
+    if (s) rhgd_solver_free(s);
+    if (p) rhgd_problem_free(p);
+    if (mx) rhgd_manifold_free(mx);
+    if (my) rhgd_manifold_free(my);
+    return rc;
+}
+
+/* ctest_worker_main: a worker's rounds. A failing worker keeps meeting the
+ * barriers, so that the others never wait forever. */
+static inline void *ctest_worker_main(void *arg) {
+    ctest_worker *w = arg;
+    char spec[64], msg[256];
+    for (int round = 0; round < w->rounds; round++) {
+        if (!w->err[0]) {
+            double a[16];
+            ctest_sym4(a, w->id);
+            if (rhgd_expsym(4, a, w->expa) != RHGD_OK) {
+                rhgd_last_error(msg, sizeof msg);
+                snprintf(w->err, sizeof w->err, "thread %d: expsym: %s", w->id, msg);
+            }
+        }
+        if (!w->err[0]) ctest_run_synthetic(w->synx, "hinv", w->err, sizeof w->err);
+        if (!w->err[0]) ctest_run_quad(w->quadx, 1, "cg", w->err, sizeof w->err);
+        /* Each thread fails with its own message, waits until every thread
+         * has failed, and must still read its own message. */
+        snprintf(spec, sizeof spec, "bogus%d", w->id);
+        rhgd_manifold m;
+        int rc = rhgd_manifold_new(spec, &m);
+        if (!w->err[0] && rc != RHGD_EINVAL)
+            snprintf(w->err, sizeof w->err, "thread %d: manifold %s: %s, want RHGD_EINVAL", w->id, spec, rhgd_strerror(rc));
+        pthread_barrier_wait(w->barrier);
+        rhgd_last_error(msg, sizeof msg);
+        if (!w->err[0] && strstr(msg, spec) == NULL)
+            snprintf(w->err, sizeof w->err, "thread %d reads another thread's error: %s", w->id, msg);
+        pthread_barrier_wait(w->barrier);
+    }
+    return NULL;
+}
+
+/* ctest_threads runs nthreads workers (at most 16) for rounds rounds each
+ * and compares every result with the same computation done serially
+ * first: bitwise, since each computation is deterministic. It returns 0,
+ * or 1 with a message in err. */
+static inline int ctest_threads(int nthreads, int rounds, char *err, size_t errlen) {
+    ctest_worker ref[16], w[16];
+    pthread_t th[16];
+    pthread_barrier_t barrier;
+    if (nthreads < 1 || nthreads > 16) {
+        snprintf(err, errlen, "nthreads = %d", nthreads);
+        return 1;
+    }
+    for (int i = 0; i < nthreads; i++) {
+        double a[16];
+        memset(&ref[i], 0, sizeof ref[i]);
+        ctest_sym4(a, i);
+        if (rhgd_expsym(4, a, ref[i].expa) != RHGD_OK ||
+            ctest_run_synthetic(ref[i].synx, "hinv", err, errlen) != RHGD_OK ||
+            ctest_run_quad(ref[i].quadx, 1, "cg", err, errlen) != RHGD_OK)
+            return 1;
+    }
+    pthread_barrier_init(&barrier, NULL, (unsigned)nthreads);
+    for (int i = 0; i < nthreads; i++) {
+        memset(&w[i], 0, sizeof w[i]);
+        w[i].id = i;
+        w[i].rounds = rounds;
+        w[i].barrier = &barrier;
+        if (pthread_create(&th[i], NULL, ctest_worker_main, &w[i]) != 0) {
+            snprintf(err, errlen, "pthread_create failed");
+            return 1;
+        }
+    }
+    for (int i = 0; i < nthreads; i++) pthread_join(th[i], NULL);
+    pthread_barrier_destroy(&barrier);
+    for (int i = 0; i < nthreads; i++) {
+        if (w[i].err[0]) {
+            snprintf(err, errlen, "%s", w[i].err);
+            return 1;
+        }
+        if (memcmp(w[i].synx, ref[i].synx, sizeof w[i].synx) != 0 ||
+            memcmp(w[i].quadx, ref[i].quadx, sizeof w[i].quadx) != 0 ||
+            memcmp(w[i].expa, ref[i].expa, sizeof w[i].expa) != 0) {
+            snprintf(err, errlen, "thread %d: results differ from the serial ones (x[0] %.17g vs %.17g)", i,
+                     w[i].synx[0], ref[i].synx[0]);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+#endif /* RHGD_CTEST_H */

@@ -1,0 +1,378 @@
+//go:build cgo
+
+package main
+
+/*
+#include "rhgd.h"
+*/
+import "C"
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/rhgd/rhgd/problems"
+	"github.com/rhgd/rhgd/problems/catalog"
+	"github.com/rhgd/rhgd/solver"
+)
+
+// problemObj is what a problem handle names.
+type problemObj struct {
+	busy
+	p solver.Problem
+	// fd is p with the second-order oracles filled by differences, for
+	// rhgd_problem_oracle; made on first use.
+	fd     *solver.Problem
+	x0, y0 []float64 // the starting point, nil until known
+	// inst is the built-in problem's Instance (nil for callbacks), whose
+	// settings and estimator settings solvers start from.
+	inst *problems.Instance
+	// cb keeps a callback problem's function pointers.
+	cb   *cOracles
+	desc string
+}
+
+func (*problemObj) kind() string { return "problem" }
+
+// builtinFlags returns the FlagSet of the built-in problem name, with its
+// builder.
+func builtinFlags(name string) (*problems.Spec, *flag.FlagSet, func(problems.Options) (*problems.Instance, error), error) {
+	sp, err := catalog.Lookup(name)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return sp, fs, sp.Flags(fs), nil
+}
+
+// paramList lists a FlagSet's parameters as rhgd_problem_params does.
+func paramList(fs *flag.FlagSet) string {
+	var b strings.Builder
+	fs.VisitAll(func(f *flag.Flag) { fmt.Fprintf(&b, "%s=%s\t%s\n", f.Name, f.DefValue, f.Usage) })
+	return b.String()
+}
+
+// newBuiltin builds the named problem of the catalog from "key=value"
+// parameters, as `rhgd run` does from flags: any problem that joins the
+// catalog is reachable without changes here.
+func newBuiltin(name string, params []string, data string, seed uint64) (*problemObj, error) {
+	_, fs, build, err := builtinFlags(name)
+	if err != nil {
+		return nil, err
+	}
+	args := make([]string, len(params))
+	for i, p := range params {
+		k, _, ok := strings.Cut(p, "=")
+		if !ok || k == "" || strings.HasPrefix(k, "-") {
+			return nil, argf("problem %q: parameter %q is not key=value", name, p)
+		}
+		args[i] = "-" + p
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, argf("problem %q: %v; its parameters are:\n%s", name, err, paramList(fs))
+	}
+	in, err := build(problems.Options{Data: data, Seed: seed})
+	if err != nil {
+		return nil, err
+	}
+	return &problemObj{p: in.Problem, x0: in.X0, y0: in.Y0, inst: in, desc: name + ": " + in.Describe}, nil
+}
+
+//export rhgdgo_problem_names
+func rhgdgo_problem_names(buf *C.char, n C.size_t) C.int {
+	return stringOut(buf, n, func() (string, error) { return strings.Join(catalog.Names(), ","), nil })
+}
+
+//export rhgdgo_problem_params
+func rhgdgo_problem_params(name *C.char, buf *C.char, n C.size_t) C.int {
+	return stringOut(buf, n, func() (string, error) {
+		s, err := cstring(name, "name")
+		if err != nil {
+			return "", err
+		}
+		_, fs, _, err := builtinFlags(s)
+		if err != nil {
+			return "", err
+		}
+		return paramList(fs), nil
+	})
+}
+
+//export rhgdgo_problem_builtin
+func rhgdgo_problem_builtin(name *C.char, nparams C.int64_t, params **C.char, data *C.char, seed C.uint64_t, out *C.int64_t) C.int {
+	return guard(func() error {
+		s, err := cstring(name, "name")
+		if err != nil {
+			return err
+		}
+		if out == nil {
+			return argf("out is NULL")
+		}
+		if nparams < 0 || nparams > 1<<16 || (nparams > 0 && params == nil) {
+			return argf("nparams = %d with params %v", int64(nparams), params)
+		}
+		ps := make([]string, int(nparams))
+		if nparams > 0 {
+			for i, p := range unsafeSlicePtr(params, int(nparams)) {
+				if p == nil {
+					return argf("params[%d] is NULL", i)
+				}
+				ps[i] = C.GoString(p)
+			}
+		}
+		var d string
+		if data != nil {
+			d = C.GoString(data)
+		}
+		o, err := newBuiltin(s, ps, d, uint64(seed))
+		if err != nil {
+			return err
+		}
+		*out = C.int64_t(handles.add(o))
+		return nil
+	})
+}
+
+//export rhgdgo_problem_callbacks
+func rhgdgo_problem_callbacks(mx, my C.int64_t, oracles *C.rhgd_oracles, flags C.int, user C.uintptr_t, out *C.int64_t) C.int {
+	return guard(func() error {
+		if oracles == nil || out == nil {
+			return argf("oracles or out is NULL")
+		}
+		if flags != C.RHGD_RIEMANNIAN && flags != C.RHGD_EUCLIDEAN {
+			return argf("flags = %d, want RHGD_RIEMANNIAN or RHGD_EUCLIDEAN", int(flags))
+		}
+		var ms [2]solver.Manifold
+		var specs [2]string
+		for i, h := range []C.int64_t{mx, my} {
+			o, err := lookup[*manifoldObj](&handles, int64(h), "manifold")
+			if err != nil {
+				return fmt.Errorf("%s: %w", []string{"mx", "my"}[i], err)
+			}
+			if err := o.acquire("manifold"); err != nil {
+				return err
+			}
+			ms[i], specs[i] = solver.Clone(o.m), o.spec
+			o.release()
+		}
+		cb := newCOracles(oracles, user)
+		p, err := cb.problem(ms[0], ms[1], flags == C.RHGD_EUCLIDEAN)
+		if err != nil {
+			return err
+		}
+		kind := "Riemannian"
+		if flags == C.RHGD_EUCLIDEAN {
+			kind = "Euclidean"
+		}
+		o := &problemObj{p: p, cb: cb, desc: fmt.Sprintf("callbacks (%s oracles) on %s × %s", kind, specs[0], specs[1])}
+		*out = C.int64_t(handles.add(o))
+		return nil
+	})
+}
+
+//export rhgdgo_problem_free
+func rhgdgo_problem_free(h C.int64_t) C.int {
+	return guard(func() error {
+		_, err := remove[*problemObj](&handles, int64(h), "problem")
+		return err
+	})
+}
+
+// withProblem runs fn on the problem h names, claimed for the call.
+func withProblem(h C.int64_t, fn func(o *problemObj) error) C.int {
+	return guard(func() error {
+		o, err := lookup[*problemObj](&handles, int64(h), "problem")
+		if err != nil {
+			return err
+		}
+		if err := o.acquire("problem"); err != nil {
+			return err
+		}
+		defer o.release()
+		return fn(o)
+	})
+}
+
+//export rhgdgo_problem_dims
+func rhgdgo_problem_dims(h C.int64_t, lx, ly *C.int64_t) C.int {
+	return withProblem(h, func(o *problemObj) error {
+		if lx != nil {
+			*lx = C.int64_t(o.p.Mx.Len())
+		}
+		if ly != nil {
+			*ly = C.int64_t(o.p.My.Len())
+		}
+		return nil
+	})
+}
+
+//export rhgdgo_problem_start
+func rhgdgo_problem_start(h C.int64_t, x0, y0 *C.double) C.int {
+	return withProblem(h, func(o *problemObj) error {
+		if o.x0 == nil {
+			return argf("the problem has no starting point: set one with rhgd_problem_set_start")
+		}
+		if x0 != nil {
+			copy(view(x0, len(o.x0)), o.x0)
+		}
+		if y0 != nil {
+			copy(view(y0, len(o.y0)), o.y0)
+		}
+		return nil
+	})
+}
+
+//export rhgdgo_problem_set_start
+func rhgdgo_problem_set_start(h C.int64_t, x0, y0 *C.double) C.int {
+	return withProblem(h, func(o *problemObj) error {
+		if x0 == nil || y0 == nil {
+			return argf("x0 or y0 is NULL")
+		}
+		x := append([]float64(nil), view(x0, o.p.Mx.Len())...)
+		y := append([]float64(nil), view(y0, o.p.My.Len())...)
+		if err := o.p.Mx.CheckPoint(x); err != nil {
+			return input("x0", err)
+		}
+		if err := o.p.My.CheckPoint(y); err != nil {
+			return input("y0", err)
+		}
+		o.x0, o.y0 = x, y
+		return nil
+	})
+}
+
+//export rhgdgo_problem_describe
+func rhgdgo_problem_describe(h C.int64_t, buf *C.char, n C.size_t) C.int {
+	return stringOut(buf, n, func() (string, error) {
+		o, err := lookup[*problemObj](&handles, int64(h), "problem")
+		if err != nil {
+			return "", err
+		}
+		return o.desc, nil
+	})
+}
+
+//export rhgdgo_problem_oracle
+func rhgdgo_problem_oracle(h C.int64_t, cname *C.char, x, y, v, out *C.double) C.int {
+	return withProblem(h, func(o *problemObj) error {
+		name, err := cstring(cname, "name")
+		if err != nil {
+			return err
+		}
+		if o.fd == nil {
+			fd := solver.FillFD(o.p, 0)
+			o.fd = &fd
+		}
+		p := o.fd
+		lx, ly := p.Mx.Len(), p.My.Len()
+		// Copies: the oracles then never see the caller's memory, which out
+		// may overlap.
+		xs, err := arrays(lx, []string{"x"}, x)
+		if err != nil {
+			return err
+		}
+		ys, err := arrays(ly, []string{"y"}, y)
+		if err != nil {
+			return err
+		}
+		xs[0], ys[0] = append([]float64(nil), xs[0]...), append([]float64(nil), ys[0]...)
+		if err := p.Mx.CheckPoint(xs[0]); err != nil {
+			return input("x", err)
+		}
+		if err := p.My.CheckPoint(ys[0]); err != nil {
+			return input("y", err)
+		}
+		pt := &solver.Point{X: xs[0], Y: ys[0]}
+		if out == nil {
+			return argf("out is NULL")
+		}
+		vec := func(n int) ([]float64, error) {
+			vs, err := arrays(n, []string{"v"}, v)
+			if err != nil {
+				return nil, err
+			}
+			return append([]float64(nil), vs[0]...), finite("v", vs[0], 1)
+		}
+		missing := func(f string) error {
+			return fmt.Errorf("%w: problem has no %s", solver.ErrMissing, f)
+		}
+		switch name {
+		case "f", "g":
+			f := p.F
+			if name == "g" {
+				f = p.G
+			}
+			if f == nil {
+				return missing(name)
+			}
+			val, err := f(pt)
+			if err != nil {
+				return err
+			}
+			*out = C.double(val)
+			return nil
+		case "grad_fx", "grad_fy", "grad_gx", "grad_gy":
+			f, n := map[string]func([]float64, *solver.Point) error{
+				"grad_fx": p.GradFx, "grad_fy": p.GradFy, "grad_gx": p.GradGx, "grad_gy": p.GradGy}[name], ly
+			if name == "grad_fx" || name == "grad_gx" {
+				n = lx
+			}
+			if f == nil {
+				return missing(name)
+			}
+			dst := make([]float64, n)
+			if err := f(dst, pt); err != nil {
+				return err
+			}
+			copy(view(out, n), dst)
+			return nil
+		case "hess_gy", "hess_gy_inv", "cross_gxy", "cross_gyx":
+			f := map[string]func([]float64, *solver.Point, []float64) error{
+				"hess_gy": p.HessGy, "hess_gy_inv": p.HessGyInv, "cross_gxy": p.CrossGxy, "cross_gyx": p.CrossGyx}[name]
+			if f == nil {
+				return missing(name)
+			}
+			nv, nout := ly, ly
+			switch name {
+			case "cross_gxy":
+				nout = lx
+			case "cross_gyx":
+				nv = lx
+			}
+			vv, err := vec(nv)
+			if err != nil {
+				return err
+			}
+			dst := make([]float64, nout)
+			if err := f(dst, pt, vv); err != nil {
+				return err
+			}
+			copy(view(out, nout), dst)
+			return nil
+		}
+		return argf("unknown oracle %q (want f, g, grad_fx, grad_fy, grad_gx, grad_gy, hess_gy, hess_gy_inv, cross_gxy, cross_gyx)", name)
+	})
+}
+
+//export rhgdgo_problem_accuracy
+func rhgdgo_problem_accuracy(h C.int64_t, x, y, acc *C.double) C.int {
+	return withProblem(h, func(o *problemObj) error {
+		if o.inst == nil || o.inst.Accuracy == nil {
+			return argf("%s has no accuracy", o.desc)
+		}
+		if x == nil || y == nil || acc == nil {
+			return argf("x, y or accuracy is NULL")
+		}
+		xs := append([]float64(nil), view(x, o.p.Mx.Len())...)
+		ys := append([]float64(nil), view(y, o.p.My.Len())...)
+		a, err := o.inst.Accuracy(xs, ys)
+		if err != nil {
+			return err
+		}
+		*acc = C.double(a)
+		return nil
+	})
+}

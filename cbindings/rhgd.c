@@ -1,0 +1,139 @@
+//go:build cgo
+
+// rhgd.c: the public names of the C ABI.
+#include "rhgd.h"
+#include "_cgo_export.h"
+
+// The public names. As in libtailscale, a thin C layer maps the header's
+// names onto the Go exports (rhgdgo_*): the compiler then checks every
+// definition here against the prototype in rhgd.h, const qualifiers
+// included, which a Go export's generated prototype cannot carry. The
+// Go exports are hidden (-fvisibility=hidden); only RHGD_API names are
+// in the library's dynamic symbol table.
+
+const char *rhgd_version(void) { return "0.1.0"; }
+
+const char *rhgd_strerror(int code) {
+	switch (code) {
+	case RHGD_OK: return "RHGD_OK";
+	case RHGD_EINVAL: return "RHGD_EINVAL";
+	case RHGD_ENOTCONV: return "RHGD_ENOTCONV";
+	case RHGD_ENUMERIC: return "RHGD_ENUMERIC";
+	case RHGD_EBADHANDLE: return "RHGD_EBADHANDLE";
+	case RHGD_EINTERNAL: return "RHGD_EINTERNAL";
+	case RHGD_ECALLBACK: return "RHGD_ECALLBACK";
+	case RHGD_EBUSY: return "RHGD_EBUSY";
+	}
+	return "unknown code";
+}
+
+const char *rhgd_status_string(int status) {
+	switch (status) {
+	case RHGD_STATUS_NOT_TERMINATED: return "NotTerminated";
+	case RHGD_STATUS_GRADIENT_THRESHOLD: return "GradientThreshold";
+	case RHGD_STATUS_ITERATION_LIMIT: return "IterationLimit";
+	case RHGD_STATUS_RUNTIME_LIMIT: return "RuntimeLimit";
+	case RHGD_STATUS_CANCELLED: return "Cancelled";
+	case RHGD_STATUS_DIVERGED: return "Diverged";
+	case RHGD_STATUS_FAILURE: return "Failure";
+	}
+	return "unknown status";
+}
+
+int rhgd_init(const char *backend, int64_t threads, int shared) {
+	return rhgdgo_init((char *)backend, threads, shared);
+}
+int rhgd_set_threads(int64_t n) { return rhgdgo_set_threads(n); }
+int rhgd_info(char *buf, size_t len) { return rhgdgo_info(buf, len); }
+
+int rhgd_expsym(int64_t n, const double *a, double *out) { return rhgdgo_expsym(n, (double *)a, out); }
+int rhgd_logsym(int64_t n, const double *a, double *out) { return rhgdgo_logsym(n, (double *)a, out); }
+int rhgd_sqrtsym(int64_t n, const double *a, double *out) { return rhgdgo_sqrtsym(n, (double *)a, out); }
+int rhgd_expm(int64_t n, const double *a, double *out) { return rhgdgo_expm(n, (double *)a, out); }
+int rhgd_lyapunov_sym(int64_t n, const double *a, const double *c, double *x) {
+	return rhgdgo_lyapunov_sym(n, (double *)a, (double *)c, x);
+}
+int rhgd_spd_exp(int64_t n, const double *x, const double *u, double *out) {
+	return rhgdgo_spd_exp(n, (double *)x, (double *)u, out);
+}
+int rhgd_spd_log(int64_t n, const double *x, const double *y, double *out) {
+	return rhgdgo_spd_log(n, (double *)x, (double *)y, out);
+}
+int rhgd_spd_dist(int64_t n, const double *x, const double *y, double *dist) {
+	return rhgdgo_spd_dist(n, (double *)x, (double *)y, dist);
+}
+int rhgd_stiefel_retr_qr(int64_t n, int64_t p, const double *x, const double *u, double *out) {
+	return rhgdgo_stiefel_retr_qr(n, p, (double *)x, (double *)u, out);
+}
+int rhgd_coupling_retr(int64_t m, int64_t n, const double *a, const double *b,
+                       const double *gamma, const double *u, double *out) {
+	return rhgdgo_coupling_retr(m, n, (double *)a, (double *)b, (double *)gamma, (double *)u, out);
+}
+
+int rhgd_manifold_new(const char *spec, rhgd_manifold *out) { return rhgdgo_manifold_new((char *)spec, out); }
+int rhgd_manifold_coupling(int64_t m, int64_t n, const double *a, const double *b,
+                           const char *options, rhgd_manifold *out) {
+	return rhgdgo_manifold_coupling(m, n, (double *)a, (double *)b, (char *)options, out);
+}
+int rhgd_manifold_product(int64_t k, const rhgd_manifold *factors, rhgd_manifold *out) {
+	return rhgdgo_manifold_product(k, (int64_t *)factors, out);
+}
+int rhgd_manifold_free(rhgd_manifold m) { return rhgdgo_manifold_free(m); }
+int rhgd_manifold_len(rhgd_manifold m, int64_t *len, int64_t *dim) { return rhgdgo_manifold_len(m, len, dim); }
+int rhgd_manifold_check_point(rhgd_manifold m, const double *x) {
+	return rhgdgo_manifold_check_point(m, (double *)x);
+}
+int rhgd_manifold_rand_point(rhgd_manifold m, uint64_t seed, double *x) {
+	return rhgdgo_manifold_rand_point(m, seed, x);
+}
+int rhgd_manifold_project(rhgd_manifold m, const double *x, const double *v, double *out) {
+	return rhgdgo_manifold_project(m, (double *)x, (double *)v, out);
+}
+int rhgd_manifold_retract(rhgd_manifold m, const double *x, const double *u, double t, double *out) {
+	return rhgdgo_manifold_retract(m, (double *)x, (double *)u, t, out);
+}
+
+int rhgd_problem_names(char *buf, size_t len) { return rhgdgo_problem_names(buf, len); }
+int rhgd_problem_params(const char *name, char *buf, size_t len) {
+	return rhgdgo_problem_params((char *)name, buf, len);
+}
+int rhgd_problem_builtin(const char *name, int64_t nparams, const char *const *params,
+                         const char *data, uint64_t seed, rhgd_problem *out) {
+	return rhgdgo_problem_builtin((char *)name, nparams, (char **)params, (char *)data, seed, out);
+}
+int rhgd_problem_callbacks(rhgd_manifold mx, rhgd_manifold my, const rhgd_oracles *oracles,
+                           int flags, void *user, rhgd_problem *out) {
+	return rhgdgo_problem_callbacks(mx, my, (rhgd_oracles *)oracles, flags, (uintptr_t)user, out);
+}
+int rhgd_problem_free(rhgd_problem p) { return rhgdgo_problem_free(p); }
+int rhgd_problem_dims(rhgd_problem p, int64_t *len_x, int64_t *len_y) { return rhgdgo_problem_dims(p, len_x, len_y); }
+int rhgd_problem_start(rhgd_problem p, double *x0, double *y0) { return rhgdgo_problem_start(p, x0, y0); }
+int rhgd_problem_set_start(rhgd_problem p, const double *x0, const double *y0) {
+	return rhgdgo_problem_set_start(p, (double *)x0, (double *)y0);
+}
+int rhgd_problem_describe(rhgd_problem p, char *buf, size_t len) { return rhgdgo_problem_describe(p, buf, len); }
+int rhgd_problem_oracle(rhgd_problem p, const char *name, const double *x, const double *y,
+                        const double *v, double *out) {
+	return rhgdgo_problem_oracle(p, (char *)name, (double *)x, (double *)y, (double *)v, out);
+}
+
+int rhgd_problem_accuracy(rhgd_problem p, const double *x, const double *y, double *accuracy) {
+	return rhgdgo_problem_accuracy(p, (double *)x, (double *)y, accuracy);
+}
+
+int rhgd_solver_new(rhgd_problem p, const char *estimator, const char *settings, rhgd_solver *out) {
+	return rhgdgo_solver_new(p, (char *)estimator, (char *)settings, out);
+}
+int rhgd_solver_settings(rhgd_solver s, char *buf, size_t len) { return rhgdgo_solver_settings(s, buf, len); }
+int rhgd_solver_run(rhgd_solver s, const double *x0, const double *y0, rhgd_epoch_fn callback, void *user) {
+	return rhgdgo_solver_run(s, (double *)x0, (double *)y0, callback, (uintptr_t)user);
+}
+int rhgd_solver_cancel(rhgd_solver s) { return rhgdgo_solver_cancel(s); }
+int rhgd_solver_result(rhgd_solver s, rhgd_result *out) { return rhgdgo_solver_result(s, out); }
+int rhgd_solver_x(rhgd_solver s, int64_t len, double *out) { return rhgdgo_solver_x(s, len, out); }
+int rhgd_solver_y(rhgd_solver s, int64_t len, double *out) { return rhgdgo_solver_y(s, len, out); }
+int rhgd_solver_history(rhgd_solver s, int64_t max_rows, double *rows, int64_t *nrows) {
+	return rhgdgo_solver_history(s, max_rows, rows, nrows);
+}
+int rhgd_solver_free(rhgd_solver s) { return rhgdgo_solver_free(s); }
+int rhgd_live_handles(int64_t *n) { return rhgdgo_live_handles(n); }

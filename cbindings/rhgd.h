@@ -1,0 +1,504 @@
+/*
+ * rhgd.h: the C ABI of rhgd, Riemannian hypergradient descent for bilevel
+ * optimization on manifolds (Han, Mishra, Jawanpuria and Takeda, NeurIPS
+ * 2024). Written by hand: this file, not the header cgo generates, is the
+ * contract. `make lib` builds build/librhgd.so and build/librhgd.a; link
+ * with -lrhgd (and, for the static archive, -llapacke -lopenblas -lpthread
+ * -lm).
+ *
+ * CONVENTIONS
+ *
+ * Matrices are caller-owned, contiguous, row-major arrays of double. An
+ * n x n matrix is n*n doubles; the library reads and writes exactly the
+ * sizes a call's arguments imply and keeps no pointer past the call. An
+ * output array may be the same array as an input (in place); any overlap is
+ * handled. The library never returns memory the caller must free; strings
+ * it returns (rhgd_version, rhgd_strerror, rhgd_status_string) are static.
+ *
+ * Every function but rhgd_version, rhgd_strerror and rhgd_status_string
+ * returns int: RHGD_OK (0) on success or a negative code; the functions
+ * that copy a string out return its full length instead (>= 0; compare it
+ * with the buffer size to detect truncation) or a negative code. After a failure, rhgd_last_error gives the message. Every
+ * argument is validated: NULL pointers, sizes < 1, NaN or Inf, matrices
+ * that must be symmetric or positive definite and are not, Stiefel points
+ * whose columns are not orthonormal, marginals that do not match, unknown
+ * handles; a failure inside rhgd (a Go panic) is caught at the boundary
+ * and reported as RHGD_EINTERNAL. Nothing a caller passes through these
+ * functions crashes the process, except arrays shorter than the sizes
+ * given, which C cannot check.
+ *
+ * Symmetry is checked to a relative tolerance: |a_ij - a_ji| <= 1e-10
+ * max|a| for the symmetric-matrix kernels (expsym, logsym, sqrtsym,
+ * lyapunov_sym), 1e-12 for SPD points and tangents (spd_*, the SPD
+ * manifold). Results that are symmetric matrices are exactly symmetric.
+ *
+ * THREADS
+ *
+ * Every function may be called from any thread. Independent handles may be
+ * used from different threads at once; one handle used by two threads at
+ * once makes the second call fail with RHGD_EBUSY (nothing is corrupted).
+ * The last error is kept per thread.
+ *
+ * The library carries the Go runtime, which does not survive fork(): after
+ * a fork, only the parent may call rhgd (see golang/go#15538); start worker
+ * processes with fork+exec (posix_spawn, Python's "spawn" or "forkserver").
+ *
+ * BLAS BACKEND AND OPENBLAS THREADS
+ *
+ * Computations run on OpenBLAS/LAPACKE (or on pure Go with RHGD_BLAS=gonum).
+ * OpenBLAS's kernel set and thread count are per process, and a host such
+ * as numpy may already use the same libopenblas.so. So the library starts
+ * in shared mode: it changes neither the kernels nor the thread count
+ * behind the host's back, and runs small LAPACK calls with the host's
+ * thread count. It starts on the first call that computes, reading
+ * RHGD_BLAS (auto|openblas|gonum), RHGD_THREADS (N: set OpenBLAS to N
+ * threads, for the whole process) and RHGD_SHARED (0: let rhgd own
+ * OpenBLAS as a Go program does: best kernels, physical-core threads, one
+ * thread around small LAPACK calls). rhgd_init does the same explicitly and
+ * must come first. OPENBLAS_NUM_THREADS and OPENBLAS_CORETYPE keep their
+ * usual meaning. With several host threads calling rhgd at once, give
+ * OpenBLAS one thread (RHGD_THREADS=1 or OPENBLAS_NUM_THREADS=1) to avoid
+ * oversubscribing the cores.
+ *
+ * COST OF A CALL
+ *
+ * A call costs about 0.25 to 0.4 us more than the same computation made
+ * inside Go (the C-to-Go transition, argument checks, a pooled workspace);
+ * each C callback the solver makes (an oracle, the epoch callback) costs
+ * about 26 ns for the Go-to-C transition. Measured numbers are in the
+ * package documentation of cbindings (main.go). In shared mode small
+ * matrices are slower (2.3x at n = 10): OpenBLAS wakes its threads inside
+ * LAPACK; RHGD_THREADS=1 or RHGD_SHARED=0 avoid it.
+ */
+#ifndef RHGD_H
+#define RHGD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define RHGD_API __attribute__((visibility("default")))
+#else
+#define RHGD_API
+#endif
+
+/* RHGD_VERSION is the version of this header; rhgd_version gives the
+ * library's. */
+#define RHGD_VERSION "0.1.0"
+
+/* Status codes. */
+#define RHGD_OK 0
+#define RHGD_EINVAL (-1)     /* invalid argument: NULL, size, NaN/Inf, not symmetric/SPD/on the manifold, bad setting */
+#define RHGD_ENOTCONV (-2)   /* an iteration did not converge (Sinkhorn, LAPACK) */
+#define RHGD_ENUMERIC (-3)   /* numerical failure: not positive definite, singular, overflow, divergence */
+#define RHGD_EBADHANDLE (-4) /* unknown or freed handle, or a handle of another kind */
+#define RHGD_EINTERNAL (-5)  /* a defect in rhgd, caught at the boundary */
+#define RHGD_ECALLBACK (-6)  /* a caller's callback returned nonzero */
+#define RHGD_EBUSY (-7)      /* the handle is in use by another call */
+
+/* Why a solver run stopped (rhgd_result.status). */
+#define RHGD_STATUS_NOT_TERMINATED 0
+#define RHGD_STATUS_GRADIENT_THRESHOLD 1 /* the hypergradient norm fell to grad_tol */
+#define RHGD_STATUS_ITERATION_LIMIT 2    /* all epochs ran */
+#define RHGD_STATUS_RUNTIME_LIMIT 3      /* the runtime budget ran out */
+#define RHGD_STATUS_CANCELLED 4          /* the epoch callback or rhgd_solver_cancel stopped it */
+#define RHGD_STATUS_DIVERGED 5           /* non-finite or diverging values */
+#define RHGD_STATUS_FAILURE 6            /* an operation failed (an oracle, a retraction) */
+
+/* ------------------------------------------------------------------ */
+/* Errors, version, backend                                            */
+/* ------------------------------------------------------------------ */
+
+/* rhgd_last_error copies the message of the calling thread's latest failed
+ * call into buf (at most len bytes, always NUL-terminated when len > 0) and
+ * returns the message's full length, without the NUL: a return value >= len
+ * means the copy was truncated. It returns 0 (and writes "") when the thread
+ * has had no failure. Successful calls do not clear the message. buf may
+ * be NULL when len is 0. A thread's message is freed when the thread
+ * exits. */
+RHGD_API int rhgd_last_error(char *buf, size_t len);
+
+/* rhgd_version returns the library's version, a static string. */
+RHGD_API const char *rhgd_version(void);
+
+/* rhgd_strerror returns the name of a status code ("RHGD_EINVAL"), a
+ * static string. */
+RHGD_API const char *rhgd_strerror(int code);
+
+/* rhgd_status_string returns the name of a run status ("IterationLimit"),
+ * a static string. */
+RHGD_API const char *rhgd_status_string(int status);
+
+/* rhgd_init starts the numerical backend explicitly, before any other call
+ * that computes: backend is "auto", "openblas" or "gonum" (NULL or "" for
+ * auto), threads the OpenBLAS thread count to set (0: leave it, or in
+ * owned mode use the physical cores), shared nonzero for shared mode (see
+ * the top of this file) and 0 to let rhgd own OpenBLAS. The environment is
+ * not read. Returns RHGD_EINVAL for a bad setting or when the backend has
+ * already started. */
+RHGD_API int rhgd_init(const char *backend, int64_t threads, int shared);
+
+/* rhgd_set_threads sets OpenBLAS's thread count for the whole process
+ * (n >= 1); a no-op on the pure-Go backend. */
+RHGD_API int rhgd_set_threads(int64_t n);
+
+/* rhgd_info copies a JSON description of the backend (library, kernels,
+ * threads, shared mode, CPU) into buf, as rhgd_last_error copies, and
+ * returns its full length. */
+RHGD_API int rhgd_info(char *buf, size_t len);
+
+/* ------------------------------------------------------------------ */
+/* Matrix kernels                                                      */
+/* ------------------------------------------------------------------ */
+
+/* rhgd_expsym sets out = exp(A) for a symmetric n x n A, from one
+ * eigendecomposition. RHGD_ENUMERIC if exp(A) overflows. */
+RHGD_API int rhgd_expsym(int64_t n, const double *a, double *out);
+
+/* rhgd_logsym sets out = log(A), the principal logarithm of an SPD A. */
+RHGD_API int rhgd_logsym(int64_t n, const double *a, double *out);
+
+/* rhgd_sqrtsym sets out = A^(1/2), the SPD square root of an SPD A. */
+RHGD_API int rhgd_sqrtsym(int64_t n, const double *a, double *out);
+
+/* rhgd_expm sets out = e^A for a general n x n A (scaling and squaring,
+ * Al-Mohy and Higham 2009). RHGD_ENUMERIC if e^A overflows. */
+RHGD_API int rhgd_expm(int64_t n, const double *a, double *out);
+
+/* rhgd_lyapunov_sym solves A X + X A = C for symmetric A and C and sets x
+ * to the symmetric solution. The solution exists for SPD A, the intended
+ * case; for other symmetric A it needs lambda_i + lambda_j != 0, and a
+ * singular equation is RHGD_ENUMERIC. */
+RHGD_API int rhgd_lyapunov_sym(int64_t n, const double *a, const double *c, double *x);
+
+/* rhgd_spd_exp sets out = Exp_X(U) = X^(1/2) exp(X^(-1/2) U X^(-1/2)) X^(1/2),
+ * the exponential map of the affine-invariant metric, for SPD X and
+ * symmetric U. */
+RHGD_API int rhgd_spd_exp(int64_t n, const double *x, const double *u, double *out);
+
+/* rhgd_spd_log sets out = Log_X(Y), the inverse of rhgd_spd_exp, for SPD X
+ * and Y. */
+RHGD_API int rhgd_spd_log(int64_t n, const double *x, const double *y, double *out);
+
+/* rhgd_spd_dist sets *dist to the affine-invariant distance
+ * ||log(X^(-1/2) Y X^(-1/2))||_F between SPD X and Y. */
+RHGD_API int rhgd_spd_dist(int64_t n, const double *x, const double *y, double *dist);
+
+/* rhgd_stiefel_retr_qr sets out to the Q factor (with a positive diagonal
+ * in R) of X + U, for X an n x p matrix with orthonormal columns (to 1e-10
+ * in ||X'X - I||_F), 1 <= p <= n, and U a finite n x p matrix (a tangent
+ * vector at X in the intended use). RHGD_ENUMERIC if X + U is rank
+ * deficient. */
+RHGD_API int rhgd_stiefel_retr_qr(int64_t n, int64_t p, const double *x, const double *u, double *out);
+
+/* rhgd_coupling_retr sets out to the Sinkhorn balancing of
+ * Gamma o exp(U / Gamma) onto the couplings of a (m entries) and b (n
+ * entries): positive finite marginals of equal mass (to 1e-12), Gamma an
+ * m x n positive plan with those marginals (to 1e-10 relative), U a
+ * finite m x n matrix. RHGD_ENOTCONV if Sinkhorn does not reach its
+ * tolerance (1e-13) in 1000 iterations; out then holds the best plan found. */
+RHGD_API int rhgd_coupling_retr(int64_t m, int64_t n, const double *a, const double *b,
+                                const double *gamma, const double *u, double *out);
+
+/* ------------------------------------------------------------------ */
+/* Manifolds                                                           */
+/* ------------------------------------------------------------------ */
+
+/* A manifold handle; 0 is never a valid handle. Handles of every kind are
+ * 64-bit integers from one table: using a freed handle, or one of another
+ * kind, is RHGD_EBADHANDLE. */
+typedef int64_t rhgd_manifold;
+
+/* rhgd_manifold_new creates a manifold from a spec, a name and
+ * comma-separated settings:
+ *   "spd:n=N[,retr=second-order|exp][,transport=identity|parallel]"
+ *   "stiefel:n=N,p=P[,retr=qr|polar|cayley|exp]"
+ *   "euclid:r=R[,c=C]"    (R^(r x c); c defaults to 1)
+ * The coupling manifold needs its marginals: rhgd_manifold_coupling. */
+RHGD_API int rhgd_manifold_new(const char *spec, rhgd_manifold *out);
+
+/* rhgd_manifold_coupling creates the manifold of m x n couplings of the
+ * marginals a and b (copied); options is NULL or "maxiter=N,tol=X" for the
+ * retraction's Sinkhorn iterations (defaults 1000, 1e-13). */
+RHGD_API int rhgd_manifold_coupling(int64_t m, int64_t n, const double *a, const double *b,
+                                    const char *options, rhgd_manifold *out);
+
+/* rhgd_manifold_product creates M_1 x ... x M_k of k >= 1 manifolds
+ * (copied; the factors' handles stay valid and independent): a point is
+ * the concatenation of the factors' arrays. */
+RHGD_API int rhgd_manifold_product(int64_t k, const rhgd_manifold *factors, rhgd_manifold *out);
+
+/* rhgd_manifold_free releases a manifold handle. Problems made from it
+ * keep their own copy. */
+RHGD_API int rhgd_manifold_free(rhgd_manifold m);
+
+/* rhgd_manifold_len sets *len to the number of doubles in a point or
+ * tangent vector and *dim to the manifold's dimension (either may be
+ * NULL). */
+RHGD_API int rhgd_manifold_len(rhgd_manifold m, int64_t *len, int64_t *dim);
+
+/* rhgd_manifold_check_point returns RHGD_OK if x is a point of the manifold
+ * and RHGD_EINVAL, with a message saying what is wrong and by how much,
+ * otherwise. */
+RHGD_API int rhgd_manifold_check_point(rhgd_manifold m, const double *x);
+
+/* rhgd_manifold_rand_point sets x to a random point drawn from seed. */
+RHGD_API int rhgd_manifold_rand_point(rhgd_manifold m, uint64_t seed, double *x);
+
+/* rhgd_manifold_project sets out to the projection of the ambient v onto
+ * the tangent space at the point x. */
+RHGD_API int rhgd_manifold_project(rhgd_manifold m, const double *x, const double *v, double *out);
+
+/* rhgd_manifold_retract sets out = R_x(t u), the manifold's retraction. */
+RHGD_API int rhgd_manifold_retract(rhgd_manifold m, const double *x, const double *u, double t, double *out);
+
+/* ------------------------------------------------------------------ */
+/* Problems                                                            */
+/* ------------------------------------------------------------------ */
+
+/* A problem handle: a bilevel problem
+ *   min_{x in Mx} f(x, y*(x)),  y*(x) = argmin_{y in My} g(x, y),
+ * with its oracles and scratch space (use it from one thread at a time). */
+typedef int64_t rhgd_problem;
+
+/* rhgd_problem_names copies the built-in problems' names, separated by
+ * commas, into buf (as rhgd_last_error copies) and returns the full
+ * length. */
+RHGD_API int rhgd_problem_names(char *buf, size_t len);
+
+/* rhgd_problem_params copies the parameters of the built-in problem name,
+ * one per line as "key=default<TAB>description", into buf and returns the
+ * full length. */
+RHGD_API int rhgd_problem_params(const char *name, char *buf, size_t len);
+
+/* rhgd_problem_builtin builds one of rhgd's ready-made problems by name
+ * (rhgd_problem_names lists them; "synthetic" is the paper's synthetic
+ * problem), with nparams parameters given as "key=value" strings
+ * (rhgd_problem_params lists them; params may be NULL when nparams is 0),
+ * its data read from the file data (NULL or "" for the built-in or
+ * generated data; the synthetic problem reads a numpy .npz with arrays X,
+ * Y and optionally W0, M0, nu) and seed for generated data. The problem
+ * carries its starting point and the paper's settings and estimator
+ * settings, which rhgd_solver_new starts from. */
+RHGD_API int rhgd_problem_builtin(const char *name, int64_t nparams, const char *const *params,
+                                  const char *data, uint64_t seed, rhgd_problem *out);
+
+/* Oracles of a problem given by callbacks. Each gets the user pointer given
+ * to rhgd_problem_callbacks, the points x (length len(Mx)) and y (length
+ * len(My)) and, for the products, a tangent direction v; it writes its
+ * result to out and returns 0, or nonzero to stop the run (RHGD_ECALLBACK,
+ * with the oracle's name and the value in the message). x, y, v and out
+ * are valid only during the call; an oracle must not modify x, y or v. A
+ * callback may call rhgd's kernels. */
+typedef int (*rhgd_value_fn)(void *user, const double *x, const double *y, double *out);
+typedef int (*rhgd_grad_fn)(void *user, const double *x, const double *y, double *out);
+typedef int (*rhgd_hvp_fn)(void *user, const double *x, const double *y, const double *v, double *out);
+
+/* rhgd_oracles: the problem's oracles. Required: f, grad_fx, grad_fy,
+ * grad_gy. Optional (NULL when absent): g (checks only), grad_gx (lets the
+ * library fill cross_gxy by finite differences), hess_gy and cross_gxy
+ * (filled by central differences of grad_gy and grad_gx when NULL, exact
+ * to O(h^2)), cross_gyx (checks only), hess_gy_inv (for the "hinv"
+ * estimator).
+ *
+ * With RHGD_RIEMANNIAN the gradients are Riemannian (grad_fx in T_x Mx,
+ * ...), hess_gy(v) = Hess_y g[v], cross_gxy(v) = D_y grad_x g[v] in T_x for
+ * v in T_y, cross_gyx(u) = D_x grad_y g[u] in T_y for u in T_x. With
+ * RHGD_EUCLIDEAN they are the Euclidean gradients and second derivatives in
+ * the ambient coordinates, converted by the manifolds (hess_gy_inv is then
+ * not allowed). */
+typedef struct rhgd_oracles {
+    rhgd_value_fn f;
+    rhgd_grad_fn grad_fx;
+    rhgd_grad_fn grad_fy;
+    rhgd_value_fn g;
+    rhgd_grad_fn grad_gx;
+    rhgd_grad_fn grad_gy;
+    rhgd_hvp_fn hess_gy;
+    rhgd_hvp_fn cross_gxy;
+    rhgd_hvp_fn cross_gyx;
+    rhgd_hvp_fn hess_gy_inv;
+} rhgd_oracles;
+
+#define RHGD_RIEMANNIAN 0
+#define RHGD_EUCLIDEAN 1
+
+/* rhgd_problem_callbacks builds a problem on mx x my (both copied) from
+ * oracles (copied; the function pointers must stay valid while the problem
+ * lives) with flags RHGD_RIEMANNIAN or RHGD_EUCLIDEAN; user is passed back
+ * to every oracle. The problem has no starting point until
+ * rhgd_problem_set_start. */
+RHGD_API int rhgd_problem_callbacks(rhgd_manifold mx, rhgd_manifold my, const rhgd_oracles *oracles,
+                                    int flags, void *user, rhgd_problem *out);
+
+/* rhgd_problem_free releases a problem handle; solvers made from it keep
+ * it alive until they are freed. */
+RHGD_API int rhgd_problem_free(rhgd_problem p);
+
+/* rhgd_problem_dims sets *len_x and *len_y to the number of doubles in x
+ * and y (either may be NULL). */
+RHGD_API int rhgd_problem_dims(rhgd_problem p, int64_t *len_x, int64_t *len_y);
+
+/* rhgd_problem_start copies the problem's starting point into x0 and y0
+ * (either may be NULL); RHGD_EINVAL if it has none. */
+RHGD_API int rhgd_problem_start(rhgd_problem p, double *x0, double *y0);
+
+/* rhgd_problem_set_start sets the problem's starting point (copied,
+ * checked to be on the manifolds). */
+RHGD_API int rhgd_problem_set_start(rhgd_problem p, const double *x0, const double *y0);
+
+/* rhgd_problem_describe copies a one-line description into buf and returns
+ * its full length. */
+RHGD_API int rhgd_problem_describe(rhgd_problem p, char *buf, size_t len);
+
+/* rhgd_problem_oracle evaluates one oracle by name at (x, y): "f" and "g"
+ * write one double, "grad_fx", "grad_gx" write len_x doubles, "grad_fy",
+ * "grad_gy" len_y, "hess_gy", "hess_gy_inv" (len_y) and "cross_gxy" (len_x)
+ * take v of length len_y, "cross_gyx" (len_y) takes v of length len_x.
+ * Riemannian values, whichever way the problem was given; hess_gy and
+ * cross_gxy are the finite differences when the problem lacks them. */
+RHGD_API int rhgd_problem_oracle(rhgd_problem p, const char *name, const double *x, const double *y,
+                                 const double *v, double *out);
+
+/* rhgd_problem_accuracy sets *accuracy to the classification accuracy, in
+ * percent, that a built-in application reaches with (x, y) (the length of
+ * its x and y); RHGD_EINVAL for a problem without one (callbacks, the
+ * synthetic problem). */
+RHGD_API int rhgd_problem_accuracy(rhgd_problem p, const double *x, const double *y, double *accuracy);
+
+/* ------------------------------------------------------------------ */
+/* Solvers                                                             */
+/* ------------------------------------------------------------------ */
+
+/* A solver handle: RHGD (the paper's Algorithm 1; RSHGD, Algorithm 2, with
+ * batches) on one problem, with its settings, buffers and last result. */
+typedef int64_t rhgd_solver;
+
+/* rhgd_solver_new creates a solver for p.
+ *
+ * estimator is a spec: "hinv", "cg[:maxiter=N,tol=X,warm=B]",
+ * "ns[:gamma=X,terms=N,power=N]", "ad" or "gda" (min-max); a built-in
+ * problem's name alone ("cg") takes the paper's settings for that problem.
+ * NULL or "" takes the problem's default (CG with tolerance 1e-10 for a
+ * callback problem).
+ *
+ * settings is NULL or comma-separated key=value pairs over the defaults
+ * (a built-in problem's defaults are the paper's):
+ *   eta_x, eta_y   step sizes (default 0.1)
+ *   inner          lower steps per epoch, S (default 20)
+ *   epochs         epoch limit, K (default 200)
+ *   grad_tol       stop at ||hypergradient|| <= grad_tol (default 0: off)
+ *   runtime        time limit in seconds (default 0: off)
+ *   diverge        divergence factor (default 1e8)
+ *   fd_step        relative finite-difference step (default eps^(1/3))
+ *   seed           seed of the estimators' and batches' randomness
+ *   batches        "paper" for a built-in finite-sum problem's minibatch
+ *                  sizes (RSHGD), or "full"
+ *   batch_lower, batch_upper, batch_cross, batch_hess, batch_report
+ *                  RSHGD's minibatch sizes |B1|..|B4| and the report batch */
+RHGD_API int rhgd_solver_new(rhgd_problem p, const char *estimator, const char *settings, rhgd_solver *out);
+
+/* rhgd_solver_settings copies the solver's effective estimator and
+ * settings (a spec rhgd_solver_new reads back) into buf and returns the
+ * full length. */
+RHGD_API int rhgd_solver_settings(rhgd_solver s, char *buf, size_t len);
+
+/* What the epoch callback sees after each epoch k. x, y and hypergrad are
+ * copies valid only during the callback. */
+typedef struct rhgd_epoch {
+    int64_t epoch;           /* k, from 0 */
+    double f;                /* f(x_k, y_{k+1}) */
+    double hypergrad_norm;   /* ||hypergradient estimate at x_k|| */
+    double lower_grad_norm;  /* ||grad_y g|| at the last lower step */
+    double elapsed;          /* seconds since the run started */
+    int64_t upper_grads;     /* cumulative counts */
+    int64_t lower_grads;
+    int64_t hess_vecs;
+    int64_t cross_vecs;
+    int64_t iterations;      /* CG iterations, Neumann terms or AD steps */
+    double residual;         /* the estimate's residual (CG) */
+    int64_t len_x, len_y;
+    const double *x;         /* x_k */
+    const double *y;         /* y_{k+1} */
+    const double *hypergrad; /* the hypergradient estimate, len_x */
+} rhgd_epoch;
+
+/* The epoch callback returns 0 to continue and nonzero to cancel the run
+ * (status RHGD_STATUS_CANCELLED, not an error). */
+typedef int (*rhgd_epoch_fn)(void *user, const rhgd_epoch *epoch);
+
+/* rhgd_solver_run runs the solver from (x0, y0) (NULL for both: the
+ * problem's starting point) until a stopping rule fires, calling callback
+ * (may be NULL) with user after each epoch. It returns RHGD_OK when the run
+ * ended by a stopping rule (iteration or runtime limit, gradient threshold,
+ * cancellation) and an error code when it diverged or an operation failed;
+ * either way the result and history are then readable, and after an error
+ * x and y are the best iterates seen. */
+RHGD_API int rhgd_solver_run(rhgd_solver s, const double *x0, const double *y0, rhgd_epoch_fn callback,
+                             void *user);
+
+/* rhgd_solver_cancel asks a running solver to stop after its current epoch;
+ * it may be called from any thread, and is a no-op when s is not running. */
+RHGD_API int rhgd_solver_cancel(rhgd_solver s);
+
+/* The outcome of the last run. */
+typedef struct rhgd_result {
+    int32_t status;        /* RHGD_STATUS_* */
+    int32_t error;         /* the code rhgd_solver_run returned */
+    int64_t epochs;
+    double f;              /* f at the last completed epoch */
+    double best_f;         /* the lowest f seen */
+    double hypergrad_norm; /* at the last completed epoch */
+    double runtime;        /* seconds */
+    int64_t upper_grads;
+    int64_t lower_grads;
+    int64_t hess_vecs;
+    int64_t cross_vecs;
+    int64_t iterations;
+    double residual;
+} rhgd_result;
+
+/* rhgd_solver_result fills *out with the last run's outcome; RHGD_EINVAL
+ * before the first run. */
+RHGD_API int rhgd_solver_result(rhgd_solver s, rhgd_result *out);
+
+/* rhgd_solver_x and rhgd_solver_y copy the last run's final x and y into
+ * the len doubles at out; len must be the problem's len_x or len_y. */
+RHGD_API int rhgd_solver_x(rhgd_solver s, int64_t len, double *out);
+RHGD_API int rhgd_solver_y(rhgd_solver s, int64_t len, double *out);
+
+/* Columns of a history row. */
+#define RHGD_HISTORY_EPOCH 0
+#define RHGD_HISTORY_F 1
+#define RHGD_HISTORY_HYPERGRAD_NORM 2
+#define RHGD_HISTORY_LOWER_GRAD_NORM 3
+#define RHGD_HISTORY_ELAPSED 4
+#define RHGD_HISTORY_UPPER_GRADS 5
+#define RHGD_HISTORY_LOWER_GRADS 6
+#define RHGD_HISTORY_HESS_VECS 7
+#define RHGD_HISTORY_CROSS_VECS 8
+#define RHGD_HISTORY_ITERATIONS 9
+#define RHGD_HISTORY_RESIDUAL 10
+#define RHGD_HISTORY_COLS 11
+
+/* rhgd_solver_history sets *nrows to the number of epochs of the last run
+ * and copies min(*nrows, max_rows) rows of RHGD_HISTORY_COLS doubles each,
+ * one per epoch, into rows (which may be NULL when max_rows is 0). */
+RHGD_API int rhgd_solver_history(rhgd_solver s, int64_t max_rows, double *rows, int64_t *nrows);
+
+/* rhgd_solver_free releases a solver handle. */
+RHGD_API int rhgd_solver_free(rhgd_solver s);
+
+/* rhgd_live_handles sets *n to the number of live handles of all kinds
+ * (for leak checks). */
+RHGD_API int rhgd_live_handles(int64_t *n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RHGD_H */

@@ -1,0 +1,405 @@
+//go:build cgo
+
+package main
+
+/*
+#include "rhgd.h"
+*/
+import "C"
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/rhgd/rhgd/solver"
+)
+
+// solverObj is what a solver handle names: RHGD on one problem, with the
+// last run's result and history.
+type solverObj struct {
+	busy
+	prob *problemObj
+	r    *solver.RHGD
+	rec  *recorder
+	desc string // the effective estimator;settings
+	// epochs is the epoch limit, for the history's capacity.
+	epochs int
+	// cancelMu guards cancel, which rhgd_solver_cancel calls from any
+	// thread while the run holds busy.
+	cancelMu sync.Mutex
+	cancel   context.CancelFunc
+	// The last run: ran is set once one started.
+	ran     bool
+	res     *solver.Result
+	runCode int
+}
+
+func (*solverObj) kind() string { return "solver" }
+
+// settingsKeys are rhgd_solver_new's settings, in the order of the
+// effective spec.
+var settingsKeys = []string{"eta_x", "eta_y", "inner", "epochs", "grad_tol", "runtime", "diverge", "fd_step", "seed",
+	"batches", "batch_lower", "batch_upper", "batch_cross", "batch_hess", "batch_report"}
+
+// parseSettings applies a settings spec over s. stochastic is the
+// problem's paper minibatch sizes, if it has them.
+func parseSettings(text string, s *solver.Settings, stochastic *solver.Batches) error {
+	p := &spec{text: text, kv: map[string]string{}, used: map[string]bool{}}
+	if err := p.parseKV("settings", text); err != nil {
+		return err
+	}
+	const what = "settings"
+	var err error
+	float := func(k string, dst *float64, lo float64) {
+		if err == nil {
+			*dst, err = p.float(what, k, *dst, lo)
+		}
+	}
+	integer := func(k string, dst *int) {
+		if err == nil {
+			var v int64
+			v, err = p.int(what, k, int64(*dst), 0, 1<<40)
+			*dst = int(v)
+		}
+	}
+	float("eta_x", &s.EtaX, 0)
+	float("eta_y", &s.EtaY, 0)
+	integer("inner", &s.InnerIters)
+	integer("epochs", &s.Epochs)
+	float("grad_tol", &s.GradTol, 0)
+	rt := s.Runtime.Seconds()
+	float("runtime", &rt, 0)
+	s.Runtime = time.Duration(rt * float64(time.Second))
+	float("diverge", &s.DivergeFactor, 0)
+	float("fd_step", &s.FDStep, 0)
+	if err != nil {
+		return err
+	}
+	if v := p.str("seed", ""); v != "" {
+		seed, perr := strconv.ParseUint(v, 10, 64)
+		if perr != nil {
+			return argf("settings %q: seed=%q is not an unsigned integer", text, v)
+		}
+		s.Seed = seed
+	}
+	switch b := p.str("batches", ""); b {
+	case "":
+	case "full":
+		s.Batches = solver.Batches{}
+	case "paper":
+		if stochastic == nil {
+			return argf("settings %q: batches=paper, but the problem has no paper minibatch sizes", text)
+		}
+		s.Batches = *stochastic
+	default:
+		return argf("settings %q: batches=%q: want paper or full", text, b)
+	}
+	integer("batch_lower", &s.Batches.Lower)
+	integer("batch_upper", &s.Batches.Upper)
+	integer("batch_cross", &s.Batches.Cross)
+	integer("batch_hess", &s.Batches.Hess)
+	integer("batch_report", &s.Batches.Report)
+	if err != nil {
+		return err
+	}
+	return p.done(what)
+}
+
+// settingsString is the effective settings spec of s.
+func settingsString(s *solver.Settings) string {
+	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	return fmt.Sprintf("eta_x=%s,eta_y=%s,inner=%d,epochs=%d,grad_tol=%s,runtime=%s,diverge=%s,fd_step=%s,seed=%d,batch_lower=%d,batch_upper=%d,batch_cross=%d,batch_hess=%d,batch_report=%d",
+		g(s.EtaX), g(s.EtaY), s.InnerIters, s.Epochs, g(s.GradTol), g(s.Runtime.Seconds()), g(s.DivergeFactor), g(s.FDStep),
+		s.Seed, s.Batches.Lower, s.Batches.Upper, s.Batches.Cross, s.Batches.Hess, s.Batches.Report)
+}
+
+// withDefaults fills the zero settings with solver's documented defaults,
+// so that the effective spec says what runs.
+func withDefaults(s solver.Settings) solver.Settings {
+	if s.EtaX == 0 {
+		s.EtaX = 0.1
+	}
+	if s.EtaY == 0 {
+		s.EtaY = 0.1
+	}
+	if s.InnerIters == 0 {
+		s.InnerIters = 20
+	}
+	if s.Epochs == 0 {
+		s.Epochs = 200
+	}
+	if s.DivergeFactor == 0 {
+		s.DivergeFactor = 1e8
+	}
+	if s.FDStep == 0 {
+		s.FDStep = solver.DefaultFDStep
+	}
+	return s
+}
+
+// newSolver builds a solver on o from an estimator spec and settings.
+func newSolver(o *problemObj, est, settings string) (*solverObj, error) {
+	var s solver.Settings
+	var stochastic *solver.Batches
+	if o.inst != nil {
+		s = o.inst.Settings
+		stochastic = o.inst.Stochastic
+	}
+	if err := parseSettings(settings, &s, stochastic); err != nil {
+		return nil, err
+	}
+	s = withDefaults(s)
+	switch {
+	case est != "" && o.inst != nil:
+		e, err := o.inst.Estimator(est)
+		if err != nil {
+			return nil, err
+		}
+		s.Estimator = e
+	case est != "":
+		e, err := solver.ParseEstimator(est)
+		if err != nil {
+			return nil, err
+		}
+		s.Estimator = e
+	}
+	if s.Estimator == nil {
+		s.Estimator = &solver.CG{}
+	}
+	rec := &recorder{}
+	s.Recorder = rec
+	r, err := solver.New(o.p, &s)
+	if err != nil {
+		return nil, err
+	}
+	return &solverObj{prob: o, r: r, rec: rec, epochs: s.Epochs, desc: fmt.Sprint(s.Estimator) + ";" + settingsString(&s)}, nil
+}
+
+//export rhgdgo_solver_new
+func rhgdgo_solver_new(h C.int64_t, est, settings *C.char, out *C.int64_t) C.int {
+	return guard(func() error {
+		if out == nil {
+			return argf("out is NULL")
+		}
+		var e, st string
+		if est != nil {
+			e = C.GoString(est)
+		}
+		if settings != nil {
+			st = C.GoString(settings)
+		}
+		o, err := lookup[*problemObj](&handles, int64(h), "problem")
+		if err != nil {
+			return err
+		}
+		if err := o.acquire("problem"); err != nil {
+			return err
+		}
+		defer o.release()
+		s, err := newSolver(o, e, st)
+		if err != nil {
+			return err
+		}
+		*out = C.int64_t(handles.add(s))
+		return nil
+	})
+}
+
+//export rhgdgo_solver_settings
+func rhgdgo_solver_settings(h C.int64_t, buf *C.char, n C.size_t) C.int {
+	return stringOut(buf, n, func() (string, error) {
+		s, err := lookup[*solverObj](&handles, int64(h), "solver")
+		if err != nil {
+			return "", err
+		}
+		return s.desc, nil
+	})
+}
+
+// run runs s from (x0, y0), or the problem's start when both are nil.
+func (s *solverObj) run(x0, y0 *C.double, fn C.rhgd_epoch_fn, user C.uintptr_t) error {
+	if err := s.acquire("solver"); err != nil {
+		return err
+	}
+	defer s.release()
+	o := s.prob
+	if err := o.acquire("problem (another solver of it is running)"); err != nil {
+		return err
+	}
+	defer o.release()
+	var x, y []float64
+	switch {
+	case x0 == nil && y0 == nil:
+		if o.x0 == nil {
+			return argf("x0 and y0 are NULL and the problem has no starting point")
+		}
+		x, y = o.x0, o.y0
+	case x0 == nil || y0 == nil:
+		return argf("give both x0 and y0, or neither")
+	default:
+		x, y = view(x0, o.p.Mx.Len()), view(y0, o.p.My.Len())
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s.cancelMu.Lock()
+	s.cancel = cancel
+	s.cancelMu.Unlock()
+	defer func() {
+		s.cancelMu.Lock()
+		s.cancel = nil
+		s.cancelMu.Unlock()
+	}()
+	if err := s.rec.begin(s.epochs, o.p.Mx.Len(), o.p.My.Len(), fn, user, cancel); err != nil {
+		return err
+	}
+	defer s.rec.end()
+	s.ran, s.res = true, nil
+	res, err := s.r.Run(ctx, x, y)
+	s.res, s.runCode = res, codeOf(err)
+	if err != nil && res == nil {
+		// Reset rejected the start: the error says which argument.
+		if codeOf(err) == codeInval {
+			return input("start", err)
+		}
+	}
+	return err
+}
+
+//export rhgdgo_solver_run
+func rhgdgo_solver_run(h C.int64_t, x0, y0 *C.double, fn C.rhgd_epoch_fn, user C.uintptr_t) C.int {
+	return guard(func() error {
+		s, err := lookup[*solverObj](&handles, int64(h), "solver")
+		if err != nil {
+			return err
+		}
+		return s.run(x0, y0, fn, user)
+	})
+}
+
+//export rhgdgo_solver_cancel
+func rhgdgo_solver_cancel(h C.int64_t) C.int {
+	return guard(func() error {
+		s, err := lookup[*solverObj](&handles, int64(h), "solver")
+		if err != nil {
+			return err
+		}
+		s.cancelMu.Lock()
+		defer s.cancelMu.Unlock()
+		if s.cancel != nil {
+			s.cancel()
+		}
+		return nil
+	})
+}
+
+// withResult runs fn on the solver h names after a run.
+func withResult(h C.int64_t, fn func(s *solverObj) error) C.int {
+	return guard(func() error {
+		s, err := lookup[*solverObj](&handles, int64(h), "solver")
+		if err != nil {
+			return err
+		}
+		if err := s.acquire("solver"); err != nil {
+			return err
+		}
+		defer s.release()
+		if !s.ran {
+			return argf("the solver has not run yet")
+		}
+		return fn(s)
+	})
+}
+
+//export rhgdgo_solver_result
+func rhgdgo_solver_result(h C.int64_t, out *C.rhgd_result) C.int {
+	return withResult(h, func(s *solverObj) error {
+		if out == nil {
+			return argf("out is NULL")
+		}
+		*out = C.rhgd_result{error: C.int32_t(s.runCode)}
+		if s.res == nil {
+			out.status = C.int32_t(solver.Failure)
+			return nil
+		}
+		r, st := s.res, s.res.Stats
+		out.status = C.int32_t(r.Status)
+		out.epochs = C.int64_t(st.Epochs)
+		out.f, out.best_f, out.hypergrad_norm = C.double(r.F), C.double(r.BestF), C.double(r.HyperGradNorm)
+		out.runtime = C.double(st.Runtime.Seconds())
+		out.upper_grads, out.lower_grads = C.int64_t(st.UpperGrads), C.int64_t(st.LowerGrads)
+		out.hess_vecs, out.cross_vecs, out.iterations = C.int64_t(st.HessVecs), C.int64_t(st.CrossVecs), C.int64_t(st.Iterations)
+		out.residual = C.double(st.Residual)
+		return nil
+	})
+}
+
+// iterate copies the last run's x or y out.
+func iterate(h C.int64_t, n C.int64_t, out *C.double, which string) C.int {
+	return withResult(h, func(s *solverObj) error {
+		if s.res == nil {
+			return argf("the last run did not start (rhgd_solver_run's error says why)")
+		}
+		v := s.res.X
+		if which == "y" {
+			v = s.res.Y
+		}
+		if int64(n) != int64(len(v)) {
+			return argf("len = %d, but %s has %d entries", int64(n), which, len(v))
+		}
+		if out == nil {
+			return argf("out is NULL")
+		}
+		copy(view(out, len(v)), v)
+		return nil
+	})
+}
+
+//export rhgdgo_solver_x
+func rhgdgo_solver_x(h, n C.int64_t, out *C.double) C.int { return iterate(h, n, out, "x") }
+
+//export rhgdgo_solver_y
+func rhgdgo_solver_y(h, n C.int64_t, out *C.double) C.int { return iterate(h, n, out, "y") }
+
+//export rhgdgo_solver_history
+func rhgdgo_solver_history(h, maxRows C.int64_t, rows *C.double, nrows *C.int64_t) C.int {
+	return withResult(h, func(s *solverObj) error {
+		if nrows == nil {
+			return argf("nrows is NULL")
+		}
+		if maxRows < 0 || (maxRows > 0 && rows == nil) {
+			return argf("max_rows = %d with rows %v", int64(maxRows), rows)
+		}
+		hist := s.rec.history
+		*nrows = C.int64_t(len(hist))
+		k := min(int(maxRows), len(hist))
+		if k > 0 {
+			dst := view(rows, k*histCols)
+			for i := range k {
+				copy(dst[i*histCols:], hist[i][:])
+			}
+		}
+		return nil
+	})
+}
+
+//export rhgdgo_solver_free
+func rhgdgo_solver_free(h C.int64_t) C.int {
+	return guard(func() error {
+		_, err := remove[*solverObj](&handles, int64(h), "solver")
+		return err
+	})
+}
+
+//export rhgdgo_live_handles
+func rhgdgo_live_handles(n *C.int64_t) C.int {
+	return guard(func() error {
+		if n == nil {
+			return argf("n is NULL")
+		}
+		*n = C.int64_t(handles.len())
+		return nil
+	})
+}

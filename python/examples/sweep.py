@@ -1,0 +1,113 @@
+#!/usr/bin/python3
+"""A hyperparameter sweep of RHGD over a dask.distributed cluster.
+
+Each task solves one bilevel problem (the paper's synthetic problem with
+one ν, estimator and step size) through the rhgd Python package in a
+worker process; the results are gathered into one table.
+
+    python3 sweep.py                              # a LocalCluster, 2 worker processes
+    python3 sweep.py --scheduler tcp://host:8786  # a running cluster
+    python3 sweep.py --small --csv out.csv
+
+With --scheduler the script connects to that scheduler instead of starting
+a LocalCluster; every worker must be able to import rhgd and load
+librhgd.so (see python/README.md). Dask starts worker processes with
+'spawn', which the Go runtime inside librhgd needs: a forked worker could
+not use it.
+"""
+
+import argparse
+import itertools
+import os
+import socket
+import sys
+
+
+def grid(small=False):
+    """The sweep's tasks: a list of parameter dicts."""
+    if small:
+        nus, ests, etas, seeds, size = [0.01, 0.1], ["hinv", "cg"], [0.5], [1], dict(n=40, d=10, r=4)
+    else:
+        nus, ests, etas, seeds = [0.001, 0.01, 0.1], ["hinv", "cg", "ns", "ad"], [0.25, 0.5], [1, 2]
+        size = dict(n=100, d=50, r=20)  # the paper's
+    return [dict(problem="synthetic", nu=nu, estimator=est, eta=eta, seed=seed, epochs=60, **size)
+            for nu, est, eta, seed in itertools.product(nus, ests, etas, seeds)]
+
+
+def run_task(task):
+    """Solve one task; runs in a worker process. Returns a row of the table."""
+    import rhgd  # imported in the worker: loaded there, never forked into it
+    t = dict(task)
+    name, est, eta, epochs, seed = t.pop("problem"), t.pop("estimator"), t.pop("eta"), t.pop("epochs"), t.pop("seed")
+    p = rhgd.builtin(name, seed=seed, **t)
+    r = rhgd.minimize(p, estimator=est, eta_x=eta, eta_y=eta, epochs=epochs)
+    return dict(task, status=r.status, f=r.f, best_f=r.best_f, hypergrad_norm=r.hypergrad_norm,
+                epochs_run=r.epochs, runtime=r.runtime, worker=f"{socket.gethostname()}:{os.getpid()}")
+
+
+def run_sweep(client, tasks):
+    """Map the tasks over the client's cluster and gather the rows, in the
+    tasks' order."""
+    futures = client.map(run_task, tasks, pure=False)
+    return client.gather(futures)
+
+
+COLUMNS = ["nu", "estimator", "eta", "seed", "status", "f", "best_f", "hypergrad_norm", "runtime", "worker"]
+
+
+def format_table(rows):
+    head = f"{'nu':>7} {'est':>5} {'eta':>5} {'seed':>4} {'status':>15} {'f':>11} {'best f':>11} " \
+           f"{'|hypergrad|':>11} {'s':>6}  worker"
+    lines = [head]
+    for r in rows:
+        lines.append(f"{r['nu']:>7g} {r['estimator']:>5} {r['eta']:>5g} {r['seed']:>4} {r['status']:>15} "
+                     f"{r['f']:>11.6f} {r['best_f']:>11.6f} {r['hypergrad_norm']:>11.3e} {r['runtime']:>6.3f}  "
+                     f"{r['worker']}")
+    return "\n".join(lines)
+
+
+def write_csv(rows, path):
+    import csv
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--scheduler", help="address of a running dask scheduler (default: start a LocalCluster)")
+    ap.add_argument("--workers", type=int, default=2, help="LocalCluster worker processes (default 2)")
+    ap.add_argument("--small", action="store_true", help="a small grid at small sizes (seconds)")
+    ap.add_argument("--csv", help="also write the table to this CSV file")
+    args = ap.parse_args(argv)
+
+    from dask.distributed import Client, LocalCluster
+
+    tasks = grid(args.small)
+    if args.scheduler:
+        client, cluster = Client(args.scheduler), None
+    else:
+        # One thread per worker and one OpenBLAS thread per task: the
+        # workers are the parallelism. RHGD_THREADS sets OpenBLAS's count
+        # when rhgd starts in the worker; the workers inherit RHGD_LIBRARY.
+        cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
+                               dashboard_address=None, env={"RHGD_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"})
+        client = Client(cluster)
+    try:
+        rows = run_sweep(client, tasks)
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+    print(format_table(rows))
+    best = min(rows, key=lambda r: r["best_f"])
+    print(f"\n{len(rows)} runs on {len({r['worker'] for r in rows})} worker process(es); "
+          f"best f = {best['best_f']:.6f} with nu={best['nu']}, {best['estimator']}, eta={best['eta']}")
+    if args.csv:
+        write_csv(rows, args.csv)
+    return rows
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

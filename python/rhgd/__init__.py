@@ -1,0 +1,31 @@
+"""rhgd: Riemannian hypergradient descent for bilevel optimization on
+manifolds (Han, Mishra, Jawanpuria and Takeda, NeurIPS 2024), from Python,
+over the C ABI of the Go library (librhgd.so) with ctypes and numpy.
+
+Importing the package loads nothing: the library is loaded on first use,
+from $RHGD_LIBRARY, the package directory, the repository's build/ or the
+system's search path (see ``_lib.library_path``).
+
+The library carries the Go runtime, which does not survive fork(): a
+process forked after the library was loaded raises ForkError on its first
+call. Use multiprocessing's 'spawn' or 'forkserver' start method (Dask's
+worker processes use spawn), or load rhgd only in the workers.
+"""
+
+from ._lib import (BadHandle, BusyError, CallbackError, ForkError, InternalError, InvalidArgument, NotConverged,
+                   NumericalError, RHGDError, library_path)
+from .kernels import (coupling_retr, expm, expsym, logsym, lyapunov_sym, spd_dist, spd_exp, spd_log, sqrtsym,
+                      stiefel_retr_qr)
+from .solver import (SPD, Coupling, Euclidean, OptimizeResult, Problem, Product, Solver, Stiefel, builtin, info,
+                     init, live_handles, minimize, problem_names, problem_params, set_threads, version)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "RHGDError", "InvalidArgument", "NotConverged", "NumericalError", "BadHandle", "InternalError",
+    "CallbackError", "BusyError", "ForkError", "library_path",
+    "expsym", "logsym", "sqrtsym", "expm", "lyapunov_sym", "spd_exp", "spd_log", "spd_dist", "stiefel_retr_qr",
+    "coupling_retr",
+    "SPD", "Stiefel", "Euclidean", "Coupling", "Product", "Problem", "Solver", "OptimizeResult", "builtin",
+    "minimize", "problem_names", "problem_params", "init", "info", "set_threads", "version", "live_handles",
+]

@@ -1,0 +1,284 @@
+"""Loading librhgd.so, its prototypes, errors and fork detection.
+
+Nothing here touches the library at import time: ``lib()`` loads it on
+first use. The library carries the Go runtime, which does not survive
+``fork()`` (golang/go#15538): a child forked after the load would deadlock
+on its first call, so such a child gets ``ForkError`` instead.
+"""
+
+import ctypes
+import ctypes.util
+import os
+import pathlib
+import threading
+
+__all__ = ["lib", "check", "RHGDError", "InvalidArgument", "NotConverged", "NumericalError",
+           "BadHandle", "InternalError", "CallbackError", "BusyError", "ForkError", "library_path"]
+
+ENV_LIBRARY = "RHGD_LIBRARY"
+
+# Status codes of rhgd.h.
+OK = 0
+EINVAL = -1
+ENOTCONV = -2
+ENUMERIC = -3
+EBADHANDLE = -4
+EINTERNAL = -5
+ECALLBACK = -6
+EBUSY = -7
+
+
+class RHGDError(Exception):
+    """An error the library reported: ``code`` is its status code (negative)
+    and the message is the library's."""
+
+    code = None
+
+    def __init__(self, message, code=None):
+        super().__init__(message)
+        if code is not None:
+            self.code = code
+
+
+class InvalidArgument(RHGDError, ValueError):
+    """RHGD_EINVAL: a bad argument (size, NaN, not symmetric or SPD, off the
+    manifold, a bad setting)."""
+    code = EINVAL
+
+
+class NotConverged(RHGDError, ArithmeticError):
+    """RHGD_ENOTCONV: an iteration (Sinkhorn, LAPACK) did not converge."""
+    code = ENOTCONV
+
+
+class NumericalError(RHGDError, ArithmeticError):
+    """RHGD_ENUMERIC: not positive definite, singular, overflow, divergence."""
+    code = ENUMERIC
+
+
+class BadHandle(RHGDError):
+    """RHGD_EBADHANDLE: an unknown or freed handle."""
+    code = EBADHANDLE
+
+
+class InternalError(RHGDError):
+    """RHGD_EINTERNAL: a defect in rhgd, caught at the library's boundary."""
+    code = EINTERNAL
+
+
+class CallbackError(RHGDError):
+    """RHGD_ECALLBACK: one of your callbacks failed (its exception, if any,
+    is the ``__cause__``)."""
+    code = ECALLBACK
+
+
+class BusyError(RHGDError):
+    """RHGD_EBUSY: the object is in use by another call (another thread)."""
+    code = EBUSY
+
+
+class ForkError(RuntimeError):
+    """librhgd was loaded before this process was forked; the Go runtime in
+    it does not survive fork(), so this process cannot use it."""
+
+
+_ERRORS = {c.code: c for c in (InvalidArgument, NotConverged, NumericalError, BadHandle,
+                               InternalError, CallbackError, BusyError)}
+
+_lock = threading.Lock()
+_lib = None          # the loaded CDLL
+_loaded_pid = None   # the process that loaded it
+_forked = False      # set in a child forked after the load
+
+
+def _after_fork_in_child():
+    global _forked
+    if _lib is not None:
+        _forked = True
+
+
+# Registering the hook is not a load: nothing else happens at import.
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+_FORK_MESSAGE = (
+    "rhgd: librhgd was loaded in process {parent} before it forked this process ({child}); "
+    "the Go runtime inside it does not survive fork() (golang/go#15538), so calling it here "
+    "would deadlock. Start workers with the 'spawn' or 'forkserver' start method "
+    "(multiprocessing.get_context('spawn'), or "
+    "concurrent.futures.ProcessPoolExecutor(mp_context=multiprocessing.get_context('spawn'))), "
+    "or use rhgd only in the children.")
+
+
+def forked():
+    """Whether this process was forked after librhgd was loaded."""
+    return _forked or (_lib is not None and os.getpid() != _loaded_pid)
+
+
+def library_path():
+    """The library file to load: $RHGD_LIBRARY, then librhgd.so inside the
+    package, then build/librhgd.so of the repository the package sits in,
+    then the system's search path."""
+    env = os.environ.get(ENV_LIBRARY)
+    if env:
+        return env
+    here = pathlib.Path(__file__).resolve().parent
+    for cand in (here / "librhgd.so", here.parent.parent / "build" / "librhgd.so"):
+        if cand.is_file():
+            return str(cand)
+    found = ctypes.util.find_library("rhgd")
+    return found or "librhgd.so"
+
+
+def lib():
+    """The loaded library, loading it on first use."""
+    global _lib, _loaded_pid
+    if _lib is not None and not _forked and os.getpid() == _loaded_pid:
+        return _lib
+    if forked():
+        raise ForkError(_FORK_MESSAGE.format(parent=_loaded_pid, child=os.getpid()))
+    with _lock:
+        if _lib is None:
+            path = library_path()
+            try:
+                handle = ctypes.CDLL(path)
+            except OSError as e:
+                raise OSError(f"rhgd: cannot load the library {path!r} ({e}); build it with `make lib` "
+                              f"and set ${ENV_LIBRARY} to build/librhgd.so") from None
+            _prototypes(handle)
+            _loaded_pid = os.getpid()
+            _lib = handle
+    return _lib
+
+
+def last_error():
+    """The calling thread's last error message."""
+    buf = ctypes.create_string_buffer(4096)
+    _lib.rhgd_last_error(buf, len(buf))
+    return buf.value.decode("utf-8", "replace")
+
+
+def check(rc):
+    """Raise the exception for a negative status code; return rc otherwise.
+    Must run on the thread that made the call (ctypes calls do)."""
+    if rc >= 0:
+        return rc
+    raise _ERRORS.get(rc, RHGDError)(last_error(), rc)
+
+
+def copy_out(fn, *args):
+    """Call a string-returning function fn(*args, buf, len) and return the
+    whole string, growing the buffer when it was cut."""
+    size = 1024
+    while True:
+        buf = ctypes.create_string_buffer(size)
+        n = check(fn(*args, buf, size))
+        if n < size:
+            return buf.value.decode("utf-8", "replace")
+        size = n + 1
+
+
+# ctypes types of rhgd.h.
+c_int, c_i64, c_u64, c_dbl, c_size, c_char_p, c_void_p = (
+    ctypes.c_int, ctypes.c_int64, ctypes.c_uint64, ctypes.c_double, ctypes.c_size_t, ctypes.c_char_p,
+    ctypes.c_void_p)
+P = c_void_p  # double * / const double *, passed as addresses
+PI64 = ctypes.POINTER(c_i64)
+
+VALUE_FN = ctypes.CFUNCTYPE(c_int, c_void_p, c_void_p, c_void_p, c_void_p)
+HVP_FN = ctypes.CFUNCTYPE(c_int, c_void_p, c_void_p, c_void_p, c_void_p, c_void_p)
+
+
+class Oracles(ctypes.Structure):
+    _fields_ = [("f", VALUE_FN), ("grad_fx", VALUE_FN), ("grad_fy", VALUE_FN), ("g", VALUE_FN),
+                ("grad_gx", VALUE_FN), ("grad_gy", VALUE_FN), ("hess_gy", HVP_FN), ("cross_gxy", HVP_FN),
+                ("cross_gyx", HVP_FN), ("hess_gy_inv", HVP_FN)]
+
+
+class Epoch(ctypes.Structure):
+    _fields_ = [("epoch", c_i64), ("f", c_dbl), ("hypergrad_norm", c_dbl), ("lower_grad_norm", c_dbl),
+                ("elapsed", c_dbl), ("upper_grads", c_i64), ("lower_grads", c_i64), ("hess_vecs", c_i64),
+                ("cross_vecs", c_i64), ("iterations", c_i64), ("residual", c_dbl), ("len_x", c_i64),
+                ("len_y", c_i64), ("x", c_void_p), ("y", c_void_p), ("hypergrad", c_void_p)]
+
+
+EPOCH_FN = ctypes.CFUNCTYPE(c_int, c_void_p, ctypes.POINTER(Epoch))
+
+
+class Result(ctypes.Structure):
+    _fields_ = [("status", ctypes.c_int32), ("error", ctypes.c_int32), ("epochs", c_i64), ("f", c_dbl),
+                ("best_f", c_dbl), ("hypergrad_norm", c_dbl), ("runtime", c_dbl), ("upper_grads", c_i64),
+                ("lower_grads", c_i64), ("hess_vecs", c_i64), ("cross_vecs", c_i64), ("iterations", c_i64),
+                ("residual", c_dbl)]
+
+
+HISTORY_COLS = 11
+HISTORY_NAMES = ("epoch", "f", "hypergrad_norm", "lower_grad_norm", "elapsed", "upper_grads", "lower_grads",
+                 "hess_vecs", "cross_vecs", "iterations", "residual")
+
+_PROTOS = {
+    "rhgd_last_error": (c_int, [c_char_p, c_size]),
+    "rhgd_version": (c_char_p, []),
+    "rhgd_strerror": (c_char_p, [c_int]),
+    "rhgd_status_string": (c_char_p, [c_int]),
+    "rhgd_init": (c_int, [c_char_p, c_i64, c_int]),
+    "rhgd_set_threads": (c_int, [c_i64]),
+    "rhgd_info": (c_int, [c_char_p, c_size]),
+    "rhgd_expsym": (c_int, [c_i64, P, P]),
+    "rhgd_logsym": (c_int, [c_i64, P, P]),
+    "rhgd_sqrtsym": (c_int, [c_i64, P, P]),
+    "rhgd_expm": (c_int, [c_i64, P, P]),
+    "rhgd_lyapunov_sym": (c_int, [c_i64, P, P, P]),
+    "rhgd_spd_exp": (c_int, [c_i64, P, P, P]),
+    "rhgd_spd_log": (c_int, [c_i64, P, P, P]),
+    "rhgd_spd_dist": (c_int, [c_i64, P, P, ctypes.POINTER(c_dbl)]),
+    "rhgd_stiefel_retr_qr": (c_int, [c_i64, c_i64, P, P, P]),
+    "rhgd_coupling_retr": (c_int, [c_i64, c_i64, P, P, P, P, P]),
+    "rhgd_manifold_new": (c_int, [c_char_p, PI64]),
+    "rhgd_manifold_coupling": (c_int, [c_i64, c_i64, P, P, c_char_p, PI64]),
+    "rhgd_manifold_product": (c_int, [c_i64, PI64, PI64]),
+    "rhgd_manifold_free": (c_int, [c_i64]),
+    "rhgd_manifold_len": (c_int, [c_i64, PI64, PI64]),
+    "rhgd_manifold_check_point": (c_int, [c_i64, P]),
+    "rhgd_manifold_rand_point": (c_int, [c_i64, c_u64, P]),
+    "rhgd_manifold_project": (c_int, [c_i64, P, P, P]),
+    "rhgd_manifold_retract": (c_int, [c_i64, P, P, c_dbl, P]),
+    "rhgd_problem_names": (c_int, [c_char_p, c_size]),
+    "rhgd_problem_params": (c_int, [c_char_p, c_char_p, c_size]),
+    "rhgd_problem_builtin": (c_int, [c_char_p, c_i64, ctypes.POINTER(c_char_p), c_char_p, c_u64, PI64]),
+    "rhgd_problem_callbacks": (c_int, [c_i64, c_i64, ctypes.POINTER(Oracles), c_int, c_void_p, PI64]),
+    "rhgd_problem_free": (c_int, [c_i64]),
+    "rhgd_problem_dims": (c_int, [c_i64, PI64, PI64]),
+    "rhgd_problem_start": (c_int, [c_i64, P, P]),
+    "rhgd_problem_set_start": (c_int, [c_i64, P, P]),
+    "rhgd_problem_describe": (c_int, [c_i64, c_char_p, c_size]),
+    "rhgd_problem_oracle": (c_int, [c_i64, c_char_p, P, P, P, P]),
+    "rhgd_problem_accuracy": (c_int, [c_i64, P, P, ctypes.POINTER(c_dbl)]),
+    "rhgd_solver_new": (c_int, [c_i64, c_char_p, c_char_p, PI64]),
+    "rhgd_solver_settings": (c_int, [c_i64, c_char_p, c_size]),
+    "rhgd_solver_run": (c_int, [c_i64, P, P, EPOCH_FN, c_void_p]),
+    "rhgd_solver_cancel": (c_int, [c_i64]),
+    "rhgd_solver_result": (c_int, [c_i64, ctypes.POINTER(Result)]),
+    "rhgd_solver_x": (c_int, [c_i64, c_i64, P]),
+    "rhgd_solver_y": (c_int, [c_i64, c_i64, P]),
+    "rhgd_solver_history": (c_int, [c_i64, c_i64, P, PI64]),
+    "rhgd_solver_free": (c_int, [c_i64]),
+    "rhgd_live_handles": (c_int, [PI64]),
+}
+
+
+def _prototypes(handle):
+    for name, (res, args) in _PROTOS.items():
+        fn = getattr(handle, name)
+        fn.restype = res
+        fn.argtypes = args
+
+
+def free_handle(kind, h, pid):
+    """Free a handle from a finalizer: quietly, and never in a forked child
+    or a process that did not create it."""
+    if _lib is None or forked() or os.getpid() != pid or h == 0:
+        return
+    try:
+        getattr(_lib, f"rhgd_{kind}_free")(h)
+    except Exception:  # interpreter shutdown
+        pass

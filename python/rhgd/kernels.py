@@ -1,0 +1,139 @@
+"""Matrix kernels of librhgd on numpy arrays.
+
+Inputs that are C-contiguous float64 arrays are passed to the library
+without a copy; anything else is copied once (np.ascontiguousarray). The
+result is a new array, or ``out`` when given (C-contiguous float64 of the
+right shape; it may be an input, for in-place work). The library checks
+the values (finite, symmetric, positive definite, on the manifold); the
+shapes are checked here, since C cannot see an array's size.
+"""
+
+import ctypes
+
+import numpy as np
+
+from . import _lib
+
+__all__ = ["expsym", "logsym", "sqrtsym", "expm", "lyapunov_sym", "spd_exp", "spd_log", "spd_dist",
+           "stiefel_retr_qr", "coupling_retr"]
+
+_F64 = np.float64
+
+
+def _arr(a, name):
+    a = np.ascontiguousarray(a, dtype=_F64)
+    if a.ndim != 2:
+        raise ValueError(f"rhgd: {name} must be a 2-D array, got shape {a.shape}")
+    return a
+
+
+def _square(a, name):
+    a = _arr(a, name)
+    if a.shape[0] != a.shape[1] or a.shape[0] == 0:
+        raise ValueError(f"rhgd: {name} must be a non-empty square matrix, got shape {a.shape}")
+    return a
+
+
+def _same(a, shape, name):
+    a = _arr(a, name)
+    if a.shape != shape:
+        raise ValueError(f"rhgd: {name} has shape {a.shape}, want {shape}")
+    return a
+
+
+def _out(out, shape):
+    if out is None:
+        return np.empty(shape, dtype=_F64)
+    if not isinstance(out, np.ndarray) or out.dtype != _F64 or not out.flags.c_contiguous \
+            or not out.flags.writeable or out.shape != shape:
+        raise ValueError(f"rhgd: out must be a writeable C-contiguous float64 array of shape {shape}")
+    return out
+
+
+def _unary(fn_name, a, out):
+    a = _square(a, "a")
+    out = _out(out, a.shape)
+    lib = _lib.lib()
+    _lib.check(getattr(lib, fn_name)(a.shape[0], a.ctypes.data, out.ctypes.data))
+    return out
+
+
+def expsym(a, out=None):
+    """exp(A) of a symmetric matrix, from one eigendecomposition."""
+    return _unary("rhgd_expsym", a, out)
+
+
+def logsym(a, out=None):
+    """The principal logarithm of an SPD matrix."""
+    return _unary("rhgd_logsym", a, out)
+
+
+def sqrtsym(a, out=None):
+    """The SPD square root of an SPD matrix."""
+    return _unary("rhgd_sqrtsym", a, out)
+
+
+def expm(a, out=None):
+    """e^A of a general square matrix (scaling and squaring)."""
+    return _unary("rhgd_expm", a, out)
+
+
+def lyapunov_sym(a, c, out=None):
+    """The solution X of A X + X A = C for symmetric A (SPD in the intended
+    use) and symmetric C."""
+    a = _square(a, "a")
+    c = _same(c, a.shape, "c")
+    out = _out(out, a.shape)
+    _lib.check(_lib.lib().rhgd_lyapunov_sym(a.shape[0], a.ctypes.data, c.ctypes.data, out.ctypes.data))
+    return out
+
+
+def spd_exp(x, u, out=None):
+    """Exp_X(U), the exponential map of the affine-invariant metric."""
+    x = _square(x, "x")
+    u = _same(u, x.shape, "u")
+    out = _out(out, x.shape)
+    _lib.check(_lib.lib().rhgd_spd_exp(x.shape[0], x.ctypes.data, u.ctypes.data, out.ctypes.data))
+    return out
+
+
+def spd_log(x, y, out=None):
+    """Log_X(Y), the inverse of spd_exp."""
+    x = _square(x, "x")
+    y = _same(y, x.shape, "y")
+    out = _out(out, x.shape)
+    _lib.check(_lib.lib().rhgd_spd_log(x.shape[0], x.ctypes.data, y.ctypes.data, out.ctypes.data))
+    return out
+
+
+def spd_dist(x, y):
+    """The affine-invariant distance ||log(X^-1/2 Y X^-1/2)||_F."""
+    x = _square(x, "x")
+    y = _same(y, x.shape, "y")
+    d = ctypes.c_double()
+    _lib.check(_lib.lib().rhgd_spd_dist(x.shape[0], x.ctypes.data, y.ctypes.data, ctypes.byref(d)))
+    return d.value
+
+
+def stiefel_retr_qr(x, u, out=None):
+    """The QR retraction qf(X + U) on St(n, p) (R with a positive diagonal)."""
+    x = _arr(x, "x")
+    u = _same(u, x.shape, "u")
+    out = _out(out, x.shape)
+    n, p = x.shape
+    _lib.check(_lib.lib().rhgd_stiefel_retr_qr(n, p, x.ctypes.data, u.ctypes.data, out.ctypes.data))
+    return out
+
+
+def coupling_retr(a, b, gamma, u, out=None):
+    """The Sinkhorn retraction onto the couplings of the marginals a (m) and
+    b (n): Sinkhorn(Gamma * exp(U / Gamma))."""
+    a = np.ascontiguousarray(a, dtype=_F64).ravel()
+    b = np.ascontiguousarray(b, dtype=_F64).ravel()
+    shape = (a.size, b.size)
+    gamma = _same(gamma, shape, "gamma")
+    u = _same(u, shape, "u")
+    out = _out(out, shape)
+    _lib.check(_lib.lib().rhgd_coupling_retr(shape[0], shape[1], a.ctypes.data, b.ctypes.data,
+                                             gamma.ctypes.data, u.ctypes.data, out.ctypes.data))
+    return out

@@ -1,0 +1,594 @@
+"""Manifolds, problems and RHGD runs over librhgd's handles."""
+
+import ctypes
+import json
+import os
+import signal
+import tempfile
+import threading
+import weakref
+
+import numpy as np
+
+from . import _lib
+
+__all__ = ["SPD", "Stiefel", "Euclidean", "Coupling", "Product", "Problem", "Solver", "OptimizeResult",
+           "builtin", "minimize", "problem_names", "problem_params", "init", "info", "set_threads",
+           "version", "live_handles"]
+
+_F64 = np.float64
+
+
+def _new_handle(fn, *args):
+    h = ctypes.c_int64()
+    _lib.check(fn(*args, ctypes.byref(h)))
+    return h.value
+
+
+class _Handle:
+    """A library handle freed when the Python object goes away."""
+
+    _kind = None
+
+    def _own(self, h):
+        self._h = h
+        self._finalizer = weakref.finalize(self, _lib.free_handle, self._kind, h, os.getpid())
+
+    @property
+    def handle(self):
+        """The library's handle (an int)."""
+        return self._h
+
+    def free(self):
+        """Free the handle now (it is freed on garbage collection anyway)."""
+        self._finalizer()
+
+
+# ---------------------------------------------------------------- manifolds
+
+
+class Manifold(_Handle):
+    """A manifold of librhgd. Points and tangent vectors are numpy arrays of
+    ``shape``; the library sees them flattened, row-major."""
+
+    _kind = "manifold"
+
+    def __init__(self, spec, shape):
+        self.spec = spec
+        self.shape = tuple(shape)
+        self._own(_new_handle(_lib.lib().rhgd_manifold_new, spec.encode()))
+        self._lens()
+
+    def _lens(self):
+        n, d = ctypes.c_int64(), ctypes.c_int64()
+        _lib.check(_lib.lib().rhgd_manifold_len(self._h, ctypes.byref(n), ctypes.byref(d)))
+        self.size, self.dim = n.value, d.value
+
+    def _flat(self, x, name):
+        a = np.ascontiguousarray(x, dtype=_F64)
+        if a.size != self.size:
+            raise ValueError(f"rhgd: {name} has {a.size} entries, the manifold {self.spec} needs {self.size}")
+        return a
+
+    def rand_point(self, seed=0):
+        """A random point drawn from seed."""
+        out = np.empty(self.shape, dtype=_F64)
+        _lib.check(_lib.lib().rhgd_manifold_rand_point(self._h, seed, out.ctypes.data))
+        return out
+
+    def check_point(self, x):
+        """Raise InvalidArgument, saying what is wrong, unless x is a point."""
+        x = self._flat(x, "x")
+        _lib.check(_lib.lib().rhgd_manifold_check_point(self._h, x.ctypes.data))
+
+    def project(self, x, v):
+        """The projection of the ambient v onto the tangent space at x."""
+        x, v = self._flat(x, "x"), self._flat(v, "v")
+        out = np.empty(self.shape, dtype=_F64)
+        _lib.check(_lib.lib().rhgd_manifold_project(self._h, x.ctypes.data, v.ctypes.data, out.ctypes.data))
+        return out
+
+    def retract(self, x, u, t=1.0):
+        """R_x(t u), the manifold's retraction."""
+        x, u = self._flat(x, "x"), self._flat(u, "u")
+        out = np.empty(self.shape, dtype=_F64)
+        _lib.check(_lib.lib().rhgd_manifold_retract(self._h, x.ctypes.data, u.ctypes.data, float(t),
+                                                     out.ctypes.data))
+        return out
+
+    def __repr__(self):
+        return f"<rhgd manifold {self.spec}>"
+
+
+class SPD(Manifold):
+    """n x n symmetric positive definite matrices, affine-invariant metric.
+    retraction: 'second-order' (default) or 'exp'; transport: 'identity'
+    (default) or 'parallel'."""
+
+    def __init__(self, n, retraction="second-order", transport="identity"):
+        super().__init__(f"spd:n={int(n)},retr={retraction},transport={transport}", (n, n))
+
+
+class Stiefel(Manifold):
+    """St(n, p), n x p matrices with orthonormal columns, embedded metric.
+    retraction: 'qr' (default), 'polar', 'cayley' or 'exp'."""
+
+    def __init__(self, n, p, retraction="qr"):
+        super().__init__(f"stiefel:n={int(n)},p={int(p)},retr={retraction}", (n, p))
+
+
+class Euclidean(Manifold):
+    """R^(r x c) (a vector of length r when c is None)."""
+
+    def __init__(self, r, c=None):
+        shape = (r,) if c is None else (r, c)
+        super().__init__(f"euclid:r={int(r)},c={1 if c is None else int(c)}", shape)
+
+
+class Coupling(Manifold):
+    """m x n couplings (transport plans) of the marginals a and b, Fisher
+    metric; maxiter and tol set the retraction's Sinkhorn iterations."""
+
+    def __init__(self, a, b, maxiter=None, tol=None):
+        a = np.ascontiguousarray(a, dtype=_F64).ravel()
+        b = np.ascontiguousarray(b, dtype=_F64).ravel()
+        opts = ",".join(f"{k}={v!r}" for k, v in (("maxiter", maxiter), ("tol", tol)) if v is not None)
+        self.spec = f"coupling:m={a.size},n={b.size}" + ("," + opts if opts else "")
+        self.shape = (a.size, b.size)
+        self.a, self.b = a, b
+        self._own(_new_handle(_lib.lib().rhgd_manifold_coupling, a.size, b.size, a.ctypes.data, b.ctypes.data,
+                              opts.encode() if opts else None))
+        self._lens()
+
+
+class Product(Manifold):
+    """M_1 x ... x M_k; a point is the concatenation of the factors'
+    flattened arrays (``split`` views the parts)."""
+
+    def __init__(self, *factors):
+        if not factors or not all(isinstance(m, Manifold) for m in factors):
+            raise ValueError("rhgd: Product takes one or more manifolds")
+        self.factors = factors
+        hs = (ctypes.c_int64 * len(factors))(*[m.handle for m in factors])
+        self.spec = "product(" + "; ".join(m.spec for m in factors) + ")"
+        self._own(_new_handle(_lib.lib().rhgd_manifold_product, len(factors), hs))
+        self._lens()
+        self.shape = (self.size,)
+
+    def split(self, x):
+        """Views of x's parts, each in its factor's shape."""
+        out, k = [], 0
+        x = np.asarray(x).ravel()
+        for m in self.factors:
+            out.append(x[k:k + m.size].reshape(m.shape))
+            k += m.size
+        return out
+
+
+# ---------------------------------------------------------------- problems
+
+
+def _view(ptr, n):
+    """The n doubles at address ptr, as a numpy array (no copy)."""
+    return np.ctypeslib.as_array((ctypes.c_double * n).from_address(ptr))
+
+
+_ORACLES = ("f", "grad_fx", "grad_fy", "g", "grad_gx", "grad_gy", "hess_gy", "cross_gxy", "cross_gyx",
+            "hess_gy_inv")
+
+
+class Problem(_Handle):
+    """A bilevel problem min_x f(x, y*(x)), y*(x) = argmin_y g(x, y).
+
+    Give it by Python callables on numpy arrays (shaped like the manifolds'
+    points): ``f(x, y) -> float``, ``grad_fx(x, y)``, ``grad_fy(x, y)``,
+    ``grad_gy(x, y) -> array``, and optionally ``g``, ``grad_gx`` (lets the
+    library fill cross_gxy by finite differences), ``hess_gy(x, y, v)``,
+    ``cross_gxy(x, y, v)`` (D_y grad_x g [v], v tangent at y),
+    ``cross_gyx(x, y, u)`` and ``hess_gy_inv(x, y, v)`` (Riemannian only).
+    gradients='euclidean' (default) converts Euclidean derivatives with the
+    manifolds; 'riemannian' takes them as they are. x and y are copies, safe
+    to keep. Or use ``builtin`` for rhgd's ready-made problems.
+    """
+
+    _kind = "problem"
+
+    def __init__(self, mx, my, f, grad_fx, grad_fy, grad_gy, g=None, grad_gx=None, hess_gy=None,
+                 cross_gxy=None, cross_gyx=None, hess_gy_inv=None, gradients="euclidean", x0=None, y0=None):
+        if gradients not in ("euclidean", "riemannian"):
+            raise ValueError("rhgd: gradients must be 'euclidean' or 'riemannian'")
+        self.mx, self.my = mx, my
+        self.builtin_name = None
+        self.error = None  # the first exception a callback raised in the current run
+        fns = dict(f=f, grad_fx=grad_fx, grad_fy=grad_fy, g=g, grad_gx=grad_gx, grad_gy=grad_gy,
+                   hess_gy=hess_gy, cross_gxy=cross_gxy, cross_gyx=cross_gyx, hess_gy_inv=hess_gy_inv)
+        lx, ly, sx, sy = mx.size, my.size, mx.shape, my.shape
+        out_len = dict(f=1, g=1, grad_fx=lx, grad_gx=lx, grad_fy=ly, grad_gy=ly, hess_gy=ly, hess_gy_inv=ly,
+                       cross_gxy=lx, cross_gyx=ly)
+        v_len = dict(hess_gy=(ly, sy), hess_gy_inv=(ly, sy), cross_gxy=(ly, sy), cross_gyx=(lx, sx))
+        self._c = {}  # the ctypes callbacks: alive as long as the problem
+        o = _lib.Oracles()
+        for name in _ORACLES:
+            fn = fns[name]
+            if fn is None:
+                continue
+            if name in v_len:
+                cb = _lib.HVP_FN(self._hvp(fn, name, sx, sy, v_len[name], out_len[name]))
+            elif name in ("f", "g"):
+                cb = _lib.VALUE_FN(self._value(fn, name, sx, sy))
+            else:
+                cb = _lib.VALUE_FN(self._grad(fn, name, sx, sy, out_len[name]))
+            self._c[name] = cb
+            setattr(o, name, cb)
+        flags = 1 if gradients == "euclidean" else 0
+        self._own(_new_handle(_lib.lib().rhgd_problem_callbacks, mx.handle, my.handle, ctypes.byref(o), flags, None))
+        self._dims()
+        if x0 is not None or y0 is not None:
+            self.set_start(x0, y0)
+
+    # The wrappers catch every exception (nothing may unwind into C), keep
+    # the first and return nonzero, which stops the run.
+    def _fail(self, name, e):
+        if self.error is None:
+            self.error = e
+        return 1
+
+    def _value(self, fn, name, sx, sy):
+        lx, ly = int(np.prod(sx)), int(np.prod(sy))
+
+        def cb(user, x, y, out):
+            try:
+                v = float(fn(_view(x, lx).reshape(sx).copy(), _view(y, ly).reshape(sy).copy()))
+                ctypes.c_double.from_address(out).value = v
+                return 0
+            except BaseException as e:
+                return self._fail(name, e)
+        return cb
+
+    def _grad(self, fn, name, sx, sy, n):
+        lx, ly = int(np.prod(sx)), int(np.prod(sy))
+
+        def cb(user, x, y, out):
+            try:
+                r = np.asarray(fn(_view(x, lx).reshape(sx).copy(), _view(y, ly).reshape(sy).copy()), dtype=_F64)
+                if r.size != n:
+                    raise ValueError(f"rhgd: {name} returned {r.size} entries, want {n}")
+                _view(out, n)[:] = r.ravel()
+                return 0
+            except BaseException as e:
+                return self._fail(name, e)
+        return cb
+
+    def _hvp(self, fn, name, sx, sy, vshape, n):
+        lx, ly = int(np.prod(sx)), int(np.prod(sy))
+        lv, sv = vshape
+
+        def cb(user, x, y, v, out):
+            try:
+                r = np.asarray(fn(_view(x, lx).reshape(sx).copy(), _view(y, ly).reshape(sy).copy(),
+                                  _view(v, lv).reshape(sv).copy()), dtype=_F64)
+                if r.size != n:
+                    raise ValueError(f"rhgd: {name} returned {r.size} entries, want {n}")
+                _view(out, n)[:] = r.ravel()
+                return 0
+            except BaseException as e:
+                return self._fail(name, e)
+        return cb
+
+    def _dims(self):
+        lx, ly = ctypes.c_int64(), ctypes.c_int64()
+        _lib.check(_lib.lib().rhgd_problem_dims(self._h, ctypes.byref(lx), ctypes.byref(ly)))
+        self.len_x, self.len_y = lx.value, ly.value
+
+    @property
+    def describe(self):
+        """One line saying what the problem is."""
+        return _lib.copy_out(_lib.lib().rhgd_problem_describe, self._h)
+
+    def start(self):
+        """The starting point (x0, y0) as flat arrays; InvalidArgument if
+        there is none."""
+        x0, y0 = np.empty(self.len_x), np.empty(self.len_y)
+        _lib.check(_lib.lib().rhgd_problem_start(self._h, x0.ctypes.data, y0.ctypes.data))
+        return x0, y0
+
+    def set_start(self, x0, y0):
+        """Set the starting point (checked to be on the manifolds)."""
+        x0, y0 = self._flat(x0, self.len_x, "x0"), self._flat(y0, self.len_y, "y0")
+        _lib.check(_lib.lib().rhgd_problem_set_start(self._h, x0.ctypes.data, y0.ctypes.data))
+
+    @staticmethod
+    def _flat(a, n, name):
+        a = np.ascontiguousarray(a, dtype=_F64)
+        if a.size != n:
+            raise ValueError(f"rhgd: {name} has {a.size} entries, want {n}")
+        return a
+
+    def oracle(self, name, x, y, v=None):
+        """Evaluate one oracle at (x, y) (and v), Riemannian, the second-order
+        ones by finite differences where the problem lacks them."""
+        x, y = self._flat(x, self.len_x, "x"), self._flat(y, self.len_y, "y")
+        n = dict(f=1, g=1, grad_fx=self.len_x, grad_gx=self.len_x, cross_gxy=self.len_x).get(name, self.len_y)
+        vp = None
+        if v is not None:
+            v = self._flat(v, self.len_x if name == "cross_gyx" else self.len_y, "v")
+            vp = v.ctypes.data
+        out = np.empty(n)
+        self.error = None
+        rc = _lib.lib().rhgd_problem_oracle(self._h, name.encode(), x.ctypes.data, y.ctypes.data, vp,
+                                            out.ctypes.data)
+        _raise_callback(rc, self)
+        return out[0] if n == 1 and name in ("f", "g") else out
+
+    def accuracy(self, x, y):
+        """The classification accuracy in percent that a built-in
+        application reaches with (x, y); InvalidArgument for problems
+        without one."""
+        x, y = self._flat(x, self.len_x, "x"), self._flat(y, self.len_y, "y")
+        a = ctypes.c_double()
+        _lib.check(_lib.lib().rhgd_problem_accuracy(self._h, x.ctypes.data, y.ctypes.data, ctypes.byref(a)))
+        return a.value
+
+    def __repr__(self):
+        return f"<rhgd problem {self.describe}>"
+
+
+def _raise_callback(rc, problem):
+    """check(rc), re-raising a callback's own exception as the cause."""
+    err = problem.error if problem is not None else None
+    if problem is not None:
+        problem.error = None
+    if rc >= 0:
+        return
+    try:
+        _lib.check(rc)
+    except _lib.RHGDError as e:
+        if err is not None:
+            if isinstance(err, (KeyboardInterrupt, SystemExit)):
+                raise err
+            raise e from err
+        raise
+
+
+def problem_names():
+    """The names of rhgd's built-in problems."""
+    s = _lib.copy_out(_lib.lib().rhgd_problem_names)
+    return s.split(",") if s else []
+
+
+def problem_params(name):
+    """A built-in problem's parameters: {key: (default, description)}."""
+    s = _lib.copy_out(_lib.lib().rhgd_problem_params, name.encode())
+    out = {}
+    for line in s.splitlines():
+        kv, _, desc = line.partition("\t")
+        k, _, d = kv.partition("=")
+        out[k] = (d, desc)
+    return out
+
+
+def builtin(name, data=None, seed=0, **params):
+    """One of rhgd's built-in problems by name (problem_names() lists them),
+    with its parameters as keywords (problem_params(name) lists them).
+
+    data is None (generated or built-in data), a path to a .npz file, or a
+    dict of numpy arrays, which is written to a temporary .npz (for the
+    synthetic problem: X (n x d), Y (n x r), optionally W0, M0, nu).
+    """
+    lib = _lib.lib()
+    items = [f"{k}={_fmt(v)}".encode() for k, v in params.items()]
+    arr = (ctypes.c_char_p * max(1, len(items)))(*items)
+    tmp = None
+    try:
+        if isinstance(data, dict):
+            fd, tmp = tempfile.mkstemp(suffix=".npz", prefix="rhgd-")
+            os.close(fd)
+            np.savez(tmp, **{k: np.asarray(v, dtype=_F64) for k, v in data.items()})
+            data = tmp
+        p = Problem.__new__(Problem)
+        p._own(_new_handle(lib.rhgd_problem_builtin, name.encode(), len(items), arr,
+                           None if data is None else os.fsencode(data), seed))
+    finally:
+        if tmp is not None:
+            os.unlink(tmp)
+    p.builtin_name, p.error, p._c, p.mx, p.my = name, None, {}, None, None
+    p._dims()
+    return p
+
+
+def _fmt(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+# ---------------------------------------------------------------- solvers
+
+
+class OptimizeResult(dict):
+    """The outcome of a run: x, y (shaped like the manifolds' points when
+    known), status (a name such as 'IterationLimit'), success, epochs, f,
+    best_f, hypergrad_norm, runtime (seconds), counts, history (a dict of
+    per-epoch numpy arrays: epoch, f, hypergrad_norm, lower_grad_norm,
+    elapsed, upper_grads, lower_grads, hess_vecs, cross_vecs, iterations,
+    residual) and settings (the effective estimator;settings). Keys are
+    also attributes."""
+
+    def __getattr__(self, k):
+        try:
+            return self[k]
+        except KeyError:
+            raise AttributeError(k) from None
+
+
+class Solver(_Handle):
+    """RHGD on one problem with an estimator spec ('hinv', 'cg:tol=1e-8',
+    'ns:gamma=1,terms=50', 'ad'; None: the problem's default) and settings
+    (eta_x, eta_y, inner, epochs, grad_tol, runtime, diverge, fd_step,
+    seed, batches, batch_*; see rhgd.h)."""
+
+    _kind = "solver"
+
+    def __init__(self, problem, estimator=None, **settings):
+        self.problem = problem
+        spec = ",".join(f"{k}={_fmt(v)}" for k, v in settings.items())
+        self._own(_new_handle(_lib.lib().rhgd_solver_new, problem.handle,
+                              estimator.encode() if estimator else None, spec.encode() if spec else None))
+
+    @property
+    def settings(self):
+        """The effective 'estimator;settings'."""
+        return _lib.copy_out(_lib.lib().rhgd_solver_settings, self._h)
+
+    def cancel(self):
+        """Ask a running solver (in another thread) to stop after its epoch."""
+        _lib.check(_lib.lib().rhgd_solver_cancel(self._h))
+
+    def run(self, x0=None, y0=None, callback=None):
+        """Run from (x0, y0) (None: the problem's start). callback(info), if
+        given, sees each epoch (a dict: epoch, f, hypergrad_norm, x, y,
+        hypergrad, ...; arrays are copies) and stops the run by returning
+        True. Returns an OptimizeResult; a failed run raises, with the
+        result as the exception's ``result``."""
+        lib = _lib.lib()
+        p = self.problem
+        xp = yp = None
+        if (x0 is None) != (y0 is None):
+            raise ValueError("rhgd: give both x0 and y0, or neither")
+        if x0 is not None:
+            x0 = Problem._flat(x0, p.len_x, "x0")
+            y0 = Problem._flat(y0, p.len_y, "y0")
+            xp, yp = x0.ctypes.data, y0.ctypes.data
+        cb_err = []
+        # Ctrl-C: Python runs its SIGINT handler only between bytecodes, so
+        # during a run only inside a callback. On the main thread, with the
+        # default handler in place, a temporary one cancels the solver (the
+        # run stops after its epoch) and KeyboardInterrupt follows the run;
+        # an epoch callback is always installed then, so that Ctrl-C is
+        # seen within one epoch even when nothing else calls Python.
+        interrupted, old_handler = [], None
+        if threading.current_thread() is threading.main_thread() and \
+                signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            def on_sigint(signum, frame):
+                interrupted.append(signum)
+                lib.rhgd_solver_cancel(self._h)
+            old_handler = signal.signal(signal.SIGINT, on_sigint)
+        cfn = _lib.EPOCH_FN()  # NULL
+        if callback is not None:
+            def on_epoch(user, ep):
+                try:
+                    e = ep.contents
+                    info = {k: getattr(e, k) for k in _lib.HISTORY_NAMES}
+                    info["x"] = _view(e.x, e.len_x).copy()
+                    info["y"] = _view(e.y, e.len_y).copy()
+                    info["hypergrad"] = _view(e.hypergrad, e.len_x).copy()
+                    return 1 if callback(info) else 0
+                except BaseException as exc:
+                    cb_err.append(exc)
+                    return 1
+            cfn = _lib.EPOCH_FN(on_epoch)
+        elif old_handler is not None:
+            cfn = _lib.EPOCH_FN(lambda user, ep: 0)
+        p.error = None
+        try:
+            rc = lib.rhgd_solver_run(self._h, xp, yp, cfn, None)
+        finally:
+            if old_handler is not None:
+                signal.signal(signal.SIGINT, old_handler)
+        if interrupted:
+            raise KeyboardInterrupt
+        res = None
+        if rc >= 0 or rc in (_lib.ENUMERIC, _lib.ENOTCONV, _lib.ECALLBACK, _lib.EINTERNAL):
+            try:
+                res = self.result()
+            except _lib.RHGDError:
+                res = None
+        if cb_err:
+            raise cb_err[0]
+        try:
+            _raise_callback(rc, p)
+        except _lib.RHGDError as e:
+            e.result = res
+            raise
+        return res
+
+    def result(self):
+        """The last run's OptimizeResult."""
+        lib = _lib.lib()
+        r = _lib.Result()
+        _lib.check(lib.rhgd_solver_result(self._h, ctypes.byref(r)))
+        p = self.problem
+        x, y = np.empty(p.len_x), np.empty(p.len_y)
+        _lib.check(lib.rhgd_solver_x(self._h, p.len_x, x.ctypes.data))
+        _lib.check(lib.rhgd_solver_y(self._h, p.len_y, y.ctypes.data))
+        if p.mx is not None:
+            x, y = x.reshape(p.mx.shape), y.reshape(p.my.shape)
+        n = ctypes.c_int64()
+        _lib.check(lib.rhgd_solver_history(self._h, 0, None, ctypes.byref(n)))
+        rows = np.empty((n.value, _lib.HISTORY_COLS))
+        if n.value:
+            _lib.check(lib.rhgd_solver_history(self._h, n.value, rows.ctypes.data, ctypes.byref(n)))
+        hist = {k: rows[:, i].copy() for i, k in enumerate(_lib.HISTORY_NAMES)}
+        for k in ("epoch", "upper_grads", "lower_grads", "hess_vecs", "cross_vecs", "iterations"):
+            hist[k] = hist[k].astype(np.int64)
+        status = lib.rhgd_status_string(r.status).decode()
+        return OptimizeResult(
+            x=x, y=y, status=status, success=r.error == 0 and status != "Cancelled", error=r.error,
+            epochs=r.epochs, f=r.f, best_f=r.best_f, hypergrad_norm=r.hypergrad_norm, runtime=r.runtime,
+            upper_grads=r.upper_grads, lower_grads=r.lower_grads, hess_vecs=r.hess_vecs, cross_vecs=r.cross_vecs,
+            iterations=r.iterations, residual=r.residual, history=hist, settings=self.settings)
+
+
+def minimize(problem=None, x0=None, y0=None, estimator=None, callback=None, mx=None, my=None, f=None,
+             grad_fx=None, grad_fy=None, grad_gy=None, gradients="euclidean", **kw):
+    """Run RHGD and return an OptimizeResult.
+
+    Either give a Problem (``builtin(...)`` or ``Problem(...)``), or the
+    manifolds and oracles directly: ``minimize(mx=Stiefel(5, 2), my=SPD(5),
+    f=..., grad_fx=..., grad_fy=..., grad_gy=..., hess_gy=..., x0=..., y0=...)``.
+    estimator is a spec ('cg', 'hinv', 'ns:gamma=1,terms=50', 'ad');
+    callback(info) sees each epoch and stops the run by returning True; the
+    remaining keywords are optional oracles (g, grad_gx, hess_gy, cross_gxy,
+    cross_gyx, hess_gy_inv) and solver settings (eta_x, eta_y, inner, epochs,
+    grad_tol, runtime, seed, ...).
+    """
+    if problem is None:
+        oracles = {k: kw.pop(k) for k in ("g", "grad_gx", "hess_gy", "cross_gxy", "cross_gyx", "hess_gy_inv")
+                   if k in kw}
+        if mx is None or my is None or f is None:
+            raise ValueError("rhgd: give a problem, or mx, my and the oracles")
+        problem = Problem(mx, my, f, grad_fx, grad_fy, grad_gy, gradients=gradients, **oracles)
+    return Solver(problem, estimator, **kw).run(x0, y0, callback)
+
+
+# ---------------------------------------------------------------- backend
+
+
+def init(backend=None, threads=0, shared=True):
+    """Start the numerical backend explicitly, before any computation:
+    backend 'auto' | 'openblas' | 'gonum'; threads for OpenBLAS (0: leave it);
+    shared=True leaves OpenBLAS's kernels and threads to the host (numpy),
+    False lets rhgd own them (see the README)."""
+    _lib.check(_lib.lib().rhgd_init(backend.encode() if backend else None, int(threads), 1 if shared else 0))
+
+
+def set_threads(n):
+    """Set OpenBLAS's thread count, for the whole process (numpy's too)."""
+    _lib.check(_lib.lib().rhgd_set_threads(int(n)))
+
+
+def info():
+    """The backend: library, kernels, threads, shared mode, CPU (a dict)."""
+    return json.loads(_lib.copy_out(_lib.lib().rhgd_info))
+
+
+def version():
+    """The library's version."""
+    return _lib.lib().rhgd_version().decode()
+
+
+def live_handles():
+    """The number of live library handles (for leak checks)."""
+    n = ctypes.c_int64()
+    _lib.check(_lib.lib().rhgd_live_handles(ctypes.byref(n)))
+    return n.value

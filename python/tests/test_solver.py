@@ -1,0 +1,345 @@
+"""Bilevel problems from Python: the paper's synthetic problem written in
+numpy against the same problem built into the library (Go), callbacks,
+errors, threads."""
+
+import gc
+import os
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+
+import rhgd
+
+N, D, R, NU = 40, 10, 4, 0.01
+
+
+def synthetic_data(seed=11):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((N, D))
+    y = rng.standard_normal((N, R))
+    x /= np.linalg.norm(x)
+    y /= np.linalg.norm(y)
+    w0, _ = np.linalg.qr(rng.standard_normal((D, R)))
+    return dict(X=x, Y=y, W0=w0, M0=np.eye(D), nu=np.array(NU))
+
+
+def sym(a):
+    return (a + a.T) / 2
+
+
+class SyntheticNumpy:
+    """The synthetic problem (paper, Sec. 4.1) in numpy, with the Riemannian
+    oracles of problems/synthetic:  f(W, M) = -tr(M XᵀY Wᵀ) on St(d, r),
+    g(W, M) = <M, XᵀX> + <M⁻¹, W YᵀY Wᵀ + νI> on SPD(d)."""
+
+    def __init__(self, data):
+        x, y = data["X"], data["Y"]
+        self.a, self.c, self.yty, self.nu = x.T @ x, x.T @ y, y.T @ y, float(data["nu"])
+
+    def b(self, w):
+        return w @ self.yty @ w.T + self.nu * np.eye(len(w))
+
+    @staticmethod
+    def proj(w, v):
+        return v - w @ sym(w.T @ v)
+
+    def f(self, w, m):
+        return -np.sum((m @ self.c) * w)
+
+    def grad_fx(self, w, m):
+        return -self.proj(w, m @ self.c)
+
+    def grad_fy(self, w, m):
+        return -m @ sym(w @ self.c.T) @ m
+
+    def g(self, w, m):
+        return np.sum(m * self.a) + np.sum(np.linalg.inv(m) * self.b(w))
+
+    def grad_gy(self, w, m):
+        return sym(m @ self.a @ m - self.b(w))
+
+    def grad_gx(self, w, m):
+        return self.proj(w, 2 * np.linalg.solve(m, w @ self.yty))
+
+    def hess_gy(self, w, m, u):
+        t = self.a @ m + np.linalg.solve(m, self.b(w))
+        return sym(u @ t)
+
+    def cross_gxy(self, w, m, v):
+        mi = np.linalg.inv(m)
+        return -2 * self.proj(w, mi @ v @ mi @ w @ self.yty)
+
+    def cross_gyx(self, w, m, u):
+        p = u @ self.yty @ w.T
+        return -(p + p.T)
+
+    def hess_gy_inv(self, w, m, v):
+        l = np.linalg.cholesky(m)
+        li = np.linalg.inv(l)
+        lam, q = np.linalg.eigh(sym(li @ (m @ self.a @ m + self.b(w)) @ li.T))
+        z = (2 * q.T @ li @ v @ li.T @ q) / (lam[:, None] + lam[None, :])
+        lq = l @ q
+        return sym(lq @ z @ lq.T)
+
+    # Euclidean gradients (the library converts them and fills the
+    # second-order oracles by finite differences)
+    def egrad_fx(self, w, m):
+        return -m @ self.c
+
+    def egrad_fy(self, w, m):
+        return -w @ self.c.T
+
+    def egrad_gy(self, w, m):
+        mi = np.linalg.inv(m)
+        return self.a - mi @ self.b(w) @ mi
+
+    def egrad_gx(self, w, m):
+        return 2 * np.linalg.solve(m, w @ self.yty)
+
+
+def python_problem(data, riemannian=True):
+    s = SyntheticNumpy(data)
+    mx, my = rhgd.Stiefel(D, R), rhgd.SPD(D)
+    if riemannian:
+        return rhgd.Problem(mx, my, f=s.f, grad_fx=s.grad_fx, grad_fy=s.grad_fy, grad_gy=s.grad_gy, g=s.g,
+                            grad_gx=s.grad_gx, hess_gy=s.hess_gy, cross_gxy=s.cross_gxy, cross_gyx=s.cross_gyx,
+                            hess_gy_inv=s.hess_gy_inv, gradients="riemannian", x0=data["W0"], y0=data["M0"])
+    return rhgd.Problem(mx, my, f=s.f, grad_fx=s.egrad_fx, grad_fy=s.egrad_fy, grad_gy=s.egrad_gy, g=s.g,
+                        grad_gx=s.egrad_gx, gradients="euclidean", x0=data["W0"], y0=data["M0"])
+
+
+@pytest.mark.parametrize("estimator", ["hinv", "cg", "ns", "ad"])
+def test_python_problem_matches_go(estimator):
+    """The same problem, same data, same start: numpy oracles through
+    callbacks and the Go problem give the same trajectory."""
+    data = synthetic_data()
+    go = rhgd.builtin("synthetic", data=data)
+    py = python_problem(data)
+    rg = rhgd.minimize(go, estimator=estimator, epochs=25)
+    rp = rhgd.minimize(py, estimator=estimator if estimator not in ("cg", "ns") else
+                       {"cg": "cg:maxiter=50,tol=1e-10", "ns": "ns:gamma=1,terms=50"}[estimator], epochs=25,
+                           eta_x=0.5, eta_y=0.5)  # the paper's, which the built-in problem carries
+    assert rg.settings == rp.settings
+    assert rg.epochs == rp.epochs == 25 and rg.status == rp.status == "IterationLimit"
+    fg, fp = rg.history["f"], rp.history["f"]
+    assert np.max(np.abs(fg - fp)) < 1e-10 * np.max(np.abs(fg)), (fg - fp)
+    assert np.max(np.abs(rg.x.ravel() - rp.x.ravel())) < 1e-10
+    assert np.max(np.abs(rg.y.ravel() - rp.y.ravel())) < 1e-10
+    assert rp.x.shape == (D, R) and rp.y.shape == (D, D)
+
+
+def test_euclidean_gradients_with_finite_differences():
+    """Euclidean numpy gradients, Hessian and cross derivative left to the
+    library's finite differences: the run agrees with the exact Go one to
+    the differences' accuracy."""
+    data = synthetic_data(12)
+    rg = rhgd.minimize(rhgd.builtin("synthetic", data=data), estimator="cg", epochs=15)
+    rp = rhgd.minimize(python_problem(data, riemannian=False), estimator="cg:maxiter=50,tol=1e-10", epochs=15,
+                       eta_x=0.5, eta_y=0.5)
+    assert np.max(np.abs(rg.history["f"] - rp.history["f"])) < 1e-7
+    assert np.max(np.abs(rg.x - rp.x.ravel())) < 1e-6
+
+
+def test_oracles_match_go():
+    """Each numpy oracle against the Go problem's at the start."""
+    data = synthetic_data(13)
+    go, py = rhgd.builtin("synthetic", data=data), python_problem(data)
+    x, y = go.start()
+    rng = np.random.default_rng(1)
+    v = rng.standard_normal((D, D))
+    v = (v + v.T) / 2
+    u = rhgd.Stiefel(D, R).project(x.reshape(D, R), rng.standard_normal((D, R)))
+    for name, vec in [("f", None), ("g", None), ("grad_fx", None), ("grad_fy", None), ("grad_gy", None),
+                      ("grad_gx", None), ("hess_gy", v), ("cross_gxy", v), ("cross_gyx", u), ("hess_gy_inv", v)]:
+        a, b = go.oracle(name, x, y, vec), py.oracle(name, x, y, vec)
+        assert np.max(np.abs(a - b)) <= 1e-12 * max(1.0, np.max(np.abs(a))), name
+
+
+def quad():
+    """min_x 1/2|y*(x) - c|^2 + lambda/2 |x|^2, y*(x) = A⁻¹Bx, with its
+    closed-form solution."""
+    rng = np.random.default_rng(3)
+    k, m, lam = 3, 5, 0.1
+    a = np.diag(np.linspace(1, 3, m))
+    b, c = rng.standard_normal((m, k)), rng.standard_normal(m)
+    mm = np.linalg.solve(a, b)
+    xstar = np.linalg.solve(mm.T @ mm + lam * np.eye(k), mm.T @ c)
+    eta_x = 1 / np.linalg.eigvalsh(mm.T @ mm + lam * np.eye(k))[-1]  # F's smoothness
+    oracles = dict(
+        f=lambda x, y: 0.5 * np.sum((y - c) ** 2) + 0.5 * lam * np.sum(x ** 2),
+        grad_fx=lambda x, y: lam * x, grad_fy=lambda x, y: y - c,
+        grad_gy=lambda x, y: a @ y - b @ x, grad_gx=lambda x, y: -b.T @ y)
+    return k, m, oracles, xstar, eta_x
+
+
+def test_minimize_callables_closed_form():
+    k, m, o, xstar, eta_x = quad()
+    r = rhgd.minimize(mx=rhgd.Euclidean(k), my=rhgd.Euclidean(m), x0=np.zeros(k), y0=np.zeros(m),
+                      estimator="cg", eta_x=eta_x, eta_y=0.3, inner=40, epochs=5000, grad_tol=1e-10, **o)
+    assert r.success and r.status == "GradientThreshold"
+    assert np.max(np.abs(r.x - xstar)) < 1e-8
+    assert r.x.shape == (k,)
+
+
+def test_callback_cancel_and_errors():
+    k, m, o, _, _ = quad()
+    p = rhgd.Problem(rhgd.Euclidean(k), rhgd.Euclidean(m), **o, x0=np.zeros(k), y0=np.zeros(m))
+    seen = []
+
+    def stop_at_3(info):
+        seen.append((info["epoch"], info["f"], info["x"]))
+        return info["epoch"] == 3
+
+    r = rhgd.minimize(p, estimator="cg", epochs=50, callback=stop_at_3)
+    assert r.status == "Cancelled" and not r.success and r.epochs == 4
+    assert [s[0] for s in seen] == [0, 1, 2, 3]
+    assert np.array_equal(r.history["f"], [s[1] for s in seen])
+    assert seen[0][2].shape == (k,) and seen[1][2] is not seen[0][2]
+
+    # An exception in the epoch callback stops the run and propagates.
+    with pytest.raises(ZeroDivisionError):
+        rhgd.minimize(p, epochs=50, callback=lambda info: 1 / 0)
+
+    # An exception in an oracle: CallbackError caused by it, with the result.
+    def bad(x, y):
+        raise KeyError("oops")
+
+    pb = rhgd.Problem(rhgd.Euclidean(k), rhgd.Euclidean(m), f=o["f"], grad_fx=o["grad_fx"],
+                      grad_fy=o["grad_fy"], grad_gy=bad, grad_gx=o["grad_gx"], x0=np.zeros(k), y0=np.zeros(m))
+    with pytest.raises(rhgd.CallbackError, match="grad_gy returned 1") as e:
+        rhgd.minimize(pb, estimator="cg", epochs=5)
+    assert isinstance(e.value.__cause__, KeyError)
+    assert e.value.result is not None and e.value.result.status == "Failure"
+
+    # An oracle returning the wrong size.
+    pw = rhgd.Problem(rhgd.Euclidean(k), rhgd.Euclidean(m), f=o["f"], grad_fx=lambda x, y: np.zeros(k + 1),
+                      grad_fy=o["grad_fy"], grad_gy=o["grad_gy"], grad_gx=o["grad_gx"],
+                      x0=np.zeros(k), y0=np.zeros(m))
+    with pytest.raises(rhgd.CallbackError) as e:
+        rhgd.minimize(pw, estimator="cg", epochs=5)
+    assert isinstance(e.value.__cause__, ValueError) and "grad_fx returned 4 entries" in str(e.value.__cause__)
+
+    # Bad settings and estimators.
+    with pytest.raises(rhgd.InvalidArgument, match="eta_x"):
+        rhgd.Solver(p, "cg", eta_x=-1)
+    with pytest.raises(rhgd.InvalidArgument, match="unknown estimator"):
+        rhgd.Solver(p, "newton")
+    with pytest.raises(rhgd.InvalidArgument, match="HessGyInv"):
+        rhgd.Solver(p, "hinv")
+
+
+def test_finite_difference_oracles():
+    k, m, o, _, _ = quad()
+    p = rhgd.Problem(rhgd.Euclidean(k), rhgd.Euclidean(m), **o)
+    rng = np.random.default_rng(5)
+    x, y, v = rng.standard_normal(k), rng.standard_normal(m), rng.standard_normal(m)
+    a = np.diag(np.linspace(1, 3, m))
+    assert np.max(np.abs(p.oracle("hess_gy", x, y, v) - a @ v)) < 1e-8
+    with pytest.raises(rhgd.InvalidArgument, match="no hess_gy_inv"):
+        p.oracle("hess_gy_inv", x, y, v)
+
+
+def test_builtin_params_and_errors():
+    assert "synthetic" in rhgd.problem_names()
+    params = rhgd.problem_params("synthetic")
+    assert params["nu"][0] == "0.01" and params["d"][0] == "50"
+    with pytest.raises(rhgd.InvalidArgument, match="flag provided but not defined: -bogus"):
+        rhgd.builtin("synthetic", bogus=1)
+    with pytest.raises(rhgd.InvalidArgument, match="unknown problem"):
+        rhgd.builtin("nope")
+    with pytest.raises(rhgd.InvalidArgument):
+        rhgd.builtin("synthetic", data={"X": np.zeros((5, 3))})  # no Y
+    p = rhgd.builtin("synthetic", n=30, d=8, r=3, seed=4)
+    assert p.describe.startswith("synthetic: St(8,3) × SPD(8)") and (p.len_x, p.len_y) == (24, 64)
+    r = rhgd.minimize(p, estimator="hinv", epochs=5)
+    assert r.settings.startswith("hinv;eta_x=0.5,eta_y=0.5,inner=20,epochs=5,")
+    with pytest.raises(rhgd.InvalidArgument, match="has no accuracy"):
+        p.accuracy(r.x, r.y)
+
+
+def test_keyboard_interrupt():
+    """Ctrl-C during a run on the main thread stops it within an epoch and
+    raises KeyboardInterrupt (with and without an epoch callback)."""
+    code = ("import os, signal, threading, rhgd\n"
+            "p = rhgd.builtin('synthetic', n=40, d=12, r=4)\n"
+            "for cb in (None, lambda info: False):\n"
+            "    s = rhgd.Solver(p, 'hinv', epochs=10**8)\n"
+            "    threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT)).start()\n"
+            "    try:\n"
+            "        s.run(callback=cb)\n"
+            "        raise SystemExit('not interrupted')\n"
+            "    except KeyboardInterrupt:\n"
+            "        r = s.result()\n"
+            "        assert r.status == 'Cancelled' and 0 < r.epochs < 10**8, r.status\n")
+    subprocess.run([sys.executable, "-c", code], check=True, env=os.environ.copy(), timeout=120)
+
+
+def run_builtin(seed):
+    p = rhgd.builtin("synthetic", n=40, d=12, r=4, seed=seed)
+    return rhgd.minimize(p, estimator="hinv", epochs=30).x
+
+
+def test_threads():
+    """Independent problems on Python threads (ctypes releases the GIL):
+    the serial results, bitwise."""
+    serial = [run_builtin(s) for s in range(4)]
+    with ThreadPoolExecutor(4) as ex:
+        parallel = list(ex.map(run_builtin, range(4)))
+    for a, b in zip(serial, parallel):
+        assert np.array_equal(a, b)
+
+
+def test_busy_and_cancel_from_another_thread():
+    p = rhgd.builtin("synthetic", n=40, d=12, r=4, seed=1)
+    s = rhgd.Solver(p, "hinv", epochs=100000)
+    started = threading.Event()
+    out = {}
+
+    def run():
+        out["r"] = s.run(callback=lambda info: started.set())
+
+    t = threading.Thread(target=run)
+    t.start()
+    assert started.wait(30)
+    with pytest.raises(rhgd.BusyError):
+        s.run()
+    time.sleep(0.05)
+    s.cancel()
+    t.join(30)
+    assert out["r"].status == "Cancelled" and 0 < out["r"].epochs < 100000
+
+
+def test_handles_are_freed():
+    gc.collect()
+    before = rhgd.live_handles()
+    p = rhgd.builtin("synthetic", n=30, d=8, r=3)
+    m = rhgd.SPD(3)
+    s = rhgd.Solver(p, "cg", epochs=2)
+    s.run()
+    assert rhgd.live_handles() == before + 3
+    del p, m, s
+    gc.collect()
+    assert rhgd.live_handles() == before
+
+
+def test_manifolds():
+    prod = rhgd.Product(rhgd.Stiefel(4, 2), rhgd.SPD(2), rhgd.Euclidean(3))
+    assert prod.size == 8 + 4 + 3 and prod.dim == 5 + 3 + 3
+    x = prod.rand_point(3)
+    prod.check_point(x)
+    w, m, e = prod.split(x)
+    assert w.shape == (4, 2) and m.shape == (2, 2) and e.shape == (3,)
+    m[0, 1] = 10.0  # a view: x is now off the manifold
+    with pytest.raises(rhgd.InvalidArgument):
+        prod.check_point(x)
+    with pytest.raises(rhgd.InvalidArgument, match="retr"):
+        rhgd.SPD(3, retraction="polar")
+    st = rhgd.Stiefel(5, 2, retraction="polar")
+    x = st.rand_point(1)
+    y = st.retract(x, st.project(x, np.ones((5, 2))), 0.1)
+    assert np.allclose(y.T @ y, np.eye(2), atol=1e-14)
