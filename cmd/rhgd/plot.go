@@ -46,6 +46,7 @@ func (pn panel) draw(outs []*outcome) (*plot.Plot, error) {
 	}
 	p.Legend.Top = true
 	drawn := 0
+	lo, hi := math.Inf(1), math.Inf(-1)
 	for i, o := range outs {
 		var xys plotter.XYs
 		for _, r := range o.hist.rows {
@@ -54,6 +55,7 @@ func (pn panel) draw(outs []*outcome) (*plot.Plot, error) {
 				continue
 			}
 			xys = append(xys, plotter.XY{X: x, Y: y})
+			lo, hi = min(lo, y), max(hi, y)
 		}
 		if len(xys) == 0 {
 			continue
@@ -72,13 +74,22 @@ func (pn panel) draw(outs []*outcome) (*plot.Plot, error) {
 	if drawn == 0 {
 		return nil, nil
 	}
+	if pn.log && lo == hi { // one value: gonum's padding of a flat range would reach below zero
+		p.Y.Min, p.Y.Max = lo/2, hi*2
+	}
 	p.Add(plotter.NewGrid())
 	return p, nil
 }
 
 // saveFigure draws the panels that have data side by side into
-// base.png and base.svg.
-func saveFigure(base string, outs []*outcome, panels []panel) error {
+// base.png and base.svg. A panic inside the plotting library is returned
+// as an error: a figure is never worth the results already computed.
+func saveFigure(base string, outs []*outcome, panels []panel) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("plot %s: %v", filepath.Base(base), r)
+		}
+	}()
 	var plots []*plot.Plot
 	for _, pn := range panels {
 		p, err := pn.draw(outs)

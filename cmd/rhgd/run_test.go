@@ -161,3 +161,12 @@ func TestCompare(t *testing.T) {
 	}
 	require.Contains(t, out.String(), "ns:gamma=1")
 }
+
+// TestRunOneEpoch: a run of one epoch (one point per curve, a flat range
+// on the log axes) still writes its plots.
+func TestRunOneEpoch(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, run([]string{"run", "synthetic", "-epochs", "1", "-estimator", "ns", "-out", dir, "-quiet"}, &bytes.Buffer{}))
+	_, err := os.Stat(filepath.Join(dir, "run.png"))
+	require.NoError(t, err)
+}
