@@ -861,6 +861,17 @@ func TestSettingsRoundTrip(t *testing.T) {
 	if _, desc2 := ctest.SolverSettings(s2, 4096); desc2 != desc {
 		t.Errorf("round trip %q → %q", desc, desc2)
 	}
+	s3, rc := ctest.SolverNew(p, "hinv", "preset=adaptive,epochs=5")
+	if rc != okC {
+		t.Fatal(rc)
+	}
+	defer ctest.SolverFree(s3)
+	if _, desc3 := ctest.SolverSettings(s3, 4096); !strings.Contains(desc3, "preset=adaptive,") {
+		t.Errorf("adaptive preset: %q", desc3)
+	}
+	if _, rc := ctest.SolverNew(p, "hinv", "preset=fast"); rc == okC {
+		t.Error("preset=fast accepted")
+	}
 }
 
 // quadData is the quadratic problem of ctest.h with its closed-form

@@ -388,6 +388,10 @@ typedef int64_t rhgd_solver;
  *
  * settings is NULL or comma-separated key=value pairs over the defaults
  * (a built-in problem's defaults are the paper's):
+ *   preset         "paper" (default: fixed lower steps and step sizes) or
+ *                  "adaptive" (the exact lower solution where the problem
+ *                  has one, else an adaptive Barzilai-Borwein lower loop;
+ *                  BB upper steps: solver.AdaptiveSettings)
  *   eta_x, eta_y   step sizes (default 0.1)
  *   inner          lower steps per epoch, S (default 20)
  *   epochs         epoch limit, K (default 200)

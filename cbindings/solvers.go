@@ -41,7 +41,7 @@ func (*solverObj) kind() string { return "solver" }
 
 // settingsKeys are rhgd_solver_new's settings, in the order of the
 // effective spec.
-var settingsKeys = []string{"eta_x", "eta_y", "inner", "epochs", "grad_tol", "runtime", "diverge", "fd_step", "seed",
+var settingsKeys = []string{"preset", "eta_x", "eta_y", "inner", "epochs", "grad_tol", "runtime", "diverge", "fd_step", "seed",
 	"batches", "batch_lower", "batch_upper", "batch_cross", "batch_hess", "batch_report"}
 
 // parseSettings applies a settings spec over s. stochastic is the
@@ -64,6 +64,14 @@ func parseSettings(text string, s *solver.Settings, stochastic *solver.Batches) 
 			v, err = p.int(what, k, int64(*dst), 0, 1<<40)
 			*dst = int(v)
 		}
+	}
+	switch v := p.str("preset", ""); v {
+	case "", "paper":
+	case "adaptive": // solver.AdaptiveSettings' lower and upper rules
+		a := solver.AdaptiveSettings()
+		s.Lower, s.Upper = a.Lower, a.Upper
+	default:
+		return argf("settings %q: preset=%q: want paper or adaptive", text, v)
 	}
 	float("eta_x", &s.EtaX, 0)
 	float("eta_y", &s.EtaY, 0)
@@ -111,8 +119,12 @@ func parseSettings(text string, s *solver.Settings, stochastic *solver.Batches) 
 // settingsString is the effective settings spec of s.
 func settingsString(s *solver.Settings) string {
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-	return fmt.Sprintf("eta_x=%s,eta_y=%s,inner=%d,epochs=%d,grad_tol=%s,runtime=%s,diverge=%s,fd_step=%s,seed=%d,batch_lower=%d,batch_upper=%d,batch_cross=%d,batch_hess=%d,batch_report=%d",
-		g(s.EtaX), g(s.EtaY), s.InnerIters, s.Epochs, g(s.GradTol), g(s.Runtime.Seconds()), g(s.DivergeFactor), g(s.FDStep),
+	preset := "paper"
+	if s.Lower != (solver.LowerRule{}) || s.Upper.BB {
+		preset = "adaptive"
+	}
+	return fmt.Sprintf("preset=%s,eta_x=%s,eta_y=%s,inner=%d,epochs=%d,grad_tol=%s,runtime=%s,diverge=%s,fd_step=%s,seed=%d,batch_lower=%d,batch_upper=%d,batch_cross=%d,batch_hess=%d,batch_report=%d",
+		preset, g(s.EtaX), g(s.EtaY), s.InnerIters, s.Epochs, g(s.GradTol), g(s.Runtime.Seconds()), g(s.DivergeFactor), g(s.FDStep),
 		s.Seed, s.Batches.Lower, s.Batches.Upper, s.Batches.Cross, s.Batches.Hess, s.Batches.Report)
 }
 
