@@ -29,6 +29,7 @@ type epochRow struct {
 type history struct {
 	mx       solver.Manifold
 	ref      *solver.RHGD // HINV at the same points; nil when the problem has none
+	isHINV   bool         // the run is HINV's own: its error is zero, not computed
 	accuracy func(x, y []float64) (float64, error)
 	rows     []epochRow
 	overhead time.Duration
@@ -36,12 +37,14 @@ type history struct {
 	progress func(epoch int)
 }
 
-// newHistory returns a recorder for runs of in; it estimates HINV
-// hypergradients at each epoch's point when the problem has HessGyInv and
-// reference is set.
-func newHistory(in *problems.Instance, reference bool) (*history, error) {
+// newHistory returns a recorder for runs of in with the estimator est;
+// it estimates HINV hypergradients at each epoch's point when the problem
+// has HessGyInv and reference is set (and est is not HINV itself).
+func newHistory(in *problems.Instance, est solver.Estimator, reference bool) (*history, error) {
 	h := &history{mx: in.Problem.Mx, accuracy: in.Accuracy, diff: make([]float64, in.Problem.Mx.Len())}
-	if reference && in.Problem.HessGyInv != nil {
+	if _, ok := est.(solver.HInv); ok && reference && in.Problem.HessGyInv != nil {
+		h.isHINV = true
+	} else if reference && in.Problem.HessGyInv != nil {
 		set := in.Settings
 		set.Estimator, set.Recorder, set.Batches = solver.HInv{}, nil, solver.Batches{}
 		ref, err := solver.New(in.Problem, &set)
@@ -58,6 +61,9 @@ func (h *history) Record(s *solver.EpochStats) error {
 	t0 := time.Now()
 	row := epochRow{Epoch: s.Epoch, Seconds: (s.Elapsed - h.overhead).Seconds(), F: s.F,
 		HyperGradNorm: s.HyperGradNorm, LowerGradNorm: s.LowerGradNorm, HyperGradErr: math.NaN(), Accuracy: math.NaN()}
+	if h.isHINV {
+		row.HyperGradErr = 0
+	}
 	if h.ref != nil {
 		exact, err := h.ref.Estimate(s.X, s.Y)
 		if err != nil {
@@ -82,10 +88,6 @@ func (h *history) Record(s *solver.EpochStats) error {
 	h.overhead += time.Since(t0)
 	return nil
 }
-
-// hasErr and hasAccuracy say whether the columns hold values.
-func (h *history) hasErr() bool      { return h.ref != nil }
-func (h *history) hasAccuracy() bool { return h.accuracy != nil }
 
 // writeCSV writes the history as CSV with a header; unavailable values
 // are empty fields.

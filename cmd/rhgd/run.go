@@ -77,7 +77,7 @@ func runOne(ctx context.Context, spec *problems.Spec, in *problems.Instance, o *
 	if err != nil {
 		return nil, err
 	}
-	h, err := newHistory(in, reference)
+	h, err := newHistory(in, est, reference)
 	if err != nil {
 		return nil, err
 	}
