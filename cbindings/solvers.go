@@ -120,36 +120,12 @@ func parseSettings(text string, s *solver.Settings, stochastic *solver.Batches) 
 func settingsString(s *solver.Settings) string {
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	preset := "paper"
-	if s.Lower != (solver.LowerRule{}) || s.Upper.BB {
+	if s.Lower.UseLowerSolve || s.Lower.Tol > 0 || s.Lower.BB || s.Upper.BB {
 		preset = "adaptive"
 	}
 	return fmt.Sprintf("preset=%s,eta_x=%s,eta_y=%s,inner=%d,epochs=%d,grad_tol=%s,runtime=%s,diverge=%s,fd_step=%s,seed=%d,batch_lower=%d,batch_upper=%d,batch_cross=%d,batch_hess=%d,batch_report=%d",
 		preset, g(s.EtaX), g(s.EtaY), s.InnerIters, s.Epochs, g(s.GradTol), g(s.Runtime.Seconds()), g(s.DivergeFactor), g(s.FDStep),
 		s.Seed, s.Batches.Lower, s.Batches.Upper, s.Batches.Cross, s.Batches.Hess, s.Batches.Report)
-}
-
-// withDefaults fills the zero settings with solver's documented defaults,
-// so that the effective spec says what runs.
-func withDefaults(s solver.Settings) solver.Settings {
-	if s.EtaX == 0 {
-		s.EtaX = 0.1
-	}
-	if s.EtaY == 0 {
-		s.EtaY = 0.1
-	}
-	if s.InnerIters == 0 {
-		s.InnerIters = 20
-	}
-	if s.Epochs == 0 {
-		s.Epochs = 200
-	}
-	if s.DivergeFactor == 0 {
-		s.DivergeFactor = 1e8
-	}
-	if s.FDStep == 0 {
-		s.FDStep = solver.DefaultFDStep
-	}
-	return s
 }
 
 // newSolver builds a solver on o from an estimator spec and settings.
@@ -163,7 +139,6 @@ func newSolver(o *problemObj, est, settings string) (*solverObj, error) {
 	if err := parseSettings(settings, &s, stochastic); err != nil {
 		return nil, err
 	}
-	s = withDefaults(s)
 	switch {
 	case est != "" && o.inst != nil:
 		e, err := o.inst.Estimator(est)
@@ -178,8 +153,9 @@ func newSolver(o *problemObj, est, settings string) (*solverObj, error) {
 		}
 		s.Estimator = e
 	}
-	if s.Estimator == nil {
-		s.Estimator = &solver.CG{}
+	s, err := s.WithDefaults() // so that the effective spec says what runs
+	if err != nil {
+		return nil, err
 	}
 	rec := &recorder{}
 	s.Recorder = rec

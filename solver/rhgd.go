@@ -54,9 +54,10 @@ type Settings struct {
 	Upper UpperRule
 }
 
-// withDefaults returns the settings with zero fields defaulted, or an
-// error naming the first field out of range.
-func (s *Settings) withDefaults() (Settings, error) {
+// WithDefaults returns the settings with every zero field set to its
+// default (the values a run uses), or an error naming the first field out
+// of range, as New would report it. s may be nil.
+func (s *Settings) WithDefaults() (Settings, error) {
 	var o Settings
 	if s != nil {
 		o = *s
@@ -211,7 +212,7 @@ func New(p Problem, s *Settings) (*RHGD, error) {
 	if err := p.check(); err != nil {
 		return nil, err
 	}
-	st, err := s.withDefaults()
+	st, err := s.WithDefaults()
 	if err != nil {
 		return nil, err
 	}
