@@ -26,35 +26,6 @@ func classified(err error) bool {
 	return false
 }
 
-// mulPlain returns the m×n product of a (m×k) and b (k×n) by plain
-// loops, independent of BLAS.
-func mulPlain(a, b []float64, m, k, n int) []float64 {
-	c := make([]float64, m*n)
-	for i := 0; i < m; i++ {
-		for l := 0; l < k; l++ {
-			x := a[i*k+l]
-			for j := 0; j < n; j++ {
-				c[i*n+j] += x * b[l*n+j]
-			}
-		}
-	}
-	return c
-}
-
-func frobPlain(a []float64) float64 {
-	var s, scale float64
-	for _, v := range a {
-		scale = math.Max(scale, math.Abs(v))
-	}
-	if scale == 0 {
-		return 0
-	}
-	for _, v := range a {
-		s += (v / scale) * (v / scale)
-	}
-	return scale * math.Sqrt(s)
-}
-
 // scaledPow2 returns a divided by the power of two nearest above norm,
 // which is exact for every entry not pushed below the normal range.
 func scaledPow2(a []float64, norm float64) []float64 {
@@ -67,42 +38,6 @@ func scaledPow2(a []float64, norm float64) []float64 {
 		out[i] = math.Ldexp(out[i], -e)
 	}
 	return out
-}
-
-func sub(a, b []float64) []float64 {
-	c := make([]float64, len(a))
-	for i := range a {
-		c[i] = a[i] - b[i]
-	}
-	return c
-}
-
-// expAbove returns the e with v < 2^e ≤ 2v (v = f·2^e, f ∈ [½, 1)), or 0
-// for v zero or not finite: dividing by 2^e brings v into [½, 1) exactly.
-func expAbove(v float64) int {
-	if v == 0 || math.IsInf(v, 0) || math.IsNaN(v) {
-		return 0
-	}
-	_, e := math.Frexp(v)
-	return e
-}
-
-// ldexpAll returns a·2^e, exact for every entry that stays normal.
-func ldexpAll(a []float64, e int) []float64 {
-	out := make([]float64, len(a))
-	for i, v := range a {
-		out[i] = math.Ldexp(v, e)
-	}
-	return out
-}
-
-// eye returns the n×n identity.
-func eye(n int) []float64 {
-	m := make([]float64, n*n)
-	for i := 0; i < n; i++ {
-		m[i*n+i] = 1
-	}
-	return m
 }
 
 // sylvesterCheck returns the residual of A X + X B = C and the bound it
@@ -121,22 +56,22 @@ func eye(n int) []float64 {
 // number times the coefficients' size, and so
 // 4k(2^−ea + ‖Â‖+‖B̂‖)·2^(−1022−ex) in the scaled ones.
 func sylvesterCheck(a, b, c, x []float64, m, n int) (res, bound float64, ok bool) {
-	ea := expAbove(math.Max(fuzzing.MaxAbs(a), fuzzing.MaxAbs(b)))
-	ex := expAbove(fuzzing.MaxAbs(x))
-	as, bs, xs, cs := ldexpAll(a, -ea), ldexpAll(b, -ea), ldexpAll(x, -ex), ldexpAll(c, -ea-ex)
+	ea := fuzzing.ExpAbove(math.Max(fuzzing.MaxAbs(a), fuzzing.MaxAbs(b)))
+	ex := fuzzing.ExpAbove(fuzzing.MaxAbs(x))
+	as, bs, xs, cs := fuzzing.LdexpAll(a, -ea), fuzzing.LdexpAll(b, -ea), fuzzing.LdexpAll(x, -ex), fuzzing.LdexpAll(c, -ea-ex)
 	if !fuzzing.Finite(cs) {
 		return math.Inf(1), 0, false
 	}
-	ax, xb := mulPlain(as, xs, m, m, n), mulPlain(xs, bs, m, n, n)
+	ax, xb := fuzzing.MulPlain(as, xs, m, m, n), fuzzing.MulPlain(xs, bs, m, n, n)
 	r := make([]float64, m*n)
 	for i := range r {
 		r[i] = ax[i] + xb[i] - cs[i]
 	}
 	k := float64(m + n)
-	an, bn := frobPlain(as), frobPlain(bs)
-	bound = 1e3*k*0x1p-52*((an+bn)*frobPlain(xs)+frobPlain(cs)) + k*k*0x1p-1021 +
+	an, bn := fuzzing.Frob(as), fuzzing.Frob(bs)
+	bound = 1e3*k*0x1p-52*((an+bn)*fuzzing.Frob(xs)+fuzzing.Frob(cs)) + k*k*0x1p-1021 +
 		math.Ldexp(4*k, -ea-1022-ex) + math.Ldexp(4*k*(an+bn), -1022-ex)
-	return frobPlain(r), bound, true
+	return fuzzing.Frob(r), bound, true
 }
 
 // symSeed returns an input for FuzzSymFunc: order n, operation op and a
@@ -221,7 +156,7 @@ func FuzzSymFunc(f *testing.F) {
 		if !fuzzing.Finite(dst) || !isSymmetricExactly(dst, n) {
 			t.Fatalf("op %d on %v: nil error but %v", op, a, dst)
 		}
-		an, dn := frobPlain(a), frobPlain(dst)
+		an, dn := fuzzing.Frob(a), fuzzing.Frob(dst)
 		// The commutator is taken with A scaled by a power of two to norm
 		// about 1 (exact), so that a subnormal A with a huge F (InvSqrt)
 		// is judged relative to ‖A‖‖F‖ rather than against an absolute
@@ -229,13 +164,13 @@ func FuzzSymFunc(f *testing.F) {
 		// Rounding of subnormal entries of F is absolute: up to 2^-1074
 		// per operation, which 0x1p-1022 covers.
 		as := scaledPow2(a, an)
-		asn := frobPlain(as)
-		if c := frobPlain(sub(mulPlain(as, dst, n, n, n), mulPlain(dst, as, n, n, n))); c > 1e3*float64(n)*0x1p-52*asn*dn+0x1p-1022 {
+		asn := fuzzing.Frob(as)
+		if c := fuzzing.Frob(fuzzing.Sub(fuzzing.MulPlain(as, dst, n, n, n), fuzzing.MulPlain(dst, as, n, n, n))); c > 1e3*float64(n)*0x1p-52*asn*dn+0x1p-1022 {
 			t.Fatalf("op %d on %v: ‖ÂF − FÂ‖ = %.3g with Â = A/2^k, ‖Â‖ = %.3g, ‖F‖ = %.3g", op, a, c, asn, dn)
 		}
 		const eps = 0x1p-52
 		fn := float64(n)
-		k := expAbove(fuzzing.MaxAbs(a)) // max|A| < 2^k
+		k := fuzzing.ExpAbove(fuzzing.MaxAbs(a)) // max|A| < 2^k
 		switch op {
 		case 0:
 			pade := make([]float64, n*n)
@@ -249,8 +184,8 @@ func FuzzSymFunc(f *testing.F) {
 				}
 				t.Fatalf("exp: SymFunc gives %v but Expm fails (%v) on %v", dst, err, a)
 			}
-			d := frobPlain(sub(dst, pade))
-			scale := math.Max(dn, frobPlain(pade))
+			d := fuzzing.Frob(fuzzing.Sub(dst, pade))
+			scale := math.Max(dn, fuzzing.Frob(pade))
 			if bound := 1e3*fn*eps*math.Max(1, an)*scale + fn*0x1p-1022; !(d <= bound) {
 				t.Fatalf("exp: ‖SymFunc − Expm‖ = %.3g > %.3g (‖A‖ = %.3g, ‖e^A‖ = %.3g): A %v", d, bound, an, scale, a)
 			}
@@ -266,9 +201,9 @@ func FuzzSymFunc(f *testing.F) {
 			if err := NewExpm(n).Exp(e, lc); err != nil {
 				t.Fatalf("log: Expm(log A − %d ln2·I) fails (%v): A %v, log A %v", k, err, a, dst)
 			}
-			ah := ldexpAll(a, -k)
-			d := frobPlain(sub(e, ah))
-			bound := 1e3*fn*eps*math.Max(1, dn)*frobPlain(ah) + 16*fn*math.Ldexp(1, -1074-k) + fn*0x1p-1022
+			ah := fuzzing.LdexpAll(a, -k)
+			d := fuzzing.Frob(fuzzing.Sub(e, ah))
+			bound := 1e3*fn*eps*math.Max(1, dn)*fuzzing.Frob(ah) + 16*fn*math.Ldexp(1, -1074-k) + fn*0x1p-1022
 			if !(d <= bound) {
 				t.Fatalf("log: ‖e^(log A) − A‖/2^%d = %.3g > %.3g (‖log A‖ = %.3g): A %v, log A %v", k, d, bound, dn, a, dst)
 			}
@@ -279,12 +214,12 @@ func FuzzSymFunc(f *testing.F) {
 			if k < 0 {
 				j = k / 2
 			}
-			ah := ldexpAll(a, -2*j)
-			ahn := frobPlain(ah)
+			ah := fuzzing.LdexpAll(a, -2*j)
+			ahn := fuzzing.Frob(ah)
 			if op == 2 {
-				sh := ldexpAll(dst, -j)
-				shn := frobPlain(sh)
-				r := frobPlain(sub(mulPlain(sh, sh, n, n, n), ah))
+				sh := fuzzing.LdexpAll(dst, -j)
+				shn := fuzzing.Frob(sh)
+				r := fuzzing.Frob(fuzzing.Sub(fuzzing.MulPlain(sh, sh, n, n, n), ah))
 				// 2^−1022 absolute in the original units, as before, and
 				// the rounding of entries of √A below the normal range.
 				bound := 1e3*fn*eps*ahn + math.Ldexp(1, -1022-2*j) + math.Ldexp(4*fn*(1+shn), -1022-j) + 4*fn*fn*0x1p-1022
@@ -293,9 +228,9 @@ func FuzzSymFunc(f *testing.F) {
 				}
 				return
 			}
-			fh := ldexpAll(dst, j)
-			fhn := frobPlain(fh)
-			r := frobPlain(sub(mulPlain(mulPlain(fh, ah, n, n, n), fh, n, n, n), eye(n)))
+			fh := fuzzing.LdexpAll(dst, j)
+			fhn := fuzzing.Frob(fh)
+			r := fuzzing.Frob(fuzzing.Sub(fuzzing.MulPlain(fuzzing.MulPlain(fh, ah, n, n, n), fh, n, n, n), fuzzing.Eye(n)))
 			// F ΔA F with ‖ΔA‖ ≤ nε‖A‖ + a few 2^−1074 (original units):
 			// ‖F̂‖² times the scaled perturbation; never Inf·0, as ‖F̂‖ > 0.
 			bound := fhn * fhn * (1e3*fn*eps*ahn + 16*fn*math.Ldexp(1, -1074-2*j))
@@ -321,12 +256,12 @@ func expTaylor(a []float64, n int) []float64 {
 	}
 	s := 0
 	if nrm > 0.25 {
-		s = expAbove(nrm) + 2
+		s = fuzzing.ExpAbove(nrm) + 2
 	}
-	x := ldexpAll(a, -s)
-	t := eye(n)
+	x := fuzzing.LdexpAll(a, -s)
+	t := fuzzing.Eye(n)
 	for k := 18; k >= 1; k-- {
-		xt := mulPlain(x, t, n, n, n)
+		xt := fuzzing.MulPlain(x, t, n, n, n)
 		for i := range t {
 			t[i] = xt[i] / float64(k)
 		}
@@ -335,7 +270,7 @@ func expTaylor(a []float64, n int) []float64 {
 		}
 	}
 	for ; s > 0; s-- {
-		t = mulPlain(t, t, n, n, n)
+		t = fuzzing.MulPlain(t, t, n, n, n)
 	}
 	return t
 }
@@ -372,17 +307,17 @@ func FuzzExpm(f *testing.F) {
 		if !fuzzing.Finite(dst) {
 			t.Fatalf("nil error but %v for %v", dst, a)
 		}
-		an, en := frobPlain(a), frobPlain(dst)
+		an, en := fuzzing.Frob(a), fuzzing.Frob(dst)
 		// Scaling and squaring has a forward error of about κ_exp(A)·ε;
 		// the commutator bounds it loosely but catches garbage.
-		if c := frobPlain(sub(mulPlain(a, dst, n, n, n), mulPlain(dst, a, n, n, n))); c > 1e-6*an*en+1e-300 {
+		if c := fuzzing.Frob(fuzzing.Sub(fuzzing.MulPlain(a, dst, n, n, n), fuzzing.MulPlain(dst, a, n, n, n))); c > 1e-6*an*en+1e-300 {
 			t.Fatalf("‖AE − EA‖ = %.3g with ‖A‖ = %.3g, ‖E‖ = %.3g, A = %v", c, an, en, a)
 		}
 		if !(an <= 50) {
 			return
 		}
 		ref := expTaylor(a, n)
-		rn := frobPlain(ref)
+		rn := fuzzing.Frob(ref)
 		fn := float64(n)
 		tol := 1e3 * fn * 0x1p-52
 		if an > 1 {
@@ -391,7 +326,7 @@ func FuzzExpm(f *testing.F) {
 		if tol > 1e-3 {
 			return
 		}
-		if d := frobPlain(sub(dst, ref)) / rn; !(d <= tol) {
+		if d := fuzzing.Frob(fuzzing.Sub(dst, ref)) / rn; !(d <= tol) {
 			t.Fatalf("‖Expm − Taylor‖/‖Taylor‖ = %.3g > %.3g (‖A‖ = %.3g, ‖e^A‖ = %.3g): A %v, Expm %v, Taylor %v", d, tol, an, rn, a, dst, ref)
 		}
 	})

@@ -79,13 +79,13 @@ func checkFormula(t *testing.T, r spd.Retraction, x, u []float64, tt float64, ds
 	if !fuzzing.Finite(v) {
 		return
 	}
-	k := expAbove(math.Max(fuzzing.MaxAbs(x), fuzzing.MaxAbs(v)))
-	xs, vs, ys := ldexpAll(x, -k), ldexpAll(v, -k), ldexpAll(dst, -k)
-	xi, ok := solvePlain(xs, eye(n), n)
+	k := fuzzing.ExpAbove(math.Max(fuzzing.MaxAbs(x), fuzzing.MaxAbs(v)))
+	xs, vs, ys := fuzzing.LdexpAll(x, -k), fuzzing.LdexpAll(v, -k), fuzzing.LdexpAll(dst, -k)
+	xi, ok := solvePlain(xs, fuzzing.Eye(n), n)
 	if !ok {
 		return // singular to working precision: κ beyond any bound here
 	}
-	xn, xin, vn := frob(xs), frob(xi), frob(vs)
+	xn, xin, vn := fuzzing.Frob(xs), fuzzing.Frob(xi), fuzzing.Frob(vs)
 	kappa := xn * xin
 	const eps = 0x1p-52
 	fn := float64(n)
@@ -100,20 +100,20 @@ func checkFormula(t *testing.T, r spd.Retraction, x, u []float64, tt float64, ds
 		if !ok {
 			return
 		}
-		vz := mulPlain(vs, z, n, n, n)
+		vz := fuzzing.MulPlain(vs, z, n, n, n)
 		want = make([]float64, n*n)
 		for i := range want {
 			want[i] = xs[i] + vs[i] + 0.5*vz[i]
 		}
 		g := 1 + vn*xin
 		amp = g * g
-		bound = 1e3 * fn * eps * (xn*g*g + frob(want))
+		bound = 1e3 * fn * eps * (xn*g*g + fuzzing.Frob(want))
 	case spd.Exponential:
 		mm, ok := solvePlain(xs, vs, n) // M = X⁻¹V
 		if !ok {
 			return
 		}
-		mn := frob(mm)
+		mn := fuzzing.Frob(mm)
 		if !(kappa <= 1e6 && mn <= 20) {
 			return
 		}
@@ -121,8 +121,8 @@ func checkFormula(t *testing.T, r spd.Retraction, x, u []float64, tt float64, ds
 		if err := lapackx.NewExpm(n).Exp(e, mm); err != nil {
 			t.Fatalf("Expm(X⁻¹tU) fails (%v) where Exp_x(tu) = %v: x %v u %v t %v", err, dst, x, u, tt)
 		}
-		want = mulPlain(xs, e, n, n, n)
-		amp = kappa * math.Max(1, mn) * frob(e)
+		want = fuzzing.MulPlain(xs, e, n, n, n)
+		amp = kappa * math.Max(1, mn) * fuzzing.Frob(e)
 		bound = 1e3 * fn * eps * amp * xn
 	}
 	// Entries below the normal range round absolutely: those of the
@@ -134,72 +134,10 @@ func checkFormula(t *testing.T, r spd.Retraction, x, u []float64, tt float64, ds
 	if sub := math.Ldexp(64*fn*fn, -1074-k); sub > 0 { // no Inf·0
 		bound += sub * math.Max(1, amp)
 	}
-	if d := frob(sub(ys, want)); !(d <= bound) {
+	if d := fuzzing.Frob(fuzzing.Sub(ys, want)); !(d <= bound) {
 		t.Fatalf("%s: ‖R_x(tu) − formula‖/2^%d = %.3g > %.3g (κ(X) = %.3g, ‖tU‖/2^k = %.3g): x %v u %v t %v, got %v, want %v·2^%d",
 			map[spd.Retraction]string{spd.SecondOrder: "second order", spd.Exponential: "exponential"}[r], k, d, bound, kappa, vn, x, u, tt, dst, want, k)
 	}
-}
-
-// expAbove returns e with v < 2^e ≤ 2v, or 0 for v zero or not finite.
-func expAbove(v float64) int {
-	if v == 0 || math.IsInf(v, 0) || math.IsNaN(v) {
-		return 0
-	}
-	_, e := math.Frexp(v)
-	return e
-}
-
-// ldexpAll returns a·2^e, exact for every entry that stays normal.
-func ldexpAll(a []float64, e int) []float64 {
-	out := make([]float64, len(a))
-	for i, v := range a {
-		out[i] = math.Ldexp(v, e)
-	}
-	return out
-}
-
-func eye(n int) []float64 {
-	m := make([]float64, n*n)
-	for i := 0; i < n; i++ {
-		m[i*n+i] = 1
-	}
-	return m
-}
-
-func sub(a, b []float64) []float64 {
-	c := make([]float64, len(a))
-	for i := range a {
-		c[i] = a[i] - b[i]
-	}
-	return c
-}
-
-// frob returns ‖a‖_F, scaled so that it neither overflows nor underflows
-// before the result does.
-func frob(a []float64) float64 {
-	scale := fuzzing.MaxAbs(a)
-	if scale == 0 || math.IsInf(scale, 0) {
-		return scale
-	}
-	var s float64
-	for _, v := range a {
-		s += (v / scale) * (v / scale)
-	}
-	return scale * math.Sqrt(s)
-}
-
-// mulPlain returns the m×n product of a (m×k) and b (k×n) by plain loops.
-func mulPlain(a, b []float64, m, k, n int) []float64 {
-	c := make([]float64, m*n)
-	for i := 0; i < m; i++ {
-		for l := 0; l < k; l++ {
-			x := a[i*k+l]
-			for j := 0; j < n; j++ {
-				c[i*n+j] += x * b[l*n+j]
-			}
-		}
-	}
-	return c
 }
 
 // solvePlain returns A⁻¹B for n×n A and B by Gaussian elimination with

@@ -111,17 +111,17 @@ func checkRetraction(m *stiefel.Stiefel, x, u []float64, tt float64, q []float64
 	if err := m.Retract(z, x, u, 0); err != nil {
 		return "R_x(0·u) fails: " + err.Error()
 	}
-	if d := frob(sub(z, x)); !(d <= tol*math.Sqrt(float64(p))) {
+	if d := fuzzing.Frob(fuzzing.Sub(z, x)); !(d <= tol*math.Sqrt(float64(p))) {
 		return sprintf("‖R_x(0·u) − x‖ = %.3g", d)
 	}
 	y := make([]float64, n*p)
 	for i := range y {
 		y[i] = x[i] + tt*u[i]
 	}
-	yn := frob(y)
+	yn := fuzzing.Frob(y)
 	switch m.Retraction {
 	case stiefel.QR:
-		if d := frob(sub(mul(q, q, p, n, p, true), eye(p))); !(d <= tol) {
+		if d := fuzzing.Frob(fuzzing.Sub(mul(q, q, p, n, p, true), fuzzing.Eye(p))); !(d <= tol) {
 			return sprintf("‖QᵀQ − I‖ = %.3g", d)
 		}
 		r := mul(q, y, p, n, p, true)
@@ -136,7 +136,7 @@ func checkRetraction(m *stiefel.Stiefel, x, u []float64, tt float64, q []float64
 				r[i*p+j] = 0
 			}
 		}
-		if d := frob(sub(mul(q, r, n, p, p, false), y)); !(d <= tol*yn) {
+		if d := fuzzing.Frob(fuzzing.Sub(mul(q, r, n, p, p, false), y)); !(d <= tol*yn) {
 			return sprintf("‖Q·triu(QᵀY) − Y‖ = %.3g (‖Y‖ = %.3g)", d, yn)
 		}
 	case stiefel.Polar:
@@ -152,7 +152,7 @@ func checkRetraction(m *stiefel.Stiefel, x, u []float64, tt float64, q []float64
 		if !cholOK(pm, p) {
 			return sprintf("P = QᵀY = %v is not positive definite", pm)
 		}
-		if d := frob(sub(mul(q, pm, n, p, p, false), y)); !(d <= tol*kappa*yn) {
+		if d := fuzzing.Frob(fuzzing.Sub(mul(q, pm, n, p, p, false), y)); !(d <= tol*kappa*yn) {
 			return sprintf("‖Q·QᵀY − Y‖ = %.3g (‖Y‖ = %.3g): Q does not span Y's columns", d, yn)
 		}
 	case stiefel.Cayley:
@@ -165,15 +165,15 @@ func checkRetraction(m *stiefel.Stiefel, x, u []float64, tt float64, q []float64
 		for i := range pu {
 			pu[i] = v[i] - 0.5*xxv[i] // P V = V − ½X(XᵀV)
 		}
-		w := sub(mulT(pu, x, n, p), mulT(x, pu, n, p)) // PU Xᵀ − X PUᵀ
-		wn := frob(w)
+		w := fuzzing.Sub(mulT(pu, x, n, p), mulT(x, pu, n, p)) // PU Xᵀ − X PUᵀ
+		wn := fuzzing.Frob(w)
 		wq, wx := mul(w, q, n, n, p, false), mul(w, x, n, n, p, false)
 		res := make([]float64, n*p)
 		for i := range res {
 			res[i] = (q[i] - 0.5*wq[i]) - (x[i] + 0.5*wx[i])
 		}
 		g := 1 + wn/2
-		if d := frob(res); !(d <= tol*g*g*g*math.Sqrt(float64(p))) {
+		if d := fuzzing.Frob(res); !(d <= tol*g*g*g*math.Sqrt(float64(p))) {
 			return sprintf("‖(I − W/2)Q − (I + W/2)X‖ = %.3g with ‖tW‖ = %.3g", d, wn)
 		}
 	case stiefel.Exponential:
@@ -181,13 +181,13 @@ func checkRetraction(m *stiefel.Stiefel, x, u []float64, tt float64, q []float64
 		for i := range v {
 			v[i] = tt * u[i]
 		}
-		if !(frob(v) <= 2) {
+		if !(fuzzing.Frob(v) <= 2) {
 			return ""
 		}
 		y1, y2 := geodesicRK4(x, v, n, p, 64), geodesicRK4(x, v, n, p, 128)
-		est := frob(sub(y1, y2))
-		if d := frob(sub(q, y2)); !(d <= 2*est+tol*math.Sqrt(float64(p))) {
-			return sprintf("‖Exp − RK4‖ = %.3g, RK4's own error ≈ %.3g (‖tU‖ = %.3g)", d, est/15, frob(v))
+		est := fuzzing.Frob(fuzzing.Sub(y1, y2))
+		if d := fuzzing.Frob(fuzzing.Sub(q, y2)); !(d <= 2*est+tol*math.Sqrt(float64(p))) {
+			return sprintf("‖Exp − RK4‖ = %.3g, RK4's own error ≈ %.3g (‖tU‖ = %.3g)", d, est/15, fuzzing.Frob(v))
 		}
 	}
 	return ""
@@ -282,35 +282,6 @@ func cholOK(a []float64, p int) bool {
 		}
 	}
 	return true
-}
-
-func eye(n int) []float64 {
-	m := make([]float64, n*n)
-	for i := 0; i < n; i++ {
-		m[i*n+i] = 1
-	}
-	return m
-}
-
-func sub(a, b []float64) []float64 {
-	c := make([]float64, len(a))
-	for i := range a {
-		c[i] = a[i] - b[i]
-	}
-	return c
-}
-
-// frob returns ‖a‖_F without overflow or underflow before the result.
-func frob(a []float64) float64 {
-	scale := fuzzing.MaxAbs(a)
-	if scale == 0 || math.IsInf(scale, 0) || math.IsNaN(scale) {
-		return scale
-	}
-	var s float64
-	for _, v := range a {
-		s += (v / scale) * (v / scale)
-	}
-	return scale * math.Sqrt(s)
 }
 
 var sprintf = fmt.Sprintf
