@@ -98,6 +98,9 @@ func (s *Settings) WithDefaults() (Settings, error) {
 	if o.DivergeFactor == 0 {
 		o.DivergeFactor = 1e8
 	}
+	if o.FDStep == 0 {
+		o.FDStep = DefaultFDStep
+	}
 	if o.Estimator == nil {
 		o.Estimator = &CG{}
 	}

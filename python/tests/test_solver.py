@@ -257,7 +257,7 @@ def test_builtin_params_and_errors():
     p = rhgd.builtin("synthetic", n=30, d=8, r=3, seed=4)
     assert p.describe.startswith("synthetic: St(8,3) × SPD(8)") and (p.len_x, p.len_y) == (24, 64)
     r = rhgd.minimize(p, estimator="hinv", epochs=5)
-    assert r.settings.startswith("hinv;eta_x=0.5,eta_y=0.5,inner=20,epochs=5,")
+    assert r.settings.startswith("hinv;preset=paper,eta_x=0.5,eta_y=0.5,inner=20,epochs=5,")
     with pytest.raises(rhgd.InvalidArgument, match="has no accuracy"):
         p.accuracy(r.x, r.y)
 
