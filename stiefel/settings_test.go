@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/rhgd/rhgd/numerr"
+	"github.com/stretchr/testify/require"
+
 	"github.com/rhgd/rhgd/stiefel"
 )
 
@@ -39,4 +41,15 @@ func TestBadTol(t *testing.T) {
 	if err := m.CheckPoint(notPoint); !errors.Is(err, stiefel.ErrNotOrthonormal) {
 		t.Fatal(err)
 	}
+}
+
+// TestCheckTangentHuge: a vector of 1e167 along x is not tangent; its norm
+// once overflowed to +Inf, and Inf > tol·Inf passed it.
+func TestCheckTangentHuge(t *testing.T) {
+	m := stiefel.New(2, 1)
+	x := []float64{0, 1}
+	require.Error(t, m.CheckTangent(x, []float64{1e-76, -4.7e167}))
+	require.NoError(t, m.CheckTangent(x, []float64{4.7e167, 0}))
+	require.Error(t, m.CheckTangent(x, []float64{1e-300, 1e-170})) // underflowing squares
+	require.NoError(t, m.CheckTangent(x, []float64{1e-170, 0}))
 }
