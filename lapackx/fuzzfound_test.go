@@ -138,3 +138,31 @@ func TestExpm2x2Extremes(t *testing.T) {
 		t.Errorf("e^[[1e200, 1], [1, 0]]: %v, want ErrOverflow", err)
 	}
 }
+
+// TestExpmTriangularRounding: e^A of the upper triangular rank-one A with
+// first row r, A² = r₀A, is I + (e^{r₀} − 1)/r₀·A; rounding in the strict
+// lower triangle used to double through 114 squarings and turn the
+// (0, 2) entry −0.99976 into −8e14.
+func TestExpmTriangularRounding(t *testing.T) {
+	forEachBackend(t, func(t *testing.T) {
+		r := []float64{-8.407440567247337e+34, 1.398043286095289e-76, -8.405412326286968e+34, -1.2042048399170213e+35}
+		a := make([]float64, 16)
+		copy(a, r)
+		dst := make([]float64, 16)
+		if err := NewExpm(4).Exp(dst, a); err != nil {
+			t.Fatal(err)
+		}
+		phi := (math.Exp(r[0]) - 1) / r[0]
+		for i := 0; i < 4; i++ {
+			for j := 0; j < 4; j++ {
+				want := phi * a[i*4+j]
+				if i == j {
+					want += 1
+				}
+				if d := math.Abs(dst[i*4+j] - want); d > 1e-14*math.Max(1, math.Abs(want)) {
+					t.Errorf("e^A[%d,%d] = %g, want %g", i, j, dst[i*4+j], want)
+				}
+			}
+		}
+	})
+}
