@@ -24,6 +24,10 @@ type backend interface {
 	eig(vecs, lower bool, n int, a, w, work []float64, iwork []int32) error
 	// eigWork is the workspace eig needs for n×n matrices.
 	eigWork(n int) (lwork, liwork int)
+	// eigBatch is eig with vectors, lower triangle, on count n×n matrices
+	// stored one after the other in a; it returns the index of the first
+	// that fails with its error.
+	eigBatch(n, count int, a, w, work []float64, iwork []int32) (int, error)
 
 	// potrf, potri and potrs are Impl's Dpotrf, Dpotri and Dpotrs (a
 	// single contiguous right-hand side for potrs); geqrf, gelqf, orgqr

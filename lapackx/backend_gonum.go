@@ -20,6 +20,15 @@ type gonumLapack struct{ impl gonum.Implementation }
 func (gonumLapack) name() string      { return blas.Gonum.String() }
 func (gonumLapack) eigDriver() string { return "gonum Dsyev" }
 
+func (g gonumLapack) eigBatch(n, count int, a, w, work []float64, iwork []int32) (int, error) {
+	for i := 0; i < count; i++ {
+		if err := g.eig(true, true, n, a[i*n*n:(i+1)*n*n], w[i*n:(i+1)*n], work, iwork); err != nil {
+			return i, err
+		}
+	}
+	return 0, nil
+}
+
 func (g gonumLapack) eig(vecs, lower bool, n int, a, w, work []float64, _ []int32) error {
 	job, ul := lapack.EVNone, gblas.Upper
 	if vecs {

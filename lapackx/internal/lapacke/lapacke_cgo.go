@@ -30,6 +30,25 @@ static lapack_int rhgd_dgees(lapack_int n, double *a, lapack_int lda, double *wr
 	return LAPACKE_dgees_work(LAPACK_COL_MAJOR, 'V', 'N', NULL, n, a, lda, &sdim, wr, wi, vs, ldvs, work, lwork, NULL);
 }
 
+typedef struct { lapack_int info; lapack_int index; } rhgd_batch_result;
+
+// rhgd_dsyevd_batch runs dsyevd ('V', 'L') on count n×n matrices stored
+// one after the other in a, in place, stopping at the first that fails:
+// one crossing from Go for the whole batch.
+static rhgd_batch_result rhgd_dsyevd_batch(lapack_int n, lapack_int count, double *a, double *w,
+		double *work, lapack_int lwork, lapack_int *iwork, lapack_int liwork) {
+	rhgd_batch_result r = {0, 0};
+	for (lapack_int i = 0; i < count; i++) {
+		r.info = LAPACKE_dsyevd_work(LAPACK_COL_MAJOR, 'V', 'L', n, a + (size_t)i*n*n, n, w + (size_t)i*n,
+			work, lwork, iwork, liwork);
+		if (r.info != 0) {
+			r.index = i;
+			return r;
+		}
+	}
+	return r;
+}
+
 typedef struct { lapack_int info; double scale; } rhgd_trsyl_result;
 
 static rhgd_trsyl_result rhgd_dtrsyl(char trana, char tranb, lapack_int isgn, lapack_int m, lapack_int n,
@@ -61,6 +80,16 @@ func iptr(s []int32) *C.lapack_int {
 }
 
 const colMajor = C.LAPACK_COL_MAJOR
+
+// DsyevdBatch runs LAPACKE_dsyevd_work ('V', lower triangle of the
+// column-major view) on count n×n matrices stored one after the other in
+// a, with w holding n eigenvalues per matrix, in one cgo call. It returns
+// the info and index of the first matrix that fails (0, 0 on success).
+func DsyevdBatch(n, count int, a, w, work []float64, iwork []int32) (info, index int) {
+	r := C.rhgd_dsyevd_batch(C.lapack_int(n), C.lapack_int(count), dptr(a), dptr(w), dptr(work), C.lapack_int(len(work)),
+		(*C.lapack_int)(unsafe.Pointer(&iwork[0])), C.lapack_int(len(iwork)))
+	return int(r.info), int(r.index)
+}
 
 // Dsyevd calls LAPACKE_dsyevd_work in column-major layout and returns its info.
 func Dsyevd(jobz, uplo byte, n int, a []float64, lda int, w, work []float64, iwork []int32) int {

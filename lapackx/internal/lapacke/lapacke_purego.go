@@ -10,6 +10,11 @@ const Available = false
 
 func unavailable() int { panic("lapackx: no LAPACKE in a pure-Go build") }
 
+// DsyevdBatch is unavailable in a pure-Go build.
+func DsyevdBatch(n, count int, a, w, work []float64, iwork []int32) (info, index int) {
+	return unavailable(), 0
+}
+
 // Dsyevd is unavailable in a pure-Go build.
 func Dsyevd(jobz, uplo byte, n int, a []float64, lda int, w, work []float64, iwork []int32) int {
 	return unavailable()
