@@ -47,7 +47,7 @@ test-nocgo:
 test-purego: deps
 	$(GO) test -count=1 -tags purego ./...
 
-RACE_PKGS = ./solver ./spd ./stiefel ./coupling ./euclid ./product ./problems/... ./numerr
+RACE_PKGS = ./solver ./spd ./stiefel ./coupling ./euclid ./product ./problems/... ./numerr ./internal/spectral
 
 test-race: deps
 	$(GO) test -count=1 -race $(RACE_PKGS)

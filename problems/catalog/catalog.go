@@ -11,7 +11,9 @@ import (
 	"github.com/rhgd/rhgd/problems/domainadapt"
 	"github.com/rhgd/rhgd/problems/hyperrep"
 	"github.com/rhgd/rhgd/problems/karcher"
+	"github.com/rhgd/rhgd/problems/meta"
 	"github.com/rhgd/rhgd/problems/minmax"
+	"github.com/rhgd/rhgd/problems/spdnet"
 	"github.com/rhgd/rhgd/problems/synthetic"
 )
 
@@ -20,7 +22,7 @@ import (
 var ErrUnknown = numerr.New(numerr.ErrInvalid, "unknown problem")
 
 // specs are the problems, in the order Names lists them.
-var specs = []*problems.Spec{&synthetic.Spec, &hyperrep.Spec, &domainadapt.Spec, &minmax.Spec, &karcher.Spec}
+var specs = []*problems.Spec{&synthetic.Spec, &hyperrep.Spec, &domainadapt.Spec, &minmax.Spec, &karcher.Spec, &spdnet.Spec, &meta.Spec}
 
 // Names lists the problems.
 func Names() []string {

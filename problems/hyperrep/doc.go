@@ -57,7 +57,7 @@
 // product of k×k matrices per sample and one d × nk by nk × k product. At
 // the paper's sizes (N = 200, d = 50, k = 10) the eigendecompositions run
 // in a pure-Go tridiagonal QL solver, faster than LAPACK through cgo at
-// that order (see symEig). An RHGD epoch there (S = 50) took 2.2 to
+// that order (spectral.SmallEig). An RHGD epoch there (S = 50) took 2.2 to
 // 2.5 ms with HINV or CG and about 20 ms with AD, which differentiates
 // through every lower step (BenchmarkHyperrepEpoch, on a shared 2-core
 // machine); the features of each new W, 1.6 ms, are two thirds of the

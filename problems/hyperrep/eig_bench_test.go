@@ -8,6 +8,7 @@ import (
 	gblas "gonum.org/v1/gonum/blas"
 
 	"github.com/rhgd/rhgd/blas"
+	"github.com/rhgd/rhgd/internal/spectral"
 	"github.com/rhgd/rhgd/lapackx"
 )
 
@@ -28,7 +29,7 @@ func randSPD(n int, s float64, rnd *rand.Rand) []float64 {
 // BenchmarkSmallEig is one eigendecomposition (values and vectors) of an
 // SPD matrix like the features' WᵀAW: lapackx.EigSym (path=lapack: LAPACK's
 // dsyevd through cgo, or gonum's Dsyev on the pure-Go backend) against
-// symEig (path=go). smallEigCutoff is set from it.
+// spectral.SmallEig (path=go). smallEigCutoff is set from it.
 func BenchmarkSmallEig(b *testing.B) {
 	for _, n := range []int{4, 10, 16, 24, 32, 48, 64, 96} {
 		a := randSPD(n, 0.5, rand.New(rand.NewPCG(uint64(n), 1)))
@@ -43,9 +44,9 @@ func BenchmarkSmallEig(b *testing.B) {
 		})
 		b.Run(fmt.Sprintf("n=%d/path=go", n), func(b *testing.B) {
 			b.ReportAllocs()
-			e := newSymEig(n)
+			e := spectral.NewSmallEig(n)
 			for b.Loop() {
-				if err := e.factorize(a); err != nil {
+				if err := e.Factorize(a); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rhgd/rhgd/blas"
 	"github.com/rhgd/rhgd/euclid"
+	"github.com/rhgd/rhgd/internal/spectral"
 	"github.com/rhgd/rhgd/lapackx"
 	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/problems"
@@ -15,10 +16,11 @@ import (
 	"github.com/rhgd/rhgd/stiefel"
 )
 
-// smallEigCutoff is the largest k whose eigendecompositions run in symEig
-// rather than lapackx.EigSym: symEig was ahead at every order measured up
-// to 48 and well behind at 64 (BenchmarkSmallEig); 32 keeps a margin.
-const smallEigCutoff = 32
+// smallEigCutoff is the largest k whose eigendecompositions run in
+// spectral.SmallEig rather than lapackx.EigSym: SmallEig was ahead at
+// every order measured up to 48 and well behind at 64
+// (BenchmarkSmallEig); 32 keeps a margin.
+const smallEigCutoff = spectral.SmallEigCutoff
 
 // Problem is the shallow hyper-representation problem on St(d, k) × R^m,
 // m = k(k+1)/2, with its manifolds and scratch space. Its oracles
@@ -35,9 +37,9 @@ type Problem struct {
 	Eu      *euclid.Euclidean
 	tr, val *set
 	w0, b0  []float64
-	se      *symEig         // k ≤ smallEigCutoff
-	le      *lapackx.EigSym // larger k
-	awv     []float64       // A_iW of one set stacked vertically, n·d × k
+	se      *spectral.SmallEig // k ≤ smallEigCutoff
+	le      *lapackx.EigSym    // larger k
+	awv     []float64          // A_iW of one set stacked vertically, n·d × k
 	// H = Σ w_i φ_i φ_iᵀ + λI and its lower Cholesky factor, per (W, batch).
 	h, hl    []float64
 	phw      []float64 // n_tr × m: √w_i φ_i
@@ -108,7 +110,7 @@ func New(data *Data, lambda float64) (*Problem, error) {
 	p.tr = newSet("training", 0, ntr, d, k, y[:ntr])
 	p.val = newSet("validation", ntr, n-ntr, d, k, y[ntr:])
 	if k <= smallEigCutoff {
-		p.se = newSymEig(k)
+		p.se = spectral.NewSmallEig(k)
 	} else {
 		p.le = lapackx.NewEigSym(k)
 	}
@@ -196,10 +198,10 @@ func (p *Problem) features(s *set, pt *solver.Point) error {
 		}
 		var lam, vec []float64
 		if p.se != nil {
-			if err := p.se.factorize(mi); err != nil {
+			if err := p.se.Factorize(mi); err != nil {
 				return fmt.Errorf("hyperrep: eigendecomposition of WᵀA_iW, %s sample %d: %w", s.name, i, err)
 			}
-			lam, vec = p.se.d, p.se.vt
+			lam, vec = p.se.Values(), p.se.Vectors()
 		} else {
 			if err := p.le.FactorizeLower(mi); err != nil {
 				return fmt.Errorf("hyperrep: eigendecomposition of WᵀA_iW, %s sample %d: %w", s.name, i, err)

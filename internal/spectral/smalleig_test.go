@@ -1,4 +1,4 @@
-package hyperrep
+package spectral
 
 import (
 	"errors"
@@ -33,11 +33,11 @@ func withSpectrum(rnd *rand.Rand, lam []float64) []float64 {
 	return out
 }
 
-// symEigCases are the matrices the eigensolver must handle: random
+// smallEigCases are the matrices the eigensolver must handle: random
 // indefinite and SPD matrices, known spectra with repeated and clustered
 // eigenvalues, wide and graded spectra, extreme scales, matrices already
 // diagonal or block diagonal (zero Householder columns), zero diagonals.
-func symEigCases(n int) map[string]struct {
+func smallEigCases(n int) map[string]struct {
 	a    []float64
 	want []float64 // the exact spectrum when known
 } {
@@ -109,19 +109,19 @@ func symEigCases(n int) map[string]struct {
 	return out
 }
 
-// TestSymEig checks the small eigensolver against lapackx.EigSym on every
+// TestSmallEig checks the small eigensolver against lapackx.EigSym on every
 // case: eigenvalues (and the exact spectrum where known) to n·ε·‖A‖, the
 // residual ‖A Vᵀ − Vᵀ Λ‖ to n·ε·‖A‖, ‖V Vᵀ − I‖ to n·ε, ascending order.
-func TestSymEig(t *testing.T) {
+func TestSmallEig(t *testing.T) {
 	const eps = 0x1p-52
-	for _, n := range []int{1, 2, 3, 5, 10, 16, smallEigCutoff} {
+	for _, n := range []int{1, 2, 3, 5, 10, 16, SmallEigCutoff} {
 		ref := lapackx.NewEigSym(n)
-		se := newSymEig(n)
-		for name, c := range symEigCases(n) {
+		se := NewSmallEig(n)
+		for name, c := range smallEigCases(n) {
 			t.Run(fmt.Sprintf("n=%d/%s", n, name), func(t *testing.T) {
-				require.NoError(t, se.factorize(c.a))
+				require.NoError(t, se.Factorize(c.a))
 				require.NoError(t, ref.Factorize(c.a))
-				lam, v := se.d, se.vt
+				lam, v := se.Values(), se.Vectors()
 				var anorm float64
 				for _, x := range c.a {
 					anorm = math.Max(anorm, math.Abs(x))
@@ -162,14 +162,14 @@ func TestSymEig(t *testing.T) {
 	}
 }
 
-// TestSymEigBadInput: a non-finite entry is an error wrapping
+// TestSmallEigBadInput: a non-finite entry is an error wrapping
 // numerr.ErrNotFinite, not a NaN decomposition.
-func TestSymEigBadInput(t *testing.T) {
-	se := newSymEig(4)
+func TestSmallEigBadInput(t *testing.T) {
+	se := NewSmallEig(4)
 	for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
 		a := randSPD(4, 0.5, rand.New(rand.NewPCG(1, 1)))
 		a[1*4+2], a[2*4+1] = bad, bad
-		err := se.factorize(a)
+		err := se.Factorize(a)
 		require.True(t, errors.Is(err, numerr.ErrNotFinite), "%v: %v", bad, err)
 	}
 }

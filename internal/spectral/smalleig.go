@@ -1,4 +1,4 @@
-package hyperrep
+package spectral
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 	"github.com/rhgd/rhgd/numerr"
 )
 
-// symEig is a pure-Go eigensolver for small symmetric matrices,
+// SmallEig is a pure-Go eigensolver for small symmetric matrices,
 // A = Vᵀ diag(λ) V with λ ascending and the unit eigenvectors in the rows
 // of V, the convention of lapackx.EigSym: Householder reduction to
 // tridiagonal form with the transformation accumulated, then the implicit
@@ -16,47 +16,72 @@ import (
 // Computation II, 1971), with V stored transposed so that both the
 // reduction's updates and the QL rotations run along contiguous rows.
 //
-// The features of this problem need about 200 eigendecompositions of
-// k×k matrices (k = 10) each time W moves. At that order lapackx.EigSym
-// (dsyevd through cgo, bracketed by the switch to one OpenBLAS thread)
-// spends more on the crossing and its general set-up than on arithmetic:
-// BenchmarkSmallEig measured medians of 4.0 µs here against 8.4 µs at
-// n = 10, 0.6 against 1.7 µs at n = 4, and a lead up to n = 48 (216 against
-// 243 µs), lost by n = 64 (1.45 against 0.56 ms). Above smallEigCutoff = 32
-// the problem calls lapackx.EigSym. (gonum's Dsyev, the pure-Go backend's
-// path, took 7.4 µs at n = 10.)
+// At small orders lapackx.EigSym (dsyevd through cgo, bracketed by the
+// switch to one OpenBLAS thread) spends more on the crossing and its
+// general set-up than on arithmetic: BenchmarkSmallEig (first measured in
+// problems/hyperrep, where this solver was born) gave medians of 4.0 µs
+// here against 8.4 µs at n = 10, 0.6 against 1.7 µs at n = 4, and a lead
+// up to n = 48 (216 against 243 µs), lost by n = 64 (1.45 against
+// 0.56 ms). SmallEigCutoff = 32 keeps a margin; Batch uses it to pick the
+// path. (gonum's Dsyev, the pure-Go backend's path, took 7.4 µs at
+// n = 10.)
 //
-// A symEig owns its workspace: factorize allocates nothing. It is not
+// A SmallEig owns its workspace: Factorize allocates nothing. It is not
 // safe for concurrent use.
-type symEig struct {
+type SmallEig struct {
 	n    int
 	d, e []float64 // eigenvalues; subdiagonal scratch
 	vt   []float64 // n×n, row i the eigenvector of d[i]
 }
 
-func newSymEig(n int) *symEig {
-	return &symEig{n: n, d: make([]float64, n), e: make([]float64, n), vt: make([]float64, n*n)}
+// SmallEigCutoff is the largest order at which SmallEig is used in place
+// of LAPACK (see SmallEig and BenchmarkSmallEig).
+const SmallEigCutoff = 32
+
+// NewSmallEig returns a workspace for n×n matrices.
+func NewSmallEig(n int) *SmallEig {
+	if n < 0 {
+		panic("spectral: negative order")
+	}
+	return &SmallEig{n: n, d: make([]float64, n), e: make([]float64, n), vt: make([]float64, n*n)}
 }
+
+// N returns the order of the matrices the workspace takes.
+func (s *SmallEig) N() int { return s.n }
+
+// Values returns the eigenvalues of the last Factorize in ascending
+// order: the workspace's own slice.
+func (s *SmallEig) Values() []float64 { return s.d }
+
+// Vectors returns the n×n row-major matrix whose row i is the unit
+// eigenvector of Values()[i]: the workspace's own slice.
+func (s *SmallEig) Vectors() []float64 { return s.vt }
 
 // qlMaxIter bounds the QL iterations per eigenvalue; two or three suffice
 // in practice (the shift converges cubically).
 const qlMaxIter = 60
 
-// factorize computes the eigendecomposition of the symmetric n×n
+// Factorize computes the eigendecomposition of the symmetric n×n
 // row-major a, of which it reads the upper triangle. It returns an error
 // wrapping numerr.ErrNotFinite for a non-finite entry and
-// numerr.ErrNotConverged if the iteration stalls.
-func (s *symEig) factorize(a []float64) error {
-	n, d, e, vt := s.n, s.d, s.e, s.vt
+// numerr.ErrNotConverged if the iteration stalls; the workspace's values
+// are then unspecified.
+func (s *SmallEig) Factorize(a []float64) error {
+	return eigInto(s.d, s.e, s.vt, a, s.n)
+}
+
+// eigInto is SmallEig.Factorize into the caller's d (n), e (n scratch)
+// and vt (n×n).
+func eigInto(d, e, vt, a []float64, n int) error {
 	if len(a) != n*n {
-		panic("hyperrep: symEig: dimension mismatch")
+		panic("spectral: SmallEig: dimension mismatch")
 	}
 	var amax float64
 	for p := 0; p < n; p++ {
 		for q := p; q < n; q++ {
 			x := a[p*n+q]
 			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return fmt.Errorf("hyperrep: %w: eigensolver input a[%d,%d] = %v", numerr.ErrNotFinite, p, q, x)
+				return fmt.Errorf("spectral: %w: eigensolver input a[%d,%d] = %v", numerr.ErrNotFinite, p, q, x)
 			}
 			vt[p*n+q], vt[q*n+p] = x, x
 			amax = math.Max(amax, math.Abs(x))
@@ -183,7 +208,7 @@ func (s *symEig) factorize(a []float64) error {
 		if m > l {
 			for iter := 0; ; iter++ {
 				if iter == qlMaxIter {
-					return fmt.Errorf("hyperrep: %w: QL eigensolver", numerr.ErrNotConverged)
+					return fmt.Errorf("spectral: %w: QL eigensolver", numerr.ErrNotConverged)
 				}
 				g := d[l]
 				p := (d[l+1] - g) / (2 * e[l])
@@ -234,7 +259,7 @@ func (s *symEig) factorize(a []float64) error {
 	}
 	for i := range d {
 		if math.IsNaN(d[i]) { // cannot happen for finite input; never hand one on
-			return fmt.Errorf("hyperrep: %w: QL eigensolver produced NaN", numerr.ErrNotConverged)
+			return fmt.Errorf("spectral: %w: QL eigensolver produced NaN", numerr.ErrNotConverged)
 		}
 		d[i] = math.Ldexp(d[i], exp)
 	}

@@ -1,0 +1,57 @@
+package spectral
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/rhgd/rhgd/lapackx"
+)
+
+// ReEig returns SPDNet's rectifying function x ↦ max(ε, x) (Huang and Van
+// Gool, AAAI 2017), as a lapackx.Func for Batch and lapackx.SymFunc. It
+// panics unless ε is finite.
+//
+// Its divided differences are exact, so the Daleckii–Krein formula needs no
+// care for close eigenvalues:
+//
+//	f[x, y] = 1                    for x, y > ε,
+//	f[x, y] = 0                    for x, y ≤ ε,
+//	f[x, y] = (x − ε)/(x − y)      for x > ε ≥ y (in (0, 1], no cancellation),
+//
+// and on the diagonal (x = y) the derivative f′(x) = 1 for x > ε and 0 for
+// x ≤ ε. At the kink x = ε, where f has no derivative, this takes the
+// subgradient 0 (any value in [0, 1] is one), the choice of the SPDNet
+// code (its mask λ > ε). With it Df(A)[E] is the directional derivative
+// whenever no eigenvalue equals ε exactly, and at a kink it is the
+// derivative of the branch that keeps the eigenvalue at ε.
+func ReEig(eps float64) lapackx.Func {
+	if math.IsNaN(eps) || math.IsInf(eps, 0) {
+		panic(fmt.Sprintf("spectral: ReEig threshold %v is not finite", eps))
+	}
+	return reEig{eps}
+}
+
+type reEig struct{ eps float64 }
+
+func (r reEig) Eval(x float64) float64 { return math.Max(r.eps, x) }
+func (reEig) Positive() bool           { return false }
+
+func (r reEig) DivDiff(x, y float64) float64 {
+	xa, ya := x > r.eps, y > r.eps
+	switch {
+	case xa && ya:
+		return 1
+	case !xa && !ya:
+		return 0
+	case xa: // x > ε ≥ y, so x − y ≥ x − ε > 0
+		return (x - r.eps) / (x - y)
+	}
+	return (y - r.eps) / (y - x)
+}
+
+// Threshold returns ε of a function made by ReEig, and false for any other
+// function.
+func Threshold(f lapackx.Func) (float64, bool) {
+	r, ok := f.(reEig)
+	return r.eps, ok
+}

@@ -1,0 +1,302 @@
+package meta_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/rhgd/rhgd/internal/problemtest"
+	"github.com/rhgd/rhgd/problems"
+	"github.com/rhgd/rhgd/problems/meta"
+	"github.com/rhgd/rhgd/solver"
+	"github.com/rhgd/rhgd/stiefel"
+)
+
+var digitsData = sync.OnceValues(meta.Digits)
+
+// tiny are tasks at which every check runs fast.
+var tiny = meta.TaskSpec{Ways: 5, Shots: 2, Queries: 3}
+
+// setup returns the problem on ntrain tasks of spec (and ntest test
+// tasks) with P features.
+func setup(t testing.TB, spec meta.TaskSpec, ntrain, ntest, p int, lambda float64, ext bool, seed uint64) (*meta.Data, *meta.Tasks, *meta.Problem, solver.Problem) {
+	t.Helper()
+	d, err := digitsData()
+	require.NoError(t, err)
+	ts, err := meta.MakeTasks(d, meta.BySample, spec, ntrain, ntest, seed)
+	require.NoError(t, err)
+	pr, err := meta.New(d, ts, meta.Config{P: p, Lambda: lambda, Extrinsic: ext}, seed)
+	require.NoError(t, err)
+	return d, ts, pr, pr.Problem()
+}
+
+func at(x, y []float64) *solver.Point { return &solver.Point{X: x, Y: y} }
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	require.NoError(t, err)
+}
+
+func rel(a, b []float64) float64 {
+	var n, d float64
+	for i := range a {
+		n += (a[i] - b[i]) * (a[i] - b[i])
+		d += b[i] * b[i]
+	}
+	return math.Sqrt(n / d)
+}
+
+// randomHeads returns heads with normal entries of standard deviation s.
+func randomHeads(n int, s float64, seed uint64) []float64 {
+	rnd := rand.New(rand.NewPCG(seed, 1))
+	w := make([]float64, n)
+	for i := range w {
+		w[i] = s * rnd.NormFloat64()
+	}
+	return w
+}
+
+// refLosses returns f and g computed independently with gonum: features
+// tanh((x − mean)ᵀΘ) with a bias, logits, log-sum-exp cross-entropies.
+func refLosses(d *meta.Data, ts *meta.Tasks, theta, heads []float64, p int, lambda float64) (f, g float64) {
+	q, c := p+1, ts.Spec.Ways
+	T := mat.NewDense(d.Dim, p, theta)
+	feat := func(i int) []float64 {
+		x := mat.NewVecDense(d.Dim, nil)
+		for j := 0; j < d.Dim; j++ {
+			x.SetVec(j, d.X[i*d.Dim+j]-ts.Mean[j])
+		}
+		var h mat.VecDense
+		h.MulVec(T.T(), x)
+		out := make([]float64, q)
+		for a := 0; a < p; a++ {
+			out[a] = math.Tanh(h.AtVec(a))
+		}
+		out[p] = 1
+		return out
+	}
+	ce := func(phi, w []float64, y int) float64 {
+		z := make([]float64, c)
+		for k := range z {
+			for a := range phi {
+				z[k] += phi[a] * w[a*c+k]
+			}
+		}
+		mx := z[0]
+		for _, v := range z {
+			mx = math.Max(mx, v)
+		}
+		var s float64
+		for _, v := range z {
+			s += math.Exp(v - mx)
+		}
+		return mx + math.Log(s) - z[y]
+	}
+	for t, task := range ts.Train {
+		w := heads[t*q*c : (t+1)*q*c]
+		for j, i := range task.Query {
+			f += ce(feat(i), w, task.QryLabels[j]) / float64(len(task.Query)*len(ts.Train))
+		}
+		for j, i := range task.Support {
+			g += ce(feat(i), w, task.SupLabels[j]) / float64(len(task.Support))
+		}
+		for _, x := range w {
+			g += 0.5 * lambda * x * x
+		}
+	}
+	return f, g
+}
+
+// TestObjectives: F and G against the independent computation.
+func TestObjectives(t *testing.T) {
+	d, ts, p, sp := setup(t, tiny, 6, 2, 7, 0.3, false, 3)
+	theta, _ := p.Start()
+	heads := randomHeads(p.Eu.Len(), 0.5, 1)
+	wf, wg := refLosses(d, ts, theta, heads, 7, 0.3)
+	f, err := sp.F(at(theta, heads))
+	must(t, err)
+	g, err := sp.G(at(theta, heads))
+	must(t, err)
+	require.InDelta(t, wf, f, 1e-13*wf)
+	require.InDelta(t, wg, g, 1e-13*wg)
+}
+
+// TestConformance runs the problem suite at the start (zero heads) and at
+// random heads, at small and default sizes of the tasks.
+func TestConformance(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		spec   meta.TaskSpec
+		n, p   int
+		scale  float64
+		lambda float64
+	}{
+		{"tiny, random heads", tiny, 4, 5, 0.5, 0.5},
+		{"default tasks, start", meta.TaskSpec{Ways: 5, Shots: 5, Queries: 15}, 6, 16, 0, meta.DefaultLambda},
+		{"default tasks, random heads", meta.TaskSpec{Ways: 5, Shots: 5, Queries: 15}, 6, 16, 1, meta.DefaultLambda},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, _, p, sp := setup(t, c.spec, c.n, 2, c.p, c.lambda, false, 5)
+			theta, heads := p.Start()
+			if c.scale > 0 {
+				heads = randomHeads(len(heads), c.scale, 2)
+			}
+			problemtest.Run(t, sp, problemtest.Config{X: theta, Y: heads, Seed: 3})
+		})
+	}
+}
+
+// TestLowerSolve: LowerSolve makes every head's gradient vanish, from zero
+// and from random heads, to the same solution.
+func TestLowerSolve(t *testing.T) {
+	_, _, p, sp := setup(t, meta.TaskSpec{Ways: 5, Shots: 5, Queries: 5}, 8, 2, 16, meta.DefaultLambda, false, 9)
+	theta, zero := p.Start()
+	var sols [][]float64
+	g := make([]float64, len(zero))
+	for _, start := range [][]float64{zero, randomHeads(len(zero), 3, 4)} {
+		w := make([]float64, len(zero))
+		must(t, sp.LowerSolve(w, at(theta, start)))
+		must(t, sp.GradGy(g, at(theta, w)))
+		require.Less(t, math.Sqrt(dot(g, g)), 1e-10)
+		sols = append(sols, w)
+	}
+	require.Less(t, rel(sols[1], sols[0]), 1e-9)
+}
+
+func dot(a, b []float64) float64 {
+	var s float64
+	for i, x := range a {
+		s += x * b[i]
+	}
+	return s
+}
+
+// TestHypergradient: at W*(Θ) the HINV and CG hypergradients match the
+// central difference of F(Θ) = f(Θ, W*(Θ)) along QR-retraction curves,
+// W* from LowerSolve (checked in TestLowerSolve).
+func TestHypergradient(t *testing.T) {
+	_, _, p, sp := setup(t, meta.TaskSpec{Ways: 5, Shots: 5, Queries: 5}, 6, 2, 16, meta.DefaultLambda, false, 7)
+	theta, zero := p.Start()
+	lower := func(x []float64) []float64 {
+		w := make([]float64, len(zero))
+		must(t, sp.LowerSolve(w, at(x, zero)))
+		return w
+	}
+	F := func(x []float64) float64 {
+		v, err := sp.F(at(x, lower(x)))
+		must(t, err)
+		return v
+	}
+	wstar := lower(theta)
+	rnd := rand.New(rand.NewPCG(8, 8))
+	u := make([]float64, len(theta))
+	const h = 1e-5
+	tp, tm := make([]float64, len(theta)), make([]float64, len(theta))
+	for _, name := range []string{"hinv", "cg"} {
+		est, err := meta.PaperEstimator(name)
+		require.NoError(t, err)
+		r, err := solver.New(sp, &solver.Settings{Estimator: est})
+		require.NoError(t, err)
+		hg, err := r.Estimate(theta, wstar)
+		require.NoError(t, err)
+		for k := 0; k < 2; k++ {
+			p.St.RandTangent(u, theta, rnd)
+			require.NoError(t, p.St.Retract(tp, theta, u, h))
+			require.NoError(t, p.St.Retract(tm, theta, u, -h))
+			fd := (F(tp) - F(tm)) / (2 * h)
+			got := p.St.Inner(theta, hg, u)
+			t.Logf("%s: ⟨hypergradient, u⟩ = %.10g, difference %.10g", name, got, fd)
+			require.InDelta(t, fd, got, 1e-6*p.St.Norm(theta, hg), "%s direction %d", name, k)
+		}
+	}
+}
+
+// TestExtrinsic: PHGD's manifold. Its retraction is the polar factor of
+// X + tU (checked against U_svd V_svdᵀ of an independent SVD, for a
+// direction that is not tangent), its gradients are Euclidean (the
+// Euclidean hypergradient's tangent projection is RHGD's, with HINV, at
+// the same point), and one PHGD epoch moves Θ to polar(Θ − η_x ĝ_E).
+func TestExtrinsic(t *testing.T) {
+	spec := meta.TaskSpec{Ways: 5, Shots: 3, Queries: 3}
+	_, _, pr, sr := setup(t, spec, 5, 2, 6, 0.2, false, 4)
+	_, _, _, se := setup(t, spec, 5, 2, 6, 0.2, true, 4)
+	theta, _ := pr.Start()
+	heads := randomHeads(pr.Eu.Len(), 0.5, 6)
+	ex := se.Mx
+	require.NoError(t, ex.CheckPoint(theta))
+	rnd := rand.New(rand.NewPCG(2, 2))
+	u := make([]float64, len(theta))
+	ex.RandTangent(u, theta, rnd)
+	require.InDelta(t, 1, ex.Norm(theta, u), 1e-15)
+	got := make([]float64, len(theta))
+	require.NoError(t, ex.Retract(got, theta, u, 0.3))
+	a := mat.NewDense(64, 6, nil)
+	for i := range theta {
+		a.RawMatrix().Data[i] = theta[i] + 0.3*u[i]
+	}
+	var svd mat.SVD
+	require.True(t, svd.Factorize(a, mat.SVDThin))
+	var uu, vv, want mat.Dense
+	svd.UTo(&uu)
+	svd.VTo(&vv)
+	want.Mul(&uu, vv.T())
+	require.Less(t, rel(got, want.RawMatrix().Data), 1e-13, "polar factor")
+	// Hypergradients.
+	rr, err := solver.New(sr, &solver.Settings{Estimator: solver.HInv{}})
+	require.NoError(t, err)
+	re, err := solver.New(se, &solver.Settings{Estimator: solver.HInv{}})
+	require.NoError(t, err)
+	gr, err := rr.Estimate(theta, heads)
+	require.NoError(t, err)
+	ge, err := re.Estimate(theta, heads)
+	require.NoError(t, err)
+	proj := make([]float64, len(theta))
+	pr.St.Project(proj, theta, ge)
+	require.Less(t, rel(proj, gr), 1e-13, "P(ĝ_E) = ĝ_R")
+	require.Greater(t, rel(ge, gr), 1e-3, "the Euclidean hypergradient has a normal part")
+	// One PHGD epoch without lower steps.
+	s := solver.Settings{EtaX: 0.7, EtaY: 0.1, InnerIters: 1, Epochs: 1, Estimator: solver.HInv{}, Lower: solver.LowerRule{UseLowerSolve: true}}
+	r, err := solver.New(se, &s)
+	require.NoError(t, err)
+	require.NoError(t, r.Reset(theta, heads))
+	_, err = r.Step()
+	require.NoError(t, err)
+	wstar := make([]float64, len(heads))
+	must(t, se.LowerSolve(wstar, at(theta, heads)))
+	ge, err = re.Estimate(theta, wstar)
+	require.NoError(t, err)
+	want2 := make([]float64, len(theta))
+	st := stiefel.New(64, 6)
+	st.Retraction = stiefel.Polar
+	require.NoError(t, st.Retract(want2, theta, ge, -0.7))
+	require.Less(t, rel(r.X(), want2), 1e-12, "Θ⁺ = polar(Θ − η ĝ_E)")
+}
+
+// TestNewErrors: bad configurations and tasks are errors.
+func TestNewErrors(t *testing.T) {
+	d, err := digitsData()
+	require.NoError(t, err)
+	ts, err := meta.MakeTasks(d, meta.BySample, tiny, 2, 2, 1)
+	require.NoError(t, err)
+	for name, c := range map[string]meta.Config{"P = 0": {Lambda: 1}, "P > 64": {P: 65, Lambda: 1}, "λ = 0": {P: 4}, "λ NaN": {P: 4, Lambda: math.NaN()}} {
+		_, err := meta.New(d, ts, c, 1)
+		require.ErrorIs(t, err, problems.ErrBadData, name)
+	}
+	bad := *ts
+	bad.Train = append([]meta.Task(nil), ts.Train...)
+	bad.Train[1].SupLabels = append([]int(nil), ts.Train[1].SupLabels...)
+	bad.Train[1].SupLabels[0] = 7
+	_, err = meta.New(d, &bad, meta.Config{P: 4, Lambda: 1}, 1)
+	require.ErrorIs(t, err, problems.ErrBadData)
+	bad.Train[1].SupLabels[0] = 0
+	bad.Train[1].Support = append([]int(nil), ts.Train[1].Support...)
+	bad.Train[1].Support[0] = 5000
+	_, err = meta.New(d, &bad, meta.Config{P: 4, Lambda: 1}, 1)
+	require.ErrorIs(t, err, problems.ErrBadData)
+	_, err = meta.New(d, nil, meta.Config{P: 4, Lambda: 1}, 1)
+	require.ErrorIs(t, err, problems.ErrBadData)
+}

@@ -1,0 +1,60 @@
+package meta_test
+
+import (
+	"flag"
+	"io"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rhgd/rhgd/problems"
+	"github.com/rhgd/rhgd/problems/meta"
+	"github.com/rhgd/rhgd/solver"
+)
+
+func build(t *testing.T, args []string, o problems.Options) (*problems.Instance, error) {
+	t.Helper()
+	fs := flag.NewFlagSet("meta", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	mk := meta.Spec.Flags(fs)
+	require.NoError(t, fs.Parse(args))
+	return mk(o)
+}
+
+// TestSpec: the defaults, the flags, -baseline phgd (the Extrinsic
+// manifold) and bad parameters.
+func TestSpec(t *testing.T) {
+	in, err := build(t, nil, problems.Options{Seed: 42})
+	require.NoError(t, err)
+	require.Equal(t, 64*16, len(in.X0))
+	require.Equal(t, 50*17*5, len(in.Y0))
+	require.Equal(t, meta.PaperSettings(), in.Settings)
+	require.Len(t, in.Estimators, 4)
+	require.Nil(t, in.Stochastic)
+	require.NoError(t, in.Problem.Mx.CheckPoint(in.X0))
+	t.Log(in.Describe)
+	in, err = build(t, []string{"-tasks", "3", "-test-tasks", "4", "-features", "6", "-shots", "2", "-queries", "3", "-split", "classes", "-baseline", "phgd"}, problems.Options{Seed: 1})
+	require.NoError(t, err)
+	require.IsType(t, &meta.Extrinsic{}, in.Problem.Mx)
+	require.Equal(t, 3*7*5, len(in.Y0))
+	acc, err := in.Accuracy(in.X0, in.Y0)
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, acc, 0.0)
+	name, base, err := in.Baseline()
+	require.NoError(t, err)
+	require.Equal(t, "PCA(6) features", name)
+	require.Greater(t, base, 20.0)
+	s := in.Settings
+	s.Epochs = 2
+	est, err := in.Estimator("cg")
+	require.NoError(t, err)
+	s.Estimator = est
+	_, err = solver.Minimize(nil, in.Problem, in.X0, in.Y0, &s)
+	require.NoError(t, err)
+	for _, args := range [][]string{{"-baseline", "adam"}, {"-split", "tasks"}, {"-ways", "6", "-split", "classes"}, {"-lambda", "-1"}, {"-features", "0"}, {"-tasks", "0"}} {
+		_, err := build(t, args, problems.Options{})
+		require.ErrorIs(t, err, problems.ErrBadData, "%v", args)
+	}
+	_, err = build(t, nil, problems.Options{Data: "x.npz"})
+	require.ErrorIs(t, err, problems.ErrBadData)
+}
