@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -185,20 +186,10 @@ func mergeSpec(spec string, over map[string]string) string {
 		return name
 	}
 	var parts []string
-	for _, k := range slices.Sorted(mapKeys(kv)) {
+	for _, k := range slices.Sorted(maps.Keys(kv)) {
 		parts = append(parts, k+"="+kv[k])
 	}
 	return name + ":" + strings.Join(parts, ",")
-}
-
-func mapKeys(m map[string]string) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // setRetraction sets m's retraction by name ("" keeps it).
