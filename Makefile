@@ -2,7 +2,7 @@
 GO   ?= go
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all demo test deps vet test-cgo test-nocgo test-purego test-race fuzz bench bench-crossover info refdata clean \
+.PHONY: all demo test deps vet test-cgo test-nocgo test-purego test-race fuzz bench bench-quick bench-deps bench-go bench-crossover info refdata clean \
 	lib header-check test-lib test-c test-python python-deps valgrind
 
 all: test
@@ -36,7 +36,7 @@ vet: deps
 # (CGO_ENABLED=0), then pure Go with cgo on (-tags purego), then the solver
 # and manifold packages under the race detector. Each run includes the fuzz
 # targets' seed corpora (f.Add and testdata/fuzz).
-test: vet test-cgo test-nocgo test-purego test-race test-lib
+test: vet test-cgo test-nocgo test-purego test-race test-lib bench-quick
 
 test-cgo: deps
 	$(GO) test -count=1 ./...
@@ -142,9 +142,32 @@ fuzz: deps
 		grep 'execs:' $$log | tail -n 1; \
 	done; done; rm -f $$log
 
-# bench runs every benchmark ten times for benchstat; RHGD_BLAS=gonum for
-# the pure-Go backend.
-bench: deps
+# bench runs the benchmark harness (bench/, go run ./bench/cmd/report):
+# rhgd's kernels at large sizes beside numpy, scipy, POT and PyTorch on the
+# same inputs, all on the same thread count, and writes a dated Markdown
+# report with tables, targets and scaling plots under bench/results/.
+# bench-quick runs every case and peer once at small sizes (`make test`
+# runs it, so the harness never rots); its report goes to build/.
+bench: deps bench-deps
+	$(GO) run ./bench/cmd/report -out bench/results
+
+bench-quick: deps bench-deps
+	$(GO) run ./bench/cmd/report -quick -out build/bench-quick
+	$(GO) test -run '^$$' -bench . -benchtime 1x -short ./bench > /dev/null
+
+# bench-deps installs the peers' Python libraries: Debian's numpy, scipy,
+# POT, PyTorch and threadpoolctl (which reports numpy's BLAS).
+bench-deps:
+	@if ! $(PYTHON) -c 'import numpy, scipy, ot, torch, threadpoolctl' 2>/dev/null; then \
+		echo "make: installing python3-numpy python3-scipy python3-pot python3-torch python3-threadpoolctl"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-numpy python3-scipy \
+			python3-pot python3-torch python3-threadpoolctl; \
+	fi
+
+# bench-go runs every Go benchmark ten times for benchstat; RHGD_BLAS=gonum
+# for the pure-Go backend.
+bench-go: deps
 	$(GO) test -run '^$$' -bench . -benchmem -count 10 ./... | tee bench.txt
 
 bench-crossover: deps

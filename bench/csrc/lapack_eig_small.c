@@ -1,7 +1,7 @@
 /* lapack_eig_small.c: where LAPACK's symmetric eigensolver spends its time at
  * small n, without cgo in the way (the HINV estimator's 50x50 eigensolve).
  *
- *   gcc -O2 bench/lapack_eig_small.c -o /tmp/eig -llapacke -lopenblas
+ *   gcc -O2 bench/csrc/lapack_eig_small.c -o /tmp/eig -llapacke -lopenblas
  *   OPENBLAS_CORETYPE=SkylakeX /tmp/eig 50
  *
  * prints microseconds per call (2000 calls, one OpenBLAS thread) of dsyevd

@@ -1,0 +1,126 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+)
+
+// Case is one operation at one size.
+type Case struct {
+	// Group is the report section: "spd", "lyapunov", "expm", "stiefel",
+	// "coupling" or "epoch".
+	Group string
+	// Op names the operation; with Size it names the Go benchmark
+	// (BenchmarkLarge/<group>/<op>/<size>).
+	Op, Size string
+	// N is the size the scaling report plots against, FlopCount the
+	// operation's nominal cost in N (for example "9n³") and Exponent its
+	// exponent, which the fitted one is compared with.
+	N         float64
+	FlopCount string
+	Exponent  float64
+	// Floor is the Op of the LAPACK or BLAS call at the same size that
+	// this one rests on ("" for none); the report gives the ratio.
+	Floor string
+	// Peers are the bench/peers.py calls on the same inputs.
+	Peers []string
+	// Params are passed to the peers' load.
+	Params map[string]any
+	// Prepare writes the inputs into dir (none when dir is "") and returns
+	// the rhgd call.
+	Prepare func(dir string) (*Prepared, error)
+}
+
+// Prepared is a case ready to run.
+type Prepared struct {
+	// Run is the timed rhgd call.
+	Run func() error
+	// Output is what Run computed, for the fingerprint compared with the
+	// peers' (nil when the outputs are not comparable).
+	Output func() []float64
+	// Files are the input .npy files by name.
+	Files map[string]string
+}
+
+// Name is the case's benchmark name: group/op/size.
+func (c *Case) Name() string { return c.Group + "/" + c.Op + "/" + c.Size }
+
+// Sizes lists the sizes of each group.
+type Sizes struct {
+	SPD      []int    // eig, gemm, exp/log/sqrt and the SPD exponential map
+	Lyapunov []int    // A X + X A = C with A SPD
+	Expm     []int    // the exponential of a general matrix
+	Stiefel  [][2]int // (n, p)
+	Coupling []int    // n×n couplings
+	Epoch    []int    // d of the synthetic problem (n = 2d, r = d/2.5)
+	// PeerMax caps the size of a peer too slow for the largest sizes.
+	PeerMax map[string]int
+}
+
+// FullSizes are the sizes of `make bench`.
+func FullSizes() Sizes {
+	return Sizes{
+		SPD:      []int{50, 200, 500, 1000, 2000},
+		Lyapunov: []int{50, 200, 500, 1000},
+		Expm:     []int{50, 200, 500, 1000},
+		Stiefel:  [][2]int{{1000, 50}, {10000, 100}, {100000, 50}},
+		Coupling: []int{200, 1000, 2000},
+		Epoch:    []int{50, 200, 500, 1000},
+		// scipy's logm and sqrtm (Schur-based, complex) take tens of
+		// seconds at n = 2000.
+		PeerMax: map[string]int{"scipy.logm": 1000, "scipy.sqrtm": 1000},
+	}
+}
+
+// QuickSizes are the sizes of `make bench-quick`: every case and peer,
+// small.
+func QuickSizes() Sizes {
+	return Sizes{
+		SPD:      []int{50, 100},
+		Lyapunov: []int{50},
+		Expm:     []int{50},
+		Stiefel:  [][2]int{{500, 20}},
+		Coupling: []int{100},
+		Epoch:    []int{20},
+	}
+}
+
+// Cases returns every case at the sizes s.
+func Cases(s Sizes) []Case {
+	var cs []Case
+	for _, n := range s.SPD {
+		cs = append(cs, spdCases(n)...)
+	}
+	for _, n := range s.Lyapunov {
+		cs = append(cs, lyapunovCase(n))
+	}
+	for _, n := range s.Expm {
+		cs = append(cs, expmCase(n))
+	}
+	for _, np := range s.Stiefel {
+		cs = append(cs, stiefelCases(np[0], np[1])...)
+	}
+	for _, n := range s.Coupling {
+		cs = append(cs, couplingCases(n)...)
+	}
+	for _, d := range s.Epoch {
+		cs = append(cs, epochCases(d)...)
+	}
+	for i := range cs {
+		c := &cs[i]
+		var keep []string
+		for _, p := range c.Peers {
+			if m, ok := s.PeerMax[p]; !ok || c.N <= float64(m) {
+				keep = append(keep, p)
+			}
+		}
+		c.Peers = keep
+	}
+	return cs
+}
+
+func sizeN(n int) string     { return fmt.Sprintf("n=%d", n) }
+func sizeNP(n, p int) string { return fmt.Sprintf("n=%d,p=%d", n, p) }
+func cube(n int) float64     { return math.Pow(float64(n), 3) }
+
+func itoa(n int) string { return fmt.Sprint(n) }

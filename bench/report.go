@@ -1,0 +1,343 @@
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/rhgd/rhgd/blas"
+)
+
+// RunInfo describes a run for its report.
+type RunInfo struct {
+	Date       time.Time
+	Command    string
+	Elapsed    time.Duration
+	Threads    int
+	Backend    blas.Info
+	Peer       *PeerHello // nil: no peers
+	Crossovers []Crossover
+}
+
+// NewRunInfo returns the run's description so far: the date and the
+// backend, with every library on threads threads.
+func NewRunInfo(threads int) *RunInfo {
+	return &RunInfo{Date: time.Now().UTC(), Threads: threads, Backend: blas.CurrentInfo()}
+}
+
+// Failures counts the cases and peer calls that ended in an error.
+func Failures(res []Result) int {
+	n := 0
+	for _, r := range res {
+		if r.Err != "" {
+			n++
+		}
+		for _, p := range r.Peers {
+			if p.Err != "" {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// WriteReport writes report.md, results.json and the scaling plots into
+// dir and returns the report's path.
+func WriteReport(dir string, info *RunInfo, res []Result) (string, error) {
+	var b strings.Builder
+	writeHeader(&b, info)
+	writeTargets(&b, res)
+	for _, g := range groups(res) {
+		writeGroup(&b, g, res)
+	}
+	scal := scalings(res)
+	writeScaling(&b, scal)
+	for _, g := range groups(res) {
+		name := "scaling-" + g + ".svg"
+		ok, err := plotScaling(filepath.Join(dir, name), g, res)
+		if err != nil {
+			return "", err
+		}
+		if ok {
+			fmt.Fprintf(&b, "![%s](%s)\n\n", g, name)
+		}
+	}
+	writeCrossovers(&b, info.Crossovers)
+	path := filepath.Join(dir, "report.md")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		return "", err
+	}
+	js, err := json.MarshalIndent(jsonResults(info, res), "", "  ")
+	if err != nil {
+		return "", err
+	}
+	return path, os.WriteFile(filepath.Join(dir, "results.json"), js, 0o644)
+}
+
+func writeHeader(b *strings.Builder, info *RunInfo) {
+	bi := info.Backend
+	fmt.Fprintf(b, "# rhgd benchmarks, %s\n\n", info.Date.Format("2006-01-02 15:04 UTC"))
+	fmt.Fprintf(b, "`%s`, %s.\n\n", info.Command, info.Elapsed.Round(time.Second))
+	fmt.Fprintf(b, "- Machine: %s, %d physical cores (%d logical), %s.\n", bi.CPU.Brand, bi.CPU.PhysicalCores, bi.CPU.LogicalCores, bi.Go)
+	core := bi.Core
+	if bi.DetectedCore != "" {
+		core += " (re-selected from " + bi.DetectedCore + ")"
+	}
+	fmt.Fprintf(b, "- rhgd: backend %s %s, kernels %s, %d threads.\n", bi.Backend, bi.Library, core, bi.Threads)
+	if p := info.Peer; p != nil {
+		var vs []string
+		for _, k := range []string{"python", "numpy", "scipy", "pot", "torch"} {
+			if v, ok := p.Versions[k]; ok {
+				vs = append(vs, k+" "+v)
+			}
+		}
+		fmt.Fprintf(b, "- Peers: %s; torch on %d threads.\n", strings.Join(vs, ", "), p.TorchThreads)
+		for _, l := range p.BLAS { // threadpoolctl's view: numpy's OpenBLAS, torch's OpenMP
+			fmt.Fprintf(b, "  Thread pool in the peer process: %v", l["internal_api"])
+			if v := l["version"]; v != nil {
+				fmt.Fprintf(b, " %v", v)
+			}
+			if a := l["architecture"]; a != nil {
+				fmt.Fprintf(b, ", kernels %v", a)
+			}
+			fmt.Fprintf(b, ", %v threads (%v).\n", l["num_threads"], l["filepath"])
+		}
+	} else {
+		b.WriteString("- Peers: none (-no-peers).\n")
+	}
+	fmt.Fprintf(b, "- Every library is pinned to %d threads (the peers' OpenBLAS to rhgd's kernels too: OPENBLAS_CORETYPE).\n", info.Threads)
+	b.WriteString("- Method: each case alternates rhgd and its peers in rounds (rhgd, peer 1, peer 2, …), so drift of the shared machine falls on both sides of a ratio. " +
+		"Each side times itself on data in memory after one warm-up call, repeating the call until its minimum time has passed. " +
+		"Times are medians over the rounds; a ratio is the median of the rounds' ratios peer/rhgd (above 1: rhgd is faster). " +
+		"Both sides read the same inputs from .npy files. `agree` is the relative difference of the outputs' fingerprints (Σ out_k sin k): rounding when both compute the same thing.\n\n")
+}
+
+// groups lists the groups of res in their order.
+func groups(res []Result) []string {
+	var gs []string
+	for _, r := range res {
+		if !slices.Contains(gs, r.Case.Group) {
+			gs = append(gs, r.Case.Group)
+		}
+	}
+	return gs
+}
+
+var groupTitles = map[string]string{
+	"spd":      "SPD matrix functions and their floors (n×n)",
+	"lyapunov": "Lyapunov equation A X + X A = C, A SPD",
+	"expm":     "Exponential of a general matrix",
+	"stiefel":  "Stiefel retractions (n×p)",
+	"coupling": "Doubly stochastic manifold (n×n couplings)",
+	"epoch":    "One RHGD epoch of the synthetic problem (n = 2d, r = d/2.5, S = 20)",
+}
+
+// find returns the result of op at size (nil if none).
+func find(res []Result, op, size string) *Result {
+	for i := range res {
+		if res[i].Case.Op == op && res[i].Case.Size == size {
+			return &res[i]
+		}
+	}
+	return nil
+}
+
+// floorRatio is r's time over its floor's at the same size (NaN if none).
+func floorRatio(res []Result, r *Result) float64 {
+	if r.Case.Floor == "" {
+		return math.NaN()
+	}
+	f := find(res, r.Case.Floor, r.Case.Size)
+	if f == nil {
+		return math.NaN()
+	}
+	return r.Median() / f.Median()
+}
+
+// writeGroup writes a table per op of the group: a row per size.
+func writeGroup(b *strings.Builder, g string, res []Result) {
+	fmt.Fprintf(b, "## %s\n\n", cmpOr(groupTitles[g], g))
+	var ops []string
+	for _, r := range res {
+		if r.Case.Group == g && !slices.Contains(ops, r.Case.Op) {
+			ops = append(ops, r.Case.Op)
+		}
+	}
+	for _, op := range ops {
+		var rows []*Result
+		var peers []string
+		floor := ""
+		for i := range res {
+			r := &res[i]
+			if r.Case.Group != g || r.Case.Op != op {
+				continue
+			}
+			rows = append(rows, r)
+			floor = r.Case.Floor
+			for _, p := range r.Peers {
+				if !slices.Contains(peers, p.Name) {
+					peers = append(peers, p.Name)
+				}
+			}
+		}
+		fmt.Fprintf(b, "**%s** (%s)\n\n| size | rhgd |", op, rows[0].Case.FlopCount)
+		if floor != "" {
+			fmt.Fprintf(b, " ÷ %s |", floor)
+		}
+		for _, p := range peers {
+			fmt.Fprintf(b, " %s |", p)
+		}
+		if len(peers) > 0 {
+			b.WriteString(" agree |")
+		}
+		b.WriteString("\n|---|---:|")
+		if floor != "" {
+			b.WriteString("---:|")
+		}
+		b.WriteString(strings.Repeat("---:|", len(peers)))
+		if len(peers) > 0 {
+			b.WriteString("---:|")
+		}
+		b.WriteString("\n")
+		for _, r := range rows {
+			if r.Err != "" {
+				fmt.Fprintf(b, "| %s | error: %s |\n", r.Case.Size, oneLine(r.Err))
+				continue
+			}
+			fmt.Fprintf(b, "| %s | %s |", r.Case.Size, fmtSeconds(r.Median()))
+			if floor != "" {
+				fmt.Fprintf(b, " %s |", fmtRatio(floorRatio(res, r)))
+			}
+			worst := math.NaN()
+			for _, name := range peers {
+				i := slices.IndexFunc(r.Peers, func(p PeerResult) bool { return p.Name == name })
+				switch {
+				case i < 0:
+					b.WriteString(" |")
+				case r.Peers[i].Err != "":
+					fmt.Fprintf(b, " error: %s |", oneLine(r.Peers[i].Err))
+				default:
+					p := r.Peers[i]
+					fmt.Fprintf(b, " %s (%s) |", fmtRatio(p.Ratio()), fmtSeconds(median(p.Seconds)))
+					if !math.IsNaN(p.Diff) && !(p.Diff <= worst) {
+						worst = p.Diff
+					}
+				}
+			}
+			if len(peers) > 0 {
+				if math.IsNaN(worst) {
+					b.WriteString(" — |")
+				} else {
+					fmt.Fprintf(b, " %.0e |", worst)
+				}
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("\n")
+	}
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func oneLine(s string) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	s = strings.ReplaceAll(s, "|", "/")
+	if len(s) > 120 {
+		s = s[:117] + "…"
+	}
+	return s
+}
+
+func fmtRatio(r float64) string {
+	if math.IsNaN(r) {
+		return "—"
+	}
+	return fmt.Sprintf("%.2f×", r)
+}
+
+func writeCrossovers(b *strings.Builder, cs []Crossover) {
+	b.WriteString("## BLAS dispatch crossovers\n\n")
+	if len(cs) == 0 {
+		b.WriteString("Pure-Go build: no native library to cross over to.\n")
+		return
+	}
+	b.WriteString("blas.Hybrid runs small calls in pure Go (gonum) and larger ones in the native library. " +
+		"The sweep times both sides on square calls, alternating; the native side is the library as rhgd set it up (threaded).\n\n" +
+		"| call | n | go | native | faster |\n|---|---:|---:|---:|---|\n")
+	for _, c := range cs {
+		fmt.Fprintf(b, "| %s | %d | %s | %s | %s |\n", c.Op, c.N, fmtSeconds(c.Go), fmtSeconds(c.Native), c.Winner())
+	}
+	cut := blas.CurrentInfo().Cutoffs
+	fmt.Fprintf(b, "\nDerived from this run: native from n = %d on for dgemm (the constant level3Cutoff = %d on m·n·k sends n ≥ %d native), "+
+		"from n = %d on for dgemv (level2Cutoff = %d on m·n sends n ≥ %d native).\n",
+		derivedCrossover(cs, "dgemm"), cut["level3_mnk"], cubeRootCeil(cut["level3_mnk"]),
+		derivedCrossover(cs, "dgemv"), cut["level2_mn"], sqrtCeil(cut["level2_mn"]))
+}
+
+func cubeRootCeil(v int) int {
+	n := 0
+	for n*n*n < v {
+		n++
+	}
+	return n
+}
+
+func sqrtCeil(v int) int {
+	n := 0
+	for n*n < v {
+		n++
+	}
+	return n
+}
+
+// jsonResult is one case in results.json.
+type jsonResult struct {
+	Name    string     `json:"name"`
+	Seconds []float64  `json:"seconds"`
+	Median  float64    `json:"median"`
+	Floor   string     `json:"floor,omitempty"`
+	Peers   []jsonPeer `json:"peers,omitempty"`
+	Err     string     `json:"error,omitempty"`
+}
+
+type jsonPeer struct {
+	Name    string    `json:"name"`
+	Seconds []float64 `json:"seconds"`
+	Ratio   float64   `json:"ratio"`
+	Diff    *float64  `json:"diff,omitempty"`
+	Err     string    `json:"error,omitempty"`
+}
+
+func jsonResults(info *RunInfo, res []Result) map[string]any {
+	var rs []jsonResult
+	for _, r := range res {
+		j := jsonResult{Name: r.Case.Name(), Seconds: r.Seconds, Floor: r.Case.Floor, Err: r.Err}
+		if m := r.Median(); !math.IsNaN(m) {
+			j.Median = m
+		}
+		for _, p := range r.Peers {
+			jp := jsonPeer{Name: p.Name, Seconds: p.Seconds, Err: p.Err}
+			if v := p.Ratio(); !math.IsNaN(v) {
+				jp.Ratio = v
+			}
+			if !math.IsNaN(p.Diff) {
+				d := p.Diff
+				jp.Diff = &d
+			}
+			j.Peers = append(j.Peers, jp)
+		}
+		rs = append(rs, j)
+	}
+	return map[string]any{"date": info.Date, "command": info.Command, "threads": info.Threads,
+		"backend": info.Backend, "peer": info.Peer, "results": rs}
+}

@@ -1,0 +1,133 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// target is one of issue 12's targets, judged from a run's results.
+type target struct {
+	desc string
+	// judge returns the measured value as text and whether the target is
+	// met; ok is false when the run did not measure it.
+	judge func(res []Result) (value string, met, ok bool)
+}
+
+// peerRatio is the ratio of peer to rhgd for op at size (NaN if none).
+func peerRatio(res []Result, op, size, peer string) float64 {
+	r := find(res, op, size)
+	if r == nil {
+		return math.NaN()
+	}
+	for _, p := range r.Peers {
+		if p.Name == peer && p.Err == "" {
+			return p.Ratio()
+		}
+	}
+	return math.NaN()
+}
+
+// worstOf returns the largest (or, with smallest, the smallest) of f over
+// ops, with the op, and false if any value is missing.
+func worstOf(ops []string, f func(op string) float64, smallest bool) (float64, string, bool) {
+	w, at := math.NaN(), ""
+	for _, op := range ops {
+		v := f(op)
+		if math.IsNaN(v) {
+			return math.NaN(), op, false
+		}
+		if at == "" || smallest && v < w || !smallest && v > w {
+			w, at = v, op
+		}
+	}
+	return w, at, true
+}
+
+var symFuncs = []string{"expsym", "logsym", "sqrtsym"}
+
+var targets = []target{
+	{"SPD exp/log/sqrt at n = 2000 within 1.15× of the eigensolver", func(res []Result) (string, bool, bool) {
+		w, op, ok := worstOf(symFuncs, func(op string) float64 {
+			r := find(res, op, "n=2000")
+			if r == nil {
+				return math.NaN()
+			}
+			return floorRatio(res, r)
+		}, false)
+		return fmt.Sprintf("worst %s: %.2f× eig", op, w), w <= 1.15, ok
+	}},
+	{"SPD exp/log/sqrt at n = 2000 ≥ 1.2× faster than numpy's eigh-based versions", func(res []Result) (string, bool, bool) {
+		w, op, ok := worstOf(symFuncs, func(op string) float64 { return peerRatio(res, op, "n=2000", "numpy."+op) }, true)
+		return fmt.Sprintf("slowest %s: %.2f×", op, w), w >= 1.2, ok
+	}},
+	{"SPD exp/log/sqrt at n = 50 ≥ 2× faster than numpy's eigh-based versions", func(res []Result) (string, bool, bool) {
+		w, op, ok := worstOf(symFuncs, func(op string) float64 { return peerRatio(res, op, "n=50", "numpy."+op) }, true)
+		return fmt.Sprintf("slowest %s: %.2f×", op, w), w >= 2, ok
+	}},
+	{"SPD exponential map at n = 1000 within 1.3× of the eigensolver", func(res []Result) (string, bool, bool) {
+		r := find(res, "spdexp", "n=1000")
+		if r == nil {
+			return "", false, false
+		}
+		v := floorRatio(res, r)
+		return fmt.Sprintf("%.2f× eig", v), v <= 1.3, !math.IsNaN(v)
+	}},
+	{"Lyapunov (SPD coefficient) at n = 1000 ≥ 10× faster than scipy", func(res []Result) (string, bool, bool) {
+		v := peerRatio(res, "lyapsym", "n=1000", "scipy.lyapunov")
+		return fmt.Sprintf("%.2f×", v), v >= 10, !math.IsNaN(v)
+	}},
+	{"Coupling retraction at 1000×1000 ≥ 2× faster than POT's sinkhorn_log", func(res []Result) (string, bool, bool) {
+		v := peerRatio(res, "sinkhorn", "n=1000", "pot.sinkhorn_log")
+		return fmt.Sprintf("%.2f×", v), v >= 2, !math.IsNaN(v)
+	}},
+	{"Stiefel QR retraction within 1.5× of the polar one at 10000×100 and 100000×50", func(res []Result) (string, bool, bool) {
+		w, size, ok := worstOf([]string{"n=10000,p=100", "n=100000,p=50"}, func(size string) float64 {
+			q, p := find(res, "qr", size), find(res, "polar", size)
+			if q == nil || p == nil {
+				return math.NaN()
+			}
+			return q.Median() / p.Median()
+		}, false)
+		return fmt.Sprintf("worst %s: %.2f× polar", size, w), w <= 1.5, ok
+	}},
+	{"Stiefel QR retraction ≥ 3× faster than Householder QR (42 ms at 10000×100 before)", func(res []Result) (string, bool, bool) {
+		w, size, ok := worstOf([]string{"n=10000,p=100", "n=100000,p=50"}, func(size string) float64 {
+			q, h := find(res, "qr", size), find(res, "householder", size)
+			if q == nil || h == nil {
+				return math.NaN()
+			}
+			return h.Median() / q.Median()
+		}, true)
+		return fmt.Sprintf("slowest %s: %.2f×", size, w), w >= 3, ok
+	}},
+	{"Synthetic epoch's fitted exponent in d close to 3 (2.7–3.3)", func(res []Result) (string, bool, bool) {
+		var parts []string
+		met, n := true, 0
+		for _, s := range scalings(res) {
+			if s.Group != "epoch" || s.To < 1000 {
+				continue
+			}
+			parts = append(parts, fmt.Sprintf("%s %.2f", s.Op, s.Fitted))
+			met = met && s.Fitted >= 2.7 && s.Fitted <= 3.3
+			n++
+		}
+		return strings.Join(parts, ", "), met, n > 0
+	}},
+}
+
+func writeTargets(b *strings.Builder, res []Result) {
+	b.WriteString("## Targets\n\n| target | measured | |\n|---|---|---|\n")
+	for _, t := range targets {
+		v, met, ok := t.judge(res)
+		switch {
+		case !ok:
+			fmt.Fprintf(b, "| %s | not measured in this run | |\n", t.desc)
+		case met:
+			fmt.Fprintf(b, "| %s | %s | met |\n", t.desc, v)
+		default:
+			fmt.Fprintf(b, "| %s | %s | **not met** |\n", t.desc, v)
+		}
+	}
+	b.WriteString("\n")
+}
