@@ -19,9 +19,10 @@ type Case struct {
 	N         float64
 	FlopCount string
 	Exponent  float64
-	// Floor is the Op of the LAPACK or BLAS call at the same size that
-	// this one rests on ("" for none); the report gives the ratio.
-	Floor string
+	// Floor is the Op of the LAPACK or BLAS call that this one rests on
+	// ("" for none), at FloorSize ("": the same Size); the report gives the
+	// ratio.
+	Floor, FloorSize string
 	// Peers are the bench/peers.py calls on the same inputs.
 	Peers []string
 	// Params are passed to the peers' load.

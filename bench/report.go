@@ -152,7 +152,7 @@ func floorRatio(res []Result, r *Result) float64 {
 	if r.Case.Floor == "" {
 		return math.NaN()
 	}
-	f := find(res, r.Case.Floor, r.Case.Size)
+	f := find(res, r.Case.Floor, cmpOr(r.Case.FloorSize, r.Case.Size))
 	if f == nil {
 		return math.NaN()
 	}
