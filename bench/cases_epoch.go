@@ -11,13 +11,20 @@ import (
 // lower steps, the estimate, the upper step, with the paper's settings) at
 // n = 2d, r = d/2.5, one per estimator. Each call starts from the same
 // point, so every call does the same work. Its floor is the d×d
-// eigendecomposition: each of the S lower steps takes one.
+// eigendecomposition; the peers of HINV and AD are the authors' PyTorch
+// formulation (bench/torch_synthetic.py) in float64 and float32.
 func epochCases(d int) []Case {
 	var cs []Case
+	s := synthetic.PaperSettings()
 	for _, name := range synthetic.EstimatorNames {
+		var peers []string
+		if name == "hinv" || name == "ad" {
+			peers = []string{"torch.epoch64", "torch.epoch32"}
+		}
 		cs = append(cs, Case{Group: "epoch", Op: name, Size: "d=" + itoa(d), N: float64(d), FlopCount: "≈S·30d³", Exponent: 3,
-			Floor: "eig", FloorSize: sizeN(d), // S lower steps, each an SPD exponential map
-			Prepare: func(string) (*Prepared, error) {
+			Floor: "eig", FloorSize: sizeN(d), Peers: peers,
+			Params: map[string]any{"estimator": name, "inner": s.InnerIters, "eta_x": s.EtaX, "eta_y": s.EtaY},
+			Prepare: func(dir string) (*Prepared, error) {
 				r := max(1, int(math.Round(float64(d)/2.5)))
 				data, err := synthetic.Generate(2*d, d, r, synthetic.PaperNu, 42)
 				if err != nil {
@@ -27,7 +34,7 @@ func epochCases(d int) []Case {
 				if err != nil {
 					return nil, err
 				}
-				s := synthetic.PaperSettings()
+				s := s
 				if s.Estimator, err = synthetic.PaperEstimator(name); err != nil {
 					return nil, err
 				}
@@ -36,13 +43,19 @@ func epochCases(d int) []Case {
 					return nil, err
 				}
 				w, m := p.Start(7)
-				return &Prepared{Run: func() error {
+				in := newInputs(dir)
+				in.add("x", data.X, data.N, d)
+				in.add("y", data.Y, data.N, r)
+				in.add("w0", w, d, r)
+				in.add("m0", m, d, d)
+				in.add("nu", []float64{data.Nu}, 1, 0)
+				return &Prepared{Files: in.files, Output: rh.X, Run: func() error {
 					if err := rh.Reset(w, m); err != nil {
 						return err
 					}
 					_, err := rh.Step()
 					return err
-				}}, nil
+				}}, in.err
 			}})
 	}
 	return cs

@@ -216,6 +216,37 @@ def _(a, p):
     return lambda: ot.bregman.sinkhorn_log(ma, mb, m, 1.0, numItermax=100000, stopThr=thr)
 
 
+# One RHGD epoch of the synthetic problem as the authors' PyTorch code
+# does it (bench/torch_synthetic.py, the time-to-solution peer): S lower
+# steps, the HINV or AD hypergradient, the QR upper step, from the same
+# start every call; float64 follows rhgd to rounding, float32 is the
+# authors' precision.
+def epoch_factory(dtype):
+    def factory(a, p):
+        import torch_synthetic as ts
+        torch.set_grad_enabled(False)
+        prob = ts.Synthetic({"X": a["x"], "Y": a["y"], "W0": a["w0"], "M0": a["m0"], "nu": a["nu"]}, dtype)
+        est, S, eta_x, eta_y = p["estimator"], int(p["inner"]), float(p["eta_x"]), float(p["eta_y"])
+
+        def call():
+            W, M = prob.W0.clone(), prob.M0.clone()
+            if est == "hinv":
+                for _ in range(S):
+                    M = prob.lower_step(W, M, eta_y)
+                hg = ts.hinv(prob, W, M)
+            else:
+                with torch.enable_grad():
+                    hg, M = ts.ad(prob, W, M, S, eta_y)
+            return ts.qf(W - eta_x * hg).double().numpy()
+        return call
+    return factory
+
+
+if torch is not None:
+    op("torch.epoch64", "torch")(epoch_factory(torch.float64))
+    op("torch.epoch32", "torch")(epoch_factory(torch.float32))
+
+
 def fingerprint(out):
     v = np.ascontiguousarray(out, dtype=np.float64).ravel()
     return float(np.dot(v, np.sin(np.arange(1, v.size + 1, dtype=np.float64))))

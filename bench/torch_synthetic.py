@@ -41,7 +41,8 @@ def sym(a):
 
 class Synthetic:
     def __init__(self, data, dtype):
-        z = np.load(data)
+        # data: a .npz path, or a mapping of its arrays (bench/peers.py)
+        z = np.load(data) if isinstance(data, str) else data
         t = lambda k: torch.tensor(z[k], dtype=dtype)
         self.X, self.Y = t("X"), t("Y")
         self.W0, self.M0 = t("W0"), t("M0")
