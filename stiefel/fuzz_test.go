@@ -18,7 +18,8 @@ import (
 // and ε the unit roundoff (tolerances 1e3·n·ε times the sizes below):
 //
 //	all          R_x(0·u) = x;
-//	QR           QᵀQ = I; R = Qᵀ Y upper triangular (below the diagonal
+//	QR           (Householder and CholeskyQR2 alike)
+//	             QᵀQ = I; R = Qᵀ Y upper triangular (below the diagonal
 //	             within ‖Y‖) with a positive diagonal, and Q·triu(R) = Y
 //	             within ‖Y‖; the positivity is exact, since the retraction
 //	             rejects min|R_jj| ≤ 64ε‖Y‖ and QᵀY differs from the
@@ -88,21 +89,28 @@ func FuzzRetract(f *testing.F) {
 			}
 		}
 		tt := src.Float()
-		dst := make([]float64, n*p)
-		err := m.Retract(dst, x, u, tt)
-		if err != nil {
-			if !errors.Is(err, numerr.ErrNotFinite) && !errors.Is(err, numerr.ErrSingular) &&
-				!errors.Is(err, numerr.ErrNotPosDef) && !errors.Is(err, numerr.ErrOverflow) && !errors.Is(err, numerr.ErrNotConverged) {
-				t.Fatalf("%v: unclassified error %v", m.Retraction, err)
+		methods := []stiefel.QRMethod{stiefel.QRAuto}
+		if m.Retraction == stiefel.QR {
+			methods = []stiefel.QRMethod{stiefel.QRHouseholder, stiefel.QRCholesky2}
+		}
+		for _, q := range methods {
+			m.QRMethod = q
+			dst := make([]float64, n*p)
+			err := m.Retract(dst, x, u, tt)
+			if err != nil {
+				if !errors.Is(err, numerr.ErrNotFinite) && !errors.Is(err, numerr.ErrSingular) &&
+					!errors.Is(err, numerr.ErrNotPosDef) && !errors.Is(err, numerr.ErrOverflow) && !errors.Is(err, numerr.ErrNotConverged) {
+					t.Fatalf("%v (%v): unclassified error %v", m.Retraction, q, err)
+				}
+				continue
 			}
-			return
-		}
-		c := m.Clone().(*stiefel.Stiefel)
-		if err := c.CheckPoint(dst); err != nil {
-			t.Fatalf("%v: R_x(tu) is not a point (%v): x %v u %v t %v", m.Retraction, err, x, u, tt)
-		}
-		if msg := checkRetraction(m, x, u, tt, dst, n, p); msg != "" {
-			t.Fatalf("%v: %s: x %v u %v t %v, R_x(tu) %v", m.Retraction, msg, x, u, tt, dst)
+			c := m.Clone().(*stiefel.Stiefel)
+			if err := c.CheckPoint(dst); err != nil {
+				t.Fatalf("%v (%v): R_x(tu) is not a point (%v): x %v u %v t %v", m.Retraction, q, err, x, u, tt)
+			}
+			if msg := checkRetraction(m, x, u, tt, dst, n, p); msg != "" {
+				t.Fatalf("%v (%v): %s: x %v u %v t %v, R_x(tu) %v", m.Retraction, q, msg, x, u, tt, dst)
+			}
 		}
 	})
 }

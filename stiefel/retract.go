@@ -28,16 +28,38 @@ func (s *Stiefel) Retract(dst, x, u []float64, t float64) error {
 }
 
 // axpy sets s.a = x + t·u.
-func (s *Stiefel) axpy(x, u []float64, t float64) {
-	for i := range s.a {
-		s.a[i] = x[i] + t*u[i]
+func (s *Stiefel) axpy(x, u []float64, t float64) { axpyTo(s.a, x, u, t) }
+
+// axpyTo sets dst = x + t·u.
+func axpyTo(dst, x, u []float64, t float64) {
+	for i := range dst {
+		dst[i] = x[i] + t*u[i]
 	}
 }
 
 // retractQR is qf(X + tU) with R's diagonal positive. For a tangent U
 // the columns of X + tU are independent (σ_min ≥ 1); for any other U they
 // may not be, and then qf is not defined: an error, not an arbitrary Q.
+// CholeskyQR2 (cholQR2) runs first where s.QRMethod asks for it; what its
+// guard rejects (Cholesky fails, κ_∞(R₁) > cholQRMaxCond, or
+// ‖Q₁ᵀQ₁ − I‖_F > cholQRMaxCond²u) goes to Householder, which also gives
+// the errors: κ ≤ 1e6 is far from Householder's dependence test.
 func (s *Stiefel) retractQR(dst, x, u []float64, t float64) error {
+	if s.useCholQR() {
+		// Work in dst unless it holds x or u, which a rejection needs.
+		w := dst
+		if &dst[0] == &x[0] || &dst[0] == &u[0] {
+			w = s.a
+		}
+		axpyTo(w, x, u, t)
+		if s.cholQR2(w, cholQRMaxCond, cholQRSkip(s.p)) {
+			if &w[0] != &dst[0] {
+				copy(dst, w)
+			}
+			return nil
+		}
+		s.qrFallbacks++
+	}
 	s.axpy(x, u, t)
 	if err := s.qr.Factorize(s.a); err != nil {
 		return fmt.Errorf("stiefel: QR retraction: %w", err)

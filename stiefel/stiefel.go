@@ -17,6 +17,11 @@ type Retraction int
 
 // The retractions; see the package documentation.
 const (
+	// QR is qf(X + tU), the Q factor whose R has a positive diagonal,
+	// by CholeskyQR2 where QRMethod allows it, falling back to
+	// Householder when X + tU is too ill-conditioned for it: Cholesky
+	// fails, κ_∞(R₁) > 1e6, or ‖Q₁ᵀQ₁ − I‖_F > (1e6)²ε after the first
+	// pass (the package documentation has the details).
 	QR Retraction = iota
 	Polar
 	Cayley
@@ -57,6 +62,9 @@ type Stiefel struct {
 	n, p int
 	// Retraction is the retraction Retract uses; the zero value is QR.
 	Retraction Retraction
+	// QRMethod is how the QR retraction computes its factor; the zero
+	// value, QRAuto, picks the faster one for the shape.
+	QRMethod QRMethod
 	// Tol bounds ‖XᵀX − I‖_F in CheckPoint and ‖sym(XᵀU)‖_F/‖U‖_F in
 	// CheckTangent, finite and ≥ 0; zero means DefaultTol. They return an
 	// error wrapping numerr.ErrInvalid that names it when it is NaN,
@@ -73,6 +81,9 @@ type Stiefel struct {
 	ab   []float64        // n×2p
 	pp   [3][]float64     // p×p
 	p2   [3][]float64     // 2p×2p, 2p×p
+	// qrFallbacks counts the QR retractions that CholeskyQR2's guard
+	// passed to Householder, for the tests.
+	qrFallbacks int
 }
 
 // New returns St(n, p) with the QR retraction. It panics unless
@@ -98,7 +109,7 @@ func New(n, p int) *Stiefel {
 // Clone returns an independent *Stiefel with the same settings.
 func (s *Stiefel) Clone() any {
 	c := New(s.n, s.p)
-	c.Retraction, c.Tol = s.Retraction, s.Tol
+	c.Retraction, c.QRMethod, c.Tol = s.Retraction, s.QRMethod, s.Tol
 	return c
 }
 

@@ -42,29 +42,38 @@ func TestConformance(t *testing.T) {
 	}
 }
 
-// TestOrthonormalityDrift takes 10⁵ random QR-retraction steps: the iterate
-// stays orthonormal to 1e−13, since each step recomputes an orthonormal
+// TestOrthonormalityDrift takes 10⁵ random QR-retraction steps with the
+// default method and with each of the two it chooses from: the iterate
+// stays orthonormal to 1e−14, since each step recomputes an orthonormal
 // factor rather than updating the previous one.
 func TestOrthonormalityDrift(t *testing.T) {
 	n, p := 12, 4
-	m := stiefel.New(n, p)
-	rnd := rand.New(rand.NewPCG(7, 7))
-	x, u := make([]float64, n*p), make([]float64, n*p)
-	m.RandPoint(x, rnd)
-	worst := 0.0
-	for k := 0; k < 100000; k++ {
-		m.RandTangent(u, x, rnd)
-		if err := m.Retract(x, x, u, 0.3); err != nil {
-			t.Fatal(err)
-		}
-		if k%1000 == 999 {
-			worst = math.Max(worst, orthoErr(x, n, p))
-		}
+	for _, q := range qrMethods {
+		t.Run(q.String(), func(t *testing.T) {
+			m := stiefel.New(n, p)
+			m.QRMethod = q
+			rnd := rand.New(rand.NewPCG(7, 7))
+			x, u := make([]float64, n*p), make([]float64, n*p)
+			m.RandPoint(x, rnd)
+			worst := 0.0
+			for k := 0; k < 100000; k++ {
+				m.RandTangent(u, x, rnd)
+				if err := m.Retract(x, x, u, 0.3); err != nil {
+					t.Fatal(err)
+				}
+				if k%1000 == 999 {
+					worst = math.Max(worst, orthoErr(x, n, p))
+				}
+			}
+			if worst > 1e-14 {
+				t.Fatalf("‖XᵀX − I‖_F reached %.3g", worst)
+			}
+			if f := stiefel.QRFallbacks(m); f != 0 {
+				t.Fatalf("%d fallbacks to Householder on tangent steps", f)
+			}
+			t.Logf("max ‖XᵀX − I‖_F over 10⁵ steps: %.2e", worst)
+		})
 	}
-	if worst > 1e-13 {
-		t.Fatalf("‖XᵀX − I‖_F reached %.3g", worst)
-	}
-	t.Logf("max ‖XᵀX − I‖_F over 10⁵ steps: %.2e", worst)
 }
 
 func orthoErr(x []float64, n, p int) float64 {
@@ -105,18 +114,22 @@ func TestBadInput(t *testing.T) {
 
 // TestQRRetractionDependent: with a U that is not tangent, X + tU can have
 // dependent columns, where qf is undefined: an error, not an arbitrary Q.
+// Every QR method reports it (CholeskyQR2 through its fallback).
 func TestQRRetractionDependent(t *testing.T) {
-	s := stiefel.New(5, 2)
-	x := make([]float64, 10)
-	s.RandPoint(x, rand.New(rand.NewPCG(3, 3)))
-	u := make([]float64, 10)
-	for i := range u {
-		u[i] = -x[i]
+	for _, q := range qrMethods {
+		s := stiefel.New(5, 2)
+		s.QRMethod = q
+		x := make([]float64, 10)
+		s.RandPoint(x, rand.New(rand.NewPCG(3, 3)))
+		u := make([]float64, 10)
+		for i := range u {
+			u[i] = -x[i]
+		}
+		dst := make([]float64, 10)
+		require.ErrorIs(t, s.Retract(dst, x, u, 1), numerr.ErrSingular, "%v: X + U = 0", q)
+		for i := 0; i < 5; i++ { // X + U: column 1 equal to column 0
+			u[2*i], u[2*i+1] = 0, x[2*i]-x[2*i+1]
+		}
+		require.ErrorIs(t, s.Retract(dst, x, u, 1), numerr.ErrSingular, "%v: X + U with equal columns", q)
 	}
-	dst := make([]float64, 10)
-	require.ErrorIs(t, s.Retract(dst, x, u, 1), numerr.ErrSingular, "X + U = 0")
-	for i := 0; i < 5; i++ { // X + U: column 1 equal to column 0
-		u[2*i], u[2*i+1] = 0, x[2*i]-x[2*i+1]
-	}
-	require.ErrorIs(t, s.Retract(dst, x, u, 1), numerr.ErrSingular, "X + U with equal columns")
 }
