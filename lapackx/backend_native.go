@@ -17,15 +17,44 @@ import (
 // selects it only in builds that link LAPACKE.
 type nativeLapack struct{}
 
-func (nativeLapack) name() string      { return blas.Native.String() }
-func (nativeLapack) eigDriver() string { return "dsyevd" }
+func (nativeLapack) name() string { return blas.Native.String() }
+func (nativeLapack) eigDriver() string {
+	return fmt.Sprintf("syevql below n = %d, dsyevd from there", eigQLCutoff())
+}
 
-// eigSerialCutoff is the order below which the eigensolver runs OpenBLAS on
-// one thread: up to n ≈ 500 the thread wake-ups of dsytrd's level-2 calls
-// cost more than the second core gives. Set by BenchmarkEigThreads.
+// eigSerialCutoff is the order below which dsyevd runs OpenBLAS on one
+// thread: up to n ≈ 500 the thread wake-ups of dsytrd's level-2 calls cost
+// more than the second core gives. Set by BenchmarkEigThreads.
 const eigSerialCutoff = 500
 
+// eigQLVecCutoff and eigQLBaseCutoff are the orders below which the
+// eigensolver with vectors is rhgd's own tridiagonal QL (lapacke.Syevql)
+// rather than dsyevd, with and without its AVX2 code. BenchmarkEigDriver
+// on the 2-core EPYC, medians, syevql against dsyevd (one thread): n=20
+// 19 µs, 44 µs; n=50 87 µs, 167 µs; n=64 161 µs, 275 µs; n=100 458 µs,
+// 595 µs; n=128 0.84 ms, 1.01 ms; n=160 1.52 ms, 1.46 ms; n=200 2.81 ms,
+// 2.59 ms. Without AVX2: n=20 28 µs, n=32 101 µs (dsyevd 119 µs), n=50
+// 195 µs.
+const (
+	eigQLVecCutoff  = 140
+	eigQLBaseCutoff = 32
+)
+
+// eigQLCutoff is the cutoff for this CPU.
+func eigQLCutoff() int {
+	if lapacke.SyevqlVectorized {
+		return eigQLVecCutoff
+	}
+	return eigQLBaseCutoff
+}
+
 func (nativeLapack) eig(vecs, lower bool, n int, a, w, work []float64, iwork []int32) error {
+	if vecs && n < eigQLCutoff() {
+		if info := lapacke.Syevql(n, a, w, work[:n], lower, false); info != 0 {
+			return lapackErr("syevql", info)
+		}
+		return nil
+	}
 	if n < eigSerialCutoff {
 		blas.SerialBegin()
 		defer blas.SerialEnd()
@@ -47,9 +76,15 @@ func (nativeLapack) eig(vecs, lower bool, n int, a, w, work []float64, iwork []i
 func (nativeLapack) eigWork(n int) (lwork, liwork int) { return 1 + 6*n + 2*n*n, 3 + 5*n }
 
 // eigBatch crosses into C once for the whole batch (5–10% faster than a
-// call per matrix for 64 matrices of order 5 to 100), on one OpenBLAS
-// thread as eig below eigSerialCutoff.
+// call per matrix for 64 matrices of order 5 to 100), with the solver eig
+// would choose, so that a batch and single calls agree bit for bit.
 func (nativeLapack) eigBatch(n, count int, a, w, work []float64, iwork []int32) (int, error) {
+	if n < eigQLCutoff() {
+		if info, i := lapacke.SyevqlBatch(n, count, a, w, work[:n]); info != 0 {
+			return i, lapackErr("syevql", info)
+		}
+		return 0, nil
+	}
 	blas.SerialBegin()
 	defer blas.SerialEnd()
 	if info, i := lapacke.DsyevdBatch(n, count, a, w, work, iwork); info != 0 {

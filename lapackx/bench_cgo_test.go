@@ -12,38 +12,85 @@ import (
 	"github.com/rhgd/rhgd/lapackx/internal/lapacke"
 )
 
-// BenchmarkEigDriver compares LAPACK's two symmetric eigensolvers with
-// eigenvectors, one thread below eigSerialCutoff as EigSym runs them.
-// Measured on the 2-core Xeon (`go test -run '^$' -bench EigDriver -count 8
-// ./lapackx`), medians: n=10 syevd 13 µs, syevr 16 µs; n=50 221 µs,
-// 316 µs; n=200 2.86 ms, 3.54 ms; n=1000 104 ms, 131 ms. dsyevd wins at
-// every size, so EigSym calls it.
+// BenchmarkEigDriver compares symmetric eigensolvers with eigenvectors on
+// benchSPD matrices: driver=ql is rhgd's syevql (EigSym's choice below
+// eigQLCutoff) and ql-base the same without its AVX2 code; evd, evr, ev
+// and trd+steqr are LAPACK's dsyevd (EigSym's choice above), dsyevr
+// (MRRR), dsyev (QR) and dsytrd+dorgtr+dsteqr, all on one OpenBLAS thread
+// as EigSym runs them; jacobi and hestenes are two- and one-sided Jacobi
+// in pure Go (jacobi_test.go) and gonum is gonum's Dsyev (the pure-Go
+// backend's). BenchmarkEigDriverSmallEig adds internal/spectral's
+// SmallEig. Measured on the 2-core EPYC (`go test -run '^$' -bench
+// EigDriver -count 6 ./lapackx`), medians at n=50: ql 87 µs, ql-base
+// 195 µs, evd 167 µs, evr 201 µs, ev 215 µs, trd+steqr 200 µs, gonum
+// 248 µs, jacobi 1.5 ms, hestenes 2.0 ms (SmallEig 218 µs against EigSym's
+// 98 µs). ql leads evd by 2.3× at n=20, 1.3× at n=100, 1.2× at n=128 and
+// trails from n ≈ 150 (1.52 ms against 1.46 ms at n=160); see
+// eigQLVecCutoff. The Jacobi methods are 10× slower or worse at every
+// order and less orthogonal (TestJacobiRivals).
 func BenchmarkEigDriver(b *testing.B) {
-	for _, n := range []int{10, 50, 200, 1000} {
+	blas.Start() // else SerialBegin, finding one thread set, does nothing
+	for _, n := range []int{20, 32, 50, 64, 100, 128, 160, 200} {
 		a := benchSPD(n)
 		buf, w, z := make([]float64, n*n), make([]float64, n), make([]float64, n*n)
-		work, iwork := make([]float64, 1+6*n+2*n*n+26*n), make([]int32, 3+10*n)
+		lwork := 1 + 6*n + 2*n*n + 26*n + 64*n
+		work, iwork := make([]float64, lwork), make([]int32, 3+10*n)
 		isuppz := make([]int32, 2*n)
-		run := func(b *testing.B, f func() int) {
-			b.ReportAllocs()
-			if n < eigSerialCutoff {
-				blas.SerialBegin()
-				defer blas.SerialEnd()
-			}
-			for b.Loop() {
-				copy(buf, a)
-				if info := f(); info != 0 {
-					b.Fatal(info)
+		d, e, tau := make([]float64, n), make([]float64, n), make([]float64, n)
+		glw, _ := gonumLapack{}.eigWork(n)
+		gwork := make([]float64, glw)
+		drivers := []struct {
+			name   string
+			serial bool // on one OpenBLAS thread, as EigSym runs LAPACK
+			maxN   int  // slow rivals stop here
+			f      func() int
+		}{
+			{"ql", false, 0, func() int { return lapacke.Syevql(n, buf, w, work[:n], true, false) }},
+			{"ql-base", false, 0, func() int { return lapacke.Syevql(n, buf, w, work[:n], true, true) }},
+			{"evd", true, 0, func() int { return lapacke.Dsyevd('V', 'U', n, buf, n, w, work, iwork) }},
+			{"evr", true, 0, func() int { return lapacke.Dsyevr('V', 'U', n, buf, n, w, z, n, isuppz, work, iwork) }},
+			{"ev", true, 0, func() int { return lapacke.Dsyev('V', 'U', n, buf, n, w, work) }},
+			{"trd+steqr", true, 0, func() int {
+				if info := lapacke.Dsytrd('U', n, buf, n, d, e, tau, work); info != 0 {
+					return info
 				}
-			}
+				if info := lapacke.Dorgtr('U', n, buf, n, tau, work); info != 0 {
+					return info
+				}
+				return lapacke.Dsteqr('V', n, d, e, buf, n, work)
+			}},
+			{"jacobi", false, 100, func() int { return boolInfo(jacobiCyclic(buf, w, z, n)) }},
+			{"hestenes", false, 100, func() int { return boolInfo(jacobiOneSided(buf, w, z, n)) }},
+			{"gonum", false, 0, func() int {
+				return boolInfo(gonumLapack{}.eig(true, true, n, buf, w, gwork, nil) == nil)
+			}},
 		}
-		b.Run(fmt.Sprintf("driver=syevd/n=%d", n), func(b *testing.B) {
-			run(b, func() int { return lapacke.Dsyevd('V', 'L', n, buf, n, w, work, iwork) })
-		})
-		b.Run(fmt.Sprintf("driver=syevr/n=%d", n), func(b *testing.B) {
-			run(b, func() int { return lapacke.Dsyevr('V', 'L', n, buf, n, w, z, n, isuppz, work, iwork) })
-		})
+		for _, dr := range drivers {
+			if dr.maxN > 0 && n > dr.maxN {
+				continue
+			}
+			b.Run(fmt.Sprintf("driver=%s/n=%d", dr.name, n), func(b *testing.B) {
+				b.ReportAllocs()
+				if dr.serial {
+					blas.SerialBegin()
+					defer blas.SerialEnd()
+				}
+				for b.Loop() {
+					copy(buf, a)
+					if info := dr.f(); info != 0 {
+						b.Fatal(info)
+					}
+				}
+			})
+		}
 	}
+}
+
+func boolInfo(ok bool) int {
+	if ok {
+		return 0
+	}
+	return 1
 }
 
 // BenchmarkEigThreads runs dsyevd on one thread and on all, to place
@@ -51,8 +98,11 @@ func BenchmarkEigDriver(b *testing.B) {
 // EigThreads -count 3 ./lapackx`), medians, one thread against all: n=50
 // 216 µs, 330 µs; n=100 0.77 ms, 1.04 ms; n=200 2.67 ms, 3.28 ms; n=300
 // 7.14 ms, 7.22 ms; n=500 22.7 ms, 22.7 ms; n=700 67 ms, 53 ms; n=1000
-// 160 ms, 106 ms: threads pay off from n ≈ 500.
+// 160 ms, 106 ms: threads pay off from n ≈ 500. On the 2-core EPYC
+// (-count 6): n=50 177 µs, 361 µs; n=100 0.61 ms, 1.18 ms; n=200 2.45 ms,
+// 3.75 ms.
 func BenchmarkEigThreads(b *testing.B) {
+	blas.Start() // else SerialBegin, finding one thread set, does nothing
 	for _, n := range []int{50, 100, 200, 300, 500, 700, 1000} {
 		a := benchSPD(n)
 		buf, w := make([]float64, n*n), make([]float64, n)

@@ -9,10 +9,13 @@ import (
 
 // EigSym computes the eigendecomposition A = Vᵀ diag(λ) V of a symmetric
 // n×n matrix, with the eigenvalues λ in ascending order and the
-// eigenvectors in the rows of V. The native backend calls LAPACK's
-// divide-and-conquer dsyevd (faster than dsyevr at every size measured, see
-// BenchmarkEigDriver), on one OpenBLAS thread below n = 500; the pure-Go
-// backend calls gonum's Dsyev.
+// eigenvectors in the rows of V. The native backend runs rhgd's own
+// Householder-and-QL solver with AVX2 inner loops (lapacke.Syevql) below
+// eigQLCutoff, where LAPACK's reference Fortran is slowest, and LAPACK's
+// divide-and-conquer dsyevd from there (faster than dsyevr, dsyev and
+// dsteqr, see BenchmarkEigDriver), on one OpenBLAS thread below n = 500;
+// the pure-Go backend calls gonum's Dsyev. FactorizeValues always calls
+// dsyevd (dsytrd and dsterf) on the native backend.
 //
 // An EigSym owns its workspace: Factorize allocates nothing. It is not safe
 // for concurrent use; give each goroutine its own.

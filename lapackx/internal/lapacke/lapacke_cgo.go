@@ -11,6 +11,9 @@ package lapacke
 // column-major matrix LAPACK sees; each caller documents how it uses that.
 
 /*
+// syevql.c calls libm (hypot, and sqrt's errno path): not a BLAS choice,
+// so it is named here rather than in link_cgo.go.
+#cgo LDFLAGS: -lm
 #include <lapacke.h>
 
 // Wrappers for the routines with scalar outputs, which live on the C stack
@@ -31,6 +34,25 @@ static lapack_int rhgd_dgees(lapack_int n, double *a, lapack_int lda, double *wr
 }
 
 typedef struct { lapack_int info; lapack_int index; } rhgd_batch_result;
+
+// rhgd_syevql and rhgd_syevql_vectorized are in syevql.c.
+int rhgd_syevql(int n, double *a, double *w, double *e, int lower, int base);
+int rhgd_syevql_vectorized(void);
+
+// rhgd_syevql_batch runs rhgd_syevql (lower triangle) on count n×n
+// matrices stored one after the other in a, stopping at the first that
+// fails: one crossing from Go for the whole batch.
+static rhgd_batch_result rhgd_syevql_batch(int n, int count, double *a, double *w, double *e) {
+	rhgd_batch_result r = {0, 0};
+	for (int i = 0; i < count; i++) {
+		r.info = rhgd_syevql(n, a + (size_t)i*n*n, w + (size_t)i*n, e, 1, 0);
+		if (r.info != 0) {
+			r.index = i;
+			return r;
+		}
+	}
+	return r;
+}
 
 // rhgd_dsyevd_batch runs dsyevd ('V', 'L') on count n×n matrices stored
 // one after the other in a, in place, stopping at the first that fails:
@@ -91,10 +113,64 @@ func DsyevdBatch(n, count int, a, w, work []float64, iwork []int32) (info, index
 	return int(r.info), int(r.index)
 }
 
+// Syevql computes the eigenvalues w (ascending) and eigenvectors of the
+// symmetric n×n row-major a, reading its lower (lower set) or upper
+// triangle, and overwrites a with the unit eigenvectors, one per row: rhgd's
+// own tridiagonal-QL solver (syevql.c), not a LAPACK routine. e is n
+// entries of scratch; base forces the code without AVX2, for tests. It
+// returns 0, or a positive value if the iteration did not converge.
+func Syevql(n int, a, w, e []float64, lower, base bool) int {
+	return int(C.rhgd_syevql(C.int(n), dptr(a), dptr(w), dptr(e), cbool(lower), cbool(base)))
+}
+
+// SyevqlBatch runs Syevql (lower triangle) on count n×n matrices stored
+// one after the other in a, with w holding n eigenvalues per matrix, in
+// one cgo call. It returns the info and index of the first matrix that
+// fails (0, 0 on success).
+func SyevqlBatch(n, count int, a, w, e []float64) (info, index int) {
+	r := C.rhgd_syevql_batch(C.int(n), C.int(count), dptr(a), dptr(w), dptr(e))
+	return int(r.info), int(r.index)
+}
+
+// SyevqlVectorized reports whether Syevql runs its AVX2/FMA code on this
+// CPU; without it Syevql is slower and is used only at smaller orders.
+var SyevqlVectorized = C.rhgd_syevql_vectorized() != 0
+
+func cbool(b bool) C.int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // Dsyevd calls LAPACKE_dsyevd_work in column-major layout and returns its info.
 func Dsyevd(jobz, uplo byte, n int, a []float64, lda int, w, work []float64, iwork []int32) int {
 	return int(C.LAPACKE_dsyevd_work(colMajor, C.char(jobz), C.char(uplo), C.lapack_int(n), dptr(a), C.lapack_int(lda),
 		dptr(w), dptr(work), C.lapack_int(len(work)), iptr(iwork), C.lapack_int(len(iwork))))
+}
+
+// Dsyev calls LAPACKE_dsyev_work in column-major layout and returns its info.
+func Dsyev(jobz, uplo byte, n int, a []float64, lda int, w, work []float64) int {
+	return int(C.LAPACKE_dsyev_work(colMajor, C.char(jobz), C.char(uplo), C.lapack_int(n), dptr(a), C.lapack_int(lda),
+		dptr(w), dptr(work), C.lapack_int(len(work))))
+}
+
+// Dsytrd calls LAPACKE_dsytrd_work in column-major layout and returns its info.
+func Dsytrd(uplo byte, n int, a []float64, lda int, d, e, tau, work []float64) int {
+	return int(C.LAPACKE_dsytrd_work(colMajor, C.char(uplo), C.lapack_int(n), dptr(a), C.lapack_int(lda),
+		dptr(d), dptr(e), dptr(tau), dptr(work), C.lapack_int(len(work))))
+}
+
+// Dorgtr calls LAPACKE_dorgtr_work in column-major layout and returns its info.
+func Dorgtr(uplo byte, n int, a []float64, lda int, tau, work []float64) int {
+	return int(C.LAPACKE_dorgtr_work(colMajor, C.char(uplo), C.lapack_int(n), dptr(a), C.lapack_int(lda),
+		dptr(tau), dptr(work), C.lapack_int(len(work))))
+}
+
+// Dsteqr calls LAPACKE_dsteqr_work in column-major layout and returns its
+// info; work has max(1, 2n−2) entries.
+func Dsteqr(compz byte, n int, d, e, z []float64, ldz int, work []float64) int {
+	return int(C.LAPACKE_dsteqr_work(colMajor, C.char(compz), C.lapack_int(n), dptr(d), dptr(e), dptr(z), C.lapack_int(ldz), dptr(work)))
 }
 
 // Dsyevr calls LAPACKE_dsyevr_work in column-major layout (through a C wrapper

@@ -15,10 +15,34 @@ func DsyevdBatch(n, count int, a, w, work []float64, iwork []int32) (info, index
 	return unavailable(), 0
 }
 
+// Syevql is unavailable in a pure-Go build.
+func Syevql(n int, a, w, e []float64, lower, base bool) int { return unavailable() }
+
+// SyevqlBatch is unavailable in a pure-Go build.
+func SyevqlBatch(n, count int, a, w, e []float64) (info, index int) { return unavailable(), 0 }
+
+// SyevqlVectorized reports whether Syevql runs vectorized code: never in a
+// pure-Go build.
+var SyevqlVectorized = false
+
 // Dsyevd is unavailable in a pure-Go build.
 func Dsyevd(jobz, uplo byte, n int, a []float64, lda int, w, work []float64, iwork []int32) int {
 	return unavailable()
 }
+
+// Dsyev is unavailable in a pure-Go build.
+func Dsyev(jobz, uplo byte, n int, a []float64, lda int, w, work []float64) int { return unavailable() }
+
+// Dsytrd is unavailable in a pure-Go build.
+func Dsytrd(uplo byte, n int, a []float64, lda int, d, e, tau, work []float64) int {
+	return unavailable()
+}
+
+// Dorgtr is unavailable in a pure-Go build.
+func Dorgtr(uplo byte, n int, a []float64, lda int, tau, work []float64) int { return unavailable() }
+
+// Dsteqr is unavailable in a pure-Go build.
+func Dsteqr(compz byte, n int, d, e, z []float64, ldz int, work []float64) int { return unavailable() }
 
 // Dsyevr is unavailable in a pure-Go build.
 func Dsyevr(jobz, uplo byte, n int, a []float64, lda int, w, z []float64, ldz int, isuppz []int32, work []float64, iwork []int32) int {
