@@ -102,6 +102,21 @@ func (s *SPD) Len() int { return s.n * s.n }
 // Dim returns n(n+1)/2.
 func (s *SPD) Dim() int { return s.n * (s.n + 1) / 2 }
 
+// CachedFactor returns the lower Cholesky factor L of x, x = LLᵀ
+// (row-major, strict upper triangle zero), if x is the point the manifold
+// factored last, and nil otherwise; it factors nothing. After a
+// retraction that is its result, which the next step starts from, so a
+// problem on SPD can reuse the factor of a lower iterate instead of
+// factoring it again. The slice is the manifold's own: copy it before the
+// manifold's next operation.
+func (s *SPD) CachedFactor(x []float64) []float64 {
+	s.check(x)
+	if s.cok && floats.Equal(s.cx, x) {
+		return s.cl
+	}
+	return nil
+}
+
 // chol returns the lower Cholesky factor of x, from the cache when x equals
 // the cached point.
 func (s *SPD) chol(x []float64) ([]float64, error) { return s.factor(x, true) }
