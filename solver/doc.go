@@ -21,7 +21,10 @@
 // point (a factorization of y, a matrix of x alone) in a Memo and checks
 // it in O(1); a Point of unknown identity never matches, so results never
 // depend on what was evaluated before. CheckProblem tests exactly that,
-// with every derivative.
+// with every derivative. An estimator that comes back to earlier points
+// (AD, in reverse through the lower iterates) makes the solver call
+// Problem.Retain with their number; a MemoRing then keeps work of that
+// many points, so the forward pass's survives to the backward one.
 //
 // # Estimators
 //

@@ -70,6 +70,17 @@ type Problem struct {
 	// optional: a closed form, when the problem has one, that
 	// Settings.Lower.UseLowerSolve runs instead of lower steps.
 	LowerSolve func(dst []float64, pt *Point) error
+
+	// Retain, optional, tells the problem that an estimator will come
+	// back to up to n points, in any order, with the oracles it needs
+	// there: AD revisits the S+1 lower iterates of each epoch in reverse
+	// (the solver calls Retain(S+1) from New). A problem that keeps
+	// per-point work by identity (Memo) can size its caches to n
+	// (MemoRing), so that work of the forward pass survives to the
+	// backward one. Solvers may share a problem: n is a lower bound, and
+	// a smaller n later must not shrink the caches. Retain may allocate;
+	// it is not an oracle.
+	Retain func(n int)
 }
 
 // Errors of problem set-up; each also matches numerr.ErrInvalid.

@@ -265,6 +265,9 @@ func New(p Problem, s *Settings) (*RHGD, error) {
 		for i := range r.env.path {
 			r.env.path[i] = Point{X: r.x, Y: make([]float64, my.Len())}
 		}
+		if p.Retain != nil {
+			p.Retain(len(r.env.path))
+		}
 	}
 	return r, nil
 }

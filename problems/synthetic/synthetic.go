@@ -79,10 +79,13 @@ func Generate(n, d, r int, nu float64, seed uint64) (*Data, error) {
 }
 
 // Problem is the synthetic problem with its manifolds and scratch space.
-// Its oracles allocate nothing and keep per-point work (M's Cholesky
-// factor and inverse, B(W), and the products T and P that CG and NS apply
-// many times at one point) by the point's identity (solver.Memo). It is
-// not safe for concurrent use.
+// Its oracles allocate nothing and keep per-point work by the point's
+// identity: per M (a solver.MemoRing of one slot, or of Retain's n) its
+// Cholesky factor, inverse and A M; per W, B(W); per (W, M), the products
+// T and P that CG and NS apply many times at one point. With n slots the
+// forward pass of AD leaves A M and the factor of each lower iterate (the
+// SPD retraction's, not computed again) for the reverse pass. It is not
+// safe for concurrent use.
 type Problem struct {
 	d, r int
 	nu   float64
@@ -94,9 +97,12 @@ type Problem struct {
 	// A^½ and A^−½, for the lower solution.
 	ahalf, aihalf []float64
 	sf            *lapackx.SymFunc
-	// Per M: L with M = LLᵀ (upper part zero), M⁻¹ and L⁻¹.
-	mchol, minv, mlinv, mwork []float64
-	cholAt, minvAt, linvAt    solver.Memo
+	// Per M: L with M = LLᵀ (upper part zero), M⁻¹ and A M in slots by
+	// identity; L⁻¹ (HINV) for one M.
+	ring         solver.MemoRing
+	slots        []mslot
+	mlinv, mwork []float64
+	linvAt       solver.Memo
 	// Per W: B(W) = W YᵀY Wᵀ + νI and W YᵀY.
 	bw, wyy []float64
 	bAt     solver.Memo
@@ -131,10 +137,11 @@ func New(data *Data) (*Problem, error) {
 	}
 	p := &Problem{d: d, r: r, nu: data.Nu, A: make([]float64, d*d), C: make([]float64, d*r), YtY: make([]float64, r*r),
 		St: stiefel.New(d, r), SPD: spd.New(d), eig: lapackx.NewEigSym(d),
-		mchol: make([]float64, d*d), minv: make([]float64, d*d), mlinv: make([]float64, d*d), mwork: make([]float64, d*d),
+		mlinv: make([]float64, d*d), mwork: make([]float64, d*d),
 		bw: make([]float64, d*d), wyy: make([]float64, d*r), tWM: make([]float64, d*d), pWM: make([]float64, d*r),
-		cholAt: solver.Memo{On: solver.OnY}, minvAt: solver.Memo{On: solver.OnY}, linvAt: solver.Memo{On: solver.OnY},
+		ring: solver.MemoRing{On: solver.OnY}, linvAt: solver.Memo{On: solver.OnY},
 		bAt: solver.Memo{On: solver.OnX}, tAt: solver.Memo{On: solver.OnX | solver.OnY}, pAt: solver.Memo{On: solver.OnX | solver.OnY}}
+	p.Retain(1)
 	impl := blas.Impl()
 	impl.Dgemm(gblas.Trans, gblas.NoTrans, d, d, n, 1, data.X, d, data.X, d, 0, p.A, d)
 	impl.Dgemm(gblas.Trans, gblas.NoTrans, d, r, n, 1, data.X, d, data.Y, r, 0, p.C, r)
@@ -179,35 +186,51 @@ func (p *Problem) mul(tA, tB gblas.Transpose, m, n, k int, alpha float64, a []fl
 var errNotPD = fmt.Errorf("synthetic: %w: M (Cholesky factorization failed)", numerr.ErrNotPosDef)
 
 // factor returns the Cholesky factor L of M (upper part zero), computed
-// once per M.
+// once per M, or taken from the SPD manifold when it has just factored M
+// (a retraction's result).
 func (p *Problem) factor(pt *solver.Point) ([]float64, error) {
-	if !p.cholAt.Valid(pt) {
-		p.cholAt.Reset()
-		d, l := p.d, p.mchol
-		copy(l, pt.Y)
-		if !(lapackx.Impl{}).Dpotrf(gblas.Lower, d, l, d) {
-			return nil, errNotPD
+	s := p.slot(pt)
+	if s.have&hasL == 0 {
+		if cl := p.SPD.CachedFactor(pt.Y); cl != nil {
+			copy(s.l, cl)
+		} else {
+			d, l := p.d, s.l
+			copy(l, pt.Y)
+			if !(lapackx.Impl{}).Dpotrf(gblas.Lower, d, l, d) {
+				return nil, errNotPD
+			}
+			for i := 0; i < d; i++ { // L enters general products
+				clear(l[i*d+i+1 : (i+1)*d])
+			}
 		}
-		for i := 0; i < d; i++ { // L enters general products
-			clear(l[i*d+i+1 : (i+1)*d])
-		}
-		p.cholAt.Store(pt)
+		s.have |= hasL
 	}
-	return p.mchol, nil
+	return s.l, nil
 }
 
 // inv returns M⁻¹, computed once per M.
 func (p *Problem) inv(pt *solver.Point) ([]float64, error) {
-	if !p.minvAt.Valid(pt) {
-		p.minvAt.Reset()
+	s := p.slot(pt)
+	if s.have&hasInv == 0 {
 		l, err := p.factor(pt)
 		if err != nil {
 			return nil, err
 		}
-		lapackx.CholInverse(p.minv, p.mwork, l, p.d)
-		p.minvAt.Store(pt)
+		lapackx.CholInverse(s.minv, p.mwork, l, p.d)
+		s.have |= hasInv
 	}
-	return p.minv, nil
+	return s.minv, nil
+}
+
+// am returns A M, computed once per M (by GradGy in the lower steps).
+func (p *Problem) am(pt *solver.Point) []float64 {
+	s := p.slot(pt)
+	if s.have&hasAM == 0 {
+		d := p.d
+		p.mul(gblas.NoTrans, gblas.NoTrans, d, d, d, 1, p.A, d, pt.Y, d, 0, s.am, d)
+		s.have |= hasAM
+	}
+	return s.am
 }
 
 // linv returns L⁻¹ for M = LLᵀ (upper part zero), computed once per M.
@@ -241,18 +264,26 @@ func (p *Problem) b(pt *solver.Point) []float64 {
 	return p.bw
 }
 
-// t returns T = AM + M⁻¹B, computed once per (W, M).
+// t returns T = AM + M⁻¹B, computed once per (W, M) as AM + νM⁻¹ + P Wᵀ:
+// A M is kept from GradGy, and M⁻¹B = M⁻¹(W YᵀY Wᵀ + νI) with
+// P = M⁻¹ W YᵀY is a product of inner dimension r instead of d.
 func (p *Problem) t(pt *solver.Point) ([]float64, error) {
 	if !p.tAt.Valid(pt) {
 		p.tAt.Reset()
-		d := p.d
+		d, r := p.d, p.r
+		pm, err := p.pm(pt)
+		if err != nil {
+			return nil, err
+		}
 		mi, err := p.inv(pt)
 		if err != nil {
 			return nil, err
 		}
-		bm := p.b(pt)
-		p.mul(gblas.NoTrans, gblas.NoTrans, d, d, d, 1, p.A, d, pt.Y, d, 0, p.tWM, d)
-		p.mul(gblas.NoTrans, gblas.NoTrans, d, d, d, 1, mi, d, bm, d, 1, p.tWM, d)
+		am, t := p.am(pt), p.tWM
+		for i, v := range am {
+			t[i] = v + p.nu*mi[i]
+		}
+		p.mul(gblas.NoTrans, gblas.Trans, d, d, r, 1, pm, r, pt.X, r, 1, t, d)
 		p.tAt.Store(pt)
 	}
 	return p.tWM, nil
@@ -315,12 +346,15 @@ func (p *Problem) GradFy(dst []float64, pt *solver.Point) error {
 	return nil
 }
 
-// GradGy sets dst = M A M − B, exactly symmetric.
+// GradGy sets dst = M A M − B, exactly symmetric, keeping A M for the
+// Hessian at M (and, when Retain asked for several points, M's factor).
 func (p *Problem) GradGy(dst []float64, pt *solver.Point) error {
 	d, m := p.d, pt.Y
-	ma := p.dd[1]
-	p.mul(gblas.NoTrans, gblas.NoTrans, d, d, d, 1, m, d, p.A, d, 0, ma, d)
-	p.mul(gblas.NoTrans, gblas.NoTrans, d, d, d, 1, ma, d, m, d, 0, dst, d)
+	am := p.am(pt)
+	if p.ring.Len() > 1 {
+		p.keepFactor(pt)
+	}
+	p.mul(gblas.NoTrans, gblas.NoTrans, d, d, d, 1, m, d, am, d, 0, dst, d)
 	bm := p.b(pt)
 	for i := 0; i < d; i++ { // the upper triangle less B, mirrored
 		row, br := dst[i*d:(i+1)*d], bm[i*d:(i+1)*d]
@@ -460,5 +494,6 @@ func (p *Problem) LowerSolve(dst []float64, pt *solver.Point) error {
 // Problem returns the solver's view of p, on St(d, r) × SPD(d).
 func (p *Problem) Problem() solver.Problem {
 	return solver.Problem{Mx: p.St, My: p.SPD, F: p.F, G: p.G, GradFx: p.GradFx, GradFy: p.GradFy, GradGy: p.GradGy,
-		GradGx: p.GradGx, HessGy: p.HessGy, CrossGxy: p.CrossGxy, CrossGyx: p.CrossGyx, HessGyInv: p.HessGyInv, LowerSolve: p.LowerSolve}
+		GradGx: p.GradGx, HessGy: p.HessGy, CrossGxy: p.CrossGxy, CrossGyx: p.CrossGyx, HessGyInv: p.HessGyInv, LowerSolve: p.LowerSolve,
+		Retain: p.Retain}
 }

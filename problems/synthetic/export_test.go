@@ -1,0 +1,13 @@
+package synthetic
+
+import "github.com/rhgd/rhgd/solver"
+
+// Kept reports whether p holds M's Cholesky factor and A M for pt's M.
+func Kept(p *Problem, pt *solver.Point) (factor, am bool) {
+	i := p.ring.Find(pt)
+	if i < 0 {
+		return false, false
+	}
+	h := p.slots[i].have
+	return h&hasL != 0, h&hasAM != 0
+}
