@@ -35,17 +35,17 @@ static lapack_int rhgd_dgees(lapack_int n, double *a, lapack_int lda, double *wr
 
 typedef struct { lapack_int info; lapack_int index; } rhgd_batch_result;
 
-// rhgd_syevql and rhgd_syevql_vectorized are in syevql.c.
-int rhgd_syevql(int n, double *a, double *w, double *e, int lower, int base);
-int rhgd_syevql_vectorized(void);
+// lapackx_syevql and lapackx_syevql_vectorized are in syevql.c.
+int lapackx_syevql(int n, double *a, double *w, double *e, int lower, int base);
+int lapackx_syevql_vectorized(void);
 
-// rhgd_syevql_batch runs rhgd_syevql (lower triangle) on count n×n
+// lapackx_syevql_batch runs lapackx_syevql (lower triangle) on count n×n
 // matrices stored one after the other in a, stopping at the first that
 // fails: one crossing from Go for the whole batch.
-static rhgd_batch_result rhgd_syevql_batch(int n, int count, double *a, double *w, double *e) {
+static rhgd_batch_result lapackx_syevql_batch(int n, int count, double *a, double *w, double *e) {
 	rhgd_batch_result r = {0, 0};
 	for (int i = 0; i < count; i++) {
-		r.info = rhgd_syevql(n, a + (size_t)i*n*n, w + (size_t)i*n, e, 1, 0);
+		r.info = lapackx_syevql(n, a + (size_t)i*n*n, w + (size_t)i*n, e, 1, 0);
 		if (r.info != 0) {
 			r.index = i;
 			return r;
@@ -120,7 +120,7 @@ func DsyevdBatch(n, count int, a, w, work []float64, iwork []int32) (info, index
 // entries of scratch; base forces the code without AVX2, for tests. It
 // returns 0, or a positive value if the iteration did not converge.
 func Syevql(n int, a, w, e []float64, lower, base bool) int {
-	return int(C.rhgd_syevql(C.int(n), dptr(a), dptr(w), dptr(e), cbool(lower), cbool(base)))
+	return int(C.lapackx_syevql(C.int(n), dptr(a), dptr(w), dptr(e), cbool(lower), cbool(base)))
 }
 
 // SyevqlBatch runs Syevql (lower triangle) on count n×n matrices stored
@@ -128,13 +128,13 @@ func Syevql(n int, a, w, e []float64, lower, base bool) int {
 // one cgo call. It returns the info and index of the first matrix that
 // fails (0, 0 on success).
 func SyevqlBatch(n, count int, a, w, e []float64) (info, index int) {
-	r := C.rhgd_syevql_batch(C.int(n), C.int(count), dptr(a), dptr(w), dptr(e))
+	r := C.lapackx_syevql_batch(C.int(n), C.int(count), dptr(a), dptr(w), dptr(e))
 	return int(r.info), int(r.index)
 }
 
 // SyevqlVectorized reports whether Syevql runs its AVX2/FMA code on this
 // CPU; without it Syevql is slower and is used only at smaller orders.
-var SyevqlVectorized = C.rhgd_syevql_vectorized() != 0
+var SyevqlVectorized = C.lapackx_syevql_vectorized() != 0
 
 func cbool(b bool) C.int {
 	if b {

@@ -1,6 +1,6 @@
 //go:build cgo && !purego
 
-/* rhgd_syevql: the symmetric eigensolver EigSym uses below
+/* lapackx_syevql: the symmetric eigensolver EigSym uses below
  * lapackx's eigQLCutoff, in place of LAPACK's dsyevd.
  *
  * Householder tridiagonalization with the transformation accumulated, then
@@ -53,14 +53,14 @@ static inline double hsum(__m256d v) {
 #ifdef RHGD_HAVE_AVX2
 static int have_avx2;
 
-__attribute__((constructor)) static void rhgd_syevql_init(void) {
+__attribute__((constructor)) static void lapackx_syevql_init(void) {
 	__builtin_cpu_init();
 	have_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 }
 #endif
 
-/* rhgd_syevql_vectorized reports whether rhgd_syevql runs the AVX2 code. */
-int rhgd_syevql_vectorized(void) {
+/* lapackx_syevql_vectorized reports whether lapackx_syevql runs the AVX2 code. */
+__attribute__((visibility("hidden"))) int lapackx_syevql_vectorized(void) {
 #ifdef RHGD_HAVE_AVX2
 	return have_avx2;
 #else
@@ -68,13 +68,13 @@ int rhgd_syevql_vectorized(void) {
 #endif
 }
 
-/* rhgd_syevql computes the eigenvalues w (ascending) and eigenvectors of
+/* lapackx_syevql computes the eigenvalues w (ascending) and eigenvectors of
  * the symmetric n×n row-major a, reading its lower (lower ≠ 0) or upper
  * triangle, and overwrites a with the unit eigenvectors, one per row. e is
  * n doubles of scratch. base ≠ 0 forces the code without AVX2, for tests.
  * It returns 0, or a positive value if the iteration did not converge or
  * produced NaN. */
-int rhgd_syevql(int n, double *a, double *w, double *e, int lower, int base) {
+__attribute__((visibility("hidden"))) int lapackx_syevql(int n, double *a, double *w, double *e, int lower, int base) {
 #ifdef RHGD_HAVE_AVX2
 	if (have_avx2 && !base)
 		return syevql_avx2(n, a, w, e, lower);

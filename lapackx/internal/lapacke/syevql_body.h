@@ -1,6 +1,6 @@
 //go:build cgo && !purego
 
-/* Body of rhgd_syevql, included twice by syevql.c: once compiled for AVX2
+/* Body of lapackx_syevql, included twice by syevql.c: once compiled for AVX2
  * and FMA (RHGD_AVX2 defined, names suffixed _avx2) and once for the base
  * instruction set (_base). FN(x) gives the suffixed name. Only the vector
  * kernels differ; the algorithm text is shared so the two cannot drift. */
@@ -223,7 +223,7 @@ static int FN(ql)(int n, double *restrict d, double *restrict e, double *restric
 	return 0;
 }
 
-/* syevql: see rhgd_syevql in syevql.c. */
+/* syevql: see lapackx_syevql in syevql.c. */
 static int FN(syevql)(int n, double *restrict a, double *restrict w, double *restrict e, int lower) {
 	double amax = 0;
 	for (int i = 0; i < n; i++) {
