@@ -91,13 +91,13 @@ func runCase(c *Case, cfg Config) (res Result) {
 		res.Err = err.Error()
 		return res
 	}
-	var out []float64
-	if prep.Output != nil {
-		out = prep.Output()
-	}
-	fp := fingerprint(out)
 	var live []int // indices of the peers that loaded
-	if cfg.Peer != nil {
+	if cfg.Peer != nil && len(c.Peers) > 0 {
+		var out []float64
+		if prep.Output != nil {
+			out = prep.Output()
+		}
+		fp, scale := fingerprint(out), norm(out)*weightNorm(len(out)) // once per case, not per peer
 		for i, name := range c.Peers {
 			pr := PeerResult{Name: name, Diff: math.NaN()}
 			f, err := cfg.Peer.Load(name, name, prep.Files, c.Params)
@@ -105,7 +105,7 @@ func runCase(c *Case, cfg Config) (res Result) {
 				pr.Err = err.Error()
 			} else {
 				if out != nil {
-					pr.Diff = math.Abs(f-fp) / (norm(out) * weightNorm(len(out)))
+					pr.Diff = math.Abs(f-fp) / scale
 				}
 				live = append(live, i)
 			}
