@@ -38,6 +38,12 @@ type Instance struct {
 	Baseline func() (name string, accuracy float64, err error)
 	// Describe is one line saying what was built (sizes, data source).
 	Describe string
+	// Notes are one-line remarks on what building the instance did to its
+	// data, such as inputs within float32 rounding of a constraint that
+	// were projected onto it ("W0: ‖XᵀX − I‖_F = 1.1e-07, re-orthonormalized").
+	// The command line prints each as a warning and records them in
+	// summary.json; the C ABI and Python expose them.
+	Notes []string
 }
 
 // Options are the parameters every problem takes.
