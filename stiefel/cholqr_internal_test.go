@@ -31,17 +31,35 @@ func condMatrix(n, p int, kappa float64, rnd *rand.Rand) []float64 {
 }
 
 // TestCholQR2Conditioning is the measurement behind cholQRMaxCond, on
-// matrices of known condition κ. Without the guard CholeskyQR2 stays
-// as orthonormal as Householder's Q (within 4 times) and within κ·1e-15 of Householder's Q up to
-// κ = 1e8, and breaks down at 1e9 (κ²ε > 1: Cholesky fails or Q is far
-// from orthonormal). κ_∞(R₁) overestimates κ by 2 to 9 times here, so the
-// guard keeps κ ≤ 1e4 and rejects κ ≥ 1e6, two decades inside the
-// breakdown.
+// matrices of known condition κ, and checks what the guard promises.
+//
+// Unguarded, CholeskyQR2 is orthonormal to rounding while κ²u ≪ 1
+// (Yamamoto et al. 2015): up to κ = 1e6 (κ²u ≈ 1e-4) it must succeed,
+// with ‖QᵀQ − I‖_F ≤ 8pu and Q within κ·1e-14 of Householder's (qf's
+// own condition is κ). Beyond that it is logged, not asserted: at 1e8
+// and 1e9 it succeeds or breaks down depending on the rounding of the
+// kernel set (1e9 succeeds with OpenBLAS's Nehalem and Prescott kernels
+// at some shapes and fails with Haswell's).
+//
+// Guarded, it must keep κ ≤ 1e4 (κ_∞(R₁) overestimates κ by 2 to 9
+// times there: a decade and more inside cholQRMaxCond), reject κ ≥ 1e8
+// (two decades outside it: Cholesky fails, or Q₁ loses about κ²u ≈ 1 of
+// orthonormality, which the second half of the guard measures), and
+// whatever it keeps, at any κ, must be as accurate as above.
 func TestCholQR2Conditioning(t *testing.T) {
+	const u = 0x1p-53
 	for _, np := range [][2]int{{2000, 50}, {200, 20}, {30, 30}} {
 		n, p := np[0], np[1]
 		s := New(n, p)
 		rnd := rand.New(rand.NewPCG(5, 5))
+		accurate := func(q, qh []float64, kappa float64) (bool, float64, float64) {
+			var d float64
+			for i := range q {
+				d = math.Max(d, math.Abs(q[i]-qh[i]))
+			}
+			o := orth(q, n, p)
+			return o <= 8*float64(p)*u && d <= 1e-14*kappa, o, d
+		}
 		for _, kappa := range []float64{1e2, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9} {
 			a := condMatrix(n, p, kappa, rnd)
 			if err := s.qr.Factorize(a); err != nil {
@@ -49,23 +67,28 @@ func TestCholQR2Conditioning(t *testing.T) {
 			}
 			qh := make([]float64, n*p)
 			s.qr.QTo(qh)
+
 			qc := append([]float64(nil), a...)
 			ok := s.cholQR2(qc, math.Inf(1), 0)
-			var d float64
-			for i := range qc {
-				d = math.Max(d, math.Abs(qc[i]-qh[i]))
+			good, o, d := accurate(qc, qh, kappa)
+			t.Logf("n=%d p=%d κ=%.0e: unguarded ok=%v ‖QᵀQ − I‖=%.2e (Householder %.2e) max|Q − Q_householder|=%.2e",
+				n, p, kappa, ok, o, orth(qh, n, p), d)
+			if kappa <= 1e6 && !(ok && good) {
+				t.Errorf("κ=%g: unguarded CholeskyQR2 failed (%v) or is off: ‖QᵀQ − I‖ = %.3g, max|Q − Q_householder| = %.3g", kappa, ok, o, d)
 			}
-			o, oh := orth(qc, n, p), orth(qh, n, p)
-			t.Logf("n=%d p=%d κ=%.0e: unguarded ok=%v ‖QᵀQ − I‖=%.2e (Householder %.2e) max|Q − Q_householder|=%.2e", n, p, kappa, ok, o, oh, d)
+
+			qg := append([]float64(nil), a...)
+			guarded := s.cholQR2(qg, cholQRMaxCond, cholQRSkip(p))
 			switch {
-			case kappa <= 1e8 && !(ok && o <= 4*oh+1e-15 && d <= 1e-15*kappa):
-				t.Errorf("κ=%g: CholeskyQR2 failed (%v) or is off: ‖QᵀQ − I‖ = %.3g, max|Q − Q_householder| = %.3g", kappa, ok, o, d)
-			case kappa > 1e8 && ok && o <= 1e-8:
-				t.Errorf("κ=%g: CholeskyQR2 did not break down; the guard's margin is wrong", kappa)
+			case kappa <= 1e4 && !guarded:
+				t.Errorf("κ=%g: the guard rejected a well-conditioned matrix", kappa)
+			case kappa >= 1e8 && guarded:
+				t.Errorf("κ=%g: the guard accepted a matrix two decades beyond cholQRMaxCond", kappa)
 			}
-			guarded := s.cholQR2(append([]float64(nil), a...), cholQRMaxCond, cholQRSkip(p))
-			if (kappa <= 1e4 && !guarded) || (kappa >= 1e6 && guarded) {
-				t.Errorf("κ=%g: the guard accepted (%v) wrongly", kappa, guarded)
+			if guarded {
+				if good, o, d := accurate(qg, qh, kappa); !good {
+					t.Errorf("κ=%g: the guard accepted an inaccurate Q: ‖QᵀQ − I‖ = %.3g, max|Q − Q_householder| = %.3g", kappa, o, d)
+				}
 			}
 		}
 	}
@@ -146,10 +169,14 @@ func TestQRAutoRule(t *testing.T) {
 	}
 }
 
-// TestCholQR2Skip: on tangent steps the second pass's product, when
-// cholQR2 skips it, would have moved Q by no more than ‖Q₁ᵀQ₁ − I‖_F ≤
-// skip; the skip happens on these steps with OpenBLAS (the test of its
-// premise, with the pure-Go BLAS's longer sums it may not).
+// TestCholQR2Skip: when cholQR2 skips the second pass's product because
+// ‖Q₁ᵀQ₁ − I‖_F ≤ skip, Q is within about 2·skip of the full second
+// pass's and as orthonormal. The premise is checked with skip forced
+// large (1e-8, so that the skip always happens on these tangent steps and
+// the bound is exercised whatever the kernels' rounding) and with the
+// production skip 2pu, whose use on tangent steps is logged: whether the
+// first pass alone lands within 2pu depends on the rounding of the kernel
+// set (0.5 to 1.1 pu with OpenBLAS's Haswell and SkylakeX kernels).
 func TestCholQR2Skip(t *testing.T) {
 	for _, np := range [][2]int{{12, 4}, {100, 10}, {2000, 50}, {500, 100}} {
 		n, p := np[0], np[1]
@@ -160,22 +187,29 @@ func TestCholQR2Skip(t *testing.T) {
 		s.RandTangent(u, x, rnd)
 		a := make([]float64, n*p)
 		axpyTo(a, x, u, 0.5)
-		full, skipped := append([]float64(nil), a...), append([]float64(nil), a...)
-		if !s.cholQR2(full, cholQRMaxCond, 0) || !s.cholQR2(skipped, cholQRMaxCond, cholQRSkip(p)) {
+		full := append([]float64(nil), a...)
+		if !s.cholQR2(full, cholQRMaxCond, 0) {
 			t.Fatalf("%d×%d: the guard rejected a tangent step", n, p)
 		}
-		var d float64
-		for i := range full {
-			d += (full[i] - skipped[i]) * (full[i] - skipped[i])
-		}
-		d = math.Sqrt(d)
-		oSkip, oFull := orth(skipped, n, p), orth(full, n, p)
-		t.Logf("%d×%d: ‖Q_full − Q_skip‖_F = %.2e, ‖QᵀQ − I‖_F full %.2e skip %.2e, skip %.2e", n, p, d, oFull, oSkip, cholQRSkip(p))
-		if d > 2*cholQRSkip(p) || oSkip > 2*cholQRSkip(p) {
-			t.Errorf("%d×%d: skipping the second product moved Q by %.3g (‖QᵀQ − I‖_F = %.3g)", n, p, d, oSkip)
-		}
-		if blas.Current() == blas.Native && d == 0 {
-			t.Errorf("%d×%d: the second pass's product was not skipped", n, p)
+		oFull := orth(full, n, p)
+		for _, skip := range []float64{1e-8, cholQRSkip(p)} {
+			skipped := append([]float64(nil), a...)
+			if !s.cholQR2(skipped, cholQRMaxCond, skip) {
+				t.Fatalf("%d×%d: the guard rejected a tangent step", n, p)
+			}
+			var d float64
+			for i := range full {
+				d += (full[i] - skipped[i]) * (full[i] - skipped[i])
+			}
+			d = math.Sqrt(d)
+			oSkip := orth(skipped, n, p)
+			t.Logf("%d×%d skip %.2e: skipped %v, ‖Q_full − Q_skip‖_F = %.2e, ‖QᵀQ − I‖_F full %.2e skip %.2e", n, p, skip, d != 0, d, oFull, oSkip)
+			if skip == 1e-8 && d == 0 {
+				t.Errorf("%d×%d: a first pass on a tangent step lost more than 1e-8 of orthonormality", n, p)
+			}
+			if d > 2*skip || oSkip > 2*skip+oFull {
+				t.Errorf("%d×%d skip %.3g: skipping the second product moved Q by %.3g (‖QᵀQ − I‖_F = %.3g)", n, p, skip, d, oSkip)
+			}
 		}
 	}
 }

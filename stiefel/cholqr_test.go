@@ -94,15 +94,17 @@ func transpose(a []float64, p int) []float64 {
 
 // TestCholQR2Fallback: an ill-conditioned X + tU goes to Householder,
 // once, and the result is still qf(X + tU): orthonormal to 1e-14 and
-// meeting the fuzz target's check. At κ = 1e10 Cholesky itself fails
-// (κ² > 1/ε); at 1e7 it succeeds and the guard's condition estimate
-// rejects it; at 1e4 CholeskyQR2 keeps it, as its own result.
+// meeting the fuzz target's check. At κ = 1e10 Cholesky usually fails
+// (κ² > 1/ε) and at 1e8 the guard's condition estimate rejects what it
+// gives (which of the guard's tests fires depends on rounding; that one
+// does is what the guard promises, two decades and more beyond
+// cholQRMaxCond); at 1e4 CholeskyQR2 keeps it, as its own result.
 func TestCholQR2Fallback(t *testing.T) {
 	n, p := 60, 8
 	for _, c := range []struct {
 		kappa     float64
 		fallbacks int
-	}{{1e10, 1}, {1e7, 1}, {1e4, 0}} {
+	}{{1e10, 1}, {1e8, 1}, {1e4, 0}} {
 		t.Run(fmt.Sprintf("κ=%g", c.kappa), func(t *testing.T) {
 			rnd := rand.New(rand.NewPCG(9, uint64(c.kappa)))
 			m := stiefel.New(n, p)
