@@ -232,3 +232,17 @@ func TestStartWarns(t *testing.T) {
 	require.NoError(t, err, string(out))
 	require.Equal(t, 1, strings.Count(string(out), `RHGD_THREADS="lots"`), string(out))
 }
+
+// TestRunnableCores: the kernel sets listed for the test sweep include the
+// one rhgd would choose, and none stronger than the CPU runs.
+func TestRunnableCores(t *testing.T) {
+	cores := RunnableCores()
+	best := bestOpenBLASCore()
+	if best == "" {
+		return
+	}
+	require.Contains(t, cores, best)
+	for _, c := range cores {
+		require.LessOrEqual(t, coreRank(c), coreRank(best), "%s is beyond the CPU's best, %s", c, best)
+	}
+}

@@ -16,7 +16,10 @@ type Info struct {
 	// on its own when rhgd re-selected it (see the package doc).
 	Core         string `json:"core,omitempty"`
 	DetectedCore string `json:"detected_core,omitempty"`
-	Threads      int    `json:"threads"`
+	// RunnableCores are the kernel sets this CPU can execute
+	// (RunnableCores), each a value for OPENBLAS_CORETYPE.
+	RunnableCores []string `json:"runnable_cores,omitempty"`
+	Threads       int      `json:"threads"`
 	// Shared is Config.Shared of the start-up: rhgd leaves the library's
 	// kernels and threads to the host.
 	Shared   bool           `json:"shared"`
@@ -63,6 +66,7 @@ func CurrentInfo() Info {
 	if haveNative {
 		inf.Library = nativeLibrary()
 		inf.Core = nativeCore()
+		inf.RunnableCores = RunnableCores()
 		if startup.forcedCore != "" {
 			inf.DetectedCore = startup.detectedCore
 		}

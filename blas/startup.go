@@ -3,6 +3,7 @@ package blas
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -194,12 +195,53 @@ func defaultBackend() Backend {
 	return Gonum
 }
 
+// openBLASCores are OpenBLAS's x86-64 kernel sets with distinct
+// double-precision kernels or blocking, one or two per instruction-set
+// generation, as OPENBLAS_CORETYPE spells them, with the CPU features their
+// kernels execute. The AMD families before Zen (Barcelona to Excavator)
+// are left out: their kernels use SSE4a, FMA4 or XOP, which other CPUs
+// lack, and no CPU rhgd is tuned for picks them.
+var openBLASCores = []struct {
+	name  string
+	needs []cpuid.FeatureID
+}{
+	{"Prescott", []cpuid.FeatureID{cpuid.SSE3}},
+	{"Core2", []cpuid.FeatureID{cpuid.SSE3, cpuid.SSSE3}},
+	{"Nehalem", []cpuid.FeatureID{cpuid.SSE3, cpuid.SSSE3, cpuid.SSE4, cpuid.SSE42, cpuid.POPCNT}},
+	{"Sandybridge", []cpuid.FeatureID{cpuid.AVX}},
+	{"Haswell", []cpuid.FeatureID{cpuid.AVX, cpuid.AVX2, cpuid.FMA3}},
+	{"Zen", []cpuid.FeatureID{cpuid.AVX, cpuid.AVX2, cpuid.FMA3}},
+	{"SkylakeX", []cpuid.FeatureID{cpuid.AVX2, cpuid.FMA3, cpuid.AVX512F, cpuid.AVX512DQ, cpuid.AVX512CD, cpuid.AVX512BW, cpuid.AVX512VL}},
+	{"Cooperlake", []cpuid.FeatureID{cpuid.AVX2, cpuid.FMA3, cpuid.AVX512F, cpuid.AVX512DQ, cpuid.AVX512CD, cpuid.AVX512BW, cpuid.AVX512VL, cpuid.AVX512BF16}},
+}
+
+// RunnableCores names the OpenBLAS x86-64 kernel sets this CPU can execute
+// (as OPENBLAS_CORETYPE spells them), weakest first; nil on other
+// architectures. The results of a computation can differ with the kernel
+// set by rounding, so `make test` runs the kernel-sensitive packages
+// under each of these: a test that passes on the developer's kernels and
+// fails on a user's is found on the developer's machine.
+func RunnableCores() []string {
+	if runtime.GOARCH != "amd64" {
+		return nil
+	}
+	var out []string
+	for _, c := range openBLASCores {
+		if cpuid.CPU.Supports(c.needs...) {
+			out = append(out, c.name)
+		}
+	}
+	return out
+}
+
 // bestOpenBLASCore names the fastest OpenBLAS x86-64 kernel set the CPU can
 // run (as OPENBLAS_CORETYPE spells it), or "" when the CPU is not x86-64 or
 // has nothing beyond SSE3.
 func bestOpenBLASCore() string {
 	c := cpuid.CPU
 	switch {
+	case runtime.GOARCH != "amd64":
+		return ""
 	case c.Supports(cpuid.AVX512F, cpuid.AVX512DQ, cpuid.AVX512CD, cpuid.AVX512BW, cpuid.AVX512VL):
 		return "SkylakeX"
 	case c.Supports(cpuid.AVX2, cpuid.FMA3):

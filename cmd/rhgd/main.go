@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/rhgd/rhgd/blas"
 )
@@ -60,10 +61,24 @@ func run(args []string, w io.Writer) error {
 		fmt.Fprint(w, usageText)
 		return nil
 	case "info":
-		if _, err := parse(w, "info", args[1:]); err != nil {
+		var cores, core bool
+		fs, err := parse(w, "info", args[1:], func(fs *flag.FlagSet) {
+			fs.BoolVar(&core, "core", false, "print only the OpenBLAS kernel set in use")
+			fs.BoolVar(&cores, "cores", false, "print only the OpenBLAS kernel sets this CPU can execute (values of OPENBLAS_CORETYPE)")
+		})
+		if err != nil || fs == nil {
 			return err
 		}
-		b, err := json.MarshalIndent(info(), "", "  ")
+		inf := info()
+		switch {
+		case core:
+			fmt.Fprintln(w, inf.Core)
+			return nil
+		case cores:
+			fmt.Fprintln(w, strings.Join(inf.RunnableCores, " "))
+			return nil
+		}
+		b, err := json.MarshalIndent(inf, "", "  ")
 		if err != nil {
 			return err
 		}
@@ -125,7 +140,8 @@ commands:
   run       run RHGD on one of the ready-made problems and write history.csv,
             summary.json and plots (rhgd run <problem> -h for its flags)
   compare   run the estimators on one problem and draw the paper's Figure 1 panels
-  info      print the numerical backend (BLAS/LAPACK, CPU features, threads) as JSON
+  info      print the numerical backend (BLAS/LAPACK, kernel set, CPU features, threads)
+            as JSON; -core prints the kernel set alone, -cores the ones the CPU runs
   demo      run RHGD on the paper's synthetic problem with the HINV, CG, NS and AD
             estimators (-epochs K, default 200) and print a table of the results
   kernels   run the matrix-function kernels with independent checks of each

@@ -62,6 +62,14 @@ func TestDemo(t *testing.T) {
 
 func TestRunCommands(t *testing.T) {
 	require.NoError(t, run([]string{"info"}, io.Discard))
+	// -core names the kernel set in use, one of those -cores lists (on
+	// x86-64 with OpenBLAS), as the Makefile's sweep expects.
+	var core, cores bytes.Buffer
+	require.NoError(t, run([]string{"info", "-core"}, &core))
+	require.NoError(t, run([]string{"info", "-cores"}, &cores))
+	if c := strings.TrimSpace(core.String()); c != "" && strings.TrimSpace(cores.String()) != "" {
+		require.Contains(t, strings.Fields(cores.String()), c)
+	}
 	require.Error(t, run([]string{"frobnicate"}, io.Discard))
 	require.Error(t, run(nil, io.Discard))
 	require.Error(t, run([]string{"demo", "-epochs", "0"}, io.Discard))

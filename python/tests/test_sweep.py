@@ -7,7 +7,9 @@ import sys
 
 import pytest
 
-distributed = pytest.importorskip("distributed")
+distributed = pytest.importorskip(
+    "distributed", reason="python3-distributed (Dask) is not installed: apt-get install python3-distributed"
+)
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "examples"))
 import sweep  # noqa: E402
