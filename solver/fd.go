@@ -3,6 +3,7 @@ package solver
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // DefaultFDStep is the default step of the finite differences that stand
@@ -38,8 +39,7 @@ func FillFD(p Problem, h float64) Problem {
 	if h == 0 {
 		h = DefaultFDStep
 	}
-	fillH := p.HessGy == nil && p.GradGy != nil
-	fillC := p.CrossGxy == nil && p.GradGx != nil
+	fillH, fillC := p.fillable("HessGy"), p.fillable("CrossGxy")
 	if p.Mx == nil || p.My == nil || !fillH && !fillC {
 		return p
 	}
@@ -107,6 +107,41 @@ func FillFD(p Problem, h float64) Problem {
 		}
 	}
 	return p
+}
+
+// fdFills lists the oracles FillFD fills and the gradient whose
+// differences stand in for each. FillFD reads it to decide what to fill,
+// and a missing-oracle error reads it to say which gradient would have
+// let rhgd fill the oracle.
+var fdFills = [...]struct{ oracle, from string }{
+	{"HessGy", "GradGy"},
+	{"CrossGxy", "GradGx"},
+}
+
+// fillable reports whether FillFD fills the named oracle of p: it is
+// missing and the gradient it is a difference of is there.
+func (p *Problem) fillable(name string) bool {
+	for _, f := range fdFills {
+		if f.oracle == name {
+			return !p.Has(name) && p.Has(f.from)
+		}
+	}
+	return false
+}
+
+// fdHint returns, for each of the missing oracles that FillFD could
+// fill, the gradient that would let it ("" when none): the cheapest fix
+// of a missing-oracle error.
+func fdHint(missing []string) string {
+	var b strings.Builder
+	for _, n := range missing {
+		for _, f := range fdFills {
+			if f.oracle == n {
+				fmt.Fprintf(&b, "; %s: give it, or give %s and rhgd fills %s by finite differences (FillFD)", n, f.from, n)
+			}
+		}
+	}
+	return b.String()
 }
 
 // fdState holds the perturbed points R_y(±tv) of the differences.

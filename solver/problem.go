@@ -127,7 +127,7 @@ func (p *Problem) Has(name string) bool {
 }
 
 // need returns an error wrapping ErrMissing naming every absent oracle of
-// names.
+// names, and for those FillFD could fill, the gradient that would let it.
 func (p *Problem) need(names ...string) error {
 	var missing []string
 	for _, n := range names {
@@ -136,7 +136,7 @@ func (p *Problem) need(names ...string) error {
 		}
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("%w: %v", ErrMissing, missing)
+		return fmt.Errorf("%w: %v%s", ErrMissing, missing, fdHint(missing))
 	}
 	return nil
 }

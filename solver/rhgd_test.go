@@ -48,6 +48,38 @@ func TestMissingOracles(t *testing.T) {
 	require.Less(t, relDiff(fd, exact), 1e-8)
 }
 
+// TestMissingOracleHint: when an oracle that finite differences could
+// fill is missing together with its gradient, the error names that
+// gradient, and giving just that gradient makes New succeed.
+func TestMissingOracleHint(t *testing.T) {
+	_, p, mx, my, _, _ := quadSetup(1)
+	for _, c := range []struct {
+		missing, gradient string
+		drop              func(*solver.Problem)
+		give              func(q, p *solver.Problem)
+	}{
+		{"CrossGxy", "GradGx", func(q *solver.Problem) { q.CrossGxy, q.GradGx = nil, nil },
+			func(q, p *solver.Problem) { q.GradGx = p.GradGx }},
+		{"HessGy", "GradGy", func(q *solver.Problem) { q.HessGy, q.GradGy = nil, nil },
+			func(q, p *solver.Problem) { q.GradGy = p.GradGy }},
+	} {
+		q := p
+		c.drop(&q)
+		_, err := solver.New(on(q, mx, my), &solver.Settings{Estimator: &solver.CG{}})
+		require.ErrorIs(t, err, solver.ErrMissing, c.missing)
+		require.ErrorContains(t, err, "give "+c.gradient+" and rhgd fills "+c.missing+" by finite differences", c.missing)
+		c.give(&q, &p)
+		_, err = solver.New(on(q, mx, my), &solver.Settings{Estimator: &solver.CG{}})
+		require.NoError(t, err, "%s with %s", c.missing, c.gradient)
+	}
+	// HessGyInv has no finite-difference stand-in: no hint.
+	q := p
+	q.HessGyInv = nil
+	_, err := solver.New(on(q, mx, my), &solver.Settings{Estimator: solver.HInv{}})
+	require.ErrorIs(t, err, solver.ErrMissing)
+	require.NotContains(t, err.Error(), "finite differences")
+}
+
 func TestBadStart(t *testing.T) {
 	_, p, mx, my, x0, y0 := quadSetup(2)
 	r, err := solver.New(on(p, mx, my), &solver.Settings{Estimator: solver.HInv{}})
