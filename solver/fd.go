@@ -31,7 +31,7 @@ var DefaultFDStep = math.Cbrt(0x1p-52)
 // The perturbed points get fresh identities and keep x's and the batch's,
 // so a problem's caches of x-only work stay valid; grad_y g at y itself
 // (for Γ) is kept per point. A failed retraction or gradient is an error
-// naming the difference. The filled oracles share scratch space: use them
+// naming the difference and the gradient. The filled oracles share scratch space: use them
 // from one goroutine. FillFD has no error result, so an h that is NaN,
 // infinite or negative makes every filled oracle return an error wrapping
 // ErrBadSetting that names it (New checks Settings.FDStep up front).
@@ -56,10 +56,10 @@ func FillFD(p Problem, h float64) Problem {
 				return err
 			}
 			if err := grad(gp, &fd.pp); err != nil {
-				return fmt.Errorf("finite-difference Hessian: %w", err)
+				return fmt.Errorf("finite-difference Hessian: GradGy: %w", err)
 			}
 			if err := grad(gm, &fd.pm); err != nil {
-				return fmt.Errorf("finite-difference Hessian: %w", err)
+				return fmt.Errorf("finite-difference Hessian: GradGy: %w", err)
 			}
 			y := pt.Y
 			if !hasConn {
@@ -74,7 +74,7 @@ func FillFD(p Problem, h float64) Problem {
 				if !g0Memo.Valid(pt) {
 					g0Memo.Reset()
 					if err := grad(g0, pt); err != nil {
-						return fmt.Errorf("finite-difference Hessian: %w", err)
+						return fmt.Errorf("finite-difference Hessian: GradGy: %w", err)
 					}
 					g0Memo.Store(pt)
 				}
@@ -95,10 +95,10 @@ func FillFD(p Problem, h float64) Problem {
 				return err
 			}
 			if err := grad(xp, &fd.pp); err != nil {
-				return fmt.Errorf("finite-difference cross derivative: %w", err)
+				return fmt.Errorf("finite-difference cross derivative: GradGx: %w", err)
 			}
 			if err := grad(xm, &fd.pm); err != nil {
-				return fmt.Errorf("finite-difference cross derivative: %w", err)
+				return fmt.Errorf("finite-difference cross derivative: GradGx: %w", err)
 			}
 			for i := range dst {
 				dst[i] = (xp[i] - xm[i]) / (2 * t)
