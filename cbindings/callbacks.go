@@ -138,7 +138,7 @@ func (c *cOracles) problem(mx, my solver.Manifold, euclidean bool) (solver.Probl
 	return solver.EuclideanProblem{Mx: mx, My: my,
 		F: c.value(c.f, "f"), GradFx: c.grad(c.gradFx, "grad_fx"), GradFy: c.grad(c.gradFy, "grad_fy"),
 		G: c.value(c.g, "g"), GradGx: c.grad(c.gradGx, "grad_gx"), GradGy: c.grad(c.gradGy, "grad_gy"),
-		HessGyy: c.hvp(c.hessGy, "hess_gy"), CrossGxy: c.hvp(c.crossGxy, "cross_gxy"),
+		HessGy: c.hvp(c.hessGy, "hess_gy"), CrossGxy: c.hvp(c.crossGxy, "cross_gxy"),
 		CrossGyx: c.hvp(c.crossGyx, "cross_gyx")}.Riemannian(), nil
 }
 

@@ -11,8 +11,12 @@ type CheckReport struct {
 	Name string
 	// Slope is the least-squares slope of log E(t) against log t over the
 	// steps where the Taylor remainder E(t) stands above rounding noise;
-	// NaN when no step does (the model is exact to rounding).
+	// NaN when fewer than three do (see Exact).
 	Slope float64
+	// Exact says that the remainder stayed finite and at rounding level at
+	// every step: the model is exact (a quadratic objective's Hessian, a
+	// gradient linear in the other variable), and there is no slope.
+	Exact bool
 	// Want is the slope a correct implementation shows; with AtLeast a
 	// steeper one passes too: a Taylor remainder can only fall faster than
 	// expected when its next term vanishes too (a symmetric function along
@@ -39,7 +43,13 @@ func (r CheckReport) String() string {
 		status = "FAILED"
 	}
 	fmt.Fprintf(&b, "%s: %s", r.Name, status)
-	if r.Want != 0 {
+	switch {
+	case r.Want == 0:
+	case r.Exact:
+		fmt.Fprintf(&b, ": exact to rounding at all %d steps (no slope; want %g)", len(r.Steps), r.Want)
+	case math.IsNaN(r.Slope):
+		fmt.Fprintf(&b, ": no slope (want %g, %d steps above rounding)", r.Want, r.Fitted)
+	default:
 		fmt.Fprintf(&b, ": slope %.3f (want %g, %d steps)", r.Slope, r.Want, r.Fitted)
 	}
 	for k, v := range r.Residuals {
@@ -69,16 +79,17 @@ func checkSteps() []float64 {
 
 // fitSlope fits log E against log t over the fitWindow smallest steps whose
 // E stands above floor, taken from the run of such steps that starts at the
-// largest t: there the Taylor remainder is closest to its leading term
-// while rounding (below floor) has not yet taken over. Fitting the whole
-// run instead would let a large higher-order term at big t hide a wrong
-// leading one.
+// largest t with a finite E: there the Taylor remainder is closest to its
+// leading term while rounding (below floor) has not yet taken over.
+// Fitting the whole run instead would let a large higher-order term at big
+// t hide a wrong leading one. Leading non-finite remainders (a curve that
+// leaves the domain at the largest steps) are skipped.
 func fitSlope(t, e []float64, floor float64) (slope float64, n int) {
-	end := 0 // one past the last step of the run
+	end := firstFinite(e) // then one past the last step of the run
 	for end < len(t) && e[end] > floor && !math.IsInf(e[end], 0) {
 		end++
 	}
-	start := max(0, end-fitWindow)
+	start := max(firstFinite(e), end-fitWindow)
 	var sx, sy, sxx, sxy float64
 	for i := start; i < end; i++ {
 		x, y := math.Log(t[i]), math.Log(e[i])
@@ -92,18 +103,48 @@ func fitSlope(t, e []float64, floor float64) (slope float64, n int) {
 	return (fn*sxy - sx*sy) / (fn*sxx - sx*sx), n
 }
 
+// firstFinite returns the index of e's first finite entry, or len(e).
+func firstFinite(e []float64) int {
+	for i, v := range e {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			return i
+		}
+	}
+	return len(e)
+}
+
 // fitWindow is the number of steps (1.5 decades of t) a slope is fitted on.
 const fitWindow = 6
 
 // finish fits the slope and sets OK: the slope must be within slopeTol of
-// want, or the remainder below floor at every step (exact to rounding), and
-// every residual below residualTol.
+// want, or the remainder finite and below floor at every step after the
+// leading non-finite ones (Exact), and every residual below residualTol.
+// A remainder that is never finite, or that is at rounding level at the
+// largest step and then not, fails: only a finite remainder shows that
+// the model is right.
 func (r *CheckReport) finish(floor float64) {
 	r.Slope, r.Fitted = fitSlope(r.Steps, r.Errors, floor)
+	first := firstFinite(r.Errors)
 	switch {
-	case math.IsNaN(r.Slope) && r.Fitted == 0:
+	case first == len(r.Errors):
+		r.OK = false
+		r.Msg = "remainder not finite at any step (NaN or Inf from the function, the model or the curve)"
+	case r.Fitted == 0:
 		r.OK = true
-		r.Msg = "remainder at rounding level at every step: model exact"
+		for i := first; i < len(r.Errors); i++ {
+			if e := r.Errors[i]; !(e <= floor) {
+				r.OK = false
+				r.Msg = fmt.Sprintf("remainder at rounding level at t = %.3g but %.3g at t = %.3g", r.Steps[first], e, r.Steps[i])
+				break
+			}
+		}
+		if r.OK {
+			r.Exact = true
+			r.Msg = "remainder at rounding level at every step: model exact"
+			if first > 0 {
+				r.Msg += fmt.Sprintf(" (not finite at the %d largest steps)", first)
+			}
+		}
 	case math.IsNaN(r.Slope):
 		r.OK = false
 		r.Msg = "too few steps above rounding noise to fit a slope"

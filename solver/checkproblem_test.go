@@ -169,3 +169,47 @@ func TestCheckProblemBadTol(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckProblemExact: on a quadratic lower objective the Hessian's
+// Taylor remainder is at rounding level at every step; the report says
+// so (Exact, "exact to rounding"), never "ok: slope NaN". An objective
+// that is NaN everywhere has no finite remainder and fails its gradient
+// checks, where it used to pass them as "exact".
+func TestCheckProblemExact(t *testing.T) {
+	_, p, mx, my, x0, y0 := quadSetup(5)
+	p = on(p, mx, my)
+	reps := solver.CheckProblem(p, x0, y0, nil)
+	exact := 0
+	for _, r := range reps {
+		s := r.String()
+		if !r.OK {
+			t.Errorf("%v", r)
+		}
+		if strings.Contains(s, "NaN") {
+			t.Errorf("an ok report with NaN: %s", s)
+		}
+		if strings.HasPrefix(r.Name, "HessGy: Hessian") {
+			exact++
+			if !r.Exact || !strings.Contains(s, "exact to rounding") {
+				t.Errorf("a quadratic's Hessian check: %s (Exact %v)", s, r.Exact)
+			}
+		}
+	}
+	if exact != 1 {
+		t.Fatalf("no Hessian report among %v", reps)
+	}
+	f := p.F
+	p.F = func(pt *solver.Point) (float64, error) {
+		v, err := f(pt)
+		return v * math.NaN(), err
+	}
+	failed := map[string]bool{}
+	for _, r := range solver.CheckProblem(p, x0, y0, nil) {
+		if strings.HasPrefix(r.Name, "GradF") {
+			failed[r.Name] = !r.OK && !r.Exact && strings.Contains(r.Msg, "not finite")
+		}
+	}
+	if len(failed) != 2 || !failed["GradFx: gradient"] || !failed["GradFy: gradient"] {
+		t.Errorf("NaN objective: gradient reports failed as not finite: %v", failed)
+	}
+}

@@ -14,8 +14,8 @@ type EuclideanProblem struct {
 	G              func(pt *Point) (float64, error)
 	// GradGx and GradGy set dst to ∇_x g and ∇_y g.
 	GradGx, GradGy func(dst []float64, pt *Point) error
-	// HessGyy sets dst to ∇²_yy g[v].
-	HessGyy func(dst []float64, pt *Point, v []float64) error
+	// HessGy sets dst to ∇²_yy g[v].
+	HessGy func(dst []float64, pt *Point, v []float64) error
 	// CrossGxy sets dst to D_y ∇_x g[v] = ∇²_xy g[v].
 	CrossGxy func(dst []float64, pt *Point, v []float64) error
 	// CrossGyx sets dst to D_x ∇_y g[u] = ∇²_yx g[u].
@@ -90,12 +90,12 @@ func (e EuclideanProblem) Riemannian() Problem {
 			return nil
 		}
 	}
-	if e.HessGyy != nil && e.GradGy != nil {
+	if e.HessGy != nil && e.GradGy != nil {
 		p.HessGy = func(dst []float64, pt *Point, v []float64) error {
 			if err := egradY(pt); err != nil {
 				return err
 			}
-			if err := e.HessGyy(hv, pt, v); err != nil {
+			if err := e.HessGy(hv, pt, v); err != nil {
 				return err
 			}
 			my.EHessToRHess(dst, pt.Y, gy, hv, v)

@@ -35,7 +35,7 @@ func ExampleMinimize() {
 			}
 			return nil
 		},
-		HessGyy: func(dst []float64, _ *solver.Point, v []float64) error { copy(dst, v); return nil },
+		HessGy: func(dst []float64, _ *solver.Point, v []float64) error { copy(dst, v); return nil },
 		CrossGxy: func(dst []float64, _ *solver.Point, v []float64) error {
 			for i := range dst {
 				dst[i] = -v[i]

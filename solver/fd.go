@@ -3,6 +3,7 @@ package solver
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // DefaultFDStep is the default step of the finite differences that stand
@@ -30,7 +31,7 @@ var DefaultFDStep = math.Cbrt(0x1p-52)
 // The perturbed points get fresh identities and keep x's and the batch's,
 // so a problem's caches of x-only work stay valid; grad_y g at y itself
 // (for Γ) is kept per point. A failed retraction or gradient is an error
-// naming the difference. The filled oracles share scratch space: use them
+// naming the difference and the gradient. The filled oracles share scratch space: use them
 // from one goroutine. FillFD has no error result, so an h that is NaN,
 // infinite or negative makes every filled oracle return an error wrapping
 // ErrBadSetting that names it (New checks Settings.FDStep up front).
@@ -38,8 +39,7 @@ func FillFD(p Problem, h float64) Problem {
 	if h == 0 {
 		h = DefaultFDStep
 	}
-	fillH := p.HessGy == nil && p.GradGy != nil
-	fillC := p.CrossGxy == nil && p.GradGx != nil
+	fillH, fillC := p.fillable("HessGy"), p.fillable("CrossGxy")
 	if p.Mx == nil || p.My == nil || !fillH && !fillC {
 		return p
 	}
@@ -56,10 +56,10 @@ func FillFD(p Problem, h float64) Problem {
 				return err
 			}
 			if err := grad(gp, &fd.pp); err != nil {
-				return fmt.Errorf("finite-difference Hessian: %w", err)
+				return fmt.Errorf("finite-difference Hessian: GradGy: %w", err)
 			}
 			if err := grad(gm, &fd.pm); err != nil {
-				return fmt.Errorf("finite-difference Hessian: %w", err)
+				return fmt.Errorf("finite-difference Hessian: GradGy: %w", err)
 			}
 			y := pt.Y
 			if !hasConn {
@@ -74,7 +74,7 @@ func FillFD(p Problem, h float64) Problem {
 				if !g0Memo.Valid(pt) {
 					g0Memo.Reset()
 					if err := grad(g0, pt); err != nil {
-						return fmt.Errorf("finite-difference Hessian: %w", err)
+						return fmt.Errorf("finite-difference Hessian: GradGy: %w", err)
 					}
 					g0Memo.Store(pt)
 				}
@@ -95,10 +95,10 @@ func FillFD(p Problem, h float64) Problem {
 				return err
 			}
 			if err := grad(xp, &fd.pp); err != nil {
-				return fmt.Errorf("finite-difference cross derivative: %w", err)
+				return fmt.Errorf("finite-difference cross derivative: GradGx: %w", err)
 			}
 			if err := grad(xm, &fd.pm); err != nil {
-				return fmt.Errorf("finite-difference cross derivative: %w", err)
+				return fmt.Errorf("finite-difference cross derivative: GradGx: %w", err)
 			}
 			for i := range dst {
 				dst[i] = (xp[i] - xm[i]) / (2 * t)
@@ -107,6 +107,41 @@ func FillFD(p Problem, h float64) Problem {
 		}
 	}
 	return p
+}
+
+// fdFills lists the oracles FillFD fills and the gradient whose
+// differences stand in for each. FillFD reads it to decide what to fill,
+// and a missing-oracle error reads it to say which gradient would have
+// let rhgd fill the oracle.
+var fdFills = [...]struct{ oracle, from string }{
+	{"HessGy", "GradGy"},
+	{"CrossGxy", "GradGx"},
+}
+
+// fillable reports whether FillFD fills the named oracle of p: it is
+// missing and the gradient it is a difference of is there.
+func (p *Problem) fillable(name string) bool {
+	for _, f := range fdFills {
+		if f.oracle == name {
+			return !p.Has(name) && p.Has(f.from)
+		}
+	}
+	return false
+}
+
+// fdHint returns, for each of the missing oracles that FillFD could
+// fill, the gradient that would let it ("" when none): the cheapest fix
+// of a missing-oracle error.
+func fdHint(missing []string) string {
+	var b strings.Builder
+	for _, n := range missing {
+		for _, f := range fdFills {
+			if f.oracle == n {
+				fmt.Fprintf(&b, "; %s: give it, or give %s and rhgd fills %s by finite differences (FillFD)", n, f.from, n)
+			}
+		}
+	}
+	return b.String()
 }
 
 // fdState holds the perturbed points R_y(±tv) of the differences.

@@ -286,7 +286,7 @@ func TestErrorsKeepCause(t *testing.T) {
 	calls = 0
 	_, err = solver.Minimize(context.Background(), p, x0, y0, &solver.Settings{InnerIters: 3, Epochs: 50})
 	require.ErrorContains(t, err, "hypergradient at epoch")
-	require.ErrorContains(t, err, "HessGy: finite-difference Hessian: disk gone")
+	require.ErrorContains(t, err, "HessGy: finite-difference Hessian: GradGy: disk gone")
 }
 
 func finite(v []float64) bool {

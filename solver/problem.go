@@ -16,11 +16,13 @@ import (
 // first, as in gonum's optimize), reads x and y from the Point, and
 // returns an error, with its cause, when it cannot compute a finite
 // result (a failed factorization, a point off its domain): the solver
-// stops with that error instead of carrying a NaN. None may modify its
-// other arguments or keep them. A nil oracle means "not available":
-// estimators say which they need, and the solver fills HessGy and
-// CrossGxy by finite differences of gradients when they are missing (see
-// FillFD).
+// stops with that error instead of carrying a NaN. A NaN or ±Inf that
+// an oracle returns at a finite point stops the run in the same way, with
+// an error wrapping numerr.ErrNotFinite that names the oracle. None may
+// modify its other arguments or keep them. A nil oracle means "not
+// available": estimators say which they need, and the solver fills
+// HessGy and CrossGxy by finite differences of gradients when they are
+// missing (see FillFD).
 //
 // An oracle that panics panics the run, as in gonum's optimize: panics are
 // for programming errors (a slice of the wrong length), errors for data.
@@ -127,7 +129,7 @@ func (p *Problem) Has(name string) bool {
 }
 
 // need returns an error wrapping ErrMissing naming every absent oracle of
-// names.
+// names, and for those FillFD could fill, the gradient that would let it.
 func (p *Problem) need(names ...string) error {
 	var missing []string
 	for _, n := range names {
@@ -136,7 +138,7 @@ func (p *Problem) need(names ...string) error {
 		}
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("%w: %v", ErrMissing, missing)
+		return fmt.Errorf("%w: %v%s", ErrMissing, missing, fdHint(missing))
 	}
 	return nil
 }

@@ -112,7 +112,7 @@ func (e *quad) euclidean() solver.EuclideanProblem {
 			v.ScaleVec(-1, v)
 			return nil
 		},
-		HessGyy: func(dst []float64, _ *solver.Point, v []float64) error {
+		HessGy: func(dst []float64, _ *solver.Point, v []float64) error {
 			vec(dst).MulVec(e.A, vec(v))
 			return nil
 		},

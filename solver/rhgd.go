@@ -224,6 +224,7 @@ func New(p Problem, s *Settings) (*RHGD, error) {
 		return nil, fmt.Errorf("%w: Settings.Lower.BB needs the lower objective G", ErrMissing)
 	}
 	exact := st.Lower.UseLowerSolve && p.LowerSolve != nil
+	p = finiteOracles(p)
 	if p.HessGy == nil || p.CrossGxy == nil {
 		p = FillFD(p, st.FDStep)
 	}
@@ -416,7 +417,9 @@ func (r *RHGD) lower() (float64, Status, error) {
 		}
 		switch {
 		case math.IsNaN(g) || math.IsInf(g, 0):
-			return 0, Diverged, fmt.Errorf("%w: lower gradient not finite at epoch %d, step %d", errDiverged, r.epoch, s)
+			// GradGy itself reports a non-finite value at a finite point
+			// (finiteOracles): here the iterates have left the floats.
+			return 0, Diverged, fmt.Errorf("%w: iterate not finite at epoch %d, lower step %d", errDiverged, r.epoch, s)
 		case ref > 0 && g > r.s.DivergeFactor*ref:
 			return 0, Diverged, fmt.Errorf("%w: lower gradient norm %.3g, %.0e× its reference value, at epoch %d", errDiverged, g, g/ref, r.epoch)
 		}

@@ -19,11 +19,13 @@ const (
 	RuntimeLimit
 	// Cancelled: the context was cancelled.
 	Cancelled
-	// Diverged: an iterate, gradient or objective became non-finite, or
-	// the lower-level gradient grew beyond Settings.DivergeFactor times
-	// its first value.
+	// Diverged: an iterate or the hypergradient became non-finite, or the
+	// lower-level gradient or the upper objective grew beyond what
+	// Settings.DivergeFactor allows.
 	Diverged
-	// Failure: an operation failed (a retraction, an estimator).
+	// Failure: an operation failed: an oracle returned an error, or a NaN
+	// or ±Inf at a finite point (numerr.ErrNotFinite, the oracle named);
+	// a retraction or an estimator failed.
 	Failure
 )
 

@@ -21,6 +21,21 @@
 //
 // Every result that is a point or a tangent vector is exactly symmetric.
 //
+// # Off the tangent space
+//
+// A tangent vector is a symmetric matrix (CheckTangent says whether a
+// matrix is one). Given a matrix U that is not, every operation reads its
+// symmetric part sym(U) = (U + Uᵀ)/2, the tangent vector Project(U):
+// Inner(X, U, V) is tr(X⁻¹ sym(U) X⁻¹ sym(V)), Norm(X, U) is ‖sym(U)‖_X
+// (zero for a skew U, never negative), and Retract, Exp, Transport,
+// EHessToRHess and ConnectionTerm act on sym(U). A vector that is
+// symmetric only to rounding (float32 data, a gradient summed in another
+// order) so gets the result of its nearest tangent vector, whichever
+// triangle holds the rounding. Results do not depend on whether
+// arguments share memory: Inner(X, U, U) equals Inner(X, U, copy of U),
+// and each method's documentation says which destinations may be one of
+// its arguments.
+//
 // # Cost and caching
 //
 // Most operations need the Cholesky factor of the point. An SPD keeps the

@@ -12,8 +12,9 @@ import (
 	"github.com/rhgd/rhgd/numerr"
 )
 
-// Retract sets dst = R_X(tU) with the retraction s.Retraction. dst may be
-// x. It returns an error if x is not positive definite or the input is not
+// Retract sets dst = R_X(tU) with the retraction s.Retraction, of the
+// tangent vector sym(U) when U is not symmetric. dst may be x or u. It
+// returns an error if x is not positive definite or the input is not
 // finite.
 func (s *SPD) Retract(dst, x, u []float64, t float64) error {
 	s.check(dst, x, u)
@@ -25,10 +26,12 @@ func (s *SPD) Retract(dst, x, u []float64, t float64) error {
 	if err != nil {
 		return err
 	}
-	// ½X + ½ WᵀW with W = L⁻¹(X + tU): WᵀW = (X+tU) X⁻¹ (X+tU).
+	// ½X + ½ WᵀW with W = L⁻¹(X + tU): WᵀW = (X+tU) X⁻¹ (X+tU), for
+	// U = sym(u): (X+tU)ᵀ X⁻¹ (X+tU) would differ for a skew part.
 	w := s.t1
+	s.Project(w, x, u)
 	for i := range w {
-		w[i] = x[i] + t*u[i]
+		w[i] = x[i] + t*w[i]
 	}
 	impl := blas.Impl()
 	out := s.t2
@@ -75,15 +78,16 @@ func finite(v []float64) bool {
 	return z == 0
 }
 
-// congruentEig factorizes M = L⁻¹ V L⁻ᵀ into s.eig, from the lower triangle
-// of v (the reduction, then an eigensolver reading that triangle). The
+// congruentEig factorizes M = L⁻¹ sym(V) L⁻ᵀ into s.eig (the reduction,
+// then an eigensolver reading one triangle, so sym(V), not a triangle of
+// v, is what a v off the symmetric matrices stands for). The
 // recursive reduction is dsygst's n³ flops in large BLAS calls: at least
 // as fast as ReduceSym at every order measured on either backend, 15–20%
 // faster at n = 2000 and 1.5× on gonum (lapackx's
 // BenchmarkReduceSymRecursive, BenchmarkSPDExpStages).
 func (s *SPD) congruentEig(l, v []float64, valuesOnly bool) error {
 	n := s.n
-	copy(s.t1, v)
+	s.Project(s.t1, l, v)
 	lapackx.ReduceSymRecursive(s.t1, l, n)
 	if !valuesOnly {
 		return s.eig.FactorizeLower(s.t1)
@@ -126,10 +130,11 @@ func (s *SPD) weightedGram(dst, x, l, g []float64, sigma float64) {
 	}
 }
 
-// Exp sets dst = Exp_X(tU) = L expm(t L⁻¹UL⁻ᵀ) Lᵀ: one Cholesky factor
-// (cached), the reduction L⁻¹UL⁻ᵀ, one symmetric eigendecomposition, one
-// triangular product, one rank-n update, and the Cholesky factor of the
-// result (checkResult), which the next step at dst reuses. dst may be x.
+// Exp sets dst = Exp_X(tU) = L expm(t L⁻¹UL⁻ᵀ) Lᵀ (of sym(U) when U is
+// not symmetric): one Cholesky factor (cached), the reduction L⁻¹UL⁻ᵀ,
+// one symmetric eigendecomposition, one triangular product, one rank-n
+// update, and the Cholesky factor of the result (checkResult), which the
+// next step at dst reuses. dst may be x or u.
 func (s *SPD) Exp(dst, x, u []float64, t float64) error {
 	s.check(dst, x, u)
 	l, err := s.chol(x)
@@ -249,7 +254,7 @@ func (s *SPD) Transport(dst, x, y, u []float64) {
 
 // ConnectionTerm sets dst = −sym(U X⁻¹ V), the term of the Levi-Civita
 // connection of the affine-invariant metric, ∇_U V = sym(DV[U]) −
-// sym(U X⁻¹ V). dst must not alias u or v.
+// sym(U X⁻¹ V), for the symmetric parts of u and v. dst may be u or v.
 func (s *SPD) ConnectionTerm(dst, x, u, v []float64) {
 	s.check(dst, x, u, v)
 	n := s.n
@@ -260,9 +265,10 @@ func (s *SPD) ConnectionTerm(dst, x, u, v []float64) {
 		}
 		return
 	}
-	impl := blas.Impl()
-	impl.Dgemm(gblas.NoTrans, gblas.NoTrans, n, n, n, 1, xi, n, v, n, 0, s.t1, n)   // X⁻¹V
-	impl.Dgemm(gblas.NoTrans, gblas.NoTrans, n, n, n, -1, u, n, s.t1, n, 0, dst, n) // −U X⁻¹ V
+	xv := s.invSym(s.t1, xi, v) // X⁻¹V
+	s.Project(s.t3, x, u)       // read before dst is written
+	// −U X⁻¹ V
+	blas.Impl().Dgemm(gblas.NoTrans, gblas.NoTrans, n, n, n, -1, s.t3, n, xv, n, 0, dst, n)
 	lapackx.Symmetrize(dst, n)
 }
 

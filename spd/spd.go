@@ -170,26 +170,37 @@ func (s *SPD) whiten(dst, l, v []float64) {
 	impl.Dtrsm(gblas.Right, gblas.Lower, gblas.Trans, gblas.NonUnit, n, n, 1, l, n, dst, n)
 }
 
-// Inner returns tr(X⁻¹ U X⁻¹ V) with X⁻¹ cached per point: two general
-// products (one for a norm), which OpenBLAS runs faster than the four
-// triangular solves of ⟨L⁻¹UL⁻ᵀ, L⁻¹VL⁻ᵀ⟩ at every size
-// (BenchmarkSPDInner). For U ≠ V the trace is the contiguous sum
-// Σ (X⁻¹U)_ij (V X⁻¹)_ij, since (X⁻¹V)ᵀ = V X⁻¹ for symmetric V and X⁻¹;
-// a norm reads (X⁻¹U)ᵀ in tiles instead of paying a second product.
+// Inner returns ⟨U, V⟩_X = tr(X⁻¹ U X⁻¹ V) for tangent vectors U and V
+// (symmetric matrices). Off the tangent space it reads their symmetric
+// parts, as every operation of this package does: it is the inner product
+// tr(X⁻¹ sym(U) X⁻¹ sym(V)) of Project(U) and Project(V), so that
+// Norm(X, U) ≥ 0 for every U (zero for a skew U). u and v may be the same
+// slice: the result is the one a copy gives, since both run the same
+// products and the second is skipped. X⁻¹ is cached per point; a call is
+// two general products (one for a norm) and a trace, which OpenBLAS runs
+// faster than the four triangular solves of ⟨L⁻¹UL⁻ᵀ, L⁻¹VL⁻ᵀ⟩ at every
+// size (BenchmarkSPDInner).
 func (s *SPD) Inner(x, u, v []float64) float64 {
 	s.check(x, u, v)
 	xi, err := s.inverse(x)
 	if err != nil {
 		return math.NaN()
 	}
-	n := s.n
-	impl := blas.Impl()
-	impl.Dgemm(gblas.NoTrans, gblas.NoTrans, n, n, n, 1, xi, n, u, n, 0, s.t1, n)
-	if &u[0] == &v[0] {
-		return traceProduct(s.t1, s.t1, n)
+	a := s.invSym(s.t1, xi, u)
+	b := a
+	if &u[0] != &v[0] {
+		b = s.invSym(s.t2, xi, v)
 	}
-	impl.Dgemm(gblas.NoTrans, gblas.NoTrans, n, n, n, 1, v, n, xi, n, 0, s.t2, n)
-	return dot(s.t1, s.t2)
+	return traceProduct(a, b, s.n)
+}
+
+// invSym sets and returns dst = X⁻¹ sym(V), given xi = X⁻¹. It
+// overwrites s.t3.
+func (s *SPD) invSym(dst, xi, v []float64) []float64 {
+	n := s.n
+	s.Project(s.t3, xi, v)
+	blas.Impl().Dgemm(gblas.NoTrans, gblas.NoTrans, n, n, n, 1, xi, n, s.t3, n, 0, dst, n)
+	return dst
 }
 
 // traceProduct returns tr(A B) = Σ_ij a_ij b_ji, in tiles.
@@ -209,16 +220,9 @@ func traceProduct(a, b []float64, n int) float64 {
 	return t
 }
 
-// Norm returns ‖U‖_X.
+// Norm returns ‖U‖_X = √⟨U, U⟩_X, the norm of sym(U) off the tangent
+// space (see Inner).
 func (s *SPD) Norm(x, u []float64) float64 { return math.Sqrt(s.Inner(x, u, u)) }
-
-func dot(a, b []float64) float64 {
-	var d float64
-	for i, v := range a {
-		d += v * b[i]
-	}
-	return d
-}
 
 // symUpper sets the upper triangle (and diagonal) of dst to sym(v).
 func (s *SPD) symUpper(dst, v []float64) {
@@ -243,7 +247,7 @@ func (s *SPD) Project(dst, x, v []float64) {
 	}
 }
 
-// EGradToRGrad sets dst = X sym(G) X.
+// EGradToRGrad sets dst = X sym(G) X. dst may be egrad.
 func (s *SPD) EGradToRGrad(dst, x, egrad []float64) {
 	s.check(dst, x, egrad)
 	s.symUpper(s.t1, egrad)
