@@ -156,7 +156,8 @@ func TestHelpShowsDefaults(t *testing.T) {
 	require.NoError(t, run([]string{"run", "domainadapt", "-h"}, &out))
 	help := out.String()
 	for name, want := range map[string]string{"epochs": "100", "inner": "20", "eta-x": "0.5", "eta-y": "0.25",
-		"cg-maxiter": "200", "cg-tol": "1e-10", "ns-gamma": "0.1", "ns-terms": "50", "estimator": "cg", "seed": "42"} {
+		"cg-maxiter": "200", "cg-tol": "1e-10", "ns-gamma": "0.1", "ns-terms": "50", "estimator": "cg", "seed": "42",
+		"retr-x": "", "retr-y": "second-order"} { // Π(μ, ν) has one retraction
 		require.Equal(t, want, helpDefault(t, help, name), name)
 	}
 	for _, name := range catalog.Names() {

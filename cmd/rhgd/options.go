@@ -367,6 +367,8 @@ func (o *runFlags) showDefaults(fs *flag.FlagSet, mk func(problems.Options) (*pr
 	def("inner", strconv.Itoa(s.InnerIters))
 	def("eta-x", strconv.FormatFloat(s.EtaX, 'g', -1, 64))
 	def("eta-y", strconv.FormatFloat(s.EtaY, 'g', -1, 64))
+	def("retr-x", retractionName(in.Problem.Mx))
+	def("retr-y", retractionName(in.Problem.My))
 	for flagName, key := range map[string]string{"cg-tol": "cg:tol", "cg-maxiter": "cg:maxiter", "ns-gamma": "ns:gamma", "ns-terms": "ns:terms"} {
 		est, k, _ := strings.Cut(key, ":")
 		if spec, ok := in.Estimators[est]; ok {
