@@ -1,7 +1,9 @@
 package problems
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"math"
 	"slices"
@@ -22,7 +24,16 @@ type NPZ struct {
 func OpenNPZ(path string) (*NPZ, error) {
 	r, err := npz.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrBadData, path, err)
+		// npz's message names the path, and the os error within it again:
+		// keep the cause only, so the path is named once.
+		cause := err
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			cause = pe.Err
+		} else if u := errors.Unwrap(err); u != nil {
+			cause = u
+		}
+		return nil, fmt.Errorf("%w: %s: %w", ErrBadData, path, cause)
 	}
 	return &NPZ{path: path, r: r}, nil
 }

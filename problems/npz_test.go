@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -44,12 +45,16 @@ func TestNPZRoundTrip(t *testing.T) {
 
 func TestNPZBadInput(t *testing.T) {
 	dir := t.TempDir()
-	_, err := OpenNPZ(filepath.Join(dir, "missing.npz"))
+	missing := filepath.Join(dir, "missing.npz")
+	_, err := OpenNPZ(missing)
 	require.ErrorIs(t, err, ErrBadData)
+	require.ErrorIs(t, err, os.ErrNotExist)
+	require.Equal(t, 1, strings.Count(err.Error(), missing), "the path is named once: %v", err)
 	junk := filepath.Join(dir, "junk.npz")
 	require.NoError(t, os.WriteFile(junk, []byte("not a zip"), 0o644))
 	_, err = OpenNPZ(junk)
 	require.ErrorIs(t, err, ErrBadData)
+	require.Equal(t, 1, strings.Count(err.Error(), junk), "the path is named once: %v", err)
 
 	nan := filepath.Join(dir, "nan.npz")
 	require.NoError(t, WriteNPZ(nan, map[string][]float64{"x": {1, nanValue()}}, nil))

@@ -61,6 +61,10 @@ type Spec struct {
 	Name string
 	// Summary is one line saying what the problem is.
 	Summary string
+	// Data says what file Options.Data may name, with its arrays and their
+	// shapes; empty when the problem takes no data file (Options.Data must
+	// then be empty).
+	Data string
 	// Flags registers the problem's own parameters on fs (their defaults
 	// are the paper's) and returns the function that builds an Instance
 	// from them once fs is parsed. Flags may be called once per FlagSet.

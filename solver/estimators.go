@@ -104,8 +104,11 @@ func (c *CG) settings() (int, float64) {
 // CG's instance with its own warm-start state.
 func (c *CG) Bind(env *Env) (Hypergrad, error) {
 	maxIter, tol := c.settings()
-	if maxIter < 0 || !(tol >= 0) || math.IsInf(tol, 0) {
-		return nil, fmt.Errorf("%w: CG MaxIter = %d, Tol = %v", ErrBadSetting, c.MaxIter, c.Tol)
+	switch {
+	case maxIter < 0:
+		return nil, fmt.Errorf("%w: CG MaxIter = %d, want ≥ 0 (0: default 50)", ErrBadSetting, c.MaxIter)
+	case !(tol >= 0) || math.IsInf(tol, 0):
+		return nil, fmt.Errorf("%w: CG Tol = %v, want finite and ≥ 0 (0: default 1e-10)", ErrBadSetting, c.Tol)
 	}
 	return &cg{env: env, maxIter: maxIter, tol: tol, warm: c.WarmStart,
 		b: env.NewY(), v: env.NewY(), res: env.NewY(), p: env.NewY(), hp: env.NewY(),

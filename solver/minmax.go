@@ -1,6 +1,10 @@
 package solver
 
-import "gonum.org/v1/gonum/floats"
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/floats"
+)
 
 // MinMax returns the bilevel form of the min-max problem
 //
@@ -12,7 +16,7 @@ import "gonum.org/v1/gonum/floats"
 // GradFy are used: its g-fields describe a different g. New fills the
 // second-order oracles by differences if an estimator needs them.
 func MinMax(p Problem) Problem {
-	q := Problem{Mx: p.Mx, My: p.My, NF: p.NF, NG: p.NF, F: p.F, GradFx: p.GradFx, GradFy: p.GradFy}
+	q := Problem{Mx: p.Mx, My: p.My, NF: p.NF, NG: p.NF, ZeroSum: true, F: p.F, GradFx: p.GradFx, GradFy: p.GradFy}
 	if p.F != nil {
 		q.G = func(pt *Point) (float64, error) {
 			f, err := p.F(pt)
@@ -53,8 +57,15 @@ func (GDA) String() string { return "gda" }
 // Needs lists GradFx.
 func (GDA) Needs() []string { return []string{"GradFx"} }
 
-// Bind returns GDA's instance.
-func (GDA) Bind(env *Env) (Hypergrad, error) { return gda{env}, nil }
+// Bind returns GDA's instance, or an error wrapping ErrBadSetting when the
+// problem is not a min-max one (Problem.ZeroSum): elsewhere grad_x f alone
+// is not the hypergradient, and a run would stop where it vanishes.
+func (GDA) Bind(env *Env) (Hypergrad, error) {
+	if !env.p.ZeroSum {
+		return nil, fmt.Errorf("%w: the gda estimator is for min-max problems (Problem.ZeroSum, made by MinMax); use hinv, cg, ns or ad", ErrBadSetting)
+	}
+	return gda{env}, nil
+}
 
 type gda struct{ env *Env }
 

@@ -167,3 +167,15 @@ func TestMinMaxMissing(t *testing.T) {
 		require.ErrorIs(t, err, solver.ErrMissing, drop)
 	}
 }
+
+// TestGDANeedsMinMax: GDA's grad_x f is the hypergradient only where
+// g = −f; on any other problem New refuses it (a run would report
+// convergence wherever grad_x f vanishes), and on MinMax(p) it runs.
+func TestGDANeedsMinMax(t *testing.T) {
+	_, p, _, _, _, _ := quadSetup(45)
+	_, err := solver.New(p, &solver.Settings{Estimator: solver.GDA{}})
+	require.ErrorIs(t, err, solver.ErrBadSetting)
+	require.ErrorContains(t, err, "min-max")
+	_, err = solver.New(solver.MinMax(p), &solver.Settings{Estimator: solver.GDA{}})
+	require.NoError(t, err)
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -194,12 +195,15 @@ func TestSettingsValidated(t *testing.T) {
 		require.ErrorContains(t, err, "Settings."+name, name)
 	}
 	for name, est := range map[string]solver.Estimator{
-		"CG MaxIter": &solver.CG{MaxIter: -1}, "CG": &solver.CG{Tol: nan}, "Neumann Gamma": &solver.Neumann{Gamma: -1},
-		"Neumann Terms": &solver.Neumann{Terms: -5},
+		"CG MaxIter = -1": &solver.CG{MaxIter: -1}, "CG Tol = NaN": &solver.CG{Tol: nan}, "CG Tol = -1": &solver.CG{Tol: -1},
+		"Neumann Gamma": &solver.Neumann{Gamma: -1}, "Neumann Terms": &solver.Neumann{Terms: -5},
 	} {
 		_, err := solver.New(p, &solver.Settings{Estimator: est})
 		require.ErrorIs(t, err, solver.ErrBadSetting, name)
 		require.ErrorContains(t, err, name)
+		if strings.HasPrefix(name, "CG Tol") { // the message names the bad setting, not a good one
+			require.NotContains(t, err.Error(), "MaxIter", name)
+		}
 	}
 	q := p
 	q.My = nil

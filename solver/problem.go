@@ -41,6 +41,10 @@ type Problem struct {
 	// Point.Batch (all components when nil), and RSHGD (Settings.Batches)
 	// can sample them. Zero means no such structure.
 	NF, NG int
+	// ZeroSum says that g = −f: the problem is min_x max_y f(x, y), made
+	// by MinMax. The GDA estimator needs it, since only there does
+	// grad_y f vanish at y*(x).
+	ZeroSum bool
 
 	// F returns the upper objective f(x, y).
 	F func(pt *Point) (float64, error)

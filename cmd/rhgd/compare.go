@@ -9,70 +9,104 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
+
+	"github.com/rhgd/rhgd/solver"
 )
 
 // compareCmd is rhgd compare <problem> [flags]: the estimators on the same
-// data, one after the other, with the paper's Figure 1 panels.
+// data, one after the other, with the paper's Figure 1 panels. Each run's
+// history.csv and summary.json go to a directory of its own, named after
+// the estimator, and the list of summaries and the figures to the output
+// directory.
 func compareCmd(w io.Writer, args []string) error {
 	var o runFlags
 	var list string
 	spec, mk, err := problemFlags(w, "compare", args, &o, func(fs *flag.FlagSet) {
-		fs.StringVar(&list, "estimators", "", "comma-separated estimators to run (default: every one the problem has paper settings for)")
+		fs.StringVar(&list, "estimators", "", `estimators to run, comma-separated, each optionally with settings ("hinv,cg:tol=1e-6,maxiter=20,ns"); default: every one the problem has paper settings for`)
 	})
 	if err != nil || spec == nil {
 		return err
 	}
-	in, err := o.build(mk)
+	in, err := prepare(&o, mk)
 	if err != nil {
-		return asUsage(err)
+		return err
 	}
 	var names []string
 	if list == "" {
-		for _, n := range []string{"hinv", "cg", "ns", "ad", "gda"} {
+		for _, n := range solver.EstimatorNames() {
 			if _, ok := in.Estimators[n]; ok {
 				names = append(names, n)
 			}
 		}
 	} else {
-		names = strings.Split(list, ",")
+		names = splitEstimators(list)
 	}
 	if len(names) == 0 {
 		return usagef("compare %s: no estimators to run", spec.Name)
 	}
-	dir := o.out
-	if dir == "" {
-		dir = filepath.Join("out", spec.Name)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	fmt.Fprintf(w, "rhgd compare %s: %s\n", spec.Name, in.Describe)
-	fmt.Fprintf(w, "η_x = %g, η_y = %g, S = %d, %d epochs, backend %s\n\n", in.Settings.EtaX, in.Settings.EtaY, in.Settings.InnerIters, in.Settings.Epochs, info().Backend)
-	prog := newProgress(o.quiet)
-	var outs []*outcome
-	var failed []string
+	var jobs []*job
+	var ests []solver.Estimator
 	for _, name := range names {
-		out, err := runOne(ctx, spec, in, &o, strings.TrimSpace(name), true, prog)
+		j, err := newJob(spec, in, &o, name)
 		if err != nil {
 			return err
 		}
+		jobs, ests = append(jobs, j), append(ests, j.est)
+	}
+	if err := o.checkUsed(ests); err != nil {
+		return err
+	}
+	labels := runLabels(ests)
+
+	dir := outDir(&o, spec)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	s := jobs[0].set
+	fmt.Fprintf(w, "rhgd compare %s: %s\n", spec.Name, in.Describe)
+	fmt.Fprintf(w, "η_x = %g, η_y = %g, S = %d, %d epochs, preset %s, backend %s\n\n", s.EtaX, s.EtaY, s.InnerIters, s.Epochs, o.preset, info().Backend)
+	prog := newProgress(o.quiet)
+	var outs []*outcome
+	var failed []string
+	for i, j := range jobs {
+		if ctx.Err() != nil {
+			break
+		}
+		out, err := j.run(ctx, prog)
+		if err != nil {
+			return err
+		}
+		out.name = labels[i]
 		outs = append(outs, out)
 		if out.err != nil {
 			failed = append(failed, fmt.Sprintf("%s: %v", out.est, out.err))
 		}
-		if err := out.hist.saveCSV(filepath.Join(dir, "history-"+out.name+".csv")); err != nil {
+		sub := filepath.Join(dir, labels[i])
+		if err := os.MkdirAll(sub, 0o755); err != nil {
+			return err
+		}
+		if err := out.hist.saveCSV(filepath.Join(sub, "history.csv")); err != nil {
+			return err
+		}
+	}
+	var bname string
+	var bacc *float64
+	if ctx.Err() == nil {
+		if bname, bacc, err = baseline(in); err != nil {
 			return err
 		}
 	}
 	var sums []summary
-	for _, o := range outs {
-		if err := addBaseline(in, &o.sum); err != nil {
+	for i, out := range outs {
+		out.sum.Baseline, out.sum.BaselineAcc = bname, bacc
+		if err := saveJSON(filepath.Join(dir, labels[i], "summary.json"), out.sum); err != nil {
 			return err
 		}
-		sums = append(sums, o.sum)
+		sums = append(sums, out.sum)
 	}
 	if err := saveJSON(filepath.Join(dir, "summary.json"), sums); err != nil {
 		return err
@@ -81,8 +115,27 @@ func compareCmd(w io.Writer, args []string) error {
 		return err
 	}
 	printSummary(w, dir, outs)
-	if len(failed) > 0 {
+	switch {
+	case ctx.Err() != nil:
+		return fmt.Errorf("%w: wrote the runs so far to %s", errInterrupted, dir)
+	case len(failed) > 0:
 		return errors.New(strings.Join(failed, "; "))
 	}
 	return nil
+}
+
+// runLabels names the estimators' output directories: the estimator's
+// name, numbered from the second run of the same name on ("cg", "cg-2").
+func runLabels(ests []solver.Estimator) []string {
+	seen := map[string]int{}
+	out := make([]string, len(ests))
+	for i, e := range ests {
+		n := e.Name()
+		seen[n]++
+		out[i] = n
+		if seen[n] > 1 {
+			out[i] = n + "-" + strconv.Itoa(seen[n])
+		}
+	}
+	return out
 }

@@ -16,63 +16,79 @@ import (
 // epochRow is one line of history.csv. NaN means "not available".
 type epochRow struct {
 	Epoch         int
-	Seconds       float64 // solver time, without the recorder's own work
+	Seconds       float64 // wall clock since the run started, at the end of the epoch's step
 	F             float64 // upper objective f(x_k, y_{k+1})
 	HyperGradNorm float64
-	HyperGradErr  float64 // ‖ĝ − ĝ_HINV‖/‖ĝ_HINV‖ at (x_k, y_{k+1})
+	HyperGradErr  float64 // ‖ĝ − ĝ_HINV‖/‖ĝ_HINV‖ at (x_k, y_{k+1}), above the noise floor
 	LowerGradNorm float64
 	Accuracy      float64 // percent
 }
 
-// history records a run's epochs. Its own work (the HINV reference
-// estimate, the accuracy) is timed and left out of Seconds.
+// noiseFloor is the size of ĝ_HINV, relative to ‖grad_x f‖, below which
+// the error against HINV is not reported. The hypergradient is grad_x f
+// minus the implicit term, which cancel near a solution; once ‖ĝ‖ is
+// below √ε·‖grad_x f‖, fewer than half of its digits are left, and the
+// "relative error" would divide one estimator's rounding or tolerance
+// noise by the other's (CG to 1e−10 showed 1.00 at ‖ĝ‖ = 2.7e−15).
+var noiseFloor = math.Sqrt(0x1p-52)
+
+// history records a run's epochs. What it measures at each epoch (the
+// accuracy, and the HINV reference when asked for) takes time of the
+// run's wall clock, which the seconds include; overhead says how much.
 type history struct {
 	mx       solver.Manifold
-	ref      *solver.RHGD // HINV at the same points; nil when the problem has none
-	isHINV   bool         // the run is HINV's own: its error is zero, not computed
+	gradFx   func(dst []float64, pt *solver.Point) error
+	ref      *solver.RHGD // HINV at the same points; nil when not measured
+	isHINV   bool         // the run is HINV's own, measured: its error is zero
 	accuracy func(x, y []float64) (float64, error)
 	rows     []epochRow
 	overhead time.Duration
-	diff     []float64
+	diff, gx []float64
 	progress func(epoch int)
 }
 
 // newHistory returns a recorder for runs of in with the estimator est;
-// it estimates HINV hypergradients at each epoch's point when the problem
-// has HessGyInv and reference is set (and est is not HINV itself).
+// with reference it also measures the error against HINV at each epoch's
+// point, which needs the problem's HessGyInv.
 func newHistory(in *problems.Instance, est solver.Estimator, reference bool) (*history, error) {
-	h := &history{mx: in.Problem.Mx, accuracy: in.Accuracy, diff: make([]float64, in.Problem.Mx.Len())}
-	if _, ok := est.(solver.HInv); ok && reference && in.Problem.HessGyInv != nil {
+	p := in.Problem
+	h := &history{mx: p.Mx, gradFx: p.GradFx, accuracy: in.Accuracy}
+	switch {
+	case !reference:
+	case p.HessGyInv == nil:
+		return nil, usagef("-hinv-error: this problem has no HINV estimator (no inverse Hessian)")
+	case est.Name() == "hinv":
 		h.isHINV = true
-	} else if reference && in.Problem.HessGyInv != nil {
+	default:
 		set := in.Settings
 		set.Estimator, set.Recorder, set.Batches = solver.HInv{}, nil, solver.Batches{}
-		ref, err := solver.New(in.Problem, &set)
+		ref, err := solver.New(p, &set)
 		if err != nil {
 			return nil, fmt.Errorf("HINV reference: %w", err)
 		}
 		h.ref = ref
+		h.diff, h.gx = make([]float64, p.Mx.Len()), make([]float64, p.Mx.Len())
 	}
 	return h, nil
 }
 
+// measured reports whether the history has the error against HINV.
+func (h *history) measured() bool { return h.isHINV || h.ref != nil }
+
 // Record implements solver.Recorder.
 func (h *history) Record(s *solver.EpochStats) error {
 	t0 := time.Now()
-	row := epochRow{Epoch: s.Epoch, Seconds: (s.Elapsed - h.overhead).Seconds(), F: s.F,
+	row := epochRow{Epoch: s.Epoch, Seconds: s.Elapsed.Seconds(), F: s.F,
 		HyperGradNorm: s.HyperGradNorm, LowerGradNorm: s.LowerGradNorm, HyperGradErr: math.NaN(), Accuracy: math.NaN()}
 	if h.isHINV {
 		row.HyperGradErr = 0
 	}
 	if h.ref != nil {
-		exact, err := h.ref.Estimate(s.X, s.Y)
+		e, err := h.hinvError(s)
 		if err != nil {
 			return fmt.Errorf("HINV reference at epoch %d: %w", s.Epoch, err)
 		}
-		for i := range h.diff {
-			h.diff[i] = s.HyperGrad[i] - exact[i]
-		}
-		row.HyperGradErr = h.mx.Norm(s.X, h.diff) / h.mx.Norm(s.X, exact)
+		row.HyperGradErr = e
 	}
 	if h.accuracy != nil {
 		acc, err := h.accuracy(s.X, s.Y)
@@ -89,8 +105,29 @@ func (h *history) Record(s *solver.EpochStats) error {
 	return nil
 }
 
+// hinvError returns ‖ĝ − ĝ_HINV‖/‖ĝ_HINV‖ at the epoch's point, or NaN
+// when ĝ_HINV is below the noise floor.
+func (h *history) hinvError(s *solver.EpochStats) (float64, error) {
+	exact, err := h.ref.Estimate(s.X, s.Y)
+	if err != nil {
+		return 0, err
+	}
+	if err := h.gradFx(h.gx, &solver.Point{X: s.X, Y: s.Y}); err != nil {
+		return 0, err
+	}
+	norm := h.mx.Norm(s.X, exact)
+	if !(norm > noiseFloor*h.mx.Norm(s.X, h.gx)) {
+		return math.NaN(), nil
+	}
+	for i := range h.diff {
+		h.diff[i] = s.HyperGrad[i] - exact[i]
+	}
+	return h.mx.Norm(s.X, h.diff) / norm, nil
+}
+
 // writeCSV writes the history as CSV with a header; unavailable values
-// are empty fields.
+// are empty fields, numbers are in the shortest form that reads back to
+// the same float64.
 func (h *history) writeCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"epoch", "seconds", "upper_objective", "hypergradient_norm", "hypergradient_error_vs_hinv", "lower_gradient_norm", "accuracy"})
@@ -98,7 +135,7 @@ func (h *history) writeCSV(w io.Writer) error {
 		if math.IsNaN(v) {
 			return ""
 		}
-		return strconv.FormatFloat(v, 'g', 17, 64)
+		return strconv.FormatFloat(v, 'g', -1, 64)
 	}
 	for _, r := range h.rows {
 		cw.Write([]string{strconv.Itoa(r.Epoch), num(r.Seconds), num(r.F), num(r.HyperGradNorm), num(r.HyperGradErr), num(r.LowerGradNorm), num(r.Accuracy)})

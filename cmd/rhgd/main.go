@@ -3,13 +3,13 @@
 //	rhgd run <problem>     run RHGD on a ready-made problem; write history, summary, plots
 //	rhgd compare <problem> run the estimators side by side (the paper's Figure 1)
 //	rhgd info              print the BLAS/LAPACK backend, CPU and threads as JSON
-//	rhgd demo [-epochs K]  run RHGD on the paper's synthetic problem with each estimator
 //	rhgd kernels           run the matrix-function kernels with independent checks
 //
 // Help (-h) goes to standard output with exit status 0; a user error (an
 // unknown command, flag or argument, a bad setting) is one line on
 // standard error with exit status 2; a failure of the work itself exits
-// with 1.
+// with 1, and an interrupt (Ctrl-C) with 130, after writing what the run
+// has.
 package main
 
 import (
@@ -18,6 +18,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 
@@ -36,13 +37,25 @@ func main() {
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "rhgd:", err)
-		var u usageError
-		if errors.As(err, &u) || errors.Is(err, blas.ErrBadSetting) {
-			os.Exit(2)
-		}
-		os.Exit(1)
+		os.Exit(exitCode(err))
 	}
 }
+
+// exitCode is the exit status for err: 2 for a user error, 130 (the
+// shell's 128 + SIGINT) for an interrupt, 1 for anything else.
+func exitCode(err error) int {
+	var u usageError
+	switch {
+	case errors.As(err, &u) || errors.Is(err, blas.ErrBadSetting):
+		return 2
+	case errors.Is(err, errInterrupted):
+		return 130
+	}
+	return 1
+}
+
+// errInterrupted signifies a run stopped by an interrupt (Ctrl-C).
+var errInterrupted = errors.New("interrupted")
 
 // usageError is a mistake in the command line.
 type usageError struct{ msg string }
@@ -84,18 +97,6 @@ func run(args []string, w io.Writer) error {
 		}
 		fmt.Fprintln(w, string(b))
 		return nil
-	case "demo":
-		var epochs int
-		fs, err := parse(w, "demo", args[1:], func(fs *flag.FlagSet) {
-			fs.IntVar(&epochs, "epochs", 200, "epochs per estimator")
-		})
-		if err != nil || fs == nil {
-			return err
-		}
-		if epochs < 1 {
-			return usagef("demo: -epochs must be positive, have %d", epochs)
-		}
-		return demo(w, epochs)
 	case "run":
 		return runCmd(w, args[1:])
 	case "compare":
@@ -110,9 +111,15 @@ func run(args []string, w io.Writer) error {
 }
 
 // parse parses a command's flags, declared by the setup functions, and
-// rejects positional arguments. On -h it prints the command's help to w
-// and returns a nil FlagSet and a nil error.
+// rejects positional arguments and non-finite numbers. On -h it prints the
+// command's help to w and returns a nil FlagSet and a nil error.
 func parse(w io.Writer, name string, args []string, setup ...func(*flag.FlagSet)) (*flag.FlagSet, error) {
+	return parseHelp(w, name, args, nil, setup...)
+}
+
+// parseHelp is parse with a function that, on -h, may complete the flags'
+// defaults and usage before they are printed.
+func parseHelp(w io.Writer, name string, args []string, beforeHelp func(*flag.FlagSet), setup ...func(*flag.FlagSet)) (*flag.FlagSet, error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are reported once, by main
 	for _, f := range setup {
@@ -120,6 +127,9 @@ func parse(w io.Writer, name string, args []string, setup ...func(*flag.FlagSet)
 	}
 	switch err := fs.Parse(args); {
 	case errors.Is(err, flag.ErrHelp):
+		if beforeHelp != nil {
+			beforeHelp(fs)
+		}
 		fmt.Fprintf(w, "usage: rhgd %s", name)
 		fs.VisitAll(func(f *flag.Flag) { fmt.Fprintf(w, " [-%s %s]", f.Name, f.DefValue) })
 		fmt.Fprintln(w)
@@ -131,7 +141,27 @@ func parse(w io.Writer, name string, args []string, setup ...func(*flag.FlagSet)
 	case fs.NArg() > 0:
 		return nil, usagef("%s: unexpected argument %q", name, fs.Arg(0))
 	}
+	if err := finiteFloats(fs); err != nil {
+		return nil, usagef("%s: %v", name, err)
+	}
 	return fs, nil
+}
+
+// finiteFloats rejects a float flag given as NaN or ±Inf, which
+// strconv.ParseFloat, and so the flag package, accepts: no setting of
+// rhgd takes them, and a NaN would pass every range check unnoticed.
+func finiteFloats(fs *flag.FlagSet) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		g, ok := f.Value.(flag.Getter)
+		if !ok || err != nil {
+			return
+		}
+		if v, ok := g.Get().(float64); ok && (math.IsNaN(v) || math.IsInf(v, 0)) {
+			err = fmt.Errorf("-%s %v: want a finite number", f.Name, v)
+		}
+	})
+	return err
 }
 
 const usageText = `usage: rhgd <command> [flags]
@@ -140,10 +170,9 @@ commands:
   run       run RHGD on one of the ready-made problems and write history.csv,
             summary.json and plots (rhgd run <problem> -h for its flags)
   compare   run the estimators on one problem and draw the paper's Figure 1 panels
+            (make demo: rhgd compare synthetic)
   info      print the numerical backend (BLAS/LAPACK, kernel set, CPU features, threads)
             as JSON; -core prints the kernel set alone, -cores the ones the CPU runs
-  demo      run RHGD on the paper's synthetic problem with the HINV, CG, NS and AD
-            estimators (-epochs K, default 200) and print a table of the results
   kernels   run the matrix-function kernels with independent checks of each
 
 rhgd <command> -h describes a command's flags.

@@ -2,14 +2,19 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rhgd/rhgd/problems/catalog"
 )
 
 // TestKernels runs the kernel checks and requires every reported error
@@ -34,32 +39,6 @@ func TestKernels(t *testing.T) {
 	require.Equal(t, 7, rows, out.String())
 }
 
-// TestDemo runs a short demo: every estimator lowers f from −0.019 to
-// below −0.2 in 30 epochs and allocates nothing per epoch; CG (to 1e−10)
-// agrees with HINV, and the truncated NS and AD estimates stay within
-// their expected bias.
-func TestDemo(t *testing.T) {
-	var out bytes.Buffer
-	require.NoError(t, demo(&out, 30))
-	t.Log(out.String())
-	rows := 0
-	for _, l := range strings.Split(out.String(), "\n") {
-		f := strings.Fields(l)
-		if len(f) != 7 || f[1] != "IterationLimit" {
-			continue
-		}
-		rows++
-		fin, _ := strconv.ParseFloat(f[2], 64)
-		errHINV, _ := strconv.ParseFloat(f[4], 64)
-		allocs, _ := strconv.ParseFloat(f[6], 64)
-		require.Less(t, fin, -0.2, l)
-		bound := map[string]float64{"hinv": 1e-12, "cg": 1e-8, "ns": 0.5, "ad": 0.5}[f[0]]
-		require.Less(t, errHINV, bound, l)
-		require.Zero(t, allocs, l)
-	}
-	require.Equal(t, 4, rows, out.String())
-}
-
 func TestRunCommands(t *testing.T) {
 	require.NoError(t, run([]string{"info"}, io.Discard))
 	// -core names the kernel set in use, one of those -cores lists (on
@@ -72,7 +51,7 @@ func TestRunCommands(t *testing.T) {
 	}
 	require.Error(t, run([]string{"frobnicate"}, io.Discard))
 	require.Error(t, run(nil, io.Discard))
-	require.Error(t, run([]string{"demo", "-epochs", "0"}, io.Discard))
+	require.Error(t, run([]string{"demo"}, io.Discard)) // compare synthetic is the demo
 }
 
 // TestCommandLine runs the command as a user would: help on standard
@@ -86,13 +65,11 @@ func TestCommandLine(t *testing.T) {
 		stderrLine string // a substring of the one line on standard error
 	}{
 		{"-h", 0, "usage: rhgd <command>", ""},
-		{"demo -h", 0, "-epochs", ""},
 		{"info -h", 0, "usage: rhgd info", ""},
 		{"", 2, "", "no command"},
 		{"frobnicate", 2, "", `unknown command "frobnicate"`},
-		{"demo -epochs", 2, "", "flag needs an argument"},
-		{"demo -bogus", 2, "", "flag provided but not defined: -bogus"},
-		{"demo -epochs 0", 2, "", "-epochs must be positive"},
+		{"run synthetic -epochs", 2, "", "flag needs an argument"},
+		{"run synthetic -bogus", 2, "", "flag provided but not defined: -bogus"},
 		{"info extra", 2, "", `info: unexpected argument "extra"`},
 		{"kernels now", 2, "", `kernels: unexpected argument "now"`},
 		{"run -h", 0, "usage: rhgd run <problem>", ""},
@@ -116,16 +93,95 @@ func TestCommandLine(t *testing.T) {
 		{"run synthetic extra", 2, "", `unexpected argument "extra"`},
 		{"run synthetic -preset fast", 2, "", `-preset is paper or adaptive, not "fast"`},
 		{"run synthetic -preset adaptive -estimator ad", 2, "", "fixed lower steps"},
+		// Non-finite numbers are user errors, whichever flag takes them.
+		{"run synthetic -eta-x NaN", 2, "", "-eta-x NaN: want a finite number"},
+		{"run synthetic -eta-y NaN", 2, "", "-eta-y NaN: want a finite number"},
+		{"run synthetic -grad-tol NaN", 2, "", "-grad-tol NaN: want a finite number"},
+		{"run synthetic -cg-tol NaN", 2, "", "-cg-tol NaN: want a finite number"},
+		{"run synthetic -ns-gamma NaN", 2, "", "-ns-gamma NaN: want a finite number"},
+		{"run synthetic -eta-x Inf", 2, "", "-eta-x +Inf: want a finite number"},
+		{"compare synthetic -nu -Inf", 2, "", "-nu -Inf: want a finite number"},
+		{"run synthetic -estimator cg:tol=-1", 2, "", "CG Tol = -1"},
+		// Flags that would do nothing, or give wrong results.
+		{"run karcher -estimator gda", 2, "", "min-max"},
+		{"run synthetic -ns-gamma 0.5", 2, "", "-ns-gamma is a setting of the ns estimator, and this run has cg"},
+		{"run synthetic -estimator hinv -cg-tol 1e-6", 2, "", "-cg-tol is a setting of the cg estimator"},
+		{"compare synthetic -estimators hinv,ad -ns-terms 5", 2, "", "-ns-terms is a setting of the ns estimator, and this run has hinv, ad"},
+		{"compare synthetic -estimators hinv,bogus", 2, "", `unknown estimator "bogus"`},
+		{"run meta -data digits.npz", 2, "", "flag provided but not defined: -data"},
+		{"run synthetic -hinv-error -estimator ad -preset adaptive", 2, "", "fixed lower steps"},
 	} {
-		stdout, stderr, code := asMainOut(t, c.args)
+		dir := t.TempDir()
+		stdout, stderr, code := asMainIn(t, dir, c.args)
 		require.Equal(t, c.code, code, "%q: %s", c.args, stderr)
 		require.Contains(t, stdout, c.stdout, c.args)
+		entries, err := os.ReadDir(dir)
+		require.NoError(t, err)
+		require.Empty(t, entries, "%q left files behind", c.args)
 		if c.stderrLine == "" {
 			require.Empty(t, stderr, c.args)
 			continue
 		}
 		require.Equal(t, 1, strings.Count(stderr, "\n"), "%q: %q", c.args, stderr)
 		require.Contains(t, stderr, c.stderrLine, c.args)
+	}
+}
+
+// TestMissingDataNamedOnce: a missing data file is one line that names
+// it once.
+func TestMissingDataNamedOnce(t *testing.T) {
+	_, stderr, code := asMainOut(t, "run synthetic -data /nonexistent/x.npz")
+	require.Equal(t, 2, code, stderr)
+	require.Equal(t, 1, strings.Count(stderr, "/nonexistent/x.npz"), stderr)
+	require.Contains(t, stderr, "no such file or directory")
+}
+
+// helpDefault returns the default that the help text shows for a flag
+// (flag.PrintDefaults' "(default X)"), or "" when it shows none.
+func helpDefault(t *testing.T, help, name string) string {
+	t.Helper()
+	lines := strings.Split(help, "\n")
+	for i, l := range lines {
+		if f := strings.Fields(l); len(f) > 0 && f[0] == "-"+name && i+1 < len(lines) {
+			text := l + lines[i+1]
+			if _, d, ok := strings.Cut(text, "(default "); ok {
+				d, _, _ = strings.Cut(d, ")")
+				return strings.Trim(d, `"`)
+			}
+			return ""
+		}
+	}
+	t.Fatalf("no flag -%s in the help:\n%s", name, help)
+	return ""
+}
+
+// TestHelpShowsDefaults: a problem's help shows the values its zero
+// defaults stand for (the problem's own: domain adaptation's η_y = 0.25
+// and CG cap of 200), and what -data takes; meta, which takes no data
+// file, has no -data.
+func TestHelpShowsDefaults(t *testing.T) {
+	var out bytes.Buffer
+	require.NoError(t, run([]string{"run", "domainadapt", "-h"}, &out))
+	help := out.String()
+	for name, want := range map[string]string{"epochs": "100", "inner": "20", "eta-x": "0.5", "eta-y": "0.25",
+		"cg-maxiter": "200", "cg-tol": "1e-10", "ns-gamma": "0.1", "ns-terms": "50", "estimator": "cg", "seed": "42",
+		"retr-x": "", "retr-y": "second-order"} { // Π(μ, ν) has one retraction
+		require.Equal(t, want, helpDefault(t, help, name), name)
+	}
+	for _, name := range catalog.Names() {
+		spec, err := catalog.Lookup(name)
+		require.NoError(t, err)
+		out.Reset()
+		require.NoError(t, run([]string{"compare", name, "-h"}, &out))
+		help := out.String()
+		require.NotEmpty(t, helpDefault(t, help, "epochs"), name)
+		if name == "meta" {
+			require.Empty(t, spec.Data)
+			require.NotContains(t, help, "-data", name)
+			continue
+		}
+		require.NotEmpty(t, spec.Data, name)
+		require.Contains(t, strings.Join(strings.Fields(help), " "), spec.Data, name)
 	}
 }
 
@@ -147,9 +203,17 @@ func asMain(t *testing.T, args string, env ...string) (string, int) {
 	return stderr, code
 }
 
-// asMainOut is asMain with standard output too.
+// asMainOut is asMain with standard output too, run in a directory of
+// its own, so that a default output directory (out/<problem>) lands
+// there and not in the source tree.
 func asMainOut(t *testing.T, args string, env ...string) (stdout, stderr string, code int) {
+	return asMainIn(t, t.TempDir(), args, env...)
+}
+
+// asMainIn is asMainOut in the working directory dir.
+func asMainIn(t *testing.T, dir, args string, env ...string) (stdout, stderr string, code int) {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), append(env, "RHGD_TEST_AS_MAIN=1", "RHGD_TEST_ARGS="+args)...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -172,4 +236,41 @@ func TestBadEnvironment(t *testing.T) {
 	require.Contains(t, msg, `RHGD_BLAS="fortran"`)
 	msg, code = asMain(t, "info", "RHGD_THREADS=1")
 	require.Zero(t, code, msg)
+}
+
+// TestInterrupt: Ctrl-C (SIGINT) stops a run, which writes what it has
+// and exits with status 130, with one line on standard error.
+func TestInterrupt(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "RHGD_TEST_AS_MAIN=1",
+		"RHGD_TEST_ARGS=run synthetic -epochs 1000000 -runtime 2m -quiet -out "+out)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	require.NoError(t, cmd.Start())
+	// The output directory is made once the interrupt is handled.
+	deadline := time.Now().Add(time.Minute)
+	for {
+		if _, err := os.Stat(out); err == nil {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "no output directory after a minute")
+		time.Sleep(10 * time.Millisecond)
+	}
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee, errb.String())
+	require.Equal(t, 130, ee.ExitCode(), errb.String())
+	require.Equal(t, 1, strings.Count(errb.String(), "\n"), errb.String())
+	require.Contains(t, errb.String(), "interrupted")
+	var s summary
+	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &s))
+	require.Equal(t, "Cancelled", s.Status)
+	_, rows := readHistory(t, filepath.Join(out, "history.csv"))
+	require.Len(t, rows, s.Epochs)
 }

@@ -34,20 +34,35 @@ type runFlags struct {
 	data, out          string
 	quiet              bool
 	preset             string
+	hinvError          bool
+
+	// fs is the parsed command line, for what was given and the values of
+	// the problem's own flags, named in problemNames (summary.json).
+	fs           *flag.FlagSet
+	problemNames []string
 }
 
-// register declares the shared flags on fs.
-func (o *runFlags) register(fs *flag.FlagSet) {
-	fs.IntVar(&o.epochs, "epochs", 0, "epochs K (0: the problem's paper setting)")
-	fs.IntVar(&o.inner, "inner", 0, "lower-level steps S per epoch (0: paper setting)")
-	fs.Float64Var(&o.etaX, "eta-x", 0, "upper step size η_x (0: paper setting)")
-	fs.Float64Var(&o.etaY, "eta-y", 0, "lower step size η_y (0: paper setting)")
+// problemFlags returns the values of the problem's flags for the summary.
+func (o *runFlags) problemFlags() map[string]string {
+	if o.fs == nil {
+		return map[string]string{}
+	}
+	return flagValues(o.fs, o.problemNames)
+}
+
+// register declares the shared flags on fs; -data only when the problem
+// takes a data file.
+func (o *runFlags) register(fs *flag.FlagSet, spec *problems.Spec) {
+	fs.IntVar(&o.epochs, "epochs", 0, "epochs K (0: the problem's)")
+	fs.IntVar(&o.inner, "inner", 0, "lower-level steps S per epoch (0: the problem's)")
+	fs.Float64Var(&o.etaX, "eta-x", 0, "upper step size η_x (0: the problem's)")
+	fs.Float64Var(&o.etaY, "eta-y", 0, "lower step size η_y (0: the problem's)")
 	fs.Float64Var(&o.gradTol, "grad-tol", 0, "stop once ‖hypergradient‖ ≤ this (0: off)")
-	fs.DurationVar(&o.runtime, "runtime", 0, "stop after this long, e.g. 30s (0: off)")
-	fs.Float64Var(&o.cgTol, "cg-tol", 0, "CG relative residual tolerance (0: paper setting)")
-	fs.IntVar(&o.cgMaxIter, "cg-maxiter", 0, "CG iteration cap (0: paper setting)")
-	fs.Float64Var(&o.nsGamma, "ns-gamma", 0, "Neumann series step γ (0: paper setting)")
-	fs.IntVar(&o.nsTerms, "ns-terms", 0, "Neumann series terms T (0: paper setting)")
+	fs.DurationVar(&o.runtime, "runtime", 0, "stop after this much wall-clock time, e.g. 30s (0: off)")
+	fs.Float64Var(&o.cgTol, "cg-tol", 0, "CG relative residual tolerance, for the cg estimator (0: the problem's)")
+	fs.IntVar(&o.cgMaxIter, "cg-maxiter", 0, "CG iteration cap, for the cg estimator (0: the problem's)")
+	fs.Float64Var(&o.nsGamma, "ns-gamma", 0, "Neumann series step γ, for the ns estimator (0: the problem's, or 1/λ̂_max by power iteration)")
+	fs.IntVar(&o.nsTerms, "ns-terms", 0, "Neumann series terms T, for the ns estimator (0: the problem's)")
 	fs.BoolVar(&o.stochastic, "stochastic", false, "RSHGD with the problem's default minibatch sizes (finite-sum problems)")
 	fs.IntVar(&o.batches.Lower, "batch-lower", 0, "RSHGD: lower-gradient batch B1 (0: whole sum, or the -stochastic default)")
 	fs.IntVar(&o.batches.Upper, "batch-upper", 0, "RSHGD: upper-gradient batch B2")
@@ -56,10 +71,22 @@ func (o *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.retrX, "retr-x", "", "upper retraction: qr|polar|cayley|exp (Stiefel), second-order|exp (SPD); default: the manifold's")
 	fs.StringVar(&o.retrY, "retr-y", "", "lower retraction, as -retr-x")
 	fs.Uint64Var(&o.seed, "seed", 42, "seed of generated data, random starts and minibatches")
-	fs.StringVar(&o.data, "data", "", "data file to load instead of the built-in or generated data (see the problem's docs)")
+	if spec.Data != "" {
+		fs.StringVar(&o.data, "data", "", "data file instead of the built-in or generated data: "+spec.Data)
+	}
 	fs.StringVar(&o.out, "out", "", "output directory (default out/<problem>)")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
 	fs.StringVar(&o.preset, "preset", "paper", "paper: the paper's fixed lower steps and step sizes; adaptive: exact or adaptive lower solves and BB upper steps (solver.AdaptiveSettings)")
+	fs.BoolVar(&o.hinvError, "hinv-error", false, "measure each epoch's hypergradient error against HINV at the same point (problems with HINV; the time it takes is part of the seconds)")
+}
+
+// given reports whether the flag name was on the command line.
+func (o *runFlags) given(name string) bool {
+	found := false
+	if o.fs != nil {
+		o.fs.Visit(func(f *flag.Flag) { found = found || f.Name == name })
+	}
+	return found
 }
 
 // build makes the instance and applies the shared settings to it.
@@ -137,12 +164,15 @@ func (o *runFlags) build(make func(problems.Options) (*problems.Instance, error)
 // estimator returns the estimator spec names for the instance, with the
 // -cg-* and -ns-* flags merged into its settings.
 func (o *runFlags) estimator(in *problems.Instance, spec string) (solver.Estimator, error) {
+	if o.cgTol < 0 || o.cgMaxIter < 0 || o.nsGamma < 0 || o.nsTerms < 0 {
+		return nil, usagef("-cg-tol, -cg-maxiter, -ns-gamma and -ns-terms must not be negative")
+	}
 	if s, ok := in.Estimators[spec]; ok {
 		spec = s
 	}
 	name, _, _ := strings.Cut(spec, ":")
 	over := map[string]string{}
-	switch strings.ToLower(name) {
+	switch strings.ToLower(strings.TrimSpace(name)) {
 	case "cg":
 		if o.cgTol > 0 {
 			over["tol"] = strconv.FormatFloat(o.cgTol, 'g', -1, 64)
@@ -158,14 +188,45 @@ func (o *runFlags) estimator(in *problems.Instance, spec string) (solver.Estimat
 			over["terms"] = strconv.Itoa(o.nsTerms)
 		}
 	}
-	if o.cgTol < 0 || o.cgMaxIter < 0 || o.nsGamma < 0 || o.nsTerms < 0 {
-		return nil, usagef("-cg-tol, -cg-maxiter, -ns-gamma and -ns-terms must not be negative")
-	}
 	est, err := solver.ParseEstimator(mergeSpec(spec, over))
 	if err != nil {
 		return nil, usagef("%v", err)
 	}
 	return est, nil
+}
+
+// checkUsed rejects a -cg-* or -ns-* flag that no estimator of the run
+// reads: it would be ignored without a word.
+func (o *runFlags) checkUsed(ests []solver.Estimator) error {
+	var names []string
+	for _, e := range ests {
+		names = append(names, e.Name())
+	}
+	for _, f := range []struct{ flag, est string }{
+		{"cg-tol", "cg"}, {"cg-maxiter", "cg"}, {"ns-gamma", "ns"}, {"ns-terms", "ns"},
+	} {
+		if o.given(f.flag) && !slices.Contains(names, f.est) {
+			return usagef("-%s is a setting of the %s estimator, and this run has %s", f.flag, f.est, strings.Join(names, ", "))
+		}
+	}
+	return nil
+}
+
+// splitEstimators splits a comma-separated list of estimator specs, in
+// which a spec's own settings are comma-separated too: "cg:tol=1e-6,
+// maxiter=20,ns" is cg:tol=1e-6,maxiter=20 and ns. A piece with "=" and
+// no ":" continues the spec before it.
+func splitEstimators(list string) []string {
+	var out []string
+	for _, f := range strings.Split(list, ",") {
+		f = strings.TrimSpace(f)
+		if n := len(out); n > 0 && strings.Contains(f, "=") && !strings.Contains(f, ":") {
+			out[n-1] += "," + f
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // mergeSpec returns the estimator spec with the settings in over replacing
@@ -199,13 +260,13 @@ func setRetraction(m solver.Manifold, name string) error {
 	}
 	switch m := m.(type) {
 	case *stiefel.Stiefel:
-		r, ok := map[string]stiefel.Retraction{"qr": stiefel.QR, "polar": stiefel.Polar, "cayley": stiefel.Cayley, "exp": stiefel.Exponential}[name]
+		r, ok := stiefelRetractions[name]
 		if !ok {
 			return fmt.Errorf("Stiefel retractions are qr, polar, cayley and exp, not %q", name)
 		}
 		m.Retraction = r
 	case *spd.SPD:
-		r, ok := map[string]spd.Retraction{"second-order": spd.SecondOrder, "exp": spd.Exponential}[name]
+		r, ok := spdRetractions[name]
 		if !ok {
 			return fmt.Errorf("SPD retractions are second-order and exp, not %q", name)
 		}
@@ -214,6 +275,31 @@ func setRetraction(m solver.Manifold, name string) error {
 		return fmt.Errorf("the manifold %T has one retraction; %q cannot be chosen", m, name)
 	}
 	return nil
+}
+
+var (
+	stiefelRetractions = map[string]stiefel.Retraction{"qr": stiefel.QR, "polar": stiefel.Polar, "cayley": stiefel.Cayley, "exp": stiefel.Exponential}
+	spdRetractions     = map[string]spd.Retraction{"second-order": spd.SecondOrder, "exp": spd.Exponential}
+)
+
+// retractionName is the -retr-x/-retr-y name of m's retraction, or "" when
+// m has no choice of retraction.
+func retractionName(m solver.Manifold) string {
+	switch m := m.(type) {
+	case *stiefel.Stiefel:
+		for k, v := range stiefelRetractions {
+			if v == m.Retraction {
+				return k
+			}
+		}
+	case *spd.SPD:
+		for k, v := range spdRetractions {
+			if v == m.Retraction {
+				return k
+			}
+		}
+	}
+	return ""
 }
 
 // problemFlags parses rhgd run/compare's command line: the problem name,
@@ -227,7 +313,7 @@ func problemFlags(w io.Writer, cmd string, args []string, o *runFlags, extra fun
 				s, _ := catalog.Lookup(n)
 				fmt.Fprintf(w, "  %-12s %s\n", n, s.Summary)
 			}
-			fmt.Fprintf(w, "\nrhgd %s <problem> -h lists the problem's flags.\n", cmd)
+			fmt.Fprintf(w, "\nrhgd %s <problem> -h lists the problem's flags and their defaults.\n", cmd)
 			return nil, nil, nil
 		}
 		return nil, nil, usagef("%s: name a problem first, one of %v", cmd, catalog.Names())
@@ -240,14 +326,69 @@ func problemFlags(w io.Writer, cmd string, args []string, o *runFlags, extra fun
 	if extra == nil {
 		extra = func(*flag.FlagSet) {}
 	}
-	fs, err := parse(w, cmd+" "+spec.Name, args[1:], o.register, extra, func(fs *flag.FlagSet) { mk = spec.Flags(fs) })
+	register := func(fs *flag.FlagSet) { o.register(fs, spec) }
+	fs, err := parseHelp(w, cmd+" "+spec.Name, args[1:], func(fs *flag.FlagSet) { o.showDefaults(fs, mk) },
+		register, extra, func(fs *flag.FlagSet) { mk = spec.Flags(fs) })
 	if err != nil || fs == nil {
 		if err == nil {
 			fmt.Fprintf(w, "\n%s: %s\n", spec.Name, spec.Summary)
+			if spec.Data == "" {
+				fmt.Fprintf(w, "It takes no data file.\n")
+			}
 		}
 		return nil, nil, err
 	}
+	o.fs = fs
+	own := flag.NewFlagSet(spec.Name, flag.ContinueOnError)
+	spec.Flags(own)
+	own.VisitAll(func(f *flag.Flag) { o.problemNames = append(o.problemNames, f.Name) })
 	return spec, mk, nil
+}
+
+// showDefaults sets the help's defaults of the shared flags whose zero
+// value means "the problem's" to the values the problem has, from an
+// instance built with the flags given so far. When that fails, the help
+// keeps saying "the problem's".
+func (o *runFlags) showDefaults(fs *flag.FlagSet, mk func(problems.Options) (*problems.Instance, error)) {
+	in, err := o.build(mk)
+	if err != nil {
+		return
+	}
+	s, err := in.Settings.WithDefaults()
+	if err != nil {
+		return
+	}
+	def := func(name, v string) {
+		if f := fs.Lookup(name); f != nil && v != "" {
+			f.DefValue = v
+		}
+	}
+	def("epochs", strconv.Itoa(s.Epochs))
+	def("inner", strconv.Itoa(s.InnerIters))
+	def("eta-x", strconv.FormatFloat(s.EtaX, 'g', -1, 64))
+	def("eta-y", strconv.FormatFloat(s.EtaY, 'g', -1, 64))
+	def("retr-x", retractionName(in.Problem.Mx))
+	def("retr-y", retractionName(in.Problem.My))
+	for flagName, key := range map[string]string{"cg-tol": "cg:tol", "cg-maxiter": "cg:maxiter", "ns-gamma": "ns:gamma", "ns-terms": "ns:terms"} {
+		est, k, _ := strings.Cut(key, ":")
+		if spec, ok := in.Estimators[est]; ok {
+			if e, err := solver.ParseEstimator(spec); err == nil {
+				def(flagName, specValue(fmt.Sprint(e), k))
+			}
+		}
+	}
+}
+
+// specValue returns the value of key in an estimator spec
+// ("cg:maxiter=50,tol=1e-10", "tol" → "1e-10"), or "".
+func specValue(spec, key string) string {
+	_, params, _ := strings.Cut(spec, ":")
+	for _, f := range strings.Split(params, ",") {
+		if k, v, ok := strings.Cut(f, "="); ok && k == key {
+			return v
+		}
+	}
+	return ""
 }
 
 func isHelp(a string) bool { return a == "-h" || a == "-help" || a == "--help" || a == "help" }

@@ -2,61 +2,66 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 
 	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/problems"
 	"github.com/rhgd/rhgd/solver"
 )
 
-// summary is summary.json: what was run and how it ended.
-type summary struct {
-	Problem       string          `json:"problem"`
-	Describe      string          `json:"describe"`
-	Estimator     string          `json:"estimator"`
-	Settings      summarySettings `json:"settings"`
-	Status        string          `json:"status"`
-	Error         string          `json:"error,omitempty"`
-	Epochs        int             `json:"epochs"`
-	Seconds       float64         `json:"seconds"`
-	Objective     *float64        `json:"final_objective"`
-	BestObjective *float64        `json:"best_objective"`
-	HyperGradNorm *float64        `json:"final_hypergradient_norm"`
-	HyperGradErr  *float64        `json:"final_hypergradient_error_vs_hinv,omitempty"`
-	Accuracy      *float64        `json:"accuracy,omitempty"`
-	Baseline      string          `json:"baseline,omitempty"`
-	BaselineAcc   *float64        `json:"baseline_accuracy,omitempty"`
-	Backend       string          `json:"backend"`
+// stderr receives the notes on an instance's data (warnings).
+var stderr io.Writer = os.Stderr
+
+// job is one estimator's run of an instance, set up and validated before
+// anything is written: a mistake in the command line leaves no output
+// directory behind.
+type job struct {
+	spec *problems.Spec
+	in   *problems.Instance
+	o    *runFlags
+	est  solver.Estimator
+	set  solver.Settings // as the run uses them, defaults filled in
+	r    *solver.RHGD
+	h    *history
 }
 
-type summarySettings struct {
-	Preset     string
-	EtaX, EtaY float64
-	InnerIters int
-	Epochs     int
-	GradTol    float64 `json:",omitempty"`
-	Runtime    string  `json:",omitempty"`
-	Batches    solver.Batches
-	Seed       uint64
-	RetrX      string `json:",omitempty"`
-	RetrY      string `json:",omitempty"`
-	Data       string `json:",omitempty"`
-}
-
-// finite returns &v, or nil for NaN and ±Inf (JSON has no such numbers).
-func finite(v float64) *float64 {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return nil
+// newJob sets up the instance's run with the estimator estSpec names.
+func newJob(spec *problems.Spec, in *problems.Instance, o *runFlags, estSpec string) (*job, error) {
+	est, err := o.estimator(in, estSpec)
+	if err != nil {
+		return nil, err
 	}
-	return &v
+	h, err := newHistory(in, est, o.hinvError)
+	if err != nil {
+		return nil, asUsage(err)
+	}
+	set := in.Settings
+	set.Estimator, set.Recorder = est, h
+	bad := func(err error) error {
+		if errors.Is(err, numerr.ErrInvalid) {
+			return usagef("%s with %s: %v", spec.Name, est, err)
+		}
+		return err
+	}
+	r, err := solver.New(in.Problem, &set)
+	if err != nil {
+		return nil, bad(err)
+	}
+	if err := r.Reset(in.X0, in.Y0); err != nil { // a bad start
+		return nil, bad(err)
+	}
+	eff, err := set.WithDefaults()
+	if err != nil { // New accepted them
+		return nil, err
+	}
+	return &job{spec: spec, in: in, o: o, est: est, set: eff, r: r, h: h}, nil
 }
 
 // outcome is one finished run.
@@ -65,62 +70,42 @@ type outcome struct {
 	est  string // its spec
 	hist *history
 	res  *solver.Result
-	err  error
+	err  error // the run's
 	sum  summary
 }
 
-// runOne runs the instance with one estimator, recording its history.
-// The error is the run's (res then holds the best iterates) or a set-up
-// error (res nil).
-func runOne(ctx context.Context, spec *problems.Spec, in *problems.Instance, o *runFlags, estSpec string, reference bool, progress *progress) (*outcome, error) {
-	est, err := o.estimator(in, estSpec)
-	if err != nil {
-		return nil, err
-	}
-	h, err := newHistory(in, est, reference)
-	if err != nil {
-		return nil, err
-	}
-	set := in.Settings
-	set.Estimator, set.Recorder = est, h
+// run runs the job from the instance's start. The outcome's err is the
+// run's (res then holds the best iterates); the error returned is a
+// failure to measure the result.
+func (j *job) run(ctx context.Context, progress *progress) (*outcome, error) {
 	if progress != nil {
-		h.progress = progress.bar(fmt.Sprintf("%s %s", spec.Name, est.Name()), set.Epochs)
+		j.h.progress = progress.bar(fmt.Sprintf("%s %s", j.spec.Name, j.est.Name()), j.set.Epochs)
 		defer progress.done()
 	}
-	r, err := solver.New(in.Problem, &set)
-	if err != nil {
-		if errors.Is(err, numerr.ErrInvalid) {
-			return nil, usagef("%s with %s: %v", spec.Name, est, err)
-		}
-		return nil, err
+	res, runErr := j.r.Run(ctx, j.in.X0, j.in.Y0)
+	if res == nil { // the start, which newJob checked
+		return nil, fmt.Errorf("%s: %w", j.spec.Name, runErr)
 	}
-	res, runErr := r.Run(ctx, in.X0, in.Y0)
-	if res == nil { // a bad start: nothing ran
-		return nil, usagef("%s: %v", spec.Name, runErr)
-	}
-	out := &outcome{name: est.Name(), est: fmt.Sprint(est), hist: h, res: res, err: runErr}
-	s := summary{Problem: spec.Name, Describe: in.Describe, Estimator: out.est, Status: res.Status.String(),
-		Epochs: res.Stats.Epochs, Seconds: res.Stats.Runtime.Seconds() - h.overhead.Seconds(),
+	out := &outcome{name: j.est.Name(), est: fmt.Sprint(j.est), hist: j.h, res: res, err: runErr}
+	s := summary{Problem: j.spec.Name, Describe: j.in.Describe, Notes: j.in.Notes, Estimator: out.est,
+		Settings: newSettings(j.set, j.in, j.o), ProblemFlags: j.o.problemFlags(),
+		Status: res.Status.String(), Epochs: res.Stats.Epochs,
+		Seconds: res.Stats.Runtime.Seconds(), MeasureSeconds: j.h.overhead.Seconds(),
 		Objective: finite(res.F), BestObjective: finite(res.BestF), HyperGradNorm: finite(res.HyperGradNorm),
-		Backend: info().Backend,
-		Settings: summarySettings{Preset: o.preset, EtaX: set.EtaX, EtaY: set.EtaY, InnerIters: set.InnerIters, Epochs: set.Epochs,
-			GradTol: set.GradTol, Batches: set.Batches, Seed: set.Seed, RetrX: o.retrX, RetrY: o.retrY, Data: o.data}}
-	if set.Runtime > 0 {
-		s.Settings.Runtime = set.Runtime.String()
-	}
+		Backend: info().Backend}
 	if runErr != nil {
 		s.Error = runErr.Error()
 	}
 	if res.Stats.Epochs == 0 { // no epoch finished: there is no last value
 		s.Objective, s.HyperGradNorm, s.BestObjective = nil, nil, nil
 	}
-	if n := len(h.rows); n > 0 {
-		s.HyperGradErr = finite(h.rows[n-1].HyperGradErr)
+	if n := len(j.h.rows); n > 0 {
+		s.HyperGradErr = finite(j.h.rows[n-1].HyperGradErr)
 	}
-	if in.Accuracy != nil {
+	if j.in.Accuracy != nil {
 		// The accuracy of the iterates the run returns (the best ones when
 		// it failed).
-		acc, err := in.Accuracy(res.X, res.Y)
+		acc, err := j.in.Accuracy(res.X, res.Y)
 		if err != nil {
 			return nil, fmt.Errorf("accuracy: %w", err)
 		}
@@ -130,17 +115,37 @@ func runOne(ctx context.Context, spec *problems.Spec, in *problems.Instance, o *
 	return out, nil
 }
 
-// addBaseline runs the instance's baseline into the summary.
-func addBaseline(in *problems.Instance, s *summary) error {
+// baseline returns the instance's baseline accuracy for the summaries,
+// or nothing when it has none.
+func baseline(in *problems.Instance) (name string, acc *float64, err error) {
 	if in.Baseline == nil {
-		return nil
+		return "", nil, nil
 	}
-	name, acc, err := in.Baseline()
+	name, a, err := in.Baseline()
 	if err != nil {
-		return fmt.Errorf("baseline %s: %w", name, err)
+		return "", nil, fmt.Errorf("baseline %s: %w", name, err)
 	}
-	s.Baseline, s.BaselineAcc = name, finite(acc)
-	return nil
+	return name, finite(a), nil
+}
+
+// prepare builds the instance of a run or compare and prints its notes.
+func prepare(o *runFlags, mk func(problems.Options) (*problems.Instance, error)) (*problems.Instance, error) {
+	in, err := o.build(mk)
+	if err != nil {
+		return nil, asUsage(err)
+	}
+	for _, n := range in.Notes {
+		fmt.Fprintf(stderr, "rhgd: note: %s\n", n)
+	}
+	return in, nil
+}
+
+// outDir is the output directory of a command.
+func outDir(o *runFlags, spec *problems.Spec) string {
+	if o.out != "" {
+		return o.out
+	}
+	return filepath.Join("out", spec.Name)
 }
 
 // runCmd is rhgd run <problem> [flags].
@@ -148,36 +153,45 @@ func runCmd(w io.Writer, args []string) error {
 	var o runFlags
 	var est string
 	spec, mk, err := problemFlags(w, "run", args, &o, func(fs *flag.FlagSet) {
-		fs.StringVar(&est, "estimator", "cg", `hypergradient estimator: hinv, cg, ns, ad, gda, optionally with settings ("cg:tol=1e-6,maxiter=20")`)
+		fs.StringVar(&est, "estimator", "cg", `hypergradient estimator: hinv, cg, ns, ad, or gda (min-max problems), optionally with settings ("cg:tol=1e-6,maxiter=20")`)
 	})
 	if err != nil || spec == nil {
 		return err
 	}
-	in, err := o.build(mk)
+	in, err := prepare(&o, mk)
 	if err != nil {
-		return asUsage(err)
+		return err
 	}
-	dir := o.out
-	if dir == "" {
-		dir = filepath.Join("out", spec.Name)
+	j, err := newJob(spec, in, &o, est)
+	if err != nil {
+		return err
 	}
+	if err := o.checkUsed([]solver.Estimator{j.est}); err != nil {
+		return err
+	}
+	dir := outDir(&o, spec)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	out, err := runOne(ctx, spec, in, &o, est, true, newProgress(o.quiet))
+	out, err := j.run(ctx, newProgress(o.quiet))
 	if err != nil {
 		return err
 	}
-	if err := addBaseline(in, &out.sum); err != nil {
-		return err
+	if ctx.Err() == nil {
+		if out.sum.Baseline, out.sum.BaselineAcc, err = baseline(in); err != nil {
+			return err
+		}
 	}
 	if err := writeRun(dir, out); err != nil {
 		return err
 	}
 	printSummary(w, dir, []*outcome{out})
-	if out.err != nil {
+	switch {
+	case ctx.Err() != nil:
+		return fmt.Errorf("%w: wrote the run so far to %s", errInterrupted, dir)
+	case out.err != nil:
 		return fmt.Errorf("%s: %w (wrote the run so far to %s)", spec.Name, out.err, dir)
 	}
 	return nil
@@ -194,14 +208,6 @@ func writeRun(dir string, out *outcome) error {
 	return plotRun(dir, out)
 }
 
-func saveJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
-}
-
 // asUsage reports bad data (an invalid argument, a malformed file) as a
 // user error.
 func asUsage(err error) error {
@@ -212,15 +218,38 @@ func asUsage(err error) error {
 	return usagef("%v", err)
 }
 
-// printSummary prints one line per run.
+// printSummary prints one line per run; the columns of the error against
+// HINV and of the accuracy only when some run has them.
 func printSummary(w io.Writer, dir string, outs []*outcome) {
-	fmt.Fprintf(w, "%-32s %-16s %6s %14s %14s %12s %9s %9s\n", "estimator", "status", "epochs", "final f", "‖hypergrad‖", "err vs HINV", "seconds", "accuracy")
+	var hasErr, hasAcc bool
+	for _, o := range outs {
+		hasErr = hasErr || o.hist.measured()
+		hasAcc = hasAcc || o.sum.Accuracy != nil
+	}
+	var head strings.Builder
+	fmt.Fprintf(&head, "%-32s %-16s %6s %14s %14s", "estimator", "status", "epochs", "final f", "‖hypergrad‖")
+	if hasErr {
+		fmt.Fprintf(&head, " %12s", "err vs HINV")
+	}
+	fmt.Fprintf(&head, " %9s", "seconds")
+	if hasAcc {
+		fmt.Fprintf(&head, " %9s", "accuracy")
+	}
+	fmt.Fprintln(w, head.String())
 	for _, o := range outs {
 		s := o.sum
-		fmt.Fprintf(w, "%-32s %-16s %6d %14s %14s %12s %9.3f %9s\n", o.est, s.Status, s.Epochs,
-			fmtPtr(s.Objective, "%.6g"), fmtPtr(s.HyperGradNorm, "%.3e"), fmtPtr(s.HyperGradErr, "%.2e"), s.Seconds, fmtPtr(s.Accuracy, "%.2f"))
+		fmt.Fprintf(w, "%-32s %-16s %6d %14s %14s", o.est, s.Status, s.Epochs, fmtPtr(s.Objective, "%.6g"), fmtPtr(s.HyperGradNorm, "%.3e"))
+		if hasErr {
+			fmt.Fprintf(w, " %12s", fmtPtr(s.HyperGradErr, "%.2e"))
+		}
+		fmt.Fprintf(w, " %9.3f", s.Seconds)
+		if hasAcc {
+			fmt.Fprintf(w, " %9s", fmtPtr(s.Accuracy, "%.2f"))
+		}
+		fmt.Fprintln(w)
 	}
-	if s := outs[0].sum; s.Baseline != "" {
+	if len(outs) > 0 && outs[0].sum.Baseline != "" {
+		s := outs[0].sum
 		fmt.Fprintf(w, "baseline %s: accuracy %s\n", s.Baseline, fmtPtr(s.BaselineAcc, "%.2f"))
 	}
 	fmt.Fprintf(w, "wrote %s\n", dir)

@@ -2,18 +2,25 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
+	"flag"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/rhgd/rhgd/problems"
 	"github.com/rhgd/rhgd/problems/synthetic"
+	"github.com/rhgd/rhgd/solver"
 )
 
 // readHistory parses a history.csv into its header and rows.
@@ -48,13 +55,15 @@ func num(t *testing.T, s string) float64 {
 
 // TestRunWritesOutputs: rhgd run writes one history row per epoch with
 // the objective falling, CG's error against HINV at CG's own points below
-// its tolerance's reach, a summary that agrees with the last row, and the
-// plots.
+// its tolerance's reach, numbers in their shortest round-trip form, a
+// summary in snake_case with the settings in effect that agrees with the
+// last row, and the plots.
 func TestRunWritesOutputs(t *testing.T) {
 	dir := t.TempDir()
 	var out bytes.Buffer
-	require.NoError(t, run([]string{"run", "synthetic", "-epochs", "12", "-estimator", "cg", "-out", dir, "-quiet"}, &out))
+	require.NoError(t, run([]string{"run", "synthetic", "-epochs", "12", "-estimator", "cg", "-hinv-error", "-out", dir, "-quiet"}, &out))
 	require.Contains(t, out.String(), "IterationLimit")
+	require.Contains(t, out.String(), "err vs HINV")
 	header, rows := readHistory(t, filepath.Join(dir, "history.csv"))
 	require.Len(t, rows, 12)
 	fi, ei, si := col(t, header, "upper_objective"), col(t, header, "hypergradient_error_vs_hinv"), col(t, header, "seconds")
@@ -64,25 +73,156 @@ func TestRunWritesOutputs(t *testing.T) {
 		sec := num(t, r[si])
 		require.Greater(t, sec, prevSec)
 		prevSec = sec
+		for _, f := range r[1:] {
+			if f != "" {
+				require.Equal(t, strconv.FormatFloat(num(t, f), 'g', -1, 64), f, "not the shortest form")
+			}
+		}
 	}
 	require.Less(t, num(t, rows[11][fi]), num(t, rows[0][fi]))
 	require.Equal(t, "", rows[0][col(t, header, "accuracy")]) // the synthetic problem is no classifier
 
-	var s summary
 	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
 	require.NoError(t, err)
+	requireSnakeCase(t, b)
+	var s map[string]any
 	require.NoError(t, json.Unmarshal(b, &s))
-	require.Equal(t, "synthetic", s.Problem)
-	require.Equal(t, "IterationLimit", s.Status)
-	require.Equal(t, 12, s.Epochs)
-	require.Equal(t, 0.5, s.Settings.EtaX)
-	require.Equal(t, num(t, rows[11][fi]), *s.Objective)
-	require.True(t, strings.HasPrefix(s.Estimator, "cg:"), s.Estimator)
+	require.Equal(t, "synthetic", s["problem"])
+	require.Equal(t, "IterationLimit", s["status"])
+	require.Equal(t, 12.0, s["epochs"])
+	require.Equal(t, num(t, rows[11][fi]), s["final_objective"])
+	require.GreaterOrEqual(t, s["seconds"], num(t, rows[11][si]))
+	require.True(t, strings.HasPrefix(s["estimator"].(string), "cg:maxiter=50,tol=1e-10"), s["estimator"])
+	set := s["settings"].(map[string]any)
+	for k, v := range map[string]any{"preset": "paper", "eta_x": 0.5, "eta_y": 0.5, "inner_iters": 20.0, "epochs": 12.0,
+		"grad_tol": 0.0, "diverge_factor": 1e8, "seed": 42.0, "retraction_x": "qr", "retraction_y": "second-order", "hinv_error": true} {
+		require.Equal(t, v, set[k], k)
+	}
+	require.NotContains(t, set, "batches") // RHGD, not RSHGD
+	require.NotContains(t, set, "lower")   // the paper's fixed steps
+	require.Equal(t, map[string]any{"n": "100", "d": "50", "r": "20", "nu": "0.01", "start_seed": "7", "save": ""}, s["problem_flags"])
 	for _, f := range []string{"run.png", "run.svg"} {
 		st, err := os.Stat(filepath.Join(dir, f))
 		require.NoError(t, err)
 		require.Greater(t, st.Size(), int64(1000), f)
 	}
+}
+
+// requireSnakeCase requires every key of the JSON document b to be
+// snake_case.
+func requireSnakeCase(t *testing.T, b []byte) {
+	t.Helper()
+	var v any
+	require.NoError(t, json.Unmarshal(b, &v))
+	snake := regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
+	var walk func(v any, path string)
+	walk = func(v any, path string) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, e := range v {
+				require.Regexp(t, snake, k, "key %q at %s", k, path)
+				walk(e, path+"."+k)
+			}
+		case []any:
+			for i, e := range v {
+				walk(e, fmt.Sprintf("%s[%d]", path, i))
+			}
+		}
+	}
+	walk(v, "$")
+}
+
+// TestRunHINVErrorOptIn: without -hinv-error no reference is computed:
+// the column is empty and the table has none.
+func TestRunHINVErrorOptIn(t *testing.T) {
+	dir := t.TempDir()
+	var out bytes.Buffer
+	require.NoError(t, run([]string{"run", "synthetic", "-epochs", "3", "-out", dir, "-quiet"}, &out))
+	require.NotContains(t, out.String(), "err vs HINV")
+	header, rows := readHistory(t, filepath.Join(dir, "history.csv"))
+	for _, r := range rows {
+		require.Equal(t, "", r[col(t, header, "hypergradient_error_vs_hinv")])
+	}
+}
+
+// recorderFunc is a solver.Recorder.
+type recorderFunc func(*solver.EpochStats) error
+
+func (f recorderFunc) Record(s *solver.EpochStats) error { return f(s) }
+
+// TestHINVErrorNoiseFloor: the error against HINV is reported exactly at
+// the epochs where ‖ĝ_HINV‖ stands above the noise floor √ε‖grad_x f‖,
+// checked at each epoch's point by a second reference. The adaptive
+// preset drives ‖ĝ‖ down to rounding level (10⁻¹⁵ to 10⁻¹¹, by backend),
+// far below the floor, where CG's error showed 1.00 (noise over noise):
+// the run has epochs on both sides.
+func TestHINVErrorNoiseFloor(t *testing.T) {
+	o := runFlags{preset: "adaptive", epochs: 150, seed: 42, hinvError: true}
+	in, err := o.build(synthetic.Spec.Flags(flag.NewFlagSet("t", flag.ContinueOnError)))
+	require.NoError(t, err)
+	est, err := o.estimator(in, "cg")
+	require.NoError(t, err)
+	h, err := newHistory(in, est, true)
+	require.NoError(t, err)
+	refSet := in.Settings
+	refSet.Estimator = solver.HInv{}
+	ref, err := solver.New(in.Problem, &refSet)
+	require.NoError(t, err)
+	mx := in.Problem.Mx
+	gx := make([]float64, mx.Len())
+	var above []bool
+	set := in.Settings
+	set.Estimator = est
+	set.Recorder = recorderFunc(func(s *solver.EpochStats) error {
+		if err := h.Record(s); err != nil {
+			return err
+		}
+		exact, err := ref.Estimate(s.X, s.Y)
+		if err != nil {
+			return err
+		}
+		if err := in.Problem.GradFx(gx, &solver.Point{X: s.X, Y: s.Y}); err != nil {
+			return err
+		}
+		above = append(above, mx.Norm(s.X, exact) > math.Sqrt(0x1p-52)*mx.Norm(s.X, gx))
+		return nil
+	})
+	r, err := solver.New(in.Problem, &set)
+	require.NoError(t, err)
+	_, err = r.Run(context.Background(), in.X0, in.Y0)
+	require.NoError(t, err)
+	require.Len(t, h.rows, len(above))
+	var n [2]int
+	for k, row := range h.rows {
+		require.Equal(t, above[k], !math.IsNaN(row.HyperGradErr), "epoch %d: ‖ĝ‖ = %g, error %g", k, row.HyperGradNorm, row.HyperGradErr)
+		if above[k] {
+			n[0]++
+		} else {
+			n[1]++
+		}
+	}
+	require.Positive(t, n[0], "no epoch above the floor")
+	require.Positive(t, n[1], "no epoch below the floor: ‖ĝ‖ = %g at the end", h.rows[len(h.rows)-1].HyperGradNorm)
+	require.Less(t, h.rows[0].HyperGradErr, 1e-8)
+}
+
+// TestRunSecondsWallClock: the seconds reported are the run's wall
+// clock, the HINV reference's time included: a run stopped by -runtime
+// reports at least that long, and no more than it took.
+func TestRunSecondsWallClock(t *testing.T) {
+	dir := t.TempDir()
+	start := time.Now()
+	require.NoError(t, run([]string{"run", "synthetic", "-epochs", "1000000", "-runtime", "1s", "-hinv-error", "-out", dir, "-quiet"}, &bytes.Buffer{}))
+	took := time.Since(start).Seconds()
+	var s summary
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &s))
+	require.Equal(t, "RuntimeLimit", s.Status)
+	require.GreaterOrEqual(t, s.Seconds, 1.0)
+	require.Less(t, s.Seconds, took)
+	require.Greater(t, s.MeasureSeconds, 0.0)
+	require.Less(t, s.MeasureSeconds, s.Seconds)
 }
 
 // TestRunFromNPZ: data saved with synthetic.Save and run with -data gives
@@ -136,30 +276,109 @@ func TestRunTrouble(t *testing.T) {
 }
 
 // TestCompare: rhgd compare runs the listed estimators on the same data
-// (the same first objective), writes a history per estimator, a summary
-// list and the Figure 1 panels.
+// (the same first objective), writes each one's history.csv and
+// summary.json in a directory named after it (numbered when a name
+// repeats), the list of summaries, and the Figure 1 panels.
 func TestCompare(t *testing.T) {
 	dir := t.TempDir()
 	var out bytes.Buffer
-	require.NoError(t, run([]string{"compare", "synthetic", "-epochs", "6", "-estimators", "hinv,ns,ad", "-out", dir, "-quiet"}, &out))
+	require.NoError(t, run([]string{"compare", "synthetic", "-epochs", "6", "-estimators", "hinv,ns,ad,ns:terms=5,gamma=0.5", "-out", dir, "-quiet"}, &out))
 	var first []string
-	for _, e := range []string{"hinv", "ns", "ad"} {
-		header, rows := readHistory(t, filepath.Join(dir, "history-"+e+".csv"))
+	labels := []string{"hinv", "ns", "ad", "ns-2"}
+	for _, e := range labels {
+		header, rows := readHistory(t, filepath.Join(dir, e, "history.csv"))
 		require.Len(t, rows, 6, e)
 		first = append(first, rows[0][col(t, header, "upper_objective")])
+		var s summary
+		b, err := os.ReadFile(filepath.Join(dir, e, "summary.json"))
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(b, &s))
+		require.Equal(t, 6, s.Epochs, e)
 	}
-	require.Equal(t, first[0], first[1])
-	require.Equal(t, first[0], first[2])
+	for _, f := range first[1:] {
+		require.Equal(t, first[0], f)
+	}
 	var sums []summary
 	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
 	require.NoError(t, err)
+	requireSnakeCase(t, b)
 	require.NoError(t, json.Unmarshal(b, &sums))
-	require.Len(t, sums, 3)
+	require.Len(t, sums, 4)
+	require.Equal(t, "ns:gamma=0.5,terms=5,power=10", sums[3].Estimator)
 	for _, f := range []string{"figure1.png", "figure1.svg", "progress.png", "progress.svg"} {
 		_, err := os.Stat(filepath.Join(dir, f))
 		require.NoError(t, err, f)
 	}
 	require.Contains(t, out.String(), "ns:gamma=1")
+}
+
+// TestCompareErrorsVsHINV: with -hinv-error, CG to 1e−10 agrees with
+// HINV at its own points, and the truncated NS and AD estimates stay
+// within their bias (the paper's Lemma 1), as the demo that compare
+// replaced checked.
+func TestCompareErrorsVsHINV(t *testing.T) {
+	dir := t.TempDir()
+	var out bytes.Buffer
+	require.NoError(t, run([]string{"compare", "synthetic", "-epochs", "30", "-hinv-error", "-out", dir, "-quiet"}, &out))
+	var sums []summary
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &sums))
+	require.Len(t, sums, 4)
+	bound := map[string]float64{"hinv": 0, "cg": 1e-8, "ns": 0.5, "ad": 0.8}
+	for _, s := range sums {
+		name, _, _ := strings.Cut(s.Estimator, ":")
+		require.NotNil(t, s.HyperGradErr, name)
+		require.LessOrEqual(t, *s.HyperGradErr, bound[name], name)
+		require.Less(t, *s.Objective, -0.2, name) // from −0.019
+	}
+}
+
+// TestSplitEstimators: a list of estimator specs splits at the commas
+// between specs, not at those between a spec's settings.
+func TestSplitEstimators(t *testing.T) {
+	require.Equal(t, []string{"hinv", "cg:tol=1e-6,maxiter=20", "ns", "ad"}, splitEstimators("hinv, cg:tol=1e-6,maxiter=20,ns,ad"))
+	require.Equal(t, []string{"cg"}, splitEstimators("cg"))
+}
+
+// TestNoDirectoryOnError: a command-line mistake found only when the
+// estimators are set up leaves no output directory behind.
+func TestNoDirectoryOnError(t *testing.T) {
+	for _, args := range [][]string{
+		{"compare", "synthetic", "-estimators", "hinv,bogus"},
+		{"compare", "synthetic", "-estimators", "hinv,cg", "-ns-gamma", "2"},
+		{"run", "synthetic", "-estimator", "cg:tol=-1"},
+		{"run", "karcher", "-estimator", "gda"},
+	} {
+		dir := filepath.Join(t.TempDir(), "out")
+		var u usageError
+		require.ErrorAs(t, run(append(args, "-out", dir, "-quiet"), &bytes.Buffer{}), &u, "%v", args)
+		_, err := os.Stat(dir)
+		require.ErrorIs(t, err, os.ErrNotExist, "%v", args)
+	}
+}
+
+// TestNotes: the notes an instance carries on its data are warnings on
+// standard error and part of summary.json.
+func TestNotes(t *testing.T) {
+	var warn bytes.Buffer
+	stderr = &warn
+	defer func() { stderr = os.Stderr }()
+	o := runFlags{preset: "paper", epochs: 1}
+	in, err := prepare(&o, func(opt problems.Options) (*problems.Instance, error) {
+		in, err := synthetic.Spec.Flags(flag.NewFlagSet("t", flag.ContinueOnError))(opt)
+		if in != nil {
+			in.Notes = []string{"W0: re-orthonormalized", "M0: symmetrized"}
+		}
+		return in, err
+	})
+	require.NoError(t, err)
+	require.Equal(t, "rhgd: note: W0: re-orthonormalized\nrhgd: note: M0: symmetrized\n", warn.String())
+	j, err := newJob(&synthetic.Spec, in, &o, "hinv")
+	require.NoError(t, err)
+	res, err := j.run(context.Background(), nil)
+	require.NoError(t, err)
+	require.Equal(t, in.Notes, res.sum.Notes)
 }
 
 // TestRunOneEpoch: a run of one epoch (one point per curve, a flat range

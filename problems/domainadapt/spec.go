@@ -15,6 +15,7 @@ import (
 var Spec = problems.Spec{
 	Name:    "domainadapt",
 	Summary: "the paper's unsupervised domain adaptation (Sec. 4.4): a transport plan on Π(μ,ν) whose cost uses the metric M*, a weighted geometric mean on SPD(d)",
+	Data:    "a .npz file with arrays X (n×d, the source), Y (m×d, the target) and optionally Xlabels (n) and Ylabels (m), positive integers that the accuracy and the baseline need; the features are used as they are; replaces -source, -target and -features",
 	Flags: func(fs *flag.FlagSet) func(problems.Options) (*problems.Instance, error) {
 		src := fs.String("source", "dslr", "source domain (labelled): amazon, caltech, dslr or webcam")
 		tgt := fs.String("target", "webcam", "target domain (classified): amazon, caltech, dslr or webcam")

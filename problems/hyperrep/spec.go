@@ -16,6 +16,7 @@ import (
 var Spec = problems.Spec{
 	Name:    "hyperrep",
 	Summary: "shallow hyper-representation (Sec. 4.2): W ∈ St(d,k) for ridge regression on vec(log(WᵀA_iW)) of SPD matrices",
+	Data:    "a .npz file with arrays A (N×d×d, SPD), y (N), W0 (d×k, the start on St(d,k)), beta0 (k(k+1)/2) and n_train (a scalar: the first n_train samples train, the rest validate)",
 	Flags: func(fs *flag.FlagSet) func(problems.Options) (*problems.Instance, error) {
 		n := fs.Int("n", PaperSizes.N, "number of SPD matrices A_i of generated data")
 		d := fs.Int("d", PaperSizes.D, "order d of the A_i of generated data")

@@ -35,6 +35,7 @@ var Estimators = map[string]string{"hinv": "hinv", "cg": "cg:maxiter=50,tol=1e-1
 var Spec = problems.Spec{
 	Name:    "karcher",
 	Summary: "min over Sym(n) of ψ(C^½ exp(x) C^½), ψ the weighted Karcher-mean objective on SPD(n), as a compositional bilevel problem; known optimum: the Karcher mean",
+	Data:    "a .npz file with arrays B (count×n×n, SPD) and C (n×n, SPD) and optionally w (count weights), x0 and y0 (n×n), the start",
 	Flags: func(fs *flag.FlagSet) func(problems.Options) (*problems.Instance, error) {
 		n := fs.Int("n", DefaultN, "order of the generated matrices")
 		count := fs.Int("count", DefaultCount, "number of generated matrices B_i")

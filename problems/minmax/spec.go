@@ -36,6 +36,7 @@ var Estimators = map[string]string{"gda": "gda", "hinv": "hinv", "cg": "cg:maxit
 var Spec = problems.Spec{
 	Name:    "minmax",
 	Summary: "min over St(n,p) of max over SPD(p) of log det Y − ⟨Y, XᵀAX⟩ (Algorithm 3); known optimum: A's top-p eigenspace",
+	Data:    "a .npz file with the array A (n×n, symmetric) and optionally X0 (n×p, which sets p) and Y0 (p×p), the start",
 	Flags: func(fs *flag.FlagSet) func(problems.Options) (*problems.Instance, error) {
 		n := fs.Int("n", DefaultN, "order of the generated A")
 		p := fs.Int("p", DefaultP, "columns of X (a .npz file's X0 wins)")

@@ -16,6 +16,7 @@ import (
 var Spec = problems.Spec{
 	Name:    "spdnet",
 	Summary: "deep hyper-representation (Sec. 4.2): an SPD network vec(log(W2ᵀReEig(W1ᵀAW1)W2)) on ETH-80, (W1, W2) ∈ St(100,20) × St(20,5), logistic regression below",
+	Data:    "a .npz file with arrays A (N×D×D, SPD) and labels (N, integers 1..C), split at random from -seed; replaces the embedded ETH-80 covariances",
 	Flags: func(fs *flag.FlagSet) func(problems.Options) (*problems.Instance, error) {
 		d1 := fs.Int("d1", PaperConfig.D1, "D1, the order of the first layer's output (W1 ∈ St(D, D1))")
 		d2 := fs.Int("d2", PaperConfig.D2, "D2, the order of the second layer's output (W2 ∈ St(D1, D2))")

@@ -13,6 +13,7 @@ import (
 var Spec = problems.Spec{
 	Name:    "synthetic",
 	Summary: "the paper's synthetic problem (Sec. 4.1): max tr(M* XᵀY Wᵀ) over St(d,r), M* a geometric-mean SPD lower solution",
+	Data:    "a .npz file with arrays X (n×d), Y (n×r) and optionally W0 (d×r), M0 (d×d) and nu (a scalar); W0 and M0 are the start",
 	Flags: func(fs *flag.FlagSet) func(problems.Options) (*problems.Instance, error) {
 		n := fs.Int("n", PaperN, "samples (rows of X and Y) of generated data")
 		d := fs.Int("d", PaperD, "features (columns of X) of generated data")
