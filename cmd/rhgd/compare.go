@@ -10,6 +10,9 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+
+	"github.com/rhgd/rhgd/problems"
+	"github.com/rhgd/rhgd/solver"
 )
 
 // compareCmd is rhgd compare <problem> [flags]: the estimators on the same
@@ -30,9 +33,14 @@ func compareCmd(w io.Writer, args []string) error {
 	var names []string
 	if list == "" {
 		for _, n := range []string{"hinv", "cg", "ns", "ad", "gda"} {
-			if _, ok := in.Estimators[n]; ok {
-				names = append(names, n)
+			if _, ok := in.Estimators[n]; !ok {
+				continue
 			}
+			if why := cannotRun(in, &o, n); why != nil {
+				fmt.Fprintf(w, "compare %s: leaving out %s under -preset %s: %v\n", spec.Name, n, o.preset, why)
+				continue
+			}
+			names = append(names, n)
 		}
 	} else {
 		names = strings.Split(list, ",")
@@ -83,6 +91,22 @@ func compareCmd(w io.Writer, args []string) error {
 	printSummary(w, dir, outs)
 	if len(failed) > 0 {
 		return errors.New(strings.Join(failed, "; "))
+	}
+	return nil
+}
+
+// cannotRun returns why the settings reject the named estimator (AD
+// differentiates the paper's fixed lower steps, which -preset adaptive
+// replaces), or nil; the run reports every other error.
+func cannotRun(in *problems.Instance, o *runFlags, name string) error {
+	est, err := o.estimator(in, name)
+	if err != nil {
+		return nil
+	}
+	set := in.Settings
+	set.Estimator = est
+	if _, err := solver.New(in.Problem, &set); errors.Is(err, solver.ErrBadSetting) {
+		return err
 	}
 	return nil
 }

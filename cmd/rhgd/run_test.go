@@ -162,6 +162,24 @@ func TestCompare(t *testing.T) {
 	require.Contains(t, out.String(), "ns:gamma=1")
 }
 
+// TestCompareAdaptive: under -preset adaptive the default estimator list
+// leaves out AD, which differentiates the paper's fixed lower steps, says
+// so, and runs the others.
+func TestCompareAdaptive(t *testing.T) {
+	dir := t.TempDir()
+	var out bytes.Buffer
+	require.NoError(t, run([]string{"compare", "synthetic", "-preset", "adaptive", "-epochs", "3", "-out", dir, "-quiet"}, &out))
+	require.Contains(t, out.String(), "leaving out ad under -preset adaptive")
+	var sums []summary
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &sums))
+	require.Len(t, sums, 3)
+	for i, e := range []string{"hinv", "cg", "ns"} {
+		require.True(t, strings.HasPrefix(sums[i].Estimator, e), sums[i].Estimator)
+	}
+}
+
 // TestRunOneEpoch: a run of one epoch (one point per curve, a flat range
 // on the log axes) still writes its plots.
 func TestRunOneEpoch(t *testing.T) {
