@@ -354,8 +354,8 @@ func (r *RHGD) Step() (Status, error) {
 		return Diverged, fmt.Errorf("%w: f = %v, ‖hypergradient‖ = %v at epoch %d", errDiverged, f, hgNorm, r.epoch)
 	}
 	if rise := f - r.bestF; rise > r.s.DivergeFactor*max(1, math.Abs(r.bestF)) {
-		return Diverged, fmt.Errorf("%w: f = %.3g at epoch %d, %.3g above the best value %.3g (upper step η_x = %g too large?)",
-			errDiverged, f, r.epoch, rise, r.bestF, r.s.EtaX)
+		return Diverged, fmt.Errorf("%w: f = %.3g at epoch %d, %.3g above the best value %.3g%s",
+			errDiverged, f, r.epoch, rise, r.bestF, r.upperDivergeHint())
 	}
 	if f < r.bestF {
 		r.bestF = f
@@ -444,7 +444,7 @@ func (r *RHGD) lower() (float64, Status, error) {
 		case math.IsNaN(g) || math.IsInf(g, 0):
 			return 0, Diverged, fmt.Errorf("%w: lower gradient not finite at epoch %d, step %d", errDiverged, r.epoch, s)
 		case ref > 0 && g > r.s.DivergeFactor*ref:
-			return 0, Diverged, fmt.Errorf("%w: lower gradient norm %.3g, %.0e× its reference value, at epoch %d", errDiverged, g, g/ref, r.epoch)
+			return 0, Diverged, fmt.Errorf("%w: lower gradient norm %.3g, %.0e× its reference value, at epoch %d%s", errDiverged, g, g/ref, r.epoch, r.lowerDivergeHint())
 		}
 		if tol > 0 || s == S-1 && r.s.Recorder != nil {
 			gyNorm = my.Norm(y, r.gy)

@@ -34,7 +34,7 @@ func main() {
 		err = run(os.Args[1:], os.Stdout)
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "rhgd:", err)
+		fmt.Fprintln(os.Stderr, "rhgd:", flagNames.Replace(err.Error()))
 		var u usageError
 		if errors.As(err, &u) || errors.Is(err, blas.ErrBadSetting) {
 			os.Exit(2)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -133,6 +134,30 @@ func TestRunTrouble(t *testing.T) {
 	require.Equal(t, "Diverged", s.Status)
 	require.NotEmpty(t, s.Error)
 	require.Nil(t, s.Objective) // no epoch finished
+}
+
+// TestRunUnscaledData: data on another scale than the paper's (standard
+// normal X and Y, where the generated data have unit Frobenius norm) make
+// the paper's fixed lower steps diverge at once; the error says which
+// flags to change, and the adaptive preset runs.
+func TestRunUnscaledData(t *testing.T) {
+	dir := t.TempDir()
+	rnd := rand.New(rand.NewPCG(1, 2))
+	x, y := make([]float64, 100*50), make([]float64, 100*20)
+	for _, v := range [][]float64{x, y} {
+		for i := range v {
+			v[i] = rnd.NormFloat64()
+		}
+	}
+	path := filepath.Join(dir, "normal.npz")
+	require.NoError(t, problems.WriteNPZ(path, map[string][]float64{"X": x, "Y": y}, map[string][]int{"X": {100, 50}, "Y": {100, 20}}))
+	stderr, code := asMain(t, "run synthetic -quiet -data "+path+" -out "+filepath.Join(dir, "paper"))
+	require.Equal(t, 1, code, stderr)
+	require.Equal(t, 1, strings.Count(stderr, "\n"), stderr)
+	require.Contains(t, stderr, "diverged")
+	require.Contains(t, stderr, "fixed lower steps of η_y = 0.5 are too long for this g: take a smaller -eta-y, or the adaptive lower steps of -preset adaptive")
+	stderr, code = asMain(t, "run synthetic -quiet -preset adaptive -epochs 20 -data "+path+" -out "+filepath.Join(dir, "adaptive"))
+	require.Equal(t, 0, code, stderr)
 }
 
 // TestCompare: rhgd compare runs the listed estimators on the same data
