@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rhgd/rhgd/internal/race"
 	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/solver"
 )
@@ -23,13 +24,16 @@ type shortReach struct {
 	err   error // returned for every step when set
 }
 
+// errTooFar is shortReach's error for a step too long.
+var errTooFar = numerr.New(numerr.ErrNotConverged, "step too long")
+
 func (m shortReach) Retract(dst, x, u []float64, t float64) error {
 	*m.calls++
 	if m.err != nil {
 		return m.err
 	}
-	if l := math.Abs(t) * m.Norm(x, u); l > m.reach {
-		return fmt.Errorf("step of length %g: %w", l, numerr.ErrNotConverged)
+	if math.Abs(t)*m.Norm(x, u) > m.reach {
+		return errTooFar
 	}
 	return m.Manifold.Retract(dst, x, u, t)
 }
@@ -92,4 +96,25 @@ func TestUpperRetractionErrors(t *testing.T) {
 	require.Equal(t, solver.Failure, res.Status)
 	require.Equal(t, 1, calls)
 	require.Zero(t, res.Stats.RetractFailures)
+}
+
+// TestShortenedStepAllocs: an epoch whose upper step is shortened
+// allocates nothing.
+func TestShortenedStepAllocs(t *testing.T) {
+	if race.Enabled {
+		t.Skip("allocation counts under -race")
+	}
+	s, mx, my, x0, y0 := squadSetup(15) // its oracles allocate nothing
+	calls := 0
+	r, err := solver.New(on(s.problem(), shortReach{mx, 1e-6, &calls, nil}, my), &solver.Settings{Estimator: &solver.CG{}, InnerIters: 3})
+	require.NoError(t, err)
+	require.NoError(t, r.Reset(x0, y0))
+	_, err = r.Step()
+	require.NoError(t, err)
+	require.Zero(t, testing.AllocsPerRun(10, func() {
+		if _, err := r.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}))
+	require.Greater(t, calls, 20, "every step was shortened")
 }
