@@ -35,6 +35,9 @@ type summary struct {
 	Baseline      string          `json:"baseline,omitempty"`
 	BaselineAcc   *float64        `json:"baseline_accuracy,omitempty"`
 	Backend       string          `json:"backend"`
+	// RetractionsRetried counts the retractions that failed and were
+	// retried with half the step (solver.Stats.RetractFailures).
+	RetractionsRetried int `json:"retractions_retried,omitempty"`
 }
 
 type summarySettings struct {
@@ -108,6 +111,7 @@ func runOne(ctx context.Context, spec *problems.Spec, in *problems.Instance, o *
 	if set.Runtime > 0 {
 		s.Settings.Runtime = set.Runtime.String()
 	}
+	s.RetractionsRetried = res.Stats.RetractFailures
 	if runErr != nil {
 		s.Error = runErr.Error()
 	}

@@ -160,6 +160,42 @@ func TestRunUnscaledData(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 }
 
+// TestRunAdaptiveLongSteps: the adaptive preset on domain adaptation D→W
+// goes on past BB steps that Sinkhorn cannot balance (by epoch 20 with
+// -eta-x 2; at epoch 74 with the paper's 0.5, where it used to stop with
+// exit status 1).
+func TestRunAdaptiveLongSteps(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 21 domain adaptation epochs at d = 128")
+	}
+	dir := t.TempDir()
+	stderr, code := asMain(t, "run domainadapt -source dslr -target webcam -features decaf6 -preset adaptive -eta-x 2 -epochs 21 -quiet -out "+dir)
+	require.Equal(t, 0, code, stderr)
+	var s summary
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &s))
+	require.Equal(t, "IterationLimit", s.Status)
+	t.Logf("%d retractions retried", s.RetractionsRetried)
+}
+
+// TestRunAdaptiveStops: the adaptive preset stops by itself once the
+// hypergradient is down to 1e-8 of its first norm, instead of running its
+// 200 epochs at ‖ĝ‖ ≈ 1e-15.
+func TestRunAdaptiveStops(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, run([]string{"run", "synthetic", "-preset", "adaptive", "-quiet", "-out", dir}, &bytes.Buffer{}))
+	var s summary
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &s))
+	require.Equal(t, "GradientThreshold", s.Status)
+	require.Less(t, s.Epochs, 200)
+	header, rows := readHistory(t, filepath.Join(dir, "history.csv"))
+	c := col(t, header, "hypergradient_norm")
+	require.LessOrEqual(t, num(t, rows[len(rows)-1][c]), 1e-8*num(t, rows[0][c]))
+}
+
 // TestCompare: rhgd compare runs the listed estimators on the same data
 // (the same first objective), writes a history per estimator, a summary
 // list and the Figure 1 panels.
