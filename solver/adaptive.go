@@ -74,8 +74,9 @@ func AdaptiveSettings() Settings {
 // DefaultRelGradTol is the relative hypergradient tolerance of
 // AdaptiveSettings, about √ε: a gradient step decreases f by about
 // η‖ĝ‖², so once ‖ĝ‖ ≤ √ε·‖ĝ₀‖ an epoch's progress is about ε times the
-// first epoch's, below the rounding of f itself, and further epochs only
-// move the iterates within the noise of the estimated hypergradient.
+// first epoch's, below the rounding of f itself (for a first decrease no
+// larger than |f|), and further epochs only move the iterates within the
+// noise of the estimated hypergradient.
 const DefaultRelGradTol = 1e-8
 
 // ApplyAdaptive sets the rules of AdaptiveSettings on s (Lower, Upper
