@@ -391,7 +391,8 @@ typedef int64_t rhgd_solver;
  *   preset         "paper" (default: fixed lower steps and step sizes) or
  *                  "adaptive" (the exact lower solution where the problem
  *                  has one, else an adaptive Barzilai-Borwein lower loop;
- *                  BB upper steps: solver.AdaptiveSettings)
+ *                  BB upper steps; stops once ||hypergradient|| <= 1e-8
+ *                  times its first value: solver.AdaptiveSettings)
  *   eta_x, eta_y   step sizes (default 0.1)
  *   inner          lower steps per epoch, S (default 20)
  *   epochs         epoch limit, K (default 200)

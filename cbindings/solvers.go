@@ -67,9 +67,8 @@ func parseSettings(text string, s *solver.Settings, stochastic *solver.Batches) 
 	}
 	switch v := p.str("preset", ""); v {
 	case "", "paper":
-	case "adaptive": // solver.AdaptiveSettings' lower and upper rules
-		a := solver.AdaptiveSettings()
-		s.Lower, s.Upper = a.Lower, a.Upper
+	case "adaptive": // solver.AdaptiveSettings' rules
+		s.ApplyAdaptive()
 	default:
 		return argf("settings %q: preset=%q: want paper or adaptive", text, v)
 	}

@@ -48,8 +48,11 @@ type UpperRule struct {
 	// step stays in [MinStep, MaxStep], and whenever f(x_k, y_{k+1})
 	// exceeds the largest of its last ten values, MaxStep is lowered to
 	// half the last step (a nonmonotone safeguard: the hypergradient is
-	// estimated, so F cannot be line-searched exactly). Divergence is
-	// still detected as with a fixed step.
+	// estimated, so F cannot be line-searched exactly). A step whose
+	// retraction fails is halved until it succeeds, as under every rule
+	// (Stats.RetractFailures), and the length η‖ĝ‖ of the step taken then
+	// bounds the later BB steps.
+	// Divergence is still detected as with a fixed step.
 	BB bool
 	// MinStep and MaxStep bound the BB step; defaults EtaX/1000 and
 	// 1000·EtaX.
@@ -58,11 +61,32 @@ type UpperRule struct {
 
 // AdaptiveSettings returns settings that reach a solution sooner than the
 // paper's: the exact lower solution when the problem has one, otherwise
-// BB lower steps until ‖grad_y g‖ ≤ 0.1·‖ĝ‖ (at most 10·InnerIters), and
-// BB upper steps. Set Epochs, GradTol and the rest as usual; the paper's
-// fixed settings are the zero Lower and Upper rules.
+// BB lower steps until ‖grad_y g‖ ≤ 0.1·‖ĝ‖ (at most 10·InnerIters), BB
+// upper steps, and a stop once ‖ĝ‖ ≤ DefaultRelGradTol·‖ĝ₀‖ (see
+// ApplyAdaptive). Set Epochs, GradTol and the rest as usual; the paper's
+// fixed settings are the zero Lower and Upper rules and RelGradTol.
 func AdaptiveSettings() Settings {
-	return Settings{Lower: LowerRule{UseLowerSolve: true, Tol: 0.1, BB: true}, Upper: UpperRule{BB: true}}
+	var s Settings
+	s.ApplyAdaptive()
+	return s
+}
+
+// DefaultRelGradTol is the relative hypergradient tolerance of
+// AdaptiveSettings, about √ε: a gradient step decreases f by about
+// η‖ĝ‖², so once ‖ĝ‖ ≤ √ε·‖ĝ₀‖ an epoch's progress is about ε times the
+// first epoch's, below the rounding of f itself (for a first decrease no
+// larger than |f|), and further epochs only move the iterates within the
+// noise of the estimated hypergradient.
+const DefaultRelGradTol = 1e-8
+
+// ApplyAdaptive sets the rules of AdaptiveSettings on s (Lower, Upper
+// and RelGradTol = DefaultRelGradTol), keeping its step sizes, budgets,
+// estimator and the rest: the adaptive preset over a problem's paper
+// settings.
+func (s *Settings) ApplyAdaptive() {
+	s.Lower = LowerRule{UseLowerSolve: true, Tol: 0.1, BB: true}
+	s.Upper = UpperRule{BB: true}
+	s.RelGradTol = DefaultRelGradTol
 }
 
 // check validates the rules and fills their defaults.
@@ -187,6 +211,7 @@ func (r *RHGD) lowerBB(s int, gn2 float64) error {
 				errDiverged, r.epoch, s, maxHalvings, gn2)
 		}
 		if err := my.Retract(r.by, y, r.gy, -step); err != nil {
+			r.stats.RetractFailures++
 			step /= 2 // a retraction too far to compute is a step too long
 			continue
 		}
@@ -214,8 +239,9 @@ func (r *RHGD) lowerBB(s int, gn2 float64) error {
 	return nil
 }
 
-// upperStepSize returns η_k for the step from x_k along −ĝ.
-func (r *RHGD) upperStepSize(f float64) float64 {
+// upperStepSize returns η_k for the step from x_k along −ĝ, of norm
+// hgNorm.
+func (r *RHGD) upperStepSize(f, hgNorm float64) float64 {
 	u := &r.s.Upper
 	if !u.BB {
 		return r.s.EtaX
@@ -240,7 +266,13 @@ func (r *RHGD) upperStepSize(f float64) float64 {
 	if !r.ubb.have {
 		step = r.s.EtaX
 	}
-	return min(max(step, u.MinStep), r.upperMax)
+	// A step longer than the last one the retraction had to shorten
+	// would fail again.
+	step = min(max(step, u.MinStep), r.upperMax)
+	if hgNorm > 0 {
+		step = min(step, r.upperReach/hgNorm)
+	}
+	return step
 }
 
 // upperWindow is how many recent f values the upper safeguard compares

@@ -22,6 +22,11 @@ type Settings struct {
 	Epochs int
 	// GradTol stops the run once ‖ĝrad F(x_k)‖ ≤ GradTol; zero disables.
 	GradTol float64
+	// RelGradTol stops the run once ‖ĝrad F(x_k)‖ ≤ RelGradTol·‖ĝrad
+	// F(x_0)‖, the first epoch's norm; zero disables. Either tolerance
+	// stops the run (status GradientThreshold). AdaptiveSettings sets it
+	// to DefaultRelGradTol.
+	RelGradTol float64
 	// Runtime stops the run once it has taken this long; zero disables.
 	Runtime time.Duration
 	// DivergeFactor declares the lower level diverged when ‖grad_y g‖
@@ -76,6 +81,8 @@ func (s *Settings) WithDefaults() (Settings, error) {
 		return o, bad("Epochs", o.Epochs)
 	case !(o.GradTol >= 0):
 		return o, bad("GradTol", o.GradTol)
+	case !(o.RelGradTol >= 0) || math.IsInf(o.RelGradTol, 0):
+		return o, bad("RelGradTol", o.RelGradTol)
 	case o.Runtime < 0:
 		return o, bad("Runtime", o.Runtime)
 	case !(o.DivergeFactor >= 0):
@@ -122,10 +129,14 @@ type Stats struct {
 	LowerSolves int // Problem.LowerSolve calls
 	HessVecs    int
 	CrossVecs   int
-	Iterations  int     // CG iterations, Neumann terms or AD steps, summed
-	Residual    float64 // the last estimate's residual (see EstimatorStats)
-	Runtime     time.Duration
-	startedWall time.Time
+	Iterations  int // CG iterations, Neumann terms or AD steps, summed
+	// RetractFailures counts the retractions that failed (a Sinkhorn
+	// balancing that did not converge, a Cholesky factor that broke down)
+	// and were retried with half the step.
+	RetractFailures int
+	Residual        float64 // the last estimate's residual (see EstimatorStats)
+	Runtime         time.Duration
+	startedWall     time.Time
 }
 
 // EpochStats is what a Recorder receives after each epoch k: the point
@@ -140,7 +151,7 @@ type EpochStats struct {
 	HyperGradNorm float64   // ‖ĝrad F(x_k)‖_{x_k}
 	LowerGradNorm float64   // ‖grad_y g‖ at the last lower gradient's point (y_{k+1} itself after an exact solve)
 	LowerSteps    int       // the epoch's lower steps (0 after an exact solve)
-	UpperStep     float64   // η_x of the step from x_k
+	UpperStep     float64   // η_x of the step from x_k, after any halvings its retraction needed
 	Elapsed       time.Duration
 	Stats         Stats // cumulative counts
 	Estimate      EstimatorStats
@@ -195,6 +206,7 @@ type RHGD struct {
 	es         EpochStats
 	lastF      float64
 	lastHGNorm float64
+	hgNorm0    float64 // the first epoch's ‖ĝrad F‖, for RelGradTol
 
 	// Adaptive rules (LowerRule, UpperRule).
 	exact      bool     // Problem.LowerSolve replaces the lower steps
@@ -202,6 +214,7 @@ type RHGD struct {
 	gWin, fWin []float64
 	lowerStep  float64 // the last accepted BB lower step
 	upperMax   float64 // UpperRule.MaxStep, lowered by the safeguard
+	upperReach float64 // the length of the last upper step shortened for its retraction
 	steps      int     // the epoch's lower steps
 	trial      Point   // a BB lower step's trial point
 }
@@ -289,8 +302,8 @@ func (r *RHGD) Reset(x0, y0 []float64) error {
 	r.bestF = math.Inf(1)
 	r.stats = Stats{startedWall: time.Now()}
 	r.epoch, r.gy0 = 0, 0
-	r.lastF, r.lastHGNorm = 0, 0
-	r.lowerStep, r.upperMax = r.s.EtaY, r.s.Upper.MaxStep
+	r.lastF, r.lastHGNorm, r.hgNorm0 = 0, 0, 0
+	r.lowerStep, r.upperMax, r.upperReach = r.s.EtaY, r.s.Upper.MaxStep, math.Inf(1)
 	if r.lbb != nil {
 		r.lbb.have = false
 	}
@@ -342,8 +355,8 @@ func (r *RHGD) Step() (Status, error) {
 		return Diverged, fmt.Errorf("%w: f = %v, ‖hypergradient‖ = %v at epoch %d", errDiverged, f, hgNorm, r.epoch)
 	}
 	if rise := f - r.bestF; rise > r.s.DivergeFactor*max(1, math.Abs(r.bestF)) {
-		return Diverged, fmt.Errorf("%w: f = %.3g at epoch %d, %.3g above the best value %.3g (upper step η_x = %g too large?)",
-			errDiverged, f, r.epoch, rise, r.bestF, r.s.EtaX)
+		return Diverged, fmt.Errorf("%w: f = %.3g at epoch %d, %.3g above the best value %.3g%s",
+			errDiverged, f, r.epoch, rise, r.bestF, r.upperDivergeHint())
 	}
 	if f < r.bestF {
 		r.bestF = f
@@ -351,7 +364,20 @@ func (r *RHGD) Step() (Status, error) {
 		copy(r.bestY, r.y)
 	}
 	r.lastF, r.lastHGNorm = f, hgNorm
-	eta := r.upperStepSize(f)
+	if r.epoch == 0 {
+		r.hgNorm0 = hgNorm
+	}
+	eta := r.upperStepSize(f, hgNorm)
+	done := r.s.GradTol > 0 && hgNorm <= r.s.GradTol || r.s.RelGradTol > 0 && hgNorm <= r.s.RelGradTol*r.hgNorm0
+	var rerr error
+	if !done {
+		// x_{k+1} goes to r.bx; x stays x_k until the epoch is recorded.
+		planned := eta
+		eta, rerr = r.retract(r.mx, r.bx, x, r.hg, eta)
+		if eta < planned {
+			r.upperReach = eta * hgNorm
+		}
+	}
 	r.stats.Epochs = r.epoch + 1
 	r.stats.Runtime = time.Since(r.stats.startedWall)
 	if r.s.Recorder != nil {
@@ -364,11 +390,11 @@ func (r *RHGD) Step() (Status, error) {
 		}
 	}
 	r.epoch++
-	if r.s.GradTol > 0 && hgNorm <= r.s.GradTol {
+	switch {
+	case rerr != nil:
+		return Failure, fmt.Errorf("upper retraction at epoch %d: %w", r.epoch-1, rerr)
+	case done:
 		return GradientThreshold, nil
-	}
-	if err := r.mx.Retract(r.bx, x, r.hg, -eta); err != nil {
-		return Failure, fmt.Errorf("upper retraction at epoch %d: %w", r.epoch-1, err)
 	}
 	if r.ubb != nil {
 		r.ubb.remember(x, r.hg, eta)
@@ -421,7 +447,7 @@ func (r *RHGD) lower() (float64, Status, error) {
 			// (finiteOracles): here the iterates have left the floats.
 			return 0, Diverged, fmt.Errorf("%w: iterate not finite at epoch %d, lower step %d", errDiverged, r.epoch, s)
 		case ref > 0 && g > r.s.DivergeFactor*ref:
-			return 0, Diverged, fmt.Errorf("%w: lower gradient norm %.3g, %.0e× its reference value, at epoch %d", errDiverged, g, g/ref, r.epoch)
+			return 0, Diverged, fmt.Errorf("%w: lower gradient norm %.3g, %.0e× its reference value, at epoch %d%s", errDiverged, g, g/ref, r.epoch, r.lowerDivergeHint())
 		}
 		if tol > 0 || s == S-1 && r.s.Recorder != nil {
 			gyNorm = my.Norm(y, r.gy)

@@ -108,6 +108,7 @@ func TestDivergence(t *testing.T) {
 	res, err := solver.Minimize(context.Background(), on(p, mx, my), x0, y0, &solver.Settings{Estimator: &solver.CG{}, EtaY: 2, InnerIters: 20, Epochs: 50})
 	require.True(t, solver.IsDiverged(err), "%v", err)
 	require.Equal(t, solver.Diverged, res.Status)
+	require.ErrorContains(t, err, "fixed lower steps of η_y = 2 are too long for this g: take a smaller Settings.EtaY, or the adaptive lower steps of AdaptiveSettings")
 	for _, v := range res.Y {
 		require.False(t, math.IsNaN(v) || math.IsInf(v, 0))
 	}
@@ -242,7 +243,7 @@ func TestUpperDivergence(t *testing.T) {
 	_, p, _, _, x0, y0 := quadSetup(9)
 	res, err := solver.Minimize(context.Background(), p, x0, y0, &solver.Settings{Estimator: solver.HInv{}, EtaX: 50, Epochs: 300})
 	require.True(t, solver.IsDiverged(err), "%v", err)
-	require.ErrorContains(t, err, "η_x = 50")
+	require.ErrorContains(t, err, "η_x = 50 is too long: take a smaller Settings.EtaX, or the BB upper steps of AdaptiveSettings")
 	require.Equal(t, solver.Diverged, res.Status)
 	require.Equal(t, res.BestX, res.X)
 	require.Less(t, res.BestF, 1e3)

@@ -11,7 +11,8 @@ type Status int
 // The statuses; see Result.
 const (
 	NotTerminated Status = iota
-	// GradientThreshold: the hypergradient norm fell to Settings.GradTol.
+	// GradientThreshold: the hypergradient norm fell to Settings.GradTol
+	// or to Settings.RelGradTol times its first value.
 	GradientThreshold
 	// IterationLimit: Settings.Epochs epochs ran.
 	IterationLimit

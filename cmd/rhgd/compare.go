@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rhgd/rhgd/problems"
 	"github.com/rhgd/rhgd/solver"
 )
 
@@ -36,9 +37,14 @@ func compareCmd(w io.Writer, args []string) error {
 	var names []string
 	if list == "" {
 		for _, n := range solver.EstimatorNames() {
-			if _, ok := in.Estimators[n]; ok {
-				names = append(names, n)
+			if _, ok := in.Estimators[n]; !ok {
+				continue
 			}
+			if why := cannotRun(in, &o, n); why != nil {
+				fmt.Fprintf(w, "compare %s: leaving out %s under -preset %s: %v\n", spec.Name, n, o.preset, why)
+				continue
+			}
+			names = append(names, n)
 		}
 	} else {
 		names = splitEstimators(list)
@@ -138,4 +144,20 @@ func runLabels(ests []solver.Estimator) []string {
 		}
 	}
 	return out
+}
+
+// cannotRun returns why the settings reject the named estimator (AD
+// differentiates the paper's fixed lower steps, which -preset adaptive
+// replaces), or nil; the run reports every other error.
+func cannotRun(in *problems.Instance, o *runFlags, name string) error {
+	est, err := o.estimator(in, name)
+	if err != nil {
+		return nil
+	}
+	set := in.Settings
+	set.Estimator = est
+	if _, err := solver.New(in.Problem, &set); errors.Is(err, solver.ErrBadSetting) {
+		return err
+	}
+	return nil
 }

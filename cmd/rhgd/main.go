@@ -36,7 +36,7 @@ func main() {
 		err = run(os.Args[1:], os.Stdout)
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "rhgd:", err)
+		fmt.Fprintln(os.Stderr, "rhgd:", flagNames.Replace(err.Error()))
 		os.Exit(exitCode(err))
 	}
 }

@@ -128,8 +128,7 @@ func (o *runFlags) build(make func(problems.Options) (*problems.Instance, error)
 	switch o.preset {
 	case "paper":
 	case "adaptive":
-		a := solver.AdaptiveSettings()
-		s.Lower, s.Upper = a.Lower, a.Upper
+		s.ApplyAdaptive()
 	default:
 		return nil, usagef("-preset is paper or adaptive, not %q", o.preset)
 	}

@@ -92,7 +92,7 @@ func (j *job) run(ctx context.Context, progress *progress) (*outcome, error) {
 		Status: res.Status.String(), Epochs: res.Stats.Epochs,
 		Seconds: res.Stats.Runtime.Seconds(), MeasureSeconds: j.h.overhead.Seconds(),
 		Objective: finite(res.F), BestObjective: finite(res.BestF), HyperGradNorm: finite(res.HyperGradNorm),
-		Backend: info().Backend}
+		Backend: info().Backend, RetractionsRetried: res.Stats.RetractFailures}
 	if runErr != nil {
 		s.Error = runErr.Error()
 	}

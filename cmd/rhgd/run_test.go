@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -173,6 +174,7 @@ func TestHINVErrorNoiseFloor(t *testing.T) {
 	var above []bool
 	set := in.Settings
 	set.Estimator = est
+	set.RelGradTol = 0 // run on below the floor, past the preset's stop
 	set.Recorder = recorderFunc(func(s *solver.EpochStats) error {
 		if err := h.Record(s); err != nil {
 			return err
@@ -273,6 +275,66 @@ func TestRunTrouble(t *testing.T) {
 	require.Equal(t, "Diverged", s.Status)
 	require.NotEmpty(t, s.Error)
 	require.Nil(t, s.Objective) // no epoch finished
+}
+
+// TestRunUnscaledData: data on another scale than the paper's (standard
+// normal X and Y, where the generated data have unit Frobenius norm) make
+// the paper's fixed lower steps diverge at once; the error says which
+// flags to change, and the adaptive preset runs.
+func TestRunUnscaledData(t *testing.T) {
+	dir := t.TempDir()
+	rnd := rand.New(rand.NewPCG(1, 2))
+	x, y := make([]float64, 100*50), make([]float64, 100*20)
+	for _, v := range [][]float64{x, y} {
+		for i := range v {
+			v[i] = rnd.NormFloat64()
+		}
+	}
+	path := filepath.Join(dir, "normal.npz")
+	require.NoError(t, problems.WriteNPZ(path, map[string][]float64{"X": x, "Y": y}, map[string][]int{"X": {100, 50}, "Y": {100, 20}}))
+	stderr, code := asMain(t, "run synthetic -quiet -data "+path+" -out "+filepath.Join(dir, "paper"))
+	require.Equal(t, 1, code, stderr)
+	require.Equal(t, 1, strings.Count(stderr, "\n"), stderr)
+	require.Contains(t, stderr, "diverged")
+	require.Contains(t, stderr, "fixed lower steps of η_y = 0.5 are too long for this g: take a smaller -eta-y, or the adaptive lower steps of -preset adaptive")
+	stderr, code = asMain(t, "run synthetic -quiet -preset adaptive -epochs 20 -data "+path+" -out "+filepath.Join(dir, "adaptive"))
+	require.Equal(t, 0, code, stderr)
+}
+
+// TestRunAdaptiveLongSteps: the adaptive preset on domain adaptation D→W
+// goes on past BB steps that Sinkhorn cannot balance (by epoch 20 with
+// -eta-x 2; at epoch 74 with the paper's 0.5, where it used to stop with
+// exit status 1).
+func TestRunAdaptiveLongSteps(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 21 domain adaptation epochs at d = 128")
+	}
+	dir := t.TempDir()
+	stderr, code := asMain(t, "run domainadapt -source dslr -target webcam -features decaf6 -preset adaptive -eta-x 2 -epochs 21 -quiet -out "+dir)
+	require.Equal(t, 0, code, stderr)
+	var s summary
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &s))
+	require.Equal(t, "IterationLimit", s.Status)
+	t.Logf("%d retractions retried", s.RetractionsRetried)
+}
+
+// TestRunAdaptiveStops: the adaptive preset stops by itself once the
+// hypergradient is down to 1e-8 of its first norm, instead of running its
+// 200 epochs at ‖ĝ‖ ≈ 1e-15.
+func TestRunAdaptiveStops(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, run([]string{"run", "synthetic", "-preset", "adaptive", "-quiet", "-out", dir}, &bytes.Buffer{}))
+	var s summary
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &s))
+	require.Equal(t, "GradientThreshold", s.Status)
+	require.Less(t, s.Epochs, 200)
+	header, rows := readHistory(t, filepath.Join(dir, "history.csv"))
+	c := col(t, header, "hypergradient_norm")
+	require.LessOrEqual(t, num(t, rows[len(rows)-1][c]), 1e-8*num(t, rows[0][c]))
 }
 
 // TestCompare: rhgd compare runs the listed estimators on the same data
@@ -379,6 +441,24 @@ func TestNotes(t *testing.T) {
 	res, err := j.run(context.Background(), nil)
 	require.NoError(t, err)
 	require.Equal(t, in.Notes, res.sum.Notes)
+}
+
+// TestCompareAdaptive: under -preset adaptive the default estimator list
+// leaves out AD, which differentiates the paper's fixed lower steps, says
+// so, and runs the others.
+func TestCompareAdaptive(t *testing.T) {
+	dir := t.TempDir()
+	var out bytes.Buffer
+	require.NoError(t, run([]string{"compare", "synthetic", "-preset", "adaptive", "-epochs", "3", "-out", dir, "-quiet"}, &out))
+	require.Contains(t, out.String(), "leaving out ad under -preset adaptive")
+	var sums []summary
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &sums))
+	require.Len(t, sums, 3)
+	for i, e := range []string{"hinv", "cg", "ns"} {
+		require.True(t, strings.HasPrefix(sums[i].Estimator, e), sums[i].Estimator)
+	}
 }
 
 // TestRunOneEpoch: a run of one epoch (one point per curve, a flat range

@@ -37,6 +37,9 @@ type summary struct {
 	Baseline       string   `json:"baseline,omitempty"`
 	BaselineAcc    *float64 `json:"baseline_accuracy,omitempty"`
 	Backend        string   `json:"backend"`
+	// RetractionsRetried counts the retractions that failed and were
+	// retried with half the step (solver.Stats.RetractFailures).
+	RetractionsRetried int `json:"retractions_retried,omitempty"`
 }
 
 // settings are the solver settings a run used, defaults filled in.
@@ -47,6 +50,7 @@ type settings struct {
 	InnerIters     int        `json:"inner_iters"`
 	Epochs         int        `json:"epochs"`
 	GradTol        float64    `json:"grad_tol"`
+	RelGradTol     float64    `json:"rel_grad_tol"`
 	RuntimeSeconds float64    `json:"runtime_seconds"`
 	DivergeFactor  float64    `json:"diverge_factor"`
 	FDStep         float64    `json:"fd_step"`
@@ -88,7 +92,7 @@ type upperRule struct {
 // solver.New checked them) for a run with the flags o.
 func newSettings(s solver.Settings, in *problems.Instance, o *runFlags) settings {
 	out := settings{Preset: o.preset, EtaX: s.EtaX, EtaY: s.EtaY, InnerIters: s.InnerIters, Epochs: s.Epochs,
-		GradTol: s.GradTol, RuntimeSeconds: s.Runtime.Seconds(), DivergeFactor: s.DivergeFactor, FDStep: s.FDStep,
+		GradTol: s.GradTol, RelGradTol: s.RelGradTol, RuntimeSeconds: s.Runtime.Seconds(), DivergeFactor: s.DivergeFactor, FDStep: s.FDStep,
 		Seed: s.Seed, RetractionX: retractionName(in.Problem.Mx), RetractionY: retractionName(in.Problem.My),
 		Data: o.data, HINVError: o.hinvError}
 	if b := s.Batches; b != (solver.Batches{}) {

@@ -57,6 +57,21 @@
 // metric M⁻¹, and returns the percentage of correct labels, as the authors'
 // code does. BaselineAccuracy does the same with the entropic OT plan of the
 // Euclidean cost (OT-SKH) and the Euclidean metric.
+//
+// # Accuracy and the budget
+//
+// With λ = 0, f is linear in Γ but for M*'s dependence on Γ, and it is
+// smallest at a nearly sparse plan. Each upper step Γ ← Sinkhorn(Γ ∘
+// exp(−η ĝ ⊘ Γ)) is an exponentiated-gradient (entropic mirror) step, so
+// after steps summing to T from μνᵀ the plan is roughly the entropic plan
+// of regularization λ = 1/T. The paper's accuracies on DeCAF6 (97.97 D→W,
+// 98.73 W→D) are those of its budget, K = 100 steps of η_x = 0.5 (T = 50):
+// the same settings run longer lower f and lose accuracy (D→W: 95.93 at
+// 150 epochs, 88.81 at 375; W→D: 94.27 at 375), and the adaptive preset,
+// whose BB steps lower f faster (in 100 epochs below what the paper
+// settings reach in 400), ends near the sparse minimizer, at 86.10 and
+// 89.81. With the entropy made explicit, λ = 0.02, the adaptive preset
+// converges (‖ĝ‖ ≤ 10⁻⁸‖ĝ₀‖) in 55 and 58 epochs, at 97.63 and 99.36.
 package domainadapt
 
 import (
