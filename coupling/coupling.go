@@ -9,6 +9,7 @@ import (
 	gblas "gonum.org/v1/gonum/blas"
 
 	"github.com/rhgd/rhgd/blas"
+	"github.com/rhgd/rhgd/lapackx"
 	"github.com/rhgd/rhgd/numerr"
 )
 
@@ -39,7 +40,9 @@ var (
 // scalings.
 const minIndependent = 1e-290
 
-// MassTol is the relative tolerance on |Σa − Σb| that New accepts.
+// MassTol is the relative tolerance on |Σa − Σb| that New accepts as it
+// is; up to float32 rounding (lapackx.F32Tol of the larger marginal's
+// length) New rescales b to Σa, with a note (Notes).
 const MassTol = 1e-12
 
 // DefaultTol is the default relative tolerance of CheckPoint and
@@ -83,6 +86,7 @@ type Coupling struct {
 
 	lastMarginal float64 // marginal error of the last retraction
 	logK         bool    // the retraction's kernel input is in the log domain
+	notes        []string
 	lastCGIter   int
 	lastCGRes    float64
 
@@ -98,7 +102,10 @@ type Coupling struct {
 
 // New returns Π(a, b), copying a and b. It returns an error wrapping
 // ErrBadMarginal unless every entry is positive and finite and the masses
-// agree within MassTol.
+// agree within float32 rounding (lapackx.F32Tol(max(m, n)) relative);
+// masses that differ by more than MassTol, as those of marginals computed
+// or stored in float32 do, are made equal by rescaling b to Σa, and Notes
+// says so.
 func New(a, b []float64) (*Coupling, error) {
 	blas.Start() // the backend is fixed before the first operation
 	if len(a) == 0 || len(b) == 0 {
@@ -118,14 +125,22 @@ func New(a, b []float64) (*Coupling, error) {
 	for _, x := range b {
 		sb += x
 	}
-	if math.Abs(sa-sb) > MassTol*math.Max(sa, sb) {
-		return nil, fmt.Errorf("%w: Σa = %.17g, Σb = %.17g", ErrBadMarginal, sa, sb)
+	m, n := len(a), len(b)
+	var notes []string
+	if d := math.Abs(sa-sb) / math.Max(sa, sb); d > MassTol {
+		if bound := lapackx.F32Tol(max(m, n)); !(d <= bound) {
+			return nil, fmt.Errorf("%w: Σa = %.17g, Σb = %.17g differ by %.3g relative, beyond float32 rounding (%.3g)", ErrBadMarginal, sa, sb, d, bound)
+		}
+		notes = append(notes, fmt.Sprintf("marginals: Σa and Σb differ by %.2g relative, within float32 rounding (%.2g): b rescaled to Σa", d, lapackx.F32Tol(max(m, n))))
+		b = slices.Clone(b)
+		for j := range b {
+			b[j] *= sa / sb
+		}
 	}
 	if lo := slices.Min(a) * slices.Min(b) / sa; !(lo >= minIndependent) {
 		return nil, fmt.Errorf("%w: min a · min b / Σa = %.3g: the plans' entries would fall below the float64 range", ErrBadMarginal, lo)
 	}
-	m, n := len(a), len(b)
-	c := &Coupling{m: m, n: n, a: append([]float64(nil), a...), b: append([]float64(nil), b...), mass: sa}
+	c := &Coupling{m: m, n: n, a: append([]float64(nil), a...), b: append([]float64(nil), b...), mass: sa, notes: notes}
 	vec := func(k int) []float64 { return make([]float64, k) }
 	c.mn1, c.mn2 = vec(m*n), vec(m*n)
 	c.rs, c.cs = vec(m), vec(n)
@@ -141,6 +156,10 @@ func New(a, b []float64) (*Coupling, error) {
 	}
 	return c, nil
 }
+
+// Notes returns one-line remarks on what New did to the marginals (b
+// rescaled to Σa when the masses differed by float32 rounding), or nil.
+func (c *Coupling) Notes() []string { return slices.Clone(c.notes) }
 
 // Clone returns an independent *Coupling with the same marginals and
 // settings.

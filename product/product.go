@@ -45,6 +45,7 @@ var (
 	_ solver.Logger     = (*Product)(nil)
 	_ solver.Distancer  = (*Product)(nil)
 	_ solver.Partial    = (*Product)(nil)
+	_ solver.Snapper    = (*Product)(nil)
 )
 
 // New returns the product of the given manifolds, which it uses (not
@@ -198,6 +199,29 @@ func (p *Product) CheckPoint(x []float64) error {
 		}
 	}
 	return nil
+}
+
+// SnapPoint implements solver.Snapper factor by factor (solver.SnapPoint):
+// a factor's piece within float32 rounding of that factor is projected
+// onto it. The note joins the factors' notes, each naming its factor; an
+// error names the factor. dst may be x.
+func (p *Product) SnapPoint(dst, x []float64) (string, error) {
+	if len(x) != p.Len() {
+		return "", fmt.Errorf("product: %w: point of length %d, want %d", numerr.ErrInvalid, len(x), p.Len())
+	}
+	p.check(dst)
+	copy(dst, x)
+	var notes []string
+	for i, m := range p.ms {
+		note, err := solver.SnapPoint(m, p.part(dst, i))
+		if err != nil {
+			return "", fmt.Errorf("product: factor %d: %w", i, err)
+		}
+		if note != "" {
+			notes = append(notes, fmt.Sprintf("factor %d: %s", i, note))
+		}
+	}
+	return strings.Join(notes, "; "), nil
 }
 
 // CheckTangent checks each factor's piece; an error names the factor.

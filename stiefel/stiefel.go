@@ -237,16 +237,21 @@ func (s *Stiefel) CheckPoint(x []float64) error {
 	if err := finite("point", x, s.p); err != nil {
 		return err
 	}
+	if d := s.defect(x); d > tol {
+		return fmt.Errorf("%w: ‖XᵀX − I‖_F = %.3g > %.3g", ErrNotOrthonormal, d, tol)
+	}
+	return nil
+}
+
+// defect returns ‖XᵀX − I‖_F.
+func (s *Stiefel) defect(x []float64) float64 {
 	p := s.p
 	g := s.pp[2]
 	blas.Impl().Dgemm(gblas.Trans, gblas.NoTrans, p, p, s.n, 1, x, p, x, p, 0, g, p)
 	for i := 0; i < p; i++ {
 		g[i*p+i]--
 	}
-	if d := frob(g); d > tol {
-		return fmt.Errorf("%w: ‖XᵀX − I‖_F = %.3g > %.3g", ErrNotOrthonormal, d, tol)
-	}
-	return nil
+	return frob(g)
 }
 
 // CheckTangent returns an error unless u is finite and

@@ -92,6 +92,10 @@ func (e *Extrinsic) RandTangent(dst, x []float64, rnd *rand.Rand) {
 // CheckPoint checks x as a point of St(n, p).
 func (e *Extrinsic) CheckPoint(x []float64) error { return e.st.CheckPoint(x) }
 
+// SnapPoint accepts x as a point of St(n, p) as stiefel's SnapPoint does:
+// within float32 rounding, re-orthonormalized with a note.
+func (e *Extrinsic) SnapPoint(dst, x []float64) (string, error) { return e.st.SnapPoint(dst, x) }
+
 // CheckTangent checks that u is finite: every matrix is a direction.
 func (e *Extrinsic) CheckTangent(x, u []float64) error {
 	e.check(x, u, u)

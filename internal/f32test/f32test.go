@@ -1,0 +1,88 @@
+// Package f32test makes test data the way float32 pipelines (the authors'
+// code, PyTorch) make it: entries rounded to float32, symmetric matrices
+// symmetric only to float32 rounding, and .npz files of float32 arrays.
+package f32test
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+
+	"codeberg.org/sbinet/npyio/npz"
+)
+
+// Round returns x with every entry rounded to float32.
+func Round(x []float64) []float64 {
+	out := make([]float64, len(x))
+	for i, v := range x {
+		out[i] = float64(float32(v))
+	}
+	return out
+}
+
+// Sym returns the n×n matrices of a (one after the other) as a float32
+// computation leaves symmetric matrices: rounded to float32, and each entry
+// above the diagonal one float32 ulp off its mirror image, up and down in
+// turn, so that every matrix is asymmetric by about 6e-8 to 1.2e-7
+// relative to its largest entry of the same magnitude, deterministically.
+func Sym(a []float64, n int) []float64 {
+	out := Round(a)
+	for k := 0; k+n*n <= len(out); k += n * n {
+		m := out[k : k+n*n]
+		for i := 0; i < n; i++ {
+			for j := i + 1; j < n; j++ {
+				v := float32(m[i*n+j])
+				dir := float32(math.Inf(1))
+				if (i+j)%2 == 1 {
+					dir = -dir
+				}
+				m[i*n+j] = float64(math.Nextafter32(v, dir))
+			}
+		}
+	}
+	return out
+}
+
+// WriteNPZ writes the arrays, rounded to float32, with their shapes (nil:
+// one axis) to a new .npz file at path: numpy's dtype float32 ('<f4').
+func WriteNPZ(path string, arrays map[string][]float64, shapes map[string][]int) error {
+	w, err := npz.Create(path)
+	if err != nil {
+		return err
+	}
+	for _, name := range slices.Sorted(maps.Keys(arrays)) {
+		v := make([]float32, len(arrays[name]))
+		for i, x := range arrays[name] {
+			v[i] = float32(x)
+		}
+		if err := w.Write(name+".npy", nested(v, shapes[name])); err != nil {
+			w.Close()
+			return err
+		}
+	}
+	return w.Close()
+}
+
+// nested returns v with the given shape (nil: one axis) as the nested
+// slices npyio writes with that shape; at most three axes.
+func nested(v []float32, shape []int) any {
+	switch len(shape) {
+	case 0, 1:
+		return v
+	case 2:
+		out := make([][]float32, shape[0])
+		for i := range out {
+			out[i] = v[i*shape[1] : (i+1)*shape[1]]
+		}
+		return out
+	case 3:
+		out := make([][][]float32, shape[0])
+		m := shape[1] * shape[2]
+		for i := range out {
+			out[i] = nested(v[i*m:(i+1)*m], shape[1:]).([][]float32)
+		}
+		return out
+	}
+	panic(fmt.Sprintf("f32test: WriteNPZ of a %d-axis array", len(shape)))
+}

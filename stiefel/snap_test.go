@@ -1,0 +1,88 @@
+package stiefel_test
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/rhgd/rhgd/internal/f32test"
+	"github.com/rhgd/rhgd/solver"
+	"github.com/rhgd/rhgd/stiefel"
+)
+
+var _ solver.Snapper = (*stiefel.Stiefel)(nil)
+
+// TestSnapPointFloat32 checks that a point rounded to float32 is accepted
+// and replaced by its polar factor, a point near the float64 original,
+// with a note giving the defect; a point on the manifold is kept as it is,
+// and one clearly off is rejected with the defect and the bound.
+func TestSnapPointFloat32(t *testing.T) {
+	const n, p = 50, 20
+	s := stiefel.New(n, p)
+	x := make([]float64, n*p)
+	s.RandPoint(x, rand.New(rand.NewPCG(3, 1)))
+
+	got := make([]float64, n*p)
+	note, err := s.SnapPoint(got, x)
+	if err != nil || note != "" || !sameSlice(got, x) {
+		t.Fatalf("a point: note %q, err %v, changed %v", note, err, !sameSlice(got, x))
+	}
+
+	x32 := f32test.Round(x)
+	if s.CheckPoint(x32) == nil {
+		t.Fatal("the float32 point passes CheckPoint: the test does not exercise the projection")
+	}
+	note, err = s.SnapPoint(got, x32)
+	if err != nil {
+		t.Fatalf("float32 point rejected: %v", err)
+	}
+	if !strings.Contains(note, "‖XᵀX − I‖_F") || !strings.Contains(note, "polar") {
+		t.Errorf("note %q does not give the defect and the projection", note)
+	}
+	if err := s.CheckPoint(got); err != nil {
+		t.Errorf("snapped point: %v", err)
+	}
+	// The polar factor of X + E, X on the manifold, is X + E − X sym(XᵀE)
+	// to first order: within ‖E‖_F of X.
+	if d, e := snapDist(got, x), snapDist(x32, x); d > 2*e {
+		t.Errorf("snapped point is %.3g from the float64 point, the float32 one %.3g", d, e)
+	}
+	// dst may be x.
+	in := append([]float64(nil), x32...)
+	if _, err := solver.SnapPoint(s, in); err != nil || !sameSlice(in, got) {
+		t.Errorf("in place: err %v, same result %v", err, sameSlice(in, got))
+	}
+
+	off := append([]float64(nil), x...)
+	for i := range off {
+		off[i] *= 1.01
+	}
+	_, err = s.SnapPoint(got, off)
+	if !errors.Is(err, stiefel.ErrNotOrthonormal) || !strings.Contains(err.Error(), "beyond float32 rounding") {
+		t.Errorf("X·1.01: err %v, want ErrNotOrthonormal beyond float32 rounding", err)
+	}
+	bad := append([]float64(nil), x32...)
+	bad[3] = math.NaN()
+	if _, err := s.SnapPoint(got, bad); err == nil {
+		t.Error("NaN accepted")
+	}
+}
+
+func sameSlice(a, b []float64) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return len(a) == len(b)
+}
+
+func snapDist(a, b []float64) float64 {
+	var s float64
+	for i := range a {
+		s += (a[i] - b[i]) * (a[i] - b[i])
+	}
+	return math.Sqrt(s)
+}
