@@ -131,7 +131,7 @@ func New(a, b []float64) (*Coupling, error) {
 		if bound := lapackx.F32Tol(max(m, n)); !(d <= bound) {
 			return nil, fmt.Errorf("%w: Σa = %.17g, Σb = %.17g differ by %.3g relative, beyond float32 rounding (%.3g)", ErrBadMarginal, sa, sb, d, bound)
 		}
-		notes = append(notes, fmt.Sprintf("marginals: Σa and Σb differ by %.2g relative, within float32 rounding (%.2g): b rescaled to Σa", d, lapackx.F32Tol(max(m, n))))
+		notes = append(notes, fmt.Sprintf("marginals: Σa and Σb differ by %.2g relative, within float32 rounding (≤ %.2g): b rescaled to Σa", d, lapackx.F32Tol(max(m, n))))
 		b = slices.Clone(b)
 		for j := range b {
 			b[j] *= sa / sb

@@ -42,5 +42,5 @@ func (c *Coupling) SnapPoint(dst, x []float64) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("coupling: rebalancing a plan within float32 rounding: %w", err)
 	}
-	return fmt.Sprintf("‖Γ1 − a‖₁ + ‖Γᵀ1 − b‖₁ = %.2g·Σa, within float32 rounding (%.2g): rebalanced (Sinkhorn scaling)", e, bound), nil
+	return fmt.Sprintf("‖Γ1 − a‖₁ + ‖Γᵀ1 − b‖₁ = %.2g·Σa, within float32 rounding (≤ %.2g): rebalanced (Sinkhorn scaling)", e, bound), nil
 }

@@ -32,5 +32,5 @@ func (s *SPD) SnapPoint(dst, x []float64) (string, error) {
 	if err := s.CheckPoint(dst); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("max|x_ij − x_ji| = %.2g·max|x_ij|, within float32 rounding (%.2g): symmetrized", r, bound), nil
+	return fmt.Sprintf("max|x_ij − x_ji| = %.2g·max|x_ij|, within float32 rounding (≤ %.2g): symmetrized", r, bound), nil
 }

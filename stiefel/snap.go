@@ -31,5 +31,5 @@ func (s *Stiefel) SnapPoint(dst, x []float64) (string, error) {
 	if err := s.orthonormalize(dst); err != nil {
 		return "", fmt.Errorf("stiefel: re-orthonormalizing: %w", err)
 	}
-	return fmt.Sprintf("‖XᵀX − I‖_F = %.2g, within float32 rounding (%.2g): re-orthonormalized (polar factor)", d, bound), nil
+	return fmt.Sprintf("‖XᵀX − I‖_F = %.2g, within float32 rounding (≤ %.2g): re-orthonormalized (polar factor)", d, bound), nil
 }

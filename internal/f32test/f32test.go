@@ -4,12 +4,18 @@
 package f32test
 
 import (
+	"context"
+	"flag"
 	"fmt"
 	"maps"
 	"math"
 	"slices"
+	"testing"
 
 	"codeberg.org/sbinet/npyio/npz"
+
+	"github.com/rhgd/rhgd/problems"
+	"github.com/rhgd/rhgd/solver"
 )
 
 // Round returns x with every entry rounded to float32.
@@ -86,3 +92,35 @@ func nested(v []float32, shape []int) any {
 	}
 	panic(fmt.Sprintf("f32test: WriteNPZ of a %d-axis array", len(shape)))
 }
+
+// Build builds the problem spec describes from the .npz file at path with
+// the given command-line flags, as rhgd run does.
+func Build(t testing.TB, spec problems.Spec, path string, flags ...string) (*problems.Instance, error) {
+	t.Helper()
+	fs := flag.NewFlagSet(spec.Name, flag.ContinueOnError)
+	build := spec.Flags(fs)
+	if err := fs.Parse(flags); err != nil {
+		t.Fatal(err)
+	}
+	return build(problems.Options{Data: path})
+}
+
+// Run runs in from its start with its settings, epochs epochs and the
+// estimator it names est, and returns the result.
+func Run(t testing.TB, in *problems.Instance, est string, epochs int) *solver.Result {
+	t.Helper()
+	e, err := in.Estimator(est)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := in.Settings
+	s.Epochs, s.Estimator = epochs, e
+	res, err := solver.Minimize(context.Background(), in.Problem, in.X0, in.Y0, &s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// RelDiff returns |a − b| / |b|.
+func RelDiff(a, b float64) float64 { return math.Abs(a-b) / math.Abs(b) }

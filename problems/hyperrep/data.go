@@ -142,10 +142,10 @@ func checkSizes(n, d, k, ntr int) error {
 }
 
 // Validate checks the data: sizes (d ≥ k ≥ 1, 0 < NTrain < N), slice
-// lengths, finite entries, and every A_i symmetric (to lapackx.SymTol
-// relative) and positive definite (a Cholesky factorization succeeds). It
-// returns an error wrapping problems.ErrBadData that names the first
-// problem found.
+// lengths, finite entries, and every A_i symmetric to float32 rounding
+// (problems.CheckSymmetric; New symmetrizes them) and positive definite (a
+// Cholesky factorization succeeds). It returns an error wrapping
+// problems.ErrBadData that names the first problem found.
 func (data *Data) Validate() error {
 	if data == nil {
 		return fmt.Errorf("hyperrep: %w: no data", problems.ErrBadData)
@@ -169,20 +169,12 @@ func (data *Data) Validate() error {
 			}
 		}
 	}
+	if err := problems.CheckSymmetric("A", data.A, d); err != nil {
+		return fmt.Errorf("hyperrep: %w", err)
+	}
 	l := make([]float64, d*d)
 	for i := 0; i < n; i++ {
-		a := data.A[i*d*d : (i+1)*d*d]
-		var amax, dmax float64
-		for p := 0; p < d; p++ {
-			for q := 0; q < d; q++ {
-				amax = math.Max(amax, math.Abs(a[p*d+q]))
-				dmax = math.Max(dmax, math.Abs(a[p*d+q]-a[q*d+p]))
-			}
-		}
-		if dmax > lapackx.SymTol*amax {
-			return fmt.Errorf("hyperrep: %w: A_%d is not symmetric: max |a_pq − a_qp| = %.3g > %.3g·max|a_pq|", problems.ErrBadData, i, dmax, lapackx.SymTol)
-		}
-		copy(l, a)
+		copy(l, data.A[i*d*d:(i+1)*d*d])
 		if !(lapackx.Impl{}).Dpotrf(gblas.Lower, d, l, d) {
 			return fmt.Errorf("hyperrep: %w: A_%d is not positive definite (Cholesky factorization failed)", problems.ErrBadData, i)
 		}

@@ -3,6 +3,7 @@ package hyperrep
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	gblas "gonum.org/v1/gonum/blas"
 
@@ -37,6 +38,7 @@ type Problem struct {
 	Eu      *euclid.Euclidean
 	tr, val *set
 	w0, b0  []float64
+	notes   []string
 	se      *spectral.SmallEig // k ≤ smallEigCutoff
 	le      *lapackx.EigSym    // larger k
 	awv     []float64          // A_iW of one set stacked vertically, n·d × k
@@ -78,7 +80,9 @@ func newSet(name string, off, n, d, k int, y []float64) *set {
 
 // New returns the problem for data (validated with Data.Validate and
 // copied) with ridge λ > 0, which makes g strongly convex in β. The
-// paper's λ is PaperLambda.
+// paper's λ is PaperLambda. Inputs within float32 rounding of their
+// constraints are projected onto them, as Notes says: the A_i
+// symmetrized, W0 re-orthonormalized.
 func New(data *Data, lambda float64) (*Problem, error) {
 	if err := data.Validate(); err != nil {
 		return nil, err
@@ -89,9 +93,6 @@ func New(data *Data, lambda float64) (*Problem, error) {
 	n, d, k, ntr := data.N, data.D, data.K, data.NTrain
 	m := k * (k + 1) / 2
 	st := stiefel.New(d, k)
-	if err := st.CheckPoint(data.W0); err != nil {
-		return nil, fmt.Errorf("hyperrep: %w: W0: %w", problems.ErrBadData, err)
-	}
 	p := &Problem{d: d, k: k, m: m, lambda: lambda, a: make([]float64, n*d*d),
 		St: st, Eu: euclid.New(m, 1),
 		w0: append([]float64(nil), data.W0...), b0: append([]float64(nil), data.Beta0...),
@@ -102,9 +103,12 @@ func New(data *Data, lambda float64) (*Problem, error) {
 	for _, s := range []*[]float64{&p.bb, &p.bv, &p.c, &p.x, &p.t} {
 		*s = make([]float64, k*k)
 	}
+	if err := problems.SnapInput(&p.notes, st, "W0", p.w0); err != nil {
+		return nil, fmt.Errorf("hyperrep: %w", err)
+	}
 	copy(p.a, data.A)
-	for i := 0; i < n; i++ {
-		lapackx.Symmetrize(p.a[i*d*d:(i+1)*d*d], d)
+	if err := problems.SymmetrizeInput(&p.notes, "A", p.a, d); err != nil {
+		return nil, fmt.Errorf("hyperrep: %w", err)
 	}
 	y := append([]float64(nil), data.Y...)
 	p.tr = newSet("training", 0, ntr, d, k, y[:ntr])
@@ -117,7 +121,12 @@ func New(data *Data, lambda float64) (*Problem, error) {
 	return p, nil
 }
 
-// Start returns copies of the data's starting point W0 and β0.
+// Notes returns one-line remarks on what New did to the data: inputs
+// within float32 rounding of their constraints, projected onto them.
+func (p *Problem) Notes() []string { return slices.Clone(p.notes) }
+
+// Start returns copies of the data's starting point W0 and β0 (W0
+// re-orthonormalized when it was off by float32 rounding).
 func (p *Problem) Start() (w, beta []float64) {
 	return append([]float64(nil), p.w0...), append([]float64(nil), p.b0...)
 }

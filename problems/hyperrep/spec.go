@@ -47,6 +47,7 @@ var Spec = problems.Spec{
 				Problem: p.Problem(), X0: w0, Y0: b0, Settings: PaperSettings(),
 				Estimators: maps.Clone(paperSpecs),
 				Stochastic: &batches,
+				Notes:      p.Notes(),
 				Describe: fmt.Sprintf("St(%d,%d) × R^%d, %d SPD matrices (%d train, %d validation), λ = %g, data %s",
 					data.D, data.K, data.K*(data.K+1)/2, data.N, data.NTrain, data.N-data.NTrain, *lambda, src),
 			}, nil
