@@ -37,12 +37,17 @@ var Spec = problems.Spec{
 			if err != nil {
 				return nil, err
 			}
+			var notes []string
 			sw, sm := p.Start(*start)
 			if w0 == nil {
 				w0 = sw
+			} else if err := problems.SnapInput(&notes, p.St, "W0", w0); err != nil {
+				return nil, fmt.Errorf("synthetic: %s: %w", o.Data, err)
 			}
 			if m0 == nil {
 				m0 = sm
+			} else if err := problems.SnapInput(&notes, p.SPD, "M0", m0); err != nil {
+				return nil, fmt.Errorf("synthetic: %s: %w", o.Data, err)
 			}
 			if *save != "" {
 				if err := Save(*save, data, w0, m0); err != nil {
@@ -57,6 +62,7 @@ var Spec = problems.Spec{
 				Problem: p.Problem(), X0: w0, Y0: m0, Settings: PaperSettings(),
 				Estimators: map[string]string{"hinv": "hinv", "cg": paperSpecs["cg"], "ns": paperSpecs["ns"], "ad": "ad"},
 				Describe:   fmt.Sprintf("St(%d,%d) × SPD(%d), n = %d, ν = %g, data %s", data.D, data.R, data.D, data.N, data.Nu, src),
+				Notes:      notes,
 			}, nil
 		}
 	},
@@ -64,8 +70,10 @@ var Spec = problems.Spec{
 
 // Load reads the problem's data from a numpy .npz file with arrays X
 // (n×d), Y (n×r) and optionally W0 (d×r), M0 (d×d) and nu (a scalar; nu
-// is used when it is absent). It returns W0 and M0 as nil when absent;
-// a W0 or M0 off its manifold is reported when the run starts.
+// is used when it is absent). It returns W0 and M0 as nil when absent,
+// and as they are in the file: Spec projects a W0 or M0 within float32
+// rounding of its manifold onto it (problems.SnapInput) and rejects one
+// clearly off; solver.Run rejects either unless it is a point.
 func Load(path string, nu float64) (data *Data, w0, m0 []float64, err error) {
 	z, err := problems.OpenNPZ(path)
 	if err != nil {
