@@ -70,6 +70,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	gblas "gonum.org/v1/gonum/blas"
 
@@ -139,13 +140,14 @@ func Generate(n, p int, cond, gap float64, seed uint64) (*Data, error) {
 // (X, Y)) by the point's identity (solver.Memo). It is not safe for
 // concurrent use.
 type Problem struct {
-	n, p int
-	a    []float64
-	lam  []float64        // eigenvalues of A, ascending
-	vec  []float64        // eigenvectors of A, rows
-	St   *stiefel.Stiefel // the upper manifold, St(n, p)
-	SPD  *spd.SPD         // the lower manifold, SPD(p), with the exponential map
-	eig  *lapackx.EigSym  // p×p
+	n, p  int
+	a     []float64
+	notes []string
+	lam   []float64        // eigenvalues of A, ascending
+	vec   []float64        // eigenvectors of A, rows
+	St    *stiefel.Stiefel // the upper manifold, St(n, p)
+	SPD   *spd.SPD         // the lower manifold, SPD(p), with the exponential map
+	eig   *lapackx.EigSym  // p×p
 	// Per X: AX (n×p) and K = XᵀAX (p×p).
 	ax, k []float64
 	kAt   solver.Memo
@@ -164,8 +166,9 @@ type Problem struct {
 }
 
 // New returns the problem for data, which it validates (A finite,
-// symmetric to 1e−12 relative, positive definite; 1 ≤ p < n) and copies,
-// symmetrized.
+// symmetric to float32 rounding, positive definite; 1 ≤ p < n) and
+// copies, symmetrized (problems.SymmetrizeInput: an A asymmetric beyond
+// float64 rounding gets a note, Notes).
 func New(data *Data) (*Problem, error) {
 	if data == nil {
 		return nil, fmt.Errorf("%w: minmax: no data", problems.ErrBadData)
@@ -177,18 +180,9 @@ func New(data *Data) (*Problem, error) {
 	case len(data.A) != n*n:
 		return nil, fmt.Errorf("%w: minmax: A has %d entries, want %d×%d", problems.ErrBadData, len(data.A), n, n)
 	}
-	var amax float64
 	for i, v := range data.A {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil, fmt.Errorf("%w: minmax: A[%d, %d] = %v", problems.ErrBadData, i/n, i%n, v)
-		}
-		amax = math.Max(amax, math.Abs(v))
-	}
-	for i := 0; i < n; i++ {
-		for j := 0; j < i; j++ {
-			if d := math.Abs(data.A[i*n+j] - data.A[j*n+i]); d > 1e-12*amax {
-				return nil, fmt.Errorf("%w: minmax: A is not symmetric: |A[%d,%d] − A[%d,%d]| = %.3g: %w", problems.ErrBadData, i, j, j, i, d, numerr.ErrNotSymmetric)
-			}
 		}
 	}
 	pr := &Problem{n: n, p: p, a: append([]float64(nil), data.A...), St: stiefel.New(n, p), SPD: spd.New(p), eig: lapackx.NewEigSym(p),
@@ -198,7 +192,9 @@ func New(data *Data) (*Problem, error) {
 		kAt: solver.Memo{On: solver.OnX}, cholAt: solver.Memo{On: solver.OnY}, liAt: solver.Memo{On: solver.OnY},
 		kyAt: solver.Memo{On: solver.OnX | solver.OnY}, hinvAt: solver.Memo{On: solver.OnX | solver.OnY}}
 	pr.SPD.Retraction = spd.Exponential // Algorithm 3's; see the package documentation
-	lapackx.Symmetrize(pr.a, n)
+	if err := problems.SymmetrizeInput(&pr.notes, "A", pr.a, n); err != nil {
+		return nil, fmt.Errorf("minmax: %w", err)
+	}
 	for i := range pr.pp {
 		pr.pp[i] = make([]float64, p*p)
 	}
@@ -214,6 +210,10 @@ func New(data *Data) (*Problem, error) {
 	}
 	return pr, nil
 }
+
+// Notes returns one-line remarks on what New did to the data: an A
+// within float32 rounding of symmetric, symmetrized.
+func (pr *Problem) Notes() []string { return slices.Clone(pr.notes) }
 
 // Dims returns n and p.
 func (pr *Problem) Dims() (n, p int) { return pr.n, pr.p }

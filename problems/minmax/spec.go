@@ -59,15 +59,20 @@ var Spec = problems.Spec{
 			if err != nil {
 				return nil, err
 			}
+			notes := pr.Notes()
 			sx, sy := pr.Start(*start)
 			if x0 == nil {
 				x0 = sx
+			} else if err := problems.SnapInput(&notes, pr.St, "X0", x0); err != nil {
+				return nil, fmt.Errorf("minmax: %s: %w", o.Data, err)
 			}
 			if y0 == nil {
 				if err := pr.ScaledIdentity(sy, x0); err != nil {
 					return nil, fmt.Errorf("%w: X0: %w", problems.ErrBadData, err)
 				}
 				y0 = sy
+			} else if err := problems.SnapInput(&notes, pr.SPD, "Y0", y0); err != nil {
+				return nil, fmt.Errorf("minmax: %s: %w", o.Data, err)
 			}
 			src := fmt.Sprintf("A generated from seed %d (cond %g, gap %g)", o.Seed, *cond, *gap)
 			if o.Data != "" {
@@ -77,6 +82,7 @@ var Spec = problems.Spec{
 			return &problems.Instance{
 				Problem: pr.Problem(), X0: x0, Y0: y0, Settings: DefaultSettings(), Estimators: maps.Clone(Estimators),
 				Describe: fmt.Sprintf("St(%d,%d) × SPD(%d), %s; known optimum F* = %.12g", data.N, data.P, data.P, src, fstar),
+				Notes:    notes,
 			}, nil
 		}
 	},
@@ -84,8 +90,9 @@ var Spec = problems.Spec{
 
 // Load reads A (n×n) from a numpy .npz file, with optionally X0 (n×p, which
 // then sets p) and Y0 (p×p); p is used when X0 is absent. X0 and Y0 are
-// nil when absent; Y0 without X0 is an error, and a point off its
-// manifold is reported when the run starts.
+// nil when absent and as they are in the file; Y0 without X0 is an
+// error. Spec projects an X0 or Y0 within float32 rounding of its manifold
+// onto it (problems.SnapInput) and rejects one clearly off.
 func Load(path string, p int) (data *Data, x0, y0 []float64, err error) {
 	z, err := problems.OpenNPZ(path)
 	if err != nil {
