@@ -10,42 +10,42 @@ import (
 )
 
 // CheckSymmetric checks the n×n matrices stored one after the other in a,
-// the input named name, for SymmetrizeInput: every entry finite and every
-// matrix symmetric to float32 rounding (lapackx.Asymmetry ≤
-// lapackx.F32Tol(n)). Its error wraps ErrBadData (and
-// numerr.ErrNotSymmetric or numerr.ErrNotFinite) and names the matrix, its
-// asymmetry and the bound.
-func CheckSymmetric(name string, a []float64, n int) error {
-	_, err := asymmetry(name, a, n)
-	return err
-}
-
-// SymmetrizeInput makes the n×n matrices stored one after the other in a,
-// the input named name, exactly symmetric, (A + Aᵀ)/2, after checking them
-// as CheckSymmetric does. When some were asymmetric beyond float64
-// rounding (lapackx.SymTol) it appends a note to notes saying how many and
-// by how much at most.
-func SymmetrizeInput(notes *[]string, name string, a []float64, n int) error {
+// the input named name: every entry finite and every matrix symmetric to
+// float32 rounding (lapackx.Asymmetry ≤ lapackx.F32Tol(n)). Its error
+// wraps ErrBadData (and numerr.ErrNotSymmetric or numerr.ErrNotFinite) and
+// names the matrix, its asymmetry and the bound. When notes is not nil
+// and some matrices are asymmetric beyond float64 rounding
+// (lapackx.SymTol), it appends a note saying how many, by how much at
+// most, and that they are symmetrized: for callers that use (A + Aᵀ)/2,
+// as SymmetrizeInput does.
+func CheckSymmetric(notes *[]string, name string, a []float64, n int) error {
 	worst, err := asymmetry(name, a, n)
-	if err != nil {
+	if err != nil || notes == nil || !(worst > lapackx.SymTol) {
 		return err
 	}
 	var count int
 	for k := 0; k < len(a); k += n * n {
-		m := a[k : k+n*n]
-		if lapackx.Asymmetry(m, n) > lapackx.SymTol {
+		if lapackx.Asymmetry(a[k:k+n*n], n) > lapackx.SymTol {
 			count++
 		}
-		lapackx.Symmetrize(m, n)
 	}
-	if count > 0 {
-		what := name
-		if len(a) > n*n {
-			what = fmt.Sprintf("%s: %d of the %d matrices are", name, count, len(a)/(n*n))
-		} else {
-			what += " is"
-		}
-		*notes = append(*notes, fmt.Sprintf("%s asymmetric by up to %.2g relative, within float32 rounding (≤ %.2g): symmetrized", what, worst, lapackx.F32Tol(n)))
+	what := name + " is"
+	if len(a) > n*n {
+		what = fmt.Sprintf("%s: %d of the %d matrices are", name, count, len(a)/(n*n))
+	}
+	*notes = append(*notes, fmt.Sprintf("%s asymmetric by up to %.2g relative, within float32 rounding (≤ %.2g): symmetrized", what, worst, lapackx.F32Tol(n)))
+	return nil
+}
+
+// SymmetrizeInput checks the n×n matrices stored one after the other in
+// a, the input named name, as CheckSymmetric does (appending its note to
+// notes unless notes is nil), and makes them exactly symmetric, (A + Aᵀ)/2.
+func SymmetrizeInput(notes *[]string, name string, a []float64, n int) error {
+	if err := CheckSymmetric(notes, name, a, n); err != nil {
+		return err
+	}
+	for k := 0; k < len(a); k += n * n {
+		lapackx.Symmetrize(a[k:k+n*n], n)
 	}
 	return nil
 }

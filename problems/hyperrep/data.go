@@ -169,7 +169,7 @@ func (data *Data) Validate() error {
 			}
 		}
 	}
-	if err := problems.CheckSymmetric("A", data.A, d); err != nil {
+	if err := problems.CheckSymmetric(nil, "A", data.A, d); err != nil {
 		return fmt.Errorf("hyperrep: %w", err)
 	}
 	l := make([]float64, d*d)

@@ -53,6 +53,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	gblas "gonum.org/v1/gonum/blas"
 
@@ -119,6 +120,7 @@ const maxAbsEig = 350
 // use.
 type Problem struct {
 	n, count                int
+	notes                   []string
 	b, w                    []float64
 	c, chalf, cihalf        []float64
 	X                       *euclid.Euclidean // the upper manifold, R^{n×n}
@@ -137,9 +139,10 @@ type Problem struct {
 }
 
 // New returns the problem for data, which it validates (shapes, finite
-// entries, B_i and C symmetric to 1e−12 relative and positive definite,
+// entries, B_i and C symmetric to float32 rounding and positive definite,
 // weights non-negative with a positive sum, which it normalizes) and
-// copies.
+// copies, the B_i and C symmetrized (problems.SymmetrizeInput: matrices
+// asymmetric beyond float64 rounding get a note, Notes).
 func New(data *Data) (*Problem, error) {
 	if data == nil {
 		return nil, fmt.Errorf("%w: karcher: no data", problems.ErrBadData)
@@ -163,8 +166,16 @@ func New(data *Data) (*Problem, error) {
 	for i := range p.nn {
 		p.nn[i] = make([]float64, n*n)
 	}
+	for _, m := range []struct {
+		name string
+		a    []float64
+	}{{"B", p.b}, {"C", p.c}} {
+		if err := problems.SymmetrizeInput(&p.notes, m.name, m.a, n); err != nil {
+			return nil, fmt.Errorf("karcher: %w", err)
+		}
+	}
 	check := func(name string, a []float64) error {
-		if err := checkSPD(a, n); err != nil {
+		if err := checkPosDef(a, n); err != nil {
 			return fmt.Errorf("%w: karcher: %s: %w", problems.ErrBadData, name, err)
 		}
 		return nil
@@ -202,24 +213,9 @@ func New(data *Data) (*Problem, error) {
 	return p, nil
 }
 
-// checkSPD reports a matrix that is not finite, not symmetric to 1e−12
-// relative, or not positive definite; it symmetrizes a exactly.
-func checkSPD(a []float64, n int) error {
-	var amax float64
-	for i, v := range a {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("%w: entry [%d, %d] = %v", numerr.ErrNotFinite, i/n, i%n, v)
-		}
-		amax = math.Max(amax, math.Abs(v))
-	}
-	for i := 0; i < n; i++ {
-		for j := 0; j < i; j++ {
-			if d := math.Abs(a[i*n+j] - a[j*n+i]); d > 1e-12*amax {
-				return fmt.Errorf("%w: |a[%d,%d] − a[%d,%d]| = %.3g", numerr.ErrNotSymmetric, i, j, j, i, d)
-			}
-		}
-	}
-	lapackx.Symmetrize(a, n)
+// checkPosDef reports a finite symmetric matrix that is not positive
+// definite to working accuracy.
+func checkPosDef(a []float64, n int) error {
 	e := lapackx.NewEigSym(n)
 	if err := e.FactorizeValues(a); err != nil {
 		return err
@@ -229,6 +225,10 @@ func checkSPD(a []float64, n int) error {
 	}
 	return nil
 }
+
+// Notes returns one-line remarks on what New did to the data: B_i or C
+// within float32 rounding of symmetric, symmetrized.
+func (p *Problem) Notes() []string { return slices.Clone(p.notes) }
 
 // Dims returns n and the number of matrices B_i.
 func (p *Problem) Dims() (n, count int) { return p.n, p.count }

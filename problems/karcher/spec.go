@@ -56,6 +56,7 @@ var Spec = problems.Spec{
 			if err != nil {
 				return nil, err
 			}
+			notes := p.Notes()
 			sx, sy := p.Start()
 			if x0 == nil {
 				x0 = sx
@@ -65,6 +66,8 @@ var Spec = problems.Spec{
 					return nil, fmt.Errorf("%w: x0: %w", problems.ErrBadData, err)
 				}
 				y0 = sy
+			} else if err := problems.SnapInput(&notes, p.SPD, "y0", y0); err != nil {
+				return nil, fmt.Errorf("karcher: %s: %w", o.Data, err)
 			}
 			src := fmt.Sprintf("generated from seed %d (spread %g)", o.Seed, *spread)
 			if o.Data != "" {
@@ -77,6 +80,7 @@ var Spec = problems.Spec{
 			return &problems.Instance{
 				Problem: p.Problem(), X0: x0, Y0: y0, Settings: DefaultSettings(), Estimators: maps.Clone(Estimators),
 				Describe: fmt.Sprintf("Sym(%d) → SPD(%d), %d matrices %s; known optimum F* = %.12g (the Karcher mean)", data.N, data.N, data.Count, src, fstar),
+				Notes:    notes,
 			}, nil
 		}
 	},
@@ -84,8 +88,10 @@ var Spec = problems.Spec{
 
 // Load reads the problem's data from a numpy .npz file with arrays B
 // (count×n×n), C (n×n) and optionally w (count weights), x0 and y0 (n×n).
-// It returns x0 and y0 as nil when absent; the data are validated by New,
-// and a start off its manifold is reported when the run starts.
+// It returns x0 and y0 as nil when absent and as they are in the file;
+// the data are validated by New. Spec projects a y0 within float32
+// rounding of SPD(n) onto it (problems.SnapInput) and rejects one clearly
+// off; x0 is any n×n matrix (F depends on its symmetric part only).
 func Load(path string) (data *Data, x0, y0 []float64, err error) {
 	z, err := problems.OpenNPZ(path)
 	if err != nil {

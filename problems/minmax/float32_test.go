@@ -74,7 +74,7 @@ func TestFloat32Data(t *testing.T) {
 	r64, r32 := f32test.Run(t, in64, "gda", 20), f32test.Run(t, in32, "gda", 20)
 	diff := f32test.RelDiff(r32.F, r64.F)
 	t.Logf("F after 20 epochs: float64 data %.10g, float32 data %.10g, relative difference %.2g", r64.F, r32.F, diff)
-	if diff > 1e-6 {
+	if diff > f32test.Agree {
 		t.Errorf("the runs differ by %.3g relative", diff)
 	}
 
