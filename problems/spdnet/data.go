@@ -25,7 +25,8 @@ type Data struct {
 
 // Validate checks the sizes, the labels (each class present at least
 // twice, so that a split can put one on each side), and that every matrix
-// is finite, symmetric and positive definite (by a Cholesky factor). Errors
+// is finite, symmetric to float32 rounding (problems.CheckSymmetric; New
+// symmetrizes them) and positive definite (by a Cholesky factor). Errors
 // wrap problems.ErrBadData.
 func (d *Data) Validate() error {
 	if d == nil {
@@ -50,24 +51,12 @@ func (d *Data) Validate() error {
 		}
 	}
 	n := d.D
+	if err := problems.CheckSymmetric(nil, "A", d.A, n); err != nil {
+		return fmt.Errorf("spdnet: %w", err)
+	}
 	l := make([]float64, n*n)
 	for i := 0; i < d.N; i++ {
-		a := d.A[i*n*n : (i+1)*n*n]
-		var amax float64
-		for _, x := range a {
-			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return fmt.Errorf("spdnet: %w: matrix %d has a non-finite entry", problems.ErrBadData, i)
-			}
-			amax = math.Max(amax, math.Abs(x))
-		}
-		for p := 0; p < n; p++ {
-			for q := p + 1; q < n; q++ {
-				if math.Abs(a[p*n+q]-a[q*n+p]) > 1e-12*amax {
-					return fmt.Errorf("spdnet: %w: matrix %d is not symmetric at [%d,%d]", problems.ErrBadData, i, p, q)
-				}
-			}
-		}
-		copy(l, a)
+		copy(l, d.A[i*n*n:(i+1)*n*n])
 		if !(lapackx.Impl{}).Dpotrf(gblas.Lower, n, l, n) {
 			return fmt.Errorf("spdnet: %w: matrix %d is not positive definite", problems.ErrBadData, i)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	gblas "gonum.org/v1/gonum/blas"
 
@@ -52,6 +53,7 @@ type Problem struct {
 	Eu      *euclid.Euclidean
 	tr, val *set
 	w0, g0  []float64
+	notes   []string
 	egrad   []float64 // Euclidean gradient in (W1, W2)
 	t       []float64 // d1×d2 scratch
 	// H = ∇²_γ g and its lower Cholesky factor, per (W, γ, batch).
@@ -108,10 +110,11 @@ func newSet(name string, n, d, d1, d2, c int) *set {
 		th: make([]float64, d1*n*d1)}
 }
 
-// New returns the problem on data (validated and copied) with the split
-// and configuration, starting at the authors' W1 = I_{D×D1}, W2 =
-// I_{D1×D2} (the first columns of the identity) and γ with standard normal
-// entries drawn from seed.
+// New returns the problem on data (validated and copied, the matrices
+// symmetrized: Notes says when they were asymmetric beyond float64
+// rounding) with the split and configuration, starting at the authors'
+// W1 = I_{D×D1}, W2 = I_{D1×D2} (the first columns of the identity) and γ
+// with standard normal entries drawn from seed.
 func New(data *Data, split Split, cfg Config, seed uint64) (*Problem, error) {
 	if err := data.Validate(); err != nil {
 		return nil, err
@@ -138,6 +141,9 @@ func New(data *Data, split Split, cfg Config, seed uint64) (*Problem, error) {
 		hAt: solver.Memo{On: solver.OnX | solver.OnY | solver.OnBatch}, lAt: solver.Memo{On: solver.OnX | solver.OnY | solver.OnBatch},
 		ly: make([]float64, m*c), lg: make([]float64, m*c), ls: make([]float64, m*c),
 		cu: make([]float64, c), cr: make([]float64, c)}
+	if err := problems.CheckSymmetric(&p.notes, "A", data.A, d); err != nil {
+		return nil, fmt.Errorf("spdnet: %w", err)
+	}
 	p.tr = newSet("training", len(split.Train), d, d1, d2, c)
 	p.val = newSet("validation", len(split.Val), d, d1, d2, c)
 	for _, s := range []struct {
@@ -164,6 +170,10 @@ func New(data *Data, split Split, cfg Config, seed uint64) (*Problem, error) {
 	}
 	return p, nil
 }
+
+// Notes returns one-line remarks on what New did to the data: matrices
+// within float32 rounding of symmetric, symmetrized.
+func (p *Problem) Notes() []string { return slices.Clone(p.notes) }
 
 // Start returns copies of the starting point (W1, W2) and γ.
 func (p *Problem) Start() (w, gamma []float64) {

@@ -63,6 +63,7 @@ func NewInstance(data *Data, split Split, cfg Config, seed uint64) (*problems.In
 		Problem: p.Problem(), X0: w0, Y0: g0, Settings: PaperSettings(),
 		Estimators: maps.Clone(paperSpecs), Stochastic: &batches,
 		Accuracy: p.Accuracy,
+		Notes:    p.Notes(),
 		Baseline: func() (string, float64, error) {
 			acc, err := p.BaselineAccuracy()
 			return "log-Euclidean 1-NN", acc, err
