@@ -27,6 +27,9 @@ type manifoldObj struct {
 	busy
 	m    solver.Manifold
 	spec string
+	// notes are what building the manifold did to its inputs (a
+	// coupling's marginals rescaled); problems made from it inherit them.
+	notes []string
 }
 
 func (*manifoldObj) kind() string { return "manifold" }
@@ -256,7 +259,7 @@ func rhgdgo_manifold_coupling(m, n C.int64_t, a, b *C.double, options *C.char, o
 				desc += "," + p.text
 			}
 		}
-		*out = C.int64_t(handles.add(&manifoldObj{m: c, spec: desc}))
+		*out = C.int64_t(handles.add(&manifoldObj{m: c, spec: desc, notes: c.Notes()}))
 		return nil
 	})
 }
@@ -273,6 +276,7 @@ func rhgdgo_manifold_product(k C.int64_t, factors *C.int64_t, out *C.int64_t) C.
 		hs := unsafeSliceInt64(factors, int(k))
 		ms := make([]solver.Manifold, len(hs))
 		specs := make([]string, len(hs))
+		var notes []string
 		for i, h := range hs {
 			o, err := lookup[*manifoldObj](&handles, h, "manifold")
 			if err != nil {
@@ -282,9 +286,12 @@ func rhgdgo_manifold_product(k C.int64_t, factors *C.int64_t, out *C.int64_t) C.
 				return err
 			}
 			ms[i], specs[i] = solver.Clone(o.m), o.spec
+			for _, n := range o.notes {
+				notes = append(notes, fmt.Sprintf("factor %d: %s", i, n))
+			}
 			o.release()
 		}
-		*out = C.int64_t(handles.add(&manifoldObj{m: product.New(ms...), spec: "product(" + strings.Join(specs, "; ") + ")"}))
+		*out = C.int64_t(handles.add(&manifoldObj{m: product.New(ms...), spec: "product(" + strings.Join(specs, "; ") + ")", notes: notes}))
 		return nil
 	})
 }

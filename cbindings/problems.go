@@ -11,7 +11,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/rhgd/rhgd/problems"
 	"github.com/rhgd/rhgd/problems/catalog"
@@ -32,6 +34,39 @@ type problemObj struct {
 	// cb keeps a callback problem's function pointers.
 	cb   *cOracles
 	desc string
+	// notes say what rhgd did to the inputs given with the problem: its
+	// data and manifolds, and the starting points set or run from
+	// (projected when within float32 rounding of their manifold).
+	notesMu sync.Mutex
+	notes   []string
+}
+
+// addNotes appends the notes that the problem does not have yet: a
+// solver run again from the same float32 start notes it once.
+func (o *problemObj) addNotes(notes ...string) {
+	o.notesMu.Lock()
+	defer o.notesMu.Unlock()
+	for _, n := range notes {
+		if n != "" && !slices.Contains(o.notes, n) {
+			o.notes = append(o.notes, n)
+		}
+	}
+}
+
+// snapStart returns the caller's starting point x, the argument named
+// name, as a point of m: x itself when it is one, else a copy projected
+// onto m when x is within float32 rounding of it (solver.SnapPoint), with
+// the note naming the argument.
+func snapStart(name string, m solver.Manifold, x []float64) ([]float64, string, error) {
+	if m.CheckPoint(x) == nil {
+		return x, "", nil
+	}
+	c := append([]float64(nil), x...)
+	note, err := solver.SnapPoint(m, c)
+	if err != nil {
+		return nil, "", input(name, err)
+	}
+	return c, name + ": " + note, nil
 }
 
 func (*problemObj) kind() string { return "problem" }
@@ -78,7 +113,7 @@ func newBuiltin(name string, params []string, data string, seed uint64) (*proble
 	if err != nil {
 		return nil, err
 	}
-	return &problemObj{p: in.Problem, x0: in.X0, y0: in.Y0, inst: in, desc: name + ": " + in.Describe}, nil
+	return &problemObj{p: in.Problem, x0: in.X0, y0: in.Y0, inst: in, desc: name + ": " + in.Describe, notes: slices.Clone(in.Notes)}, nil
 }
 
 //export rhgdgo_problem_names
@@ -147,6 +182,7 @@ func rhgdgo_problem_callbacks(mx, my C.int64_t, oracles *C.rhgd_oracles, flags C
 		}
 		var ms [2]solver.Manifold
 		var specs [2]string
+		var notes []string
 		for i, h := range []C.int64_t{mx, my} {
 			o, err := lookup[*manifoldObj](&handles, int64(h), "manifold")
 			if err != nil {
@@ -156,6 +192,9 @@ func rhgdgo_problem_callbacks(mx, my C.int64_t, oracles *C.rhgd_oracles, flags C
 				return err
 			}
 			ms[i], specs[i] = solver.Clone(o.m), o.spec
+			for _, n := range o.notes {
+				notes = append(notes, []string{"mx", "my"}[i]+": "+n)
+			}
 			o.release()
 		}
 		cb := newCOracles(oracles, user)
@@ -167,7 +206,7 @@ func rhgdgo_problem_callbacks(mx, my C.int64_t, oracles *C.rhgd_oracles, flags C
 		if flags == C.RHGD_EUCLIDEAN {
 			kind = "Euclidean"
 		}
-		o := &problemObj{p: p, cb: cb, desc: fmt.Sprintf("callbacks (%s oracles) on %s × %s", kind, specs[0], specs[1])}
+		o := &problemObj{p: p, cb: cb, desc: fmt.Sprintf("callbacks (%s oracles) on %s × %s", kind, specs[0], specs[1]), notes: notes}
 		*out = C.int64_t(handles.add(o))
 		return nil
 	})
@@ -231,15 +270,16 @@ func rhgdgo_problem_set_start(h C.int64_t, x0, y0 *C.double) C.int {
 		if x0 == nil || y0 == nil {
 			return argf("x0 or y0 is NULL")
 		}
-		x := append([]float64(nil), view(x0, o.p.Mx.Len())...)
-		y := append([]float64(nil), view(y0, o.p.My.Len())...)
-		if err := o.p.Mx.CheckPoint(x); err != nil {
-			return input("x0", err)
+		x, nx, err := snapStart("x0", o.p.Mx, view(x0, o.p.Mx.Len()))
+		if err != nil {
+			return err
 		}
-		if err := o.p.My.CheckPoint(y); err != nil {
-			return input("y0", err)
+		y, ny, err := snapStart("y0", o.p.My, view(y0, o.p.My.Len()))
+		if err != nil {
+			return err
 		}
-		o.x0, o.y0 = x, y
+		o.x0, o.y0 = slices.Clone(x), slices.Clone(y)
+		o.addNotes(nx, ny)
 		return nil
 	})
 }
@@ -252,6 +292,19 @@ func rhgdgo_problem_describe(h C.int64_t, buf *C.char, n C.size_t) C.int {
 			return "", err
 		}
 		return o.desc, nil
+	})
+}
+
+//export rhgdgo_problem_notes
+func rhgdgo_problem_notes(h C.int64_t, buf *C.char, n C.size_t) C.int {
+	return stringOut(buf, n, func() (string, error) {
+		o, err := lookup[*problemObj](&handles, int64(h), "problem")
+		if err != nil {
+			return "", err
+		}
+		o.notesMu.Lock()
+		defer o.notesMu.Unlock()
+		return strings.Join(o.notes, "\n"), nil
 	})
 }
 

@@ -112,6 +112,7 @@ int rhgd_problem_set_start(rhgd_problem p, const double *x0, const double *y0) {
 	return rhgdgo_problem_set_start(p, (double *)x0, (double *)y0);
 }
 int rhgd_problem_describe(rhgd_problem p, char *buf, size_t len) { return rhgdgo_problem_describe(p, buf, len); }
+int rhgd_problem_notes(rhgd_problem p, char *buf, size_t len) { return rhgdgo_problem_notes(p, buf, len); }
 int rhgd_problem_oracle(rhgd_problem p, const char *name, const double *x, const double *y,
                         const double *v, double *out) {
 	return rhgdgo_problem_oracle(p, (char *)name, (double *)x, (double *)y, (double *)v, out);

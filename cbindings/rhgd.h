@@ -32,6 +32,18 @@
  * lyapunov_sym), 1e-12 for SPD points and tangents (spd_*, the SPD
  * manifold). Results that are symmetric matrices are exactly symmetric.
  *
+ * Inputs from float32 pipelines (numpy float32, PyTorch) miss their
+ * constraints by float32 rounding. Where rhgd takes data or a starting
+ * point (rhgd_problem_builtin's data file, rhgd_problem_set_start,
+ * rhgd_solver_run, the marginals of rhgd_manifold_coupling), an input
+ * within float32 rounding of its constraint (a defect up to 8 n 2^-24 for
+ * order n: relative asymmetry, ||X^T X - I||_F, relative marginal or mass
+ * error) is projected onto it once (symmetrized, re-orthonormalized by its
+ * polar factor, rebalanced by Sinkhorn scaling, b rescaled to the mass of
+ * a) and rhgd_problem_notes says so; an input further off is RHGD_EINVAL
+ * with the defect and the bound. The kernels and rhgd_manifold_check_point
+ * check points to the tolerances above.
+ *
  * THREADS
  *
  * Every function may be called from any thread. Independent handles may be
@@ -197,7 +209,8 @@ RHGD_API int rhgd_stiefel_retr_qr(int64_t n, int64_t p, const double *x, const d
 
 /* rhgd_coupling_retr sets out to the Sinkhorn balancing of
  * Gamma o exp(U / Gamma) onto the couplings of a (m entries) and b (n
- * entries): positive finite marginals of equal mass (to 1e-12), Gamma an
+ * entries): positive finite marginals of equal mass (to 1e-12; masses
+ * apart by float32 rounding are made equal by rescaling b), Gamma an
  * m x n positive plan with those marginals (to 1e-10 relative), U a
  * finite m x n matrix. RHGD_ENOTCONV if Sinkhorn does not reach its
  * tolerance (1e-13) in 1000 iterations; out then holds the best plan found. */
@@ -222,7 +235,9 @@ typedef int64_t rhgd_manifold;
 RHGD_API int rhgd_manifold_new(const char *spec, rhgd_manifold *out);
 
 /* rhgd_manifold_coupling creates the manifold of m x n couplings of the
- * marginals a and b (copied); options is NULL or "maxiter=N,tol=X" for the
+ * marginals a and b (copied; masses apart by float32 rounding are made
+ * equal by rescaling b, and problems made on the manifold note it:
+ * rhgd_problem_notes); options is NULL or "maxiter=N,tol=X" for the
  * retraction's Sinkhorn iterations (defaults 1000, 1e-13). */
 RHGD_API int rhgd_manifold_coupling(int64_t m, int64_t n, const double *a, const double *b,
                                     const char *options, rhgd_manifold *out);
@@ -348,12 +363,22 @@ RHGD_API int rhgd_problem_dims(rhgd_problem p, int64_t *len_x, int64_t *len_y);
 RHGD_API int rhgd_problem_start(rhgd_problem p, double *x0, double *y0);
 
 /* rhgd_problem_set_start sets the problem's starting point (copied,
- * checked to be on the manifolds). */
+ * checked to be on the manifolds; a point within float32 rounding of its
+ * manifold is projected onto it, with a note: rhgd_problem_notes). */
 RHGD_API int rhgd_problem_set_start(rhgd_problem p, const double *x0, const double *y0);
 
 /* rhgd_problem_describe copies a one-line description into buf and returns
  * its full length. */
 RHGD_API int rhgd_problem_describe(rhgd_problem p, char *buf, size_t len);
+
+/* rhgd_problem_notes copies the problem's notes into buf, one line each
+ * (separated by '\n'; "" when there are none), and returns their full
+ * length: what rhgd did to the inputs given with the problem, namely data
+ * and marginals, and the starting points given to rhgd_problem_set_start
+ * and rhgd_solver_run, that were within float32 rounding of a constraint
+ * and projected onto it. Each note names the input, its defect and the
+ * projection ("W0: ||X^T X - I||_F = 1.1e-07, ..."); a note is kept once. */
+RHGD_API int rhgd_problem_notes(rhgd_problem p, char *buf, size_t len);
 
 /* rhgd_problem_oracle evaluates one oracle by name at (x, y): "f" and "g"
  * write one double, "grad_fx", "grad_gx" write len_x doubles, "grad_fy",
@@ -437,7 +462,9 @@ typedef struct rhgd_epoch {
 typedef int (*rhgd_epoch_fn)(void *user, const rhgd_epoch *epoch);
 
 /* rhgd_solver_run runs the solver from (x0, y0) (NULL for both: the
- * problem's starting point) until a stopping rule fires, calling callback
+ * problem's starting point; a given point within float32 rounding of its
+ * manifold is projected onto it, with a note: rhgd_problem_notes) until a
+ * stopping rule fires, calling callback
  * (may be NULL) with user after each epoch. It returns RHGD_OK when the run
  * ended by a stopping rule (iteration or runtime limit, gradient threshold,
  * cancellation) and an error code when it diverged or an operation failed;

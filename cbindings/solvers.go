@@ -227,7 +227,15 @@ func (s *solverObj) run(x0, y0 *C.double, fn C.rhgd_epoch_fn, user C.uintptr_t) 
 	case x0 == nil || y0 == nil:
 		return argf("give both x0 and y0, or neither")
 	default:
-		x, y = view(x0, o.p.Mx.Len()), view(y0, o.p.My.Len())
+		var nx, ny string
+		var err error
+		if x, nx, err = snapStart("x0", o.p.Mx, view(x0, o.p.Mx.Len())); err != nil {
+			return err
+		}
+		if y, ny, err = snapStart("y0", o.p.My, view(y0, o.p.My.Len())); err != nil {
+			return err
+		}
+		o.addNotes(nx, ny)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

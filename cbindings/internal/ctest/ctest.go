@@ -343,6 +343,9 @@ func ProblemSetStart(h int64, x0, y0 []float64) int {
 func ProblemDescribe(h int64, size int) (int, string) {
 	return copyOut(size, func(b *C.char, n C.size_t) C.int { return C.rhgd_problem_describe(C.rhgd_problem(h), b, n) })
 }
+func ProblemNotes(h int64, size int) (int, string) {
+	return copyOut(size, func(b *C.char, n C.size_t) C.int { return C.rhgd_problem_notes(C.rhgd_problem(h), b, n) })
+}
 func Oracle(h int64, name string, x, y, v, out []float64) int {
 	s := cstr(name)
 	defer free(s)
