@@ -13,7 +13,7 @@ worker processes use spawn), or load rhgd only in the workers.
 """
 
 from ._lib import (BadHandle, BusyError, CallbackError, ForkError, InternalError, InvalidArgument, NotConverged,
-                   NumericalError, RHGDError, library_path)
+                   NumericalError, ProjectedInput, RHGDError, library_path)
 from .kernels import (coupling_retr, expm, expsym, logsym, lyapunov_sym, spd_dist, spd_exp, spd_log, sqrtsym,
                       stiefel_retr_qr)
 from .solver import (SPD, Coupling, Euclidean, OptimizeResult, Problem, Product, Solver, Stiefel, builtin, info,
@@ -23,7 +23,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "RHGDError", "InvalidArgument", "NotConverged", "NumericalError", "BadHandle", "InternalError",
-    "CallbackError", "BusyError", "ForkError", "library_path",
+    "CallbackError", "BusyError", "ForkError", "ProjectedInput", "library_path",
     "expsym", "logsym", "sqrtsym", "expm", "lyapunov_sym", "spd_exp", "spd_log", "spd_dist", "stiefel_retr_qr",
     "coupling_retr",
     "SPD", "Stiefel", "Euclidean", "Coupling", "Product", "Problem", "Solver", "OptimizeResult", "builtin",

@@ -82,6 +82,12 @@ class ForkError(RuntimeError):
     it does not survive fork(), so this process cannot use it."""
 
 
+class ProjectedInput(UserWarning):
+    """An input within float32 rounding of its constraint (a symmetric or
+    orthonormal matrix, a coupling's marginals) that rhgd projected onto it:
+    the message is the library's note (Problem.notes keeps them all)."""
+
+
 _ERRORS = {c.code: c for c in (InvalidArgument, NotConverged, NumericalError, BadHandle,
                                InternalError, CallbackError, BusyError)}
 
@@ -251,6 +257,7 @@ _PROTOS = {
     "rhgd_problem_start": (c_int, [c_i64, P, P]),
     "rhgd_problem_set_start": (c_int, [c_i64, P, P]),
     "rhgd_problem_describe": (c_int, [c_i64, c_char_p, c_size]),
+    "rhgd_problem_notes": (c_int, [c_i64, c_char_p, c_size]),
     "rhgd_problem_oracle": (c_int, [c_i64, c_char_p, P, P, P, P]),
     "rhgd_problem_accuracy": (c_int, [c_i64, P, P, ctypes.POINTER(c_dbl)]),
     "rhgd_solver_new": (c_int, [c_i64, c_char_p, c_char_p, PI64]),

@@ -6,6 +6,7 @@ import os
 import signal
 import tempfile
 import threading
+import warnings
 import weakref
 
 import numpy as np
@@ -225,6 +226,7 @@ class Problem(_Handle):
         self._dims()
         if x0 is not None or y0 is not None:
             self.set_start(x0, y0)
+        self._warn_notes()
 
     # The wrappers catch every exception (nothing may unwind into C), keep
     # the first and return nonzero, which stops the run.
@@ -285,6 +287,23 @@ class Problem(_Handle):
         """One line saying what the problem is."""
         return _lib.copy_out(_lib.lib().rhgd_problem_describe, self._h)
 
+    @property
+    def notes(self):
+        """What rhgd did to the inputs given with the problem (its data, the
+        marginals of its manifolds, the starting points set or run from):
+        one line per input that was within float32 rounding of a
+        constraint and projected onto it. Each is also issued once as a
+        ProjectedInput warning."""
+        s = _lib.copy_out(_lib.lib().rhgd_problem_notes, self._h)
+        return s.split("\n") if s else []
+
+    def _warn_notes(self):
+        """Warn of the notes not warned of yet (they only grow)."""
+        notes = self.notes
+        for note in notes[getattr(self, "_warned", 0):]:
+            warnings.warn("rhgd: " + note, _lib.ProjectedInput, stacklevel=3)
+        self._warned = len(notes)
+
     def start(self):
         """The starting point (x0, y0) as flat arrays; InvalidArgument if
         there is none."""
@@ -293,9 +312,12 @@ class Problem(_Handle):
         return x0, y0
 
     def set_start(self, x0, y0):
-        """Set the starting point (checked to be on the manifolds)."""
+        """Set the starting point (checked to be on the manifolds; a point
+        within float32 rounding of its manifold is projected onto it, with a
+        ProjectedInput warning)."""
         x0, y0 = self._flat(x0, self.len_x, "x0"), self._flat(y0, self.len_y, "y0")
         _lib.check(_lib.lib().rhgd_problem_set_start(self._h, x0.ctypes.data, y0.ctypes.data))
+        self._warn_notes()
 
     @staticmethod
     def _flat(a, n, name):
@@ -374,6 +396,9 @@ def builtin(name, data=None, seed=0, **params):
     data is None (generated or built-in data), a path to a .npz file, or a
     dict of numpy arrays, which is written to a temporary .npz (for the
     synthetic problem: X (n x d), Y (n x r), optionally W0, M0, nu).
+    float32 data are welcome: inputs within float32 rounding of their
+    constraints are projected onto them, with a ProjectedInput warning
+    each (Problem.notes).
     """
     lib = _lib.lib()
     items = [f"{k}={_fmt(v)}".encode() for k, v in params.items()]
@@ -393,6 +418,7 @@ def builtin(name, data=None, seed=0, **params):
             os.unlink(tmp)
     p.builtin_name, p.error, p._c, p.mx, p.my = name, None, {}, None, None
     p._dims()
+    p._warn_notes()
     return p
 
 
@@ -497,6 +523,7 @@ class Solver(_Handle):
                 signal.signal(signal.SIGINT, old_handler)
         if interrupted:
             raise KeyboardInterrupt
+        p._warn_notes()
         res = None
         if rc >= 0 or rc in (_lib.ENUMERIC, _lib.ENOTCONV, _lib.ECALLBACK, _lib.EINTERNAL):
             try:
