@@ -1,10 +1,10 @@
 package domainadapt_test
 
 import (
+	"math/rand/v2"
 	"path/filepath"
 	"testing"
 
-	officecaltech "github.com/rhgd/rhgd/data/office-caltech10"
 	"github.com/rhgd/rhgd/internal/f32test"
 	"github.com/rhgd/rhgd/problems"
 	"github.com/rhgd/rhgd/problems/domainadapt"
@@ -15,9 +15,21 @@ import (
 // own), with no note, and a run from them agrees with the run from the
 // float64 file to float32 accuracy.
 func TestFloat32Data(t *testing.T) {
-	data, err := domainadapt.LoadPair(officecaltech.DSLR, officecaltech.Webcam, officecaltech.DeCAF6)
-	if err != nil {
-		t.Fatal(err)
+	// Random features of 40 source and 50 target samples in R^8, labels
+	// in 1..3.
+	rnd := rand.New(rand.NewPCG(3, 3))
+	data := &domainadapt.Data{N: 40, M: 50, D: 8}
+	for range data.N * data.D {
+		data.X = append(data.X, 0.25*rnd.NormFloat64())
+	}
+	for range data.M * data.D {
+		data.Y = append(data.Y, 0.25*rnd.NormFloat64())
+	}
+	for range data.N {
+		data.SourceLabels = append(data.SourceLabels, 1+rnd.IntN(3))
+	}
+	for range data.M {
+		data.TargetLabels = append(data.TargetLabels, 1+rnd.IntN(3))
 	}
 	labels := func(l []int) []float64 {
 		v := make([]float64, len(l))
