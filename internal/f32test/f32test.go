@@ -29,9 +29,9 @@ func Round(x []float64) []float64 {
 
 // Sym returns the n×n matrices of a (one after the other) as a float32
 // computation leaves symmetric matrices: rounded to float32, and each entry
-// above the diagonal one float32 ulp off its mirror image, up and down in
-// turn, so that every matrix is asymmetric by about 6e-8 to 1.2e-7
-// relative to its largest entry of the same magnitude, deterministically.
+// above the diagonal moved one float32 ulp (at most 2⁻²³ ≈ 1.2e-7 of it)
+// away from its mirror image, up and down in turn: asymmetric at float32
+// rounding, deterministically.
 func Sym(a []float64, n int) []float64 {
 	out := Round(a)
 	for k := 0; k+n*n <= len(out); k += n * n {
