@@ -59,6 +59,12 @@ type SinkhornSettings struct {
 	Tol float64
 }
 
+// The defaults of SinkhornSettings.
+const (
+	defaultSinkhornMaxIter = 1000
+	defaultSinkhornTol     = 1e-13
+)
+
 // CGSettings control the projection's conjugate gradient solve. Zero
 // values take the defaults; see CheckSettings for the valid range.
 type CGSettings struct {
@@ -81,7 +87,10 @@ type Coupling struct {
 	// CG controls the projection.
 	CG CGSettings
 	// Tol is the relative tolerance of CheckPoint and CheckTangent, finite
-	// and ≥ 0; zero means DefaultTol.
+	// and ≥ 0. Zero means DefaultTol for tangents and, for points,
+	// max(DefaultTol, 2·Sinkhorn.Tol): a point the retraction returns,
+	// balanced to Sinkhorn.Tol, then passes CheckPoint whatever Sinkhorn.Tol
+	// the caller chose (twice it, for the rounding of the plan's sums).
 	Tol float64
 
 	lastMarginal float64 // marginal error of the last retraction
@@ -491,8 +500,26 @@ func (c *Coupling) tol() float64 {
 	return DefaultTol
 }
 
+// pointTol is CheckPoint's tolerance: Tol, or by default one that accepts
+// the retraction's own results (see Tol).
+func (c *Coupling) pointTol() float64 {
+	if c.Tol != 0 {
+		return c.Tol
+	}
+	return math.Max(DefaultTol, 2*c.sinkhornTol())
+}
+
+// sinkhornTol is the retraction's effective Sinkhorn.Tol.
+func (c *Coupling) sinkhornTol() float64 {
+	if c.Sinkhorn.Tol != 0 {
+		return c.Sinkhorn.Tol
+	}
+	return defaultSinkhornTol
+}
+
 // CheckPoint returns an error unless x is finite, positive and has row sums
-// a and column sums b within Tol·Σa; or CheckSettings' error.
+// a and column sums b within Tol·Σa (by default, as the retraction's
+// Sinkhorn.Tol allows; see Tol); or CheckSettings' error.
 func (c *Coupling) CheckPoint(x []float64) error {
 	if err := c.CheckSettings(); err != nil {
 		return err
@@ -509,8 +536,8 @@ func (c *Coupling) CheckPoint(x []float64) error {
 			return fmt.Errorf("%w: Γ[%d,%d] = %v", ErrNotPositive, k/n, k%n, v)
 		}
 	}
-	if e := c.marginalError(x, c.a, c.b); e > c.tol()*c.mass {
-		return fmt.Errorf("%w: ‖Γ1 − a‖₁ + ‖Γᵀ1 − b‖₁ = %.3g > %.3g·Σa", ErrMarginal, e, c.tol())
+	if e, tol := c.marginalError(x, c.a, c.b), c.pointTol(); e > tol*c.mass {
+		return fmt.Errorf("%w: ‖Γ1 − a‖₁ + ‖Γᵀ1 − b‖₁ = %.3g > %.3g·Σa", ErrMarginal, e, tol)
 	}
 	return nil
 }

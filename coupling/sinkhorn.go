@@ -122,12 +122,9 @@ func (c *Coupling) iterate(dst, x, q []float64) error {
 	m, n := c.m, c.n
 	// The settings were checked (CheckSettings) by the caller: a NaN or
 	// infinite Tol, or a negative MaxIter, never reaches the defaults here.
-	maxIter, tol := c.Sinkhorn.MaxIter, c.Sinkhorn.Tol
+	maxIter, tol := c.Sinkhorn.MaxIter, c.sinkhornTol()
 	if maxIter == 0 {
-		maxIter = 1000
-	}
-	if tol == 0 {
-		tol = 1e-13
+		maxIter = defaultSinkhornMaxIter
 	}
 	kt := c.mn1
 	impl := blas.Impl()
@@ -217,7 +214,8 @@ func (c *Coupling) iterate(dst, x, q []float64) error {
 		}
 	}
 	if best > tol {
-		return ErrSinkhornNotConverged
+		return fmt.Errorf("%w: relative marginal error %.3g > tolerance %.3g after %d iterations",
+			ErrSinkhornNotConverged, best, tol, maxIter)
 	}
 	return nil
 }
