@@ -961,7 +961,7 @@ func TestCallbackProblem(t *testing.T) {
 	// hinv without the inverse Hessian.
 	p, _ := ctest.QuadProblem(q, mx, my, 0, 0, false)
 	defer ctest.ProblemFree(p)
-	wantCode(t, "hinv without hess_gy_inv", einval, func() int { _, rc := ctest.SolverNew(p, "hinv", ""); return rc }, "HessGyInv")
+	wantCode(t, "hinv without hess_gy_inv", einval, func() int { _, rc := ctest.SolverNew(p, "hinv", ""); return rc }, "hess_gy_inv")
 	// No starting point.
 	s, _ := ctest.SolverNew(p, "cg", "epochs=3")
 	defer ctest.SolverFree(s)

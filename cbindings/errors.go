@@ -78,6 +78,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"runtime/debug"
 	"strings"
 	"unsafe"
@@ -168,10 +169,53 @@ func codeOf(err error) int {
 	return codeInternal
 }
 
-// fail stores err's message as the calling thread's last error and returns
-// its code.
+// renamed is err with its message in the C ABI's terms (see abiTerms);
+// errors.Is still sees err.
+type renamed struct {
+	msg string
+	err error
+}
+
+func (e *renamed) Error() string { return e.msg }
+func (e *renamed) Unwrap() error { return e.err }
+
+// goName matches what the solver's messages call a setting or an oracle:
+// a field of solver.Settings or solver.Problem.
+var goName = regexp.MustCompile(`\bSettings\.Lower must be zero|\bSettings\.[A-Z][A-Za-z]*(?:\.[A-Z][A-Za-z]*)?|\b(F|G|GradFx|GradFy|GradGx|GradGy|HessGy|HessGyInv|CrossGxy|CrossGyx)\b`)
+
+// abiNames are the C ABI's names (the keys of rhgd_solver_new's settings,
+// the fields of rhgd_oracles, which are also the Python keywords) of what
+// goName matches; Lower and Upper, which only the adaptive preset sets,
+// are the preset.
+var abiNames = map[string]string{
+	"Settings.EtaX": "eta_x", "Settings.EtaY": "eta_y", "Settings.InnerIters": "inner", "Settings.Epochs": "epochs",
+	"Settings.GradTol": "grad_tol", "Settings.Runtime": "runtime", "Settings.DivergeFactor": "diverge",
+	"Settings.FDStep": "fd_step", "Settings.Seed": "seed", "Settings.Batches": "batches",
+	"Settings.Lower must be zero": "it needs preset=paper",
+	"F":                           "f", "G": "g", "GradFx": "grad_fx", "GradFy": "grad_fy", "GradGx": "grad_gx", "GradGy": "grad_gy",
+	"HessGy": "hess_gy", "HessGyInv": "hess_gy_inv", "CrossGxy": "cross_gxy", "CrossGyx": "cross_gyx",
+}
+
+// abiTerms renames, in a message from rhgd's Go packages, the Go names
+// of settings and oracles (Settings.EtaX, GradGy) to the C ABI's (eta_x,
+// grad_gy): a C or Python caller never saw the Go names. This is the one
+// place where the C ABI translates Go's vocabulary.
+func abiTerms(msg string) string {
+	return goName.ReplaceAllStringFunc(msg, func(name string) string {
+		if n, ok := abiNames[name]; ok {
+			return n
+		}
+		if strings.HasPrefix(name, "Settings.Lower") || strings.HasPrefix(name, "Settings.Upper") {
+			return "preset=adaptive"
+		}
+		return name
+	})
+}
+
+// fail stores err's message, in the C ABI's terms, as the calling thread's
+// last error and returns its code.
 func fail(err error) C.int {
-	msg := "rhgd: " + err.Error()
+	msg := "rhgd: " + abiTerms(err.Error())
 	C.rhgd_store_error_((*C.char)(unsafe.Pointer(unsafe.StringData(msg))), C.size_t(len(msg)))
 	return C.int(codeOf(err))
 }

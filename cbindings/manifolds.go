@@ -405,3 +405,102 @@ func rhgdgo_manifold_retract(h C.int64_t, x, u *C.double, t C.double, out *C.dou
 		return nil
 	})
 }
+
+// specOf writes m as rhgd_manifold_new's spec (a product as
+// "product(spec; spec)", a coupling without its marginals), for the
+// manifolds of built-in problems, which no spec made.
+func specOf(m solver.Manifold) string {
+	switch m := m.(type) {
+	case *spd.SPD:
+		n, _ := m.Dims()
+		retr, transport := "second-order", "identity"
+		if m.Retraction == spd.Exponential {
+			retr = "exp"
+		}
+		if m.TransportMethod == spd.Parallel {
+			transport = "parallel"
+		}
+		return fmt.Sprintf("spd:n=%d,retr=%s,transport=%s", n, retr, transport)
+	case *stiefel.Stiefel:
+		n, p := m.Dims()
+		retr := map[stiefel.Retraction]string{stiefel.QR: "qr", stiefel.Polar: "polar", stiefel.Cayley: "cayley",
+			stiefel.Exponential: "exp"}[m.Retraction]
+		return fmt.Sprintf("stiefel:n=%d,p=%d,retr=%s", n, p, retr)
+	case *euclid.Euclidean:
+		r, c := m.Dims()
+		return fmt.Sprintf("euclid:r=%d,c=%d", r, c)
+	case *coupling.Coupling:
+		r, c := m.Dims()
+		s := fmt.Sprintf("coupling:m=%d,n=%d", r, c)
+		if m.Sinkhorn.MaxIter != 0 {
+			s += fmt.Sprintf(",maxiter=%d", m.Sinkhorn.MaxIter)
+		}
+		if m.Sinkhorn.Tol != 0 {
+			s += fmt.Sprintf(",tol=%g", m.Sinkhorn.Tol)
+		}
+		return s
+	case *product.Product:
+		specs := make([]string, m.Factors())
+		for i := range specs {
+			specs[i] = specOf(m.Factor(i))
+		}
+		return "product(" + strings.Join(specs, "; ") + ")"
+	}
+	return fmt.Sprintf("%T:len=%d", m, m.Len())
+}
+
+// dimser is a manifold whose points are rows × cols matrices.
+type dimser interface{ Dims() (rows, cols int) }
+
+//export rhgdgo_manifold_shape
+func rhgdgo_manifold_shape(h C.int64_t, rows, cols, factors *C.int64_t) C.int {
+	return withManifold(h, func(m solver.Manifold) error {
+		r, c, k := m.Len(), 1, 0
+		switch m := m.(type) {
+		case *product.Product:
+			k = m.Factors()
+		case dimser:
+			r, c = m.Dims()
+		}
+		if rows != nil {
+			*rows = C.int64_t(r)
+		}
+		if cols != nil {
+			*cols = C.int64_t(c)
+		}
+		if factors != nil {
+			*factors = C.int64_t(k)
+		}
+		return nil
+	})
+}
+
+//export rhgdgo_manifold_factor
+func rhgdgo_manifold_factor(h, i C.int64_t, out *C.int64_t) C.int {
+	return withManifold(h, func(m solver.Manifold) error {
+		if out == nil {
+			return argf("out is NULL")
+		}
+		p, ok := m.(*product.Product)
+		if !ok {
+			return argf("%s is not a product: it has no factors", specOf(m))
+		}
+		if i < 0 || int64(i) >= int64(p.Factors()) {
+			return argf("factor %d of a product of %d", int64(i), p.Factors())
+		}
+		f := solver.Clone(p.Factor(int(i)))
+		*out = C.int64_t(handles.add(&manifoldObj{m: f, spec: specOf(f)}))
+		return nil
+	})
+}
+
+//export rhgdgo_manifold_describe
+func rhgdgo_manifold_describe(h C.int64_t, buf *C.char, n C.size_t) C.int {
+	return stringOut(buf, n, func() (string, error) {
+		o, err := lookup[*manifoldObj](&handles, int64(h), "manifold")
+		if err != nil {
+			return "", err
+		}
+		return o.spec, nil
+	})
+}

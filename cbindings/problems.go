@@ -11,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -83,11 +84,51 @@ func builtinFlags(name string) (*problems.Spec, *flag.FlagSet, func(problems.Opt
 	return sp, fs, sp.Flags(fs), nil
 }
 
+// paramName is the C ABI's name of a problem's flag: its words joined by
+// '_' ("start_seed" for -start-seed), as the solver settings are named
+// (eta_x), so that every parameter is also a Python keyword. The flags
+// themselves use '-'; newBuiltin takes either spelling.
+func paramName(flag string) string { return strings.ReplaceAll(flag, "-", "_") }
+
 // paramList lists a FlagSet's parameters as rhgd_problem_params does.
 func paramList(fs *flag.FlagSet) string {
 	var b strings.Builder
-	fs.VisitAll(func(f *flag.Flag) { fmt.Fprintf(&b, "%s=%s\t%s\n", f.Name, f.DefValue, f.Usage) })
+	fs.VisitAll(func(f *flag.Flag) { fmt.Fprintf(&b, "%s=%s\t%s\n", paramName(f.Name), f.DefValue, f.Usage) })
 	return b.String()
+}
+
+// paramNames lists a FlagSet's parameter names, for error messages.
+func paramNames(fs *flag.FlagSet) string {
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, paramName(f.Name)) })
+	return strings.Join(names, ", ")
+}
+
+// flagMention matches a command-line flag named in a message ("-source",
+// "-baseline-lambda"): a '-' at the start or after a space, quote or
+// parenthesis, then a lower-case name.
+var flagMention = regexp.MustCompile(`(^|[\s"'(])-([a-z][a-z0-9]*(?:-[a-z0-9]+)*)\b`)
+
+// inParamTerms renames the flags of fs (and -data) that err's message
+// names, as the problems' builders write them for the command line, to
+// the parameter names a C or Python caller gives.
+func inParamTerms(err error, fs *flag.FlagSet) error {
+	msg := err.Error()
+	out := flagMention.ReplaceAllStringFunc(msg, func(m string) string {
+		i := strings.IndexByte(m, '-')
+		name := m[i+1:]
+		switch {
+		case name == "data":
+			return m[:i] + "data"
+		case fs.Lookup(name) != nil:
+			return m[:i] + paramName(name)
+		}
+		return m
+	})
+	if out == msg {
+		return err
+	}
+	return &renamed{msg: out, err: err}
 }
 
 // newBuiltin builds the named problem of the catalog from "key=value"
@@ -98,23 +139,28 @@ func newBuiltin(name string, params []string, data string, seed uint64) (*proble
 	if err != nil {
 		return nil, err
 	}
-	args := make([]string, len(params))
-	for i, p := range params {
-		k, _, ok := strings.Cut(p, "=")
+	for _, p := range params {
+		k, v, ok := strings.Cut(p, "=")
 		if !ok || k == "" || strings.HasPrefix(k, "-") {
 			return nil, argf("problem %q: parameter %q is not key=value", name, p)
 		}
-		args[i] = "-" + p
-	}
-	if err := fs.Parse(args); err != nil {
-		return nil, argf("problem %q: %v; its parameters are:\n%s", name, err, paramList(fs))
+		f := fs.Lookup(strings.ReplaceAll(k, "_", "-"))
+		if f == nil {
+			return nil, argf("problem %q: unknown parameter %q; its parameters are %s", name, k, paramNames(fs))
+		}
+		if err := fs.Set(f.Name, v); err != nil {
+			return nil, argf("problem %q: invalid value %q for parameter %s (%s, default %s): %v", name, v, k, f.Usage, f.DefValue, err)
+		}
 	}
 	in, err := build(problems.Options{Data: data, Seed: seed})
 	if err != nil {
-		return nil, err
+		return nil, inParamTerms(err, fs)
 	}
 	return &problemObj{p: in.Problem, x0: in.X0, y0: in.Y0, inst: in, desc: name + ": " + in.Describe, notes: slices.Clone(in.Notes)}, nil
 }
+
+//export rhgdgo_default_seed
+func rhgdgo_default_seed() C.uint64_t { return C.uint64_t(problems.DefaultSeed) }
 
 //export rhgdgo_problem_names
 func rhgdgo_problem_names(buf *C.char, n C.size_t) C.int {
@@ -208,6 +254,22 @@ func rhgdgo_problem_callbacks(mx, my C.int64_t, oracles *C.rhgd_oracles, flags C
 		}
 		o := &problemObj{p: p, cb: cb, desc: fmt.Sprintf("callbacks (%s oracles) on %s × %s", kind, specs[0], specs[1]), notes: notes}
 		*out = C.int64_t(handles.add(o))
+		return nil
+	})
+}
+
+//export rhgdgo_problem_manifolds
+func rhgdgo_problem_manifolds(h C.int64_t, mx, my *C.int64_t) C.int {
+	return withProblem(h, func(o *problemObj) error {
+		for _, c := range []struct {
+			out *C.int64_t
+			m   solver.Manifold
+		}{{mx, o.p.Mx}, {my, o.p.My}} {
+			if c.out != nil {
+				m := solver.Clone(c.m)
+				*c.out = C.int64_t(handles.add(&manifoldObj{m: m, spec: specOf(m)}))
+			}
+		}
 		return nil
 	})
 }

@@ -79,6 +79,11 @@ int rhgd_manifold_product(int64_t k, const rhgd_manifold *factors, rhgd_manifold
 	return rhgdgo_manifold_product(k, (int64_t *)factors, out);
 }
 int rhgd_manifold_free(rhgd_manifold m) { return rhgdgo_manifold_free(m); }
+int rhgd_manifold_shape(rhgd_manifold m, int64_t *rows, int64_t *cols, int64_t *factors) {
+	return rhgdgo_manifold_shape(m, rows, cols, factors);
+}
+int rhgd_manifold_factor(rhgd_manifold m, int64_t i, rhgd_manifold *out) { return rhgdgo_manifold_factor(m, i, out); }
+int rhgd_manifold_describe(rhgd_manifold m, char *buf, size_t len) { return rhgdgo_manifold_describe(m, buf, len); }
 int rhgd_manifold_len(rhgd_manifold m, int64_t *len, int64_t *dim) { return rhgdgo_manifold_len(m, len, dim); }
 int rhgd_manifold_check_point(rhgd_manifold m, const double *x) {
 	return rhgdgo_manifold_check_point(m, (double *)x);
@@ -93,6 +98,7 @@ int rhgd_manifold_retract(rhgd_manifold m, const double *x, const double *u, dou
 	return rhgdgo_manifold_retract(m, (double *)x, (double *)u, t, out);
 }
 
+uint64_t rhgd_default_seed(void) { return rhgdgo_default_seed(); }
 int rhgd_problem_names(char *buf, size_t len) { return rhgdgo_problem_names(buf, len); }
 int rhgd_problem_params(const char *name, char *buf, size_t len) {
 	return rhgdgo_problem_params((char *)name, buf, len);
@@ -106,6 +112,9 @@ int rhgd_problem_callbacks(rhgd_manifold mx, rhgd_manifold my, const rhgd_oracle
 	return rhgdgo_problem_callbacks(mx, my, (rhgd_oracles *)oracles, flags, (uintptr_t)user, out);
 }
 int rhgd_problem_free(rhgd_problem p) { return rhgdgo_problem_free(p); }
+int rhgd_problem_manifolds(rhgd_problem p, rhgd_manifold *mx, rhgd_manifold *my) {
+	return rhgdgo_problem_manifolds(p, mx, my);
+}
 int rhgd_problem_dims(rhgd_problem p, int64_t *len_x, int64_t *len_y) { return rhgdgo_problem_dims(p, len_x, len_y); }
 int rhgd_problem_start(rhgd_problem p, double *x0, double *y0) { return rhgdgo_problem_start(p, x0, y0); }
 int rhgd_problem_set_start(rhgd_problem p, const double *x0, const double *y0) {

@@ -3,8 +3,9 @@
  * optimization on manifolds (Han, Mishra, Jawanpuria and Takeda, NeurIPS
  * 2024). Written by hand: this file, not the header cgo generates, is the
  * contract. `make lib` builds build/librhgd.so and build/librhgd.a; link
- * with -lrhgd (and, for the static archive, -llapacke -lopenblas -lpthread
- * -lm).
+ * with -lrhgd -lm (and, for the static archive, -llapacke -lopenblas
+ * -lpthread), or, after `make install`, with
+ * $(pkg-config --cflags --libs rhgd).
  *
  * CONVENTIONS
  *
@@ -15,8 +16,8 @@
  * handled. The library never returns memory the caller must free; strings
  * it returns (rhgd_version, rhgd_strerror, rhgd_status_string) are static.
  *
- * Every function but rhgd_version, rhgd_strerror and rhgd_status_string
- * returns int: RHGD_OK (0) on success or a negative code; the functions
+ * Every function but rhgd_version, rhgd_strerror, rhgd_status_string and
+ * rhgd_default_seed returns int: RHGD_OK (0) on success or a negative code; the functions
  * that copy a string out return its full length instead (>= 0; compare it
  * with the buffer size to detect truncation) or a negative code. After a failure, rhgd_last_error gives the message. Every
  * argument is validated: NULL pointers, sizes < 1, NaN or Inf, matrices
@@ -251,6 +252,24 @@ RHGD_API int rhgd_manifold_product(int64_t k, const rhgd_manifold *factors, rhgd
  * keep their own copy. */
 RHGD_API int rhgd_manifold_free(rhgd_manifold m);
 
+/* rhgd_manifold_shape sets *rows and *cols to the shape of a point as a
+ * row-major matrix (n x n for SPD(n), n x p for St(n, p), r x c for
+ * R^(r x c), m x n for couplings) and *factors to 0; for a product, whose
+ * point is the concatenation of its factors' arrays, *rows to its length,
+ * *cols to 1 and *factors to the number of factors (rhgd_manifold_factor
+ * gives each). Any of the three may be NULL. */
+RHGD_API int rhgd_manifold_shape(rhgd_manifold m, int64_t *rows, int64_t *cols, int64_t *factors);
+
+/* rhgd_manifold_factor creates a handle to a copy of factor i (from 0) of
+ * a product manifold; RHGD_EINVAL for other manifolds. */
+RHGD_API int rhgd_manifold_factor(rhgd_manifold m, int64_t i, rhgd_manifold *out);
+
+/* rhgd_manifold_describe copies the manifold's spec (as given to
+ * rhgd_manifold_new, or, for a problem's manifolds, as it would be
+ * given: "stiefel:n=50,p=20,retr=qr", "product(spec; spec)") into buf, as
+ * rhgd_last_error copies, and returns its full length. */
+RHGD_API int rhgd_manifold_describe(rhgd_manifold m, char *buf, size_t len);
+
 /* rhgd_manifold_len sets *len to the number of doubles in a point or
  * tangent vector and *dim to the manifold's dimension (either may be
  * NULL). */
@@ -280,6 +299,12 @@ RHGD_API int rhgd_manifold_retract(rhgd_manifold m, const double *x, const doubl
  * with its oracles and scratch space (use it from one thread at a time). */
 typedef int64_t rhgd_problem;
 
+/* rhgd_default_seed returns the seed of generated data and random starts
+ * that the rhgd command uses by default (42): with it,
+ * rhgd_problem_builtin builds the instance `rhgd run` and `make demo`
+ * build. */
+RHGD_API uint64_t rhgd_default_seed(void);
+
 /* rhgd_problem_names copies the built-in problems' names, separated by
  * commas, into buf (as rhgd_last_error copies) and returns the full
  * length. */
@@ -287,7 +312,8 @@ RHGD_API int rhgd_problem_names(char *buf, size_t len);
 
 /* rhgd_problem_params copies the parameters of the built-in problem name,
  * one per line as "key=default<TAB>description", into buf and returns the
- * full length. */
+ * full length. Keys are C identifiers ("start_seed"); the rhgd command's
+ * spelling ("start-seed") is accepted too. */
 RHGD_API int rhgd_problem_params(const char *name, char *buf, size_t len);
 
 /* rhgd_problem_builtin builds one of rhgd's ready-made problems by name
@@ -296,7 +322,8 @@ RHGD_API int rhgd_problem_params(const char *name, char *buf, size_t len);
  * (rhgd_problem_params lists them; params may be NULL when nparams is 0),
  * its data read from the file data (NULL or "" for the built-in or
  * generated data; the synthetic problem reads a numpy .npz with arrays X,
- * Y and optionally W0, M0, nu) and seed for generated data. The problem
+ * Y and optionally W0, M0, nu) and seed for generated data and random
+ * starts (rhgd_default_seed for the rhgd command's). The problem
  * carries its starting point and the paper's settings and estimator
  * settings, which rhgd_solver_new starts from. */
 RHGD_API int rhgd_problem_builtin(const char *name, int64_t nparams, const char *const *params,
@@ -353,6 +380,12 @@ RHGD_API int rhgd_problem_callbacks(rhgd_manifold mx, rhgd_manifold my, const rh
 /* rhgd_problem_free releases a problem handle; solvers made from it keep
  * it alive until they are freed. */
 RHGD_API int rhgd_problem_free(rhgd_problem p);
+
+/* rhgd_problem_manifolds creates handles to copies of the problem's
+ * manifolds Mx and My (either pointer may be NULL): their shapes
+ * (rhgd_manifold_shape) say how to read x and y. Free them with
+ * rhgd_manifold_free. */
+RHGD_API int rhgd_problem_manifolds(rhgd_problem p, rhgd_manifold *mx, rhgd_manifold *my);
 
 /* rhgd_problem_dims sets *len_x and *len_y to the number of doubles in x
  * and y (either may be NULL). */

@@ -55,6 +55,11 @@ type Options struct {
 	Seed uint64
 }
 
+// DefaultSeed is the Options.Seed of the rhgd command, which the C ABI
+// (rhgd_default_seed) and the Python package default to as well, so that
+// the three build the same instance unless told otherwise.
+const DefaultSeed = 42
+
 // Spec describes a ready-made problem.
 type Spec struct {
 	// Name is how the command line and the C ABI call the problem.

@@ -70,7 +70,7 @@ func (o *runFlags) register(fs *flag.FlagSet, spec *problems.Spec) {
 	fs.IntVar(&o.batches.Hess, "batch-hess", 0, "RSHGD: Hessian batch B4")
 	fs.StringVar(&o.retrX, "retr-x", "", "upper retraction: qr|polar|cayley|exp (Stiefel), second-order|exp (SPD); default: the manifold's")
 	fs.StringVar(&o.retrY, "retr-y", "", "lower retraction, as -retr-x")
-	fs.Uint64Var(&o.seed, "seed", 42, "seed of generated data, random starts and minibatches")
+	fs.Uint64Var(&o.seed, "seed", problems.DefaultSeed, "seed of generated data, random starts and minibatches")
 	if spec.Data != "" {
 		fs.StringVar(&o.data, "data", "", "data file instead of the built-in or generated data: "+spec.Data)
 	}

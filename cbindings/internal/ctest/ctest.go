@@ -220,6 +220,25 @@ func ManifoldLen(h int64) (n, dim int64, rc int) {
 	return int64(l), int64(d), rc
 }
 
+// ManifoldShape calls rhgd_manifold_shape.
+func ManifoldShape(h int64) (rows, cols, factors int64, rc int) {
+	var r, c, k C.int64_t
+	rc = int(C.rhgd_manifold_shape(C.rhgd_manifold(h), &r, &c, &k))
+	return int64(r), int64(c), int64(k), rc
+}
+
+// ManifoldFactor calls rhgd_manifold_factor.
+func ManifoldFactor(h, i int64) (int64, int) {
+	var out C.rhgd_manifold
+	rc := int(C.rhgd_manifold_factor(C.rhgd_manifold(h), C.int64_t(i), &out))
+	return int64(out), rc
+}
+
+// ManifoldDescribe calls rhgd_manifold_describe with a buffer of size bytes.
+func ManifoldDescribe(h int64, size int) (int, string) {
+	return copyOut(size, func(b *C.char, n C.size_t) C.int { return C.rhgd_manifold_describe(C.rhgd_manifold(h), b, n) })
+}
+
 func CheckPoint(h int64, x []float64) int {
 	return int(C.rhgd_manifold_check_point(C.rhgd_manifold(h), p(x)))
 }
@@ -234,6 +253,16 @@ func Retract(h int64, x, u []float64, t float64, out []float64) int {
 }
 
 // Problems.
+
+// DefaultSeed returns rhgd_default_seed().
+func DefaultSeed() uint64 { return uint64(C.rhgd_default_seed()) }
+
+// ProblemManifolds calls rhgd_problem_manifolds.
+func ProblemManifolds(h int64) (mx, my int64, rc int) {
+	var a, b C.rhgd_manifold
+	rc = int(C.rhgd_problem_manifolds(C.rhgd_problem(h), &a, &b))
+	return int64(a), int64(b), rc
+}
 
 func ProblemNames(size int) (int, string) {
 	return copyOut(size, func(b *C.char, n C.size_t) C.int { return C.rhgd_problem_names(b, n) })
