@@ -3,7 +3,7 @@ GO   ?= go
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all demo test deps vet test-cgo test-coretypes test-nocgo test-purego test-race fuzz bench bench-quick bench-deps bench-go bench-crossover info refdata clean \
-	lib header-check test-lib test-c test-python python-deps valgrind
+	lib header-check test-lib test-c test-install install uninstall test-python python-deps valgrind
 
 all: test
 
@@ -107,8 +107,9 @@ header-check: lib
 	$(GO) run ./cbindings/internal/headercheck build/librhgd.a cbindings/rhgd.h
 
 # test-lib tests the library from outside Go: the C example (shared and
-# static), the threads test, the Python package and the Dask sweep.
-test-lib: header-check test-c test-python
+# static), the threads test, the README's C build lines and make install,
+# the Python package and the Dask sweep.
+test-lib: header-check test-c test-install test-python
 
 CFLAGS_C = -O2 -Wall -Wextra -Werror -std=c11 -D_DEFAULT_SOURCE -I cbindings
 LDLIBS_STATIC = -llapacke -lopenblas -lpthread -lm
@@ -126,6 +127,38 @@ test-c: lib
 	build/example-static > /dev/null
 	RHGD_THREADS=1 build/threads 8 4
 	build/threads 2 2
+
+# install copies the libraries, the header and a pkg-config file rhgd.pc
+# under PREFIX (DESTDIR in front for staged installs), so that
+# `cc prog.c $(pkg-config --cflags --libs rhgd)` builds a program that runs
+# without LD_LIBRARY_PATH: rhgd.pc's Libs carry an rpath to LIBDIR.
+# pkg-config searches /usr/local/lib/pkgconfig; for another PREFIX, set
+# PKG_CONFIG_PATH=$(PREFIX)/lib/pkgconfig. The version is the header's.
+PREFIX ?= /usr/local
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+LIB_VERSION = $(shell sed -n 's/^\#define RHGD_VERSION "\(.*\)"$$/\1/p' cbindings/rhgd.h)
+
+install: lib
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)
+	install -m 755 build/librhgd.so $(DESTDIR)$(LIBDIR)/librhgd.so
+	install -m 644 build/librhgd.a $(DESTDIR)$(LIBDIR)/librhgd.a
+	install -m 644 cbindings/rhgd.h $(DESTDIR)$(INCLUDEDIR)/rhgd.h
+	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCLUDEDIR@|$(INCLUDEDIR)|; s|@VERSION@|$(LIB_VERSION)|' \
+		cbindings/rhgd.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/rhgd.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(LIBDIR)/librhgd.so $(DESTDIR)$(LIBDIR)/librhgd.a $(DESTDIR)$(INCLUDEDIR)/rhgd.h \
+		$(DESTDIR)$(LIBDIR)/pkgconfig/rhgd.pc
+
+# test-install runs the C build lines of README.md and of examples/c's
+# header exactly as written (cbindings/testdata/install_test.sh): in a
+# stand-in for the repository, with make install into a temporary PREFIX,
+# each binary run from another directory without LD_LIBRARY_PATH.
+test-install: lib
+	@command -v pkg-config >/dev/null || { $(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq pkg-config; }
+	sh cbindings/testdata/install_test.sh
 
 # The Python tests run with Debian's Python (not the first python3 on
 # PATH) and its python3-numpy, python3-scipy and python3-pytest, installed
@@ -223,4 +256,4 @@ refdata:
 	/usr/bin/python3 lapackx/testdata/gen_reference.py
 
 clean:
-	rm -rf build bench.txt
+	rm -rf build bench.txt python/build python/rhgd.egg-info

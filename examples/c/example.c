@@ -1,7 +1,9 @@
 /*
- * example.c: rhgd from C. Build and run with `make test` (or by hand:
- *   cc -I cbindings examples/c/example.c -L build -lrhgd -Wl,-rpath,build -o example
- * ). It exits with status 1 if any check fails, so make test can run it.
+ * example.c: rhgd from C. `make test-c` builds and runs it; by hand, from
+ * the repository root after `make lib` (the rpath lets it run from any
+ * directory):
+ *   cc -I cbindings examples/c/example.c -Lbuild -lrhgd -lm -Wl,-rpath,"$PWD/build" -o example
+ * It exits with status 1 if any check fails, so make test can run it.
  *
  * 1. matrix kernels and their errors;
  * 2. a bilevel problem given by C callbacks, checked against its closed
