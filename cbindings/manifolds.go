@@ -8,6 +8,7 @@ package main
 import "C"
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -398,11 +399,11 @@ func rhgdgo_manifold_retract(h C.int64_t, x, u *C.double, t C.double, out *C.dou
 		if overlaps(a[2], a[0]) || overlaps(a[2], a[1]) {
 			dst = make([]float64, m.Len())
 		}
-		if err := m.Retract(dst, a[0], a[1], float64(t)); err != nil {
-			return err
+		err = m.Retract(dst, a[0], a[1], float64(t))
+		if err == nil || errors.Is(err, coupling.ErrSinkhornNotConverged) {
+			finish(a[2], dst) // a coupling's best plan, also when Sinkhorn did not converge
 		}
-		finish(a[2], dst)
-		return nil
+		return err
 	})
 }
 

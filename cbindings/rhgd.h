@@ -214,7 +214,9 @@ RHGD_API int rhgd_stiefel_retr_qr(int64_t n, int64_t p, const double *x, const d
  * apart by float32 rounding are made equal by rescaling b), Gamma an
  * m x n positive plan with those marginals (to 1e-10 relative), U a
  * finite m x n matrix. RHGD_ENOTCONV if Sinkhorn does not reach its
- * tolerance (1e-13) in 1000 iterations; out then holds the best plan found. */
+ * relative L1 marginal error of 1e-13 in 10000 iterations; out then holds
+ * the best plan found. For other limits, retract on a coupling manifold
+ * (rhgd_manifold_coupling's maxiter and tol). */
 RHGD_API int rhgd_coupling_retr(int64_t m, int64_t n, const double *a, const double *b,
                                 const double *gamma, const double *u, double *out);
 
@@ -239,7 +241,9 @@ RHGD_API int rhgd_manifold_new(const char *spec, rhgd_manifold *out);
  * marginals a and b (copied; masses apart by float32 rounding are made
  * equal by rescaling b, and problems made on the manifold note it:
  * rhgd_problem_notes); options is NULL or "maxiter=N,tol=X" for the
- * retraction's Sinkhorn iterations (defaults 1000, 1e-13). */
+ * retraction's Sinkhorn iterations (defaults 10000, 1e-13; tol is the
+ * relative L1 marginal error to reach). Points are checked to
+ * max(1e-10, 2 tol), so that the retraction's own results are points. */
 RHGD_API int rhgd_manifold_coupling(int64_t m, int64_t n, const double *a, const double *b,
                                     const char *options, rhgd_manifold *out);
 
@@ -287,7 +291,9 @@ RHGD_API int rhgd_manifold_rand_point(rhgd_manifold m, uint64_t seed, double *x)
  * the tangent space at the point x. */
 RHGD_API int rhgd_manifold_project(rhgd_manifold m, const double *x, const double *v, double *out);
 
-/* rhgd_manifold_retract sets out = R_x(t u), the manifold's retraction. */
+/* rhgd_manifold_retract sets out = R_x(t u), the manifold's retraction.
+ * On a coupling manifold, RHGD_ENOTCONV says that Sinkhorn did not reach
+ * its tolerance; out then holds the best plan found. */
 RHGD_API int rhgd_manifold_retract(rhgd_manifold m, const double *x, const double *u, double t, double *out);
 
 /* ------------------------------------------------------------------ */

@@ -71,3 +71,30 @@ func TestRetractionPassesCheckPoint(t *testing.T) {
 		t.Errorf("message %q does not say %q", err, want)
 	}
 }
+
+// TestDefaultMaxIter: the default iteration cap balances a step that
+// needs more than a thousand iterations (2393 here, on every backend;
+// POT's log-domain Sinkhorn needs 1000 to 2000 at its own default
+// threshold of 1e-9 on steps like it), where the cap of 1000 gives up.
+func TestDefaultMaxIter(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(50, 1))
+	a, b := marginals(rnd, 50, 40)
+	c, err := coupling.New(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, u, y := make([]float64, 2000), make([]float64, 2000), make([]float64, 2000)
+	c.RandPoint(x, rnd)
+	c.RandTangent(u, x, rnd)
+	c.Sinkhorn.MaxIter = 1000
+	if err := c.Retract(y, x, u, 250); !errors.Is(err, coupling.ErrSinkhornNotConverged) {
+		t.Fatalf("1000 iterations: %v, want ErrSinkhornNotConverged (the step is too easy to test the default)", err)
+	}
+	c.Sinkhorn.MaxIter = 0
+	if err := c.Retract(y, x, u, 250); err != nil {
+		t.Fatalf("default MaxIter: %v", err)
+	}
+	if err := c.CheckPoint(y); err != nil {
+		t.Error(err)
+	}
+}
