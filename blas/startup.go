@@ -60,6 +60,14 @@ func (c Config) Validate() error {
 // value.
 func ConfigFromEnv(base Config) (Config, error) { return configFrom(os.Getenv, base) }
 
+// ConfigFromGetenv is ConfigFromEnv reading the variables through getenv.
+// The C ABI passes C's getenv: inside a host process, os.Getenv sees the
+// environment as it was when the process started, not what the host set
+// since (Python's os.environ, C's setenv).
+func ConfigFromGetenv(getenv func(string) string, base Config) (Config, error) {
+	return configFrom(getenv, base)
+}
+
 func configFrom(getenv func(string) string, c Config) (Config, error) {
 	var errs []string
 	if s := getenv(EnvBackend); s != "" {
@@ -112,14 +120,19 @@ var (
 // Init(ConfigFromEnv(...)) first thing, as `rhgd` does; the C ABI calls it
 // with Shared set. After start-up, Use and SetThreads still switch the
 // backend and the thread count.
-func Init(c Config) error {
+func Init(c Config) error { return InitGetenv(c, os.Getenv) }
+
+// InitGetenv is Init reading the variables start-up consults
+// (OPENBLAS_CORETYPE, OPENBLAS_NUM_THREADS, OMP_NUM_THREADS) through
+// getenv; see ConfigFromGetenv.
+func InitGetenv(c Config, getenv func(string) string) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
 	ran := false
 	startOnce.Do(func() {
 		ran = true
-		startup.warnings = start(c, os.Getenv)
+		startup.warnings = start(c, getenv)
 	})
 	if !ran {
 		return fmt.Errorf("%w (configured %+v)", ErrStarted, startup.config)

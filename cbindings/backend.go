@@ -3,6 +3,7 @@
 package main
 
 /*
+#include <stdlib.h>
 #include "rhgd.h"
 */
 import "C"
@@ -12,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"unsafe"
 
 	"github.com/rhgd/rhgd/blas"
 	"github.com/rhgd/rhgd/lapackx"
@@ -25,16 +27,29 @@ var (
 	backendWarn string // a bad environment value, ignored
 )
 
+// getenv reads the host's environment as it is now, through C's getenv:
+// Go's os.Getenv sees a copy made when the process started, and so misses
+// what a host set since (Python's os.environ before its first rhgd call,
+// C's setenv).
+func getenv(name string) string {
+	cs := C.CString(name)
+	defer C.free(unsafe.Pointer(cs))
+	if v := C.getenv(cs); v != nil {
+		return C.GoString(v)
+	}
+	return ""
+}
+
 // startBackend starts the backend from the environment over shared mode
 // if nothing has yet. A bad value is ignored (and reported in rhgd_info):
 // failing every call of a host for a typo in RHGD_THREADS would be worse.
 func startBackend() error {
 	backendOnce.Do(func() {
-		cfg, err := blas.ConfigFromEnv(blas.Config{Shared: true})
+		cfg, err := blas.ConfigFromGetenv(getenv, blas.Config{Shared: true})
 		if err != nil {
 			backendWarn = err.Error() + "; ignored"
 		}
-		if err := blas.Init(cfg); err != nil && !errors.Is(err, blas.ErrStarted) {
+		if err := blas.InitGetenv(cfg, getenv); err != nil && !errors.Is(err, blas.ErrStarted) {
 			backendWarn = err.Error()
 			blas.Start()
 		}
@@ -68,7 +83,7 @@ func rhgdgo_init(backend *C.char, threads C.int64_t, shared C.int) (code C.int) 
 	ran := false
 	backendOnce.Do(func() {
 		ran = true
-		err = blas.Init(cfg)
+		err = blas.InitGetenv(cfg, getenv)
 	})
 	if !ran {
 		return fail(argf("the backend has already started (rhgd_init must come before any computation): %+v", blas.CurrentInfo()))
