@@ -161,17 +161,19 @@ test-install: lib
 	sh cbindings/testdata/install_test.sh
 
 # The Python tests run with Debian's Python (not the first python3 on
-# PATH) and its python3-numpy, python3-scipy and python3-pytest, installed
-# when missing. python3-distributed (Dask) is installed too when it can
-# be; without it the Dask sweep test is skipped with a message, and the
-# rest runs.
+# PATH) and its python3-numpy, python3-scipy and python3-pytest, and
+# python3-pip with python3-setuptools and python3-wheel (a test runs pip
+# install ./python offline), installed when missing. python3-distributed
+# (Dask) is installed too when it can be; without it the Dask sweep test
+# is skipped with a message, and the rest runs.
 PYTHON = /usr/bin/python3
 
 python-deps:
-	@if ! $(PYTHON) -c 'import numpy, scipy, pytest' 2>/dev/null; then \
-		echo "make: installing python3-numpy python3-scipy python3-pytest"; \
+	@if ! $(PYTHON) -c 'import setuptools, wheel, pip, numpy, scipy, pytest' 2>/dev/null; then \
+		echo "make: installing python3-numpy python3-scipy python3-pytest python3-pip python3-setuptools python3-wheel"; \
 		$(SUDO) apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-numpy python3-scipy python3-pytest; \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-numpy python3-scipy python3-pytest \
+			python3-pip python3-setuptools python3-wheel; \
 	fi
 	@if ! $(PYTHON) -c 'import distributed' 2>/dev/null; then \
 		echo "make: installing python3-distributed"; \
