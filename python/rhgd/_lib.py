@@ -10,9 +10,10 @@ import ctypes
 import ctypes.util
 import os
 import pathlib
+import re
 import threading
 
-__all__ = ["lib", "check", "RHGDError", "InvalidArgument", "NotConverged", "NumericalError",
+__all__ = ["lib", "check", "error", "python_terms", "RHGDError", "InvalidArgument", "NotConverged", "NumericalError",
            "BadHandle", "InternalError", "CallbackError", "BusyError", "ForkError", "library_path"]
 
 ENV_LIBRARY = "RHGD_LIBRARY"
@@ -91,6 +92,37 @@ class ProjectedInput(UserWarning):
 _ERRORS = {c.code: c for c in (InvalidArgument, NotConverged, NumericalError, BadHandle,
                                InternalError, CallbackError, BusyError)}
 
+# The exceptions and the warning are rhgd's public names: tracebacks,
+# repr() and pickling (Dask sends them between processes) say
+# rhgd.InvalidArgument, not rhgd._lib.InvalidArgument.
+for _c in (RHGDError, ForkError, ProjectedInput, *_ERRORS.values()):
+    _c.__module__ = "rhgd"
+del _c
+
+# What the C ABI's messages call things, in Python's terms: the one place
+# where messages are translated (the C ABI itself already speaks of
+# settings and oracles by their keywords: eta_x, grad_gy).
+_PYTHON_TERMS = (
+    (re.compile(r"\bRHGD_EUCLIDEAN\b"), "gradients='euclidean'"),
+    (re.compile(r"\bRHGD_RIEMANNIAN\b"), "gradients='riemannian'"),
+    (re.compile(r"\brhgd_problem_set_start\b"), "Problem.set_start"),
+    (re.compile(r"\brhgd_solver_run\b"), "Solver.run"),
+    (re.compile(r"\brhgd_init\b"), "rhgd.init()"),
+    (re.compile(r"\bNULL\b"), "None"),
+    (re.compile(r"callback failed: (\w+) returned -?\d+"), r"the \1 callback failed"),
+)
+
+# CALLBACK_FAILED matches the C ABI's "callback failed: grad_gy returned 1",
+# which a Python callback's exception then replaces.
+CALLBACK_FAILED = _PYTHON_TERMS[-1][0]
+
+
+def python_terms(msg):
+    """The library's message msg in Python's terms."""
+    for pat, repl in _PYTHON_TERMS:
+        msg = pat.sub(repl, msg)
+    return msg
+
 _lock = threading.Lock()
 _lib = None          # the loaded CDLL
 _loaded_pid = None   # the process that loaded it
@@ -163,12 +195,18 @@ def last_error():
     return buf.value.decode("utf-8", "replace")
 
 
+def error(rc, msg=None):
+    """The exception for the negative status code rc, with msg (default:
+    the calling thread's last error) in Python's terms."""
+    return _ERRORS.get(rc, RHGDError)(python_terms(last_error() if msg is None else msg), rc)
+
+
 def check(rc):
     """Raise the exception for a negative status code; return rc otherwise.
     Must run on the thread that made the call (ctypes calls do)."""
     if rc >= 0:
         return rc
-    raise _ERRORS.get(rc, RHGDError)(last_error(), rc)
+    raise error(rc)
 
 
 def copy_out(fn, *args):
@@ -244,15 +282,20 @@ _PROTOS = {
     "rhgd_manifold_product": (c_int, [c_i64, PI64, PI64]),
     "rhgd_manifold_free": (c_int, [c_i64]),
     "rhgd_manifold_len": (c_int, [c_i64, PI64, PI64]),
+    "rhgd_manifold_shape": (c_int, [c_i64, PI64, PI64, PI64]),
+    "rhgd_manifold_factor": (c_int, [c_i64, c_i64, PI64]),
+    "rhgd_manifold_describe": (c_int, [c_i64, c_char_p, c_size]),
     "rhgd_manifold_check_point": (c_int, [c_i64, P]),
     "rhgd_manifold_rand_point": (c_int, [c_i64, c_u64, P]),
     "rhgd_manifold_project": (c_int, [c_i64, P, P, P]),
     "rhgd_manifold_retract": (c_int, [c_i64, P, P, c_dbl, P]),
+    "rhgd_default_seed": (c_u64, []),
     "rhgd_problem_names": (c_int, [c_char_p, c_size]),
     "rhgd_problem_params": (c_int, [c_char_p, c_char_p, c_size]),
     "rhgd_problem_builtin": (c_int, [c_char_p, c_i64, ctypes.POINTER(c_char_p), c_char_p, c_u64, PI64]),
     "rhgd_problem_callbacks": (c_int, [c_i64, c_i64, ctypes.POINTER(Oracles), c_int, c_void_p, PI64]),
     "rhgd_problem_free": (c_int, [c_i64]),
+    "rhgd_problem_manifolds": (c_int, [c_i64, PI64, PI64]),
     "rhgd_problem_dims": (c_int, [c_i64, PI64, PI64]),
     "rhgd_problem_start": (c_int, [c_i64, P, P]),
     "rhgd_problem_set_start": (c_int, [c_i64, P, P]),

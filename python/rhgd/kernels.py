@@ -13,6 +13,7 @@ import ctypes
 import numpy as np
 
 from . import _lib
+from ._arrays import f64
 
 __all__ = ["expsym", "logsym", "sqrtsym", "expm", "lyapunov_sym", "spd_exp", "spd_log", "spd_dist",
            "stiefel_retr_qr", "coupling_retr"]
@@ -21,7 +22,7 @@ _F64 = np.float64
 
 
 def _arr(a, name):
-    a = np.ascontiguousarray(a, dtype=_F64)
+    a = f64(a, name)
     if a.ndim != 2:
         raise ValueError(f"rhgd: {name} must be a 2-D array, got shape {a.shape}")
     return a
@@ -125,15 +126,18 @@ def stiefel_retr_qr(x, u, out=None):
     return out
 
 
-def coupling_retr(a, b, gamma, u, out=None):
+def coupling_retr(a, b, gamma, u, out=None, maxiter=None, tol=None):
     """The Sinkhorn retraction onto the couplings of the marginals a (m) and
-    b (n): Sinkhorn(Gamma * exp(U / Gamma))."""
-    a = np.ascontiguousarray(a, dtype=_F64).ravel()
-    b = np.ascontiguousarray(b, dtype=_F64).ravel()
-    shape = (a.size, b.size)
-    gamma = _same(gamma, shape, "gamma")
-    u = _same(u, shape, "u")
-    out = _out(out, shape)
-    _lib.check(_lib.lib().rhgd_coupling_retr(shape[0], shape[1], a.ctypes.data, b.ctypes.data,
-                                             gamma.ctypes.data, u.ctypes.data, out.ctypes.data))
-    return out
+    b (n): Sinkhorn(Gamma * exp(U / Gamma)), balanced until the relative L1
+    marginal error (|G 1 - a|_1 + |G' 1 - b|_1) / sum(a) is at most tol
+    (default 1e-13) or maxiter iterations (default 10000) have run: then
+    NotConverged, with the best plan found as its ``plan`` (out, when
+    given). Gamma must be a plan of a and b to max(1e-10, 2 tol). The
+    same as Coupling(a, b, maxiter, tol).retract(gamma, u, out=out)."""
+    from .solver import Coupling  # solver imports nothing from here
+    m = Coupling(a, b, maxiter=maxiter, tol=tol)
+    try:
+        shape = m.shape
+        return m.retract(_same(gamma, shape, "gamma"), _same(u, shape, "u"), 1.0, _out(out, shape))
+    finally:
+        m.free()

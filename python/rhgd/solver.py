@@ -12,6 +12,7 @@ import weakref
 import numpy as np
 
 from . import _lib
+from ._arrays import f64
 
 __all__ = ["SPD", "Stiefel", "Euclidean", "Coupling", "Product", "Problem", "Solver", "OptimizeResult",
            "builtin", "minimize", "problem_names", "problem_params", "init", "info", "set_threads",
@@ -66,7 +67,7 @@ class Manifold(_Handle):
         self.size, self.dim = n.value, d.value
 
     def _flat(self, x, name):
-        a = np.ascontiguousarray(x, dtype=_F64)
+        a = f64(x, name)
         if a.size != self.size:
             raise ValueError(f"rhgd: {name} has {a.size} entries, the manifold {self.spec} needs {self.size}")
         return a
@@ -128,11 +129,14 @@ class Euclidean(Manifold):
 
 class Coupling(Manifold):
     """m x n couplings (transport plans) of the marginals a and b, Fisher
-    metric; maxiter and tol set the retraction's Sinkhorn iterations."""
+    metric. The retraction balances by Sinkhorn iterations until the
+    relative L1 marginal error (|G 1 - a|_1 + |G' 1 - b|_1) / sum(a) is at
+    most tol (default 1e-13), for at most maxiter iterations (default
+    10000); points are checked to max(1e-10, 2 tol), so that the
+    retraction's results are points whatever tol."""
 
     def __init__(self, a, b, maxiter=None, tol=None):
-        a = np.ascontiguousarray(a, dtype=_F64).ravel()
-        b = np.ascontiguousarray(b, dtype=_F64).ravel()
+        a, b = f64(a, "a").ravel(), f64(b, "b").ravel()
         opts = ",".join(f"{k}={v!r}" for k, v in (("maxiter", maxiter), ("tol", tol)) if v is not None)
         self.spec = f"coupling:m={a.size},n={b.size}" + ("," + opts if opts else "")
         self.shape = (a.size, b.size)
@@ -140,6 +144,46 @@ class Coupling(Manifold):
         self._own(_new_handle(_lib.lib().rhgd_manifold_coupling, a.size, b.size, a.ctypes.data, b.ctypes.data,
                               opts.encode() if opts else None))
         self._lens()
+
+    def retract(self, x, u, t=1.0, out=None):
+        """R_x(t u), the Sinkhorn retraction, into out when given (a
+        writeable C-contiguous float64 array of the points' shape, which
+        may be x). When Sinkhorn does not reach tol within maxiter
+        iterations, NotConverged is raised with the best plan found as its
+        ``plan`` (out, when given)."""
+        x, u = self._flat(x, "x"), self._flat(u, "u")
+        if out is None:
+            out = np.empty(self.shape, dtype=_F64)
+        elif not (isinstance(out, np.ndarray) and out.dtype == _F64 and out.flags.c_contiguous
+                  and out.flags.writeable and out.shape == self.shape):
+            raise ValueError(f"rhgd: out must be a writeable C-contiguous float64 array of shape {self.shape}")
+        rc = _lib.lib().rhgd_manifold_retract(self._h, x.ctypes.data, u.ctypes.data, float(t), out.ctypes.data)
+        if rc == _lib.ENOTCONV:
+            e = _lib.error(rc)
+            e.args = (e.args[0] + "; maxiter= and tol= set the limits, and the exception's plan is the best plan "
+                      "found",)
+            e.plan = out
+            raise e
+        _lib.check(rc)
+        return out
+
+
+def _adopt_manifold(h):
+    """The Manifold (a Product for a product) of the library's manifold
+    handle h, which it then owns: the spec, size and shape come from the
+    library."""
+    lib = _lib.lib()
+    m = Manifold.__new__(Manifold)
+    m._own(h)  # freed even if a call below fails
+    rows, cols, k = ctypes.c_int64(), ctypes.c_int64(), ctypes.c_int64()
+    _lib.check(lib.rhgd_manifold_shape(h, ctypes.byref(rows), ctypes.byref(cols), ctypes.byref(k)))
+    if k.value:
+        m.__class__ = Product
+        m.factors = tuple(_adopt_manifold(_new_handle(lib.rhgd_manifold_factor, h, i)) for i in range(k.value))
+    m.spec = _lib.copy_out(lib.rhgd_manifold_describe, h)
+    m._lens()
+    m.shape = (m.size,) if k.value else (rows.value, cols.value)
+    return m
 
 
 class Product(Manifold):
@@ -240,8 +284,10 @@ class Problem(_Handle):
 
         def cb(user, x, y, out):
             try:
-                v = float(fn(_view(x, lx).reshape(sx).copy(), _view(y, ly).reshape(sy).copy()))
-                ctypes.c_double.from_address(out).value = v
+                r = f64(fn(_view(x, lx).reshape(sx).copy(), _view(y, ly).reshape(sy).copy()), f"{name}'s value")
+                if r.size != 1:
+                    raise ValueError(f"rhgd: {name} returned {r.size} values, want one")
+                ctypes.c_double.from_address(out).value = float(r.reshape(()))
                 return 0
             except BaseException as e:
                 return self._fail(name, e)
@@ -252,7 +298,7 @@ class Problem(_Handle):
 
         def cb(user, x, y, out):
             try:
-                r = np.asarray(fn(_view(x, lx).reshape(sx).copy(), _view(y, ly).reshape(sy).copy()), dtype=_F64)
+                r = f64(fn(_view(x, lx).reshape(sx).copy(), _view(y, ly).reshape(sy).copy()), f"{name}'s result")
                 if r.size != n:
                     raise ValueError(f"rhgd: {name} returned {r.size} entries, want {n}")
                 _view(out, n)[:] = r.ravel()
@@ -267,8 +313,8 @@ class Problem(_Handle):
 
         def cb(user, x, y, v, out):
             try:
-                r = np.asarray(fn(_view(x, lx).reshape(sx).copy(), _view(y, ly).reshape(sy).copy(),
-                                  _view(v, lv).reshape(sv).copy()), dtype=_F64)
+                r = f64(fn(_view(x, lx).reshape(sx).copy(), _view(y, ly).reshape(sy).copy(),
+                           _view(v, lv).reshape(sv).copy()), f"{name}'s result")
                 if r.size != n:
                     raise ValueError(f"rhgd: {name} returned {r.size} entries, want {n}")
                 _view(out, n)[:] = r.ravel()
@@ -305,9 +351,9 @@ class Problem(_Handle):
         self._warned = len(notes)
 
     def start(self):
-        """The starting point (x0, y0) as flat arrays; InvalidArgument if
-        there is none."""
-        x0, y0 = np.empty(self.len_x), np.empty(self.len_y)
+        """The starting point (x0, y0), shaped like the manifolds' points;
+        InvalidArgument if there is none."""
+        x0, y0 = np.empty(self.mx.shape), np.empty(self.my.shape)
         _lib.check(_lib.lib().rhgd_problem_start(self._h, x0.ctypes.data, y0.ctypes.data))
         return x0, y0
 
@@ -321,7 +367,7 @@ class Problem(_Handle):
 
     @staticmethod
     def _flat(a, n, name):
-        a = np.ascontiguousarray(a, dtype=_F64)
+        a = f64(a, name)
         if a.size != n:
             raise ValueError(f"rhgd: {name} has {a.size} entries, want {n}")
         return a
@@ -356,20 +402,20 @@ class Problem(_Handle):
 
 
 def _raise_callback(rc, problem):
-    """check(rc), re-raising a callback's own exception as the cause."""
+    """check(rc), with a callback's own exception as the cause and named in
+    the message."""
     err = problem.error if problem is not None else None
     if problem is not None:
         problem.error = None
     if rc >= 0:
         return
-    try:
-        _lib.check(rc)
-    except _lib.RHGDError as e:
-        if err is not None:
-            if isinstance(err, (KeyboardInterrupt, SystemExit)):
-                raise err
-            raise e from err
-        raise
+    if err is None:
+        raise _lib.error(rc)
+    if isinstance(err, (KeyboardInterrupt, SystemExit)):
+        raise err
+    msg = _lib.CALLBACK_FAILED.sub(lambda m: f"the {m[1]} callback raised {type(err).__name__}: {err}",
+                                   _lib.last_error())
+    raise _lib.error(rc, msg) from err
 
 
 def problem_names():
@@ -389,7 +435,7 @@ def problem_params(name):
     return out
 
 
-def builtin(name, data=None, seed=0, **params):
+def builtin(name, data=None, seed=None, **params):
     """One of rhgd's built-in problems by name (problem_names() lists them),
     with its parameters as keywords (problem_params(name) lists them).
 
@@ -398,9 +444,15 @@ def builtin(name, data=None, seed=0, **params):
     synthetic problem: X (n x d), Y (n x r), optionally W0, M0, nu).
     float32 data are welcome: inputs within float32 rounding of their
     constraints are projected onto them, with a ProjectedInput warning
-    each (Problem.notes).
+    each (Problem.notes). seed seeds generated data and random starts;
+    None takes the rhgd command's default (42), so that
+    builtin("synthetic") is make demo's problem. The problem's mx and my
+    are its manifolds: their shape is that of x and y (results are shaped
+    so), a Product's split views its parts.
     """
     lib = _lib.lib()
+    if seed is None:
+        seed = lib.rhgd_default_seed()
     items = [f"{k}={_fmt(v)}".encode() for k, v in params.items()]
     arr = (ctypes.c_char_p * max(1, len(items)))(*items)
     tmp = None
@@ -408,7 +460,7 @@ def builtin(name, data=None, seed=0, **params):
         if isinstance(data, dict):
             fd, tmp = tempfile.mkstemp(suffix=".npz", prefix="rhgd-")
             os.close(fd)
-            np.savez(tmp, **{k: np.asarray(v, dtype=_F64) for k, v in data.items()})
+            np.savez(tmp, **{k: f64(v, f"data[{k!r}]") for k, v in data.items()})
             data = tmp
         p = Problem.__new__(Problem)
         p._own(_new_handle(lib.rhgd_problem_builtin, name.encode(), len(items), arr,
@@ -416,7 +468,10 @@ def builtin(name, data=None, seed=0, **params):
     finally:
         if tmp is not None:
             os.unlink(tmp)
-    p.builtin_name, p.error, p._c, p.mx, p.my = name, None, {}, None, None
+    p.builtin_name, p.error, p._c = name, None, {}
+    mx, my = ctypes.c_int64(), ctypes.c_int64()
+    _lib.check(lib.rhgd_problem_manifolds(p.handle, ctypes.byref(mx), ctypes.byref(my)))
+    p.mx, p.my = _adopt_manifold(mx.value), _adopt_manifold(my.value)
     p._dims()
     p._warn_notes()
     return p
@@ -432,8 +487,8 @@ def _fmt(v):
 
 
 class OptimizeResult(dict):
-    """The outcome of a run: x, y (shaped like the manifolds' points when
-    known), status (a name such as 'IterationLimit'), success, epochs, f,
+    """The outcome of a run: x, y (shaped like the manifolds' points),
+    status (a name such as 'IterationLimit'), success, epochs, f,
     best_f, hypergrad_norm, runtime (seconds), counts, history (a dict of
     per-epoch numpy arrays: epoch, f, hypergrad_norm, lower_grad_norm,
     elapsed, upper_grads, lower_grads, hess_vecs, cross_vecs, iterations,
@@ -505,9 +560,9 @@ class Solver(_Handle):
                 try:
                     e = ep.contents
                     info = {k: getattr(e, k) for k in _lib.HISTORY_NAMES}
-                    info["x"] = _view(e.x, e.len_x).copy()
-                    info["y"] = _view(e.y, e.len_y).copy()
-                    info["hypergrad"] = _view(e.hypergrad, e.len_x).copy()
+                    info["x"] = _view(e.x, e.len_x).reshape(p.mx.shape).copy()
+                    info["y"] = _view(e.y, e.len_y).reshape(p.my.shape).copy()
+                    info["hypergrad"] = _view(e.hypergrad, e.len_x).reshape(p.mx.shape).copy()
                     return 1 if callback(info) else 0
                 except BaseException as exc:
                     cb_err.append(exc)
@@ -545,11 +600,9 @@ class Solver(_Handle):
         r = _lib.Result()
         _lib.check(lib.rhgd_solver_result(self._h, ctypes.byref(r)))
         p = self.problem
-        x, y = np.empty(p.len_x), np.empty(p.len_y)
+        x, y = np.empty(p.mx.shape), np.empty(p.my.shape)
         _lib.check(lib.rhgd_solver_x(self._h, p.len_x, x.ctypes.data))
         _lib.check(lib.rhgd_solver_y(self._h, p.len_y, y.ctypes.data))
-        if p.mx is not None:
-            x, y = x.reshape(p.mx.shape), y.reshape(p.my.shape)
         n = ctypes.c_int64()
         _lib.check(lib.rhgd_solver_history(self._h, 0, None, ctypes.byref(n)))
         rows = np.empty((n.value, _lib.HISTORY_COLS))

@@ -163,3 +163,58 @@ def test_lazy_load():
             "rhgd.expsym(numpy.eye(2))\n"
             "assert rhgd._lib._lib is not None and 'librhgd' in maps()\n")
     subprocess.run([sys.executable, "-c", code], check=True, env=os.environ.copy())
+
+
+def marginal_error(g, a, b):
+    """(|G 1 - a|_1 + |G' 1 - b|_1) / sum(a), the retraction's measure."""
+    return (np.abs(g.sum(1) - a).sum() + np.abs(g.sum(0) - b).sum()) / a.sum()
+
+
+def slow_step():
+    """A 40 x 40 retraction step whose Sinkhorn balancing needs 1186
+    iterations to reach 1e-13 (POT's sinkhorn_log: 730 to its default
+    threshold)."""
+    n = 40
+    rng = np.random.default_rng(2024)
+    a = 0.5 + rng.random(n)
+    b = 0.5 + rng.random(n)
+    a, b = a / a.sum(), b / b.sum()
+    c = rhgd.Coupling(a, b)
+    g = c.rand_point(3)
+    u = c.project(g, rng.standard_normal((n, n)) * g) * 20
+    return a, b, g, u
+
+
+def test_coupling_retr_limits_and_best_plan():
+    """coupling_retr's default cap balances a step past 1000 iterations;
+    maxiter and tol are the caller's, and NotConverged carries the best
+    plan."""
+    a, b, g, u = slow_step()
+    r = rhgd.coupling_retr(a, b, g, u)
+    assert marginal_error(r, a, b) <= 1e-13 * 1.01
+    out = np.empty_like(g)
+    with pytest.raises(rhgd.NotConverged, match=r"marginal error .* > tolerance 1e-13 after 1000 iterations") as e:
+        rhgd.coupling_retr(a, b, g, u, out=out, maxiter=1000)
+    assert e.value.plan is out and np.all(out > 0)
+    assert 1e-13 < marginal_error(out, a, b) < 1e-6  # the best plan, not the start
+    assert "maxiter=" in str(e.value)
+    r9 = rhgd.coupling_retr(a, b, g, u, tol=1e-9)
+    assert 1e-13 < marginal_error(r9, a, b) <= 1e-9 * 1.01
+
+
+def test_coupling_tol_consistent_with_points():
+    """Coupling(tol=1e-9): its retraction's results, balanced to 1e-9, are
+    its points (they were checked to 1e-10 and rejected)."""
+    rng = np.random.default_rng(7)
+    loose = 0
+    for n in (5, 30):
+        a = 0.5 + rng.random(n)
+        b = 0.5 + rng.random(n + 2)
+        b *= a.sum() / b.sum()
+        m = rhgd.Coupling(a, b, tol=1e-9)
+        g = m.rand_point(n)
+        for scale in (0.5, 3.0):
+            y = m.retract(g, m.project(g, rng.standard_normal(g.shape) * g) * scale)
+            m.check_point(y)
+            loose += marginal_error(y, m.a, m.b) > 1e-10
+    assert loose > 0, "no result beyond 1e-10: the test cannot tell the tolerances apart"

@@ -142,7 +142,8 @@ def test_euclidean_gradients_with_finite_differences():
     rp = rhgd.minimize(python_problem(data, riemannian=False), estimator="cg:maxiter=50,tol=1e-10", epochs=15,
                        eta_x=0.5, eta_y=0.5)
     assert np.max(np.abs(rg.history["f"] - rp.history["f"])) < 1e-7
-    assert np.max(np.abs(rg.x - rp.x.ravel())) < 1e-6
+    assert rg.x.shape == rp.x.shape == (D, R)
+    assert np.max(np.abs(rg.x - rp.x)) < 1e-6
 
 
 def test_oracles_match_go():
@@ -211,7 +212,7 @@ def test_callback_cancel_and_errors():
 
     pb = rhgd.Problem(rhgd.Euclidean(k), rhgd.Euclidean(m), f=o["f"], grad_fx=o["grad_fx"],
                       grad_fy=o["grad_fy"], grad_gy=bad, grad_gx=o["grad_gx"], x0=np.zeros(k), y0=np.zeros(m))
-    with pytest.raises(rhgd.CallbackError, match="grad_gy returned 1") as e:
+    with pytest.raises(rhgd.CallbackError, match="the grad_gy callback raised KeyError: 'oops'") as e:
         rhgd.minimize(pb, estimator="cg", epochs=5)
     assert isinstance(e.value.__cause__, KeyError)
     assert e.value.result is not None and e.value.result.status == "Failure"
@@ -229,7 +230,7 @@ def test_callback_cancel_and_errors():
         rhgd.Solver(p, "cg", eta_x=-1)
     with pytest.raises(rhgd.InvalidArgument, match="unknown estimator"):
         rhgd.Solver(p, "newton")
-    with pytest.raises(rhgd.InvalidArgument, match="HessGyInv"):
+    with pytest.raises(rhgd.InvalidArgument, match=r"missing oracle: \[hess_gy_inv\]"):
         rhgd.Solver(p, "hinv")
 
 
@@ -248,7 +249,7 @@ def test_builtin_params_and_errors():
     assert "synthetic" in rhgd.problem_names()
     params = rhgd.problem_params("synthetic")
     assert params["nu"][0] == "0.01" and params["d"][0] == "50"
-    with pytest.raises(rhgd.InvalidArgument, match="flag provided but not defined: -bogus"):
+    with pytest.raises(rhgd.InvalidArgument, match='unknown parameter "bogus"'):
         rhgd.builtin("synthetic", bogus=1)
     with pytest.raises(rhgd.InvalidArgument, match="unknown problem"):
         rhgd.builtin("nope")
@@ -321,7 +322,7 @@ def test_handles_are_freed():
     m = rhgd.SPD(3)
     s = rhgd.Solver(p, "cg", epochs=2)
     s.run()
-    assert rhgd.live_handles() == before + 3
+    assert rhgd.live_handles() == before + 5  # the problem with its two manifolds, m, s
     del p, m, s
     gc.collect()
     assert rhgd.live_handles() == before

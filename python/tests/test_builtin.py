@@ -1,0 +1,75 @@
+"""Built-in problems: the seed make demo uses, shapes, parameter names, and
+the README's snippet."""
+
+import pathlib
+import re
+
+import numpy as np
+
+import rhgd
+
+README = pathlib.Path(__file__).resolve().parents[2] / "README.md"
+
+
+def readme_python():
+    """The first python block of README.md's "## C and Python"."""
+    text = README.read_text()
+    section = text[text.index("\n## C and Python\n"):]
+    return re.search(r"\n```python\n(.*?)\n```\n", section, re.S).group(1)
+
+
+def demo_hinv_f():
+    """make demo's final f for hinv, as README.md's table gives it."""
+    return float(re.search(r"^hinv\s+IterationLimit\s+\d+\s+(\S+)", README.read_text(), re.M).group(1))
+
+
+def test_readme_snippet_reproduces_make_demo(capsys):
+    """README's Python lines, run as written, give make demo's hinv row:
+    builtin() defaults to the rhgd command's seed, 42."""
+    ns = {}
+    exec(readme_python(), ns)
+    r = ns["r"]
+    assert abs(r.f - demo_hinv_f()) <= 1e-6, (r.f, demo_hinv_f())
+    assert capsys.readouterr().out.split()[1:] == ["(50,", "20)", "(50,", "50)"]
+
+
+def test_default_seed():
+    f = {}
+    for seed in (None, 42, 0):
+        p = rhgd.builtin("synthetic", n=30, d=8, r=3, **({} if seed is None else {"seed": seed}))
+        f[seed] = p.oracle("f", *p.start())
+    assert f[None] == f[42] != f[0]
+
+
+def test_shapes():
+    p = rhgd.builtin("synthetic", n=30, d=8, r=3)
+    assert (p.mx.shape, p.my.shape) == ((8, 3), (8, 8))
+    assert repr(p.mx) == "<rhgd manifold stiefel:n=8,p=3,retr=qr>"
+    x0, y0 = p.start()
+    assert x0.shape == (8, 3) and y0.shape == (8, 8)
+    seen = []
+    r = rhgd.minimize(p, estimator="hinv", epochs=3, callback=lambda info: seen.append(info) and False)
+    assert r.x.shape == (8, 3) and r.y.shape == (8, 8)
+    assert seen[0]["x"].shape == seen[0]["hypergrad"].shape == (8, 3) and seen[0]["y"].shape == (8, 8)
+    p.mx.check_point(r.x)
+    p.my.check_point(r.y)
+
+    # A product: spdnet's x is W1 in St(D, d1) times W2 in St(d1, d2).
+    q = rhgd.builtin("spdnet", d1=6, d2=4)
+    assert isinstance(q.mx, rhgd.Product) and q.mx.shape == (q.len_x,)
+    w1, w2 = q.mx.split(q.start()[0])
+    assert w1.shape[1] == 6 and w2.shape == (6, 4) and w1.size + w2.size == q.len_x
+    for w in (w1, w2):
+        assert np.allclose(w.T @ w, np.eye(w.shape[1]), atol=1e-12)
+    # A column: hyperrep's ridge weights.
+    h = rhgd.builtin("hyperrep", n=20, ntrain=10, d=6, k=2)
+    assert h.my.shape == (3, 1) and h.start()[1].shape == (3, 1)
+
+
+def test_parameter_names_are_keywords():
+    params = rhgd.problem_params("synthetic")
+    assert "start_seed" in params and not any("-" in k for k in params)
+    kw = dict(n=30, d=8, r=3)
+    x3 = rhgd.builtin("synthetic", start_seed=3, **kw).start()[0]
+    assert np.array_equal(x3, rhgd.builtin("synthetic", **{"start-seed": 3}, **kw).start()[0])
+    assert not np.array_equal(x3, rhgd.builtin("synthetic", **kw).start()[0])
