@@ -63,11 +63,13 @@
  * as numpy may already use the same libopenblas.so. So the library starts
  * in shared mode: it changes neither the kernels nor the thread count
  * behind the host's back, and runs small LAPACK calls with the host's
- * thread count. It starts on the first call that computes, reading
- * RHGD_BLAS (auto|openblas|gonum), RHGD_THREADS (N: set OpenBLAS to N
- * threads, for the whole process) and RHGD_SHARED (0: let rhgd own
- * OpenBLAS as a Go program does: best kernels, physical-core threads, one
- * thread around small LAPACK calls). rhgd_init does the same explicitly and
+ * thread count. It starts on the first call that computes, reading, from
+ * the environment as it is then (a host's setenv or Python's os.environ
+ * before that call counts), RHGD_BLAS (auto|openblas|gonum),
+ * RHGD_THREADS (N: set OpenBLAS to N threads, for the whole process) and
+ * RHGD_SHARED (0: let rhgd own OpenBLAS as a Go program does: best
+ * kernels, physical-core threads, one thread around small LAPACK calls).
+ * rhgd_init does the same explicitly and
  * must come first. OPENBLAS_NUM_THREADS and OPENBLAS_CORETYPE keep their
  * usual meaning. With several host threads calling rhgd at once, give
  * OpenBLAS one thread (RHGD_THREADS=1 or OPENBLAS_NUM_THREADS=1) to avoid
