@@ -47,7 +47,12 @@ func TestOffTangent(t *testing.T) {
 			require.InDelta(t, want, got, 1e-13*math.Abs(want), "n=%d %s", n, what)
 		}
 
-		close("⟨sym U, sym V⟩", m.Inner(x, su, sv), whitenedInner(x, su, sv, n))
+		// Against gonum's whitened form, the two computations differ by
+		// rounding amplified by κ(X): Inner forms X⁻¹ explicitly. The
+		// bound is a first-order one, cn·κ(X)·u·‖U‖_X‖V‖_X, with c = 8
+		// (Cauchy–Schwarz scale, since ⟨U, V⟩ itself may cancel).
+		bound := 8 * float64(n) * condition(x, n) * 0x1p-53 * m.Norm(x, su) * m.Norm(x, sv)
+		require.InDelta(t, whitenedInner(x, su, sv, n), m.Inner(x, su, sv), bound, "n=%d ⟨sym U, sym V⟩ against gonum", n)
 		close("⟨U, V⟩", m.Inner(x, u, v), m.Inner(x, su, sv))
 		close("⟨V, U⟩", m.Inner(x, v, u), m.Inner(x, su, sv))
 		close("‖U‖", m.Norm(x, u), m.Norm(x, su))
@@ -127,6 +132,16 @@ func whitenedInner(x, u, v []float64, n int) float64 {
 		}
 	}
 	return s
+}
+
+// condition returns κ₂(X) = λmax/λmin of an SPD matrix, by gonum.
+func condition(x []float64, n int) float64 {
+	var e mat.EigenSym
+	if !e.Factorize(mat.NewSymDense(n, append([]float64(nil), x...)), false) {
+		panic("eigendecomposition failed")
+	}
+	v := e.Values(nil)
+	return v[n-1] / v[0]
 }
 
 // general returns an n×n matrix of standard normal entries, not symmetric.
