@@ -39,7 +39,7 @@ vet: deps
 #   test-coretypes  the kernel-sensitive packages under every OpenBLAS
 #                   kernel set this CPU executes (OPENBLAS_CORETYPE)
 #   test-nocgo      the whole suite in pure Go (CGO_ENABLED=0)
-#   test-purego     the whole suite in pure Go with cgo on (-tags purego)
+#   test-purego     the backend packages in pure Go with cgo on (-tags purego)
 #   test-race       the solver, manifold and problem packages, race detector
 #   test-lib        the C library: header check, C example, threads, Python
 #   bench-quick     the benchmark harness once at small sizes
@@ -63,8 +63,13 @@ test-cgo: deps
 test-nocgo:
 	CGO_ENABLED=0 $(GO) test -count=1 ./...
 
+# test-purego: the purego tag changes only the packages with
+# backend-specific files (blas, lapackx, and cbindings, which needs cgo);
+# every package above them runs the pure-Go backend in test-nocgo already.
+PUREGO_PKGS = ./blas/... ./lapackx/... ./cbindings/...
+
 test-purego: deps
-	$(GO) test -count=1 -tags purego ./...
+	$(GO) test -count=1 -tags purego $(PUREGO_PKGS)
 
 RACE_PKGS = ./solver ./spd ./stiefel ./coupling ./euclid ./product ./problems/... ./numerr ./internal/spectral
 
@@ -76,12 +81,14 @@ test-race: deps
 # info -cores`; rhgd keeps the one OPENBLAS_CORETYPE names), so that a test
 # that holds only for the developer's kernels fails on the developer's
 # machine and not on a user's. A kernel set this OpenBLAS does not know is
-# skipped with a message.
+# skipped with a message, and so is the one rhgd selects by default, which
+# test-cgo ran.
 CORE_PKGS = ./lapackx ./spd ./stiefel ./coupling ./internal/spectral ./problems/synthetic
 
 test-coretypes: deps
 	@mkdir -p build && $(GO) build -o build/rhgd ./cmd/rhgd
-	@failed=""; for c in $$(build/rhgd info -cores); do \
+	@failed=""; def=$$(build/rhgd info -core); for c in $$(build/rhgd info -cores); do \
+		if [ "$$c" = "$$def" ]; then echo "== OPENBLAS_CORETYPE=$$c: the default kernel set, run by test-cgo"; continue; fi; \
 		got=$$(OPENBLAS_CORETYPE=$$c build/rhgd info -core); \
 		if [ "$$got" != "$$c" ]; then echo "== OPENBLAS_CORETYPE=$$c: this OpenBLAS runs $$got instead; skipped"; continue; fi; \
 		echo "== OPENBLAS_CORETYPE=$$c"; \
