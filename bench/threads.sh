@@ -182,10 +182,10 @@ scaling)
 			for th in 1 default; do
 				if [ "$th" = 1 ]; then
 					RHGD_THREADS=1 "$OUT/synthetic.test" -test.run '^$' -test.bench 'RHGDEpochScaling/estimator=cg/d=(500|1000)$' \
-						-test.benchtime 3x | sed -n "s/^Benchmark\([^ ]*\)-[0-9]* .* \([0-9]*\) ns\/op.*/\1 $th \2/p" >> "$OUT/scaling-$cond.txt"
+						-test.benchtime 3x | sed -n "s/^Benchmark\([^ ]*\)-[0-9]*[[:space:]].* \([0-9]*\) ns\/op.*/\1 $th \2/p" >> "$OUT/scaling-$cond.txt"
 				else
 					env -u RHGD_THREADS "$OUT/synthetic.test" -test.run '^$' -test.bench 'RHGDEpochScaling/estimator=cg/d=(500|1000)$' \
-						-test.benchtime 3x | sed -n "s/^Benchmark\([^ ]*\)-[0-9]* .* \([0-9]*\) ns\/op.*/\1 $th \2/p" >> "$OUT/scaling-$cond.txt"
+						-test.benchtime 3x | sed -n "s/^Benchmark\([^ ]*\)-[0-9]*[[:space:]].* \([0-9]*\) ns\/op.*/\1 $th \2/p" >> "$OUT/scaling-$cond.txt"
 				fi
 			done
 		done
