@@ -86,51 +86,79 @@ func BenchmarkGoBLASDgemm(b *testing.B) {
 	}
 }
 
-// BenchmarkSerialWindow times the triangular, symmetric and rank-k level-3
-// calls on one OpenBLAS thread and on all, to place serialLo and serialHi.
-// Measured on the 2-core Xeon (`go test -run '^$' -bench SerialWindow
-// -count 1 ./blas`), all threads against one, µs: n=50 trsm 12.2/9.2, trmm
-// 7.6/4.4, syrk 6.5/6.4, symm 17.5/7.1; n=100 trsm 47/60, trmm 25/27, syrk
-// 54/27, symm 51/43; n=200 trsm 297/415, syrk 180/155. gemm is
-// threaded only above n ≈ 100 by OpenBLAS itself (n=50: 3.9/3.9 µs).
+// BenchmarkSerialWindow times every native BLAS call the Hybrid sends to
+// the library, on one OpenBLAS thread (threads=one, SerialBegin around the
+// loop) and on all of them (threads=all, OpenBLAS's own choice), to place
+// the one-thread windows of hybrid.go. bench/threads.sh runs it on a quiet
+// machine and beside two busy processes; the tables are in hybrid.go.
 func BenchmarkSerialWindow(b *testing.B) {
 	if !haveNative {
 		b.Skip("pure-Go build")
 	}
+	Start() // else SerialBegin, finding one thread set, does nothing
 	rnd := rand.New(rand.NewPCG(1, 1))
 	nat := nativeImpl()
-	for _, n := range []int{20, 50, 100, 200} {
+	modes := func(name string, n int, f func()) {
+		for _, one := range []bool{true, false} {
+			tag := "all"
+			if one {
+				tag = "one"
+			}
+			b.Run(fmt.Sprintf("op=%s/threads=%s/n=%d", name, tag, n), func(b *testing.B) {
+				if one {
+					SerialBegin()
+					defer SerialEnd()
+				}
+				for b.Loop() {
+					f()
+				}
+			})
+		}
+	}
+	for _, n := range []int{16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 448, 512, 640, 768, 1024} {
 		a, c, t := randSlice(rnd, n*n), randSlice(rnd, n*n), randSlice(rnd, n*n)
+		for i := 0; i < n; i++ {
+			a[i*n+i] += float64(n) // a well-conditioned triangle for trsm
+		}
+		modes("gemm", n, func() { nat.Dgemm(gblas.NoTrans, gblas.NoTrans, n, n, n, 1, a, n, c, n, 0, t, n) })
+		modes("symm", n, func() { nat.Dsymm(gblas.Left, gblas.Upper, n, n, 1, a, n, c, n, 0, t, n) })
+		modes("syrk", n, func() { nat.Dsyrk(gblas.Upper, gblas.Trans, n, n, 1, a, n, 0, t, n) })
+		modes("syr2k", n, func() { nat.Dsyr2k(gblas.Upper, gblas.Trans, n, n, 1, a, n, c, n, 0, t, n) })
+		modes("trmm", n, func() { nat.Dtrmm(gblas.Left, gblas.Lower, gblas.NoTrans, gblas.NonUnit, n, n, 1, a, n, t, n) })
+		modes("trsm", n, func() {
+			copy(t, c)
+			nat.Dtrsm(gblas.Left, gblas.Lower, gblas.NoTrans, gblas.NonUnit, n, n, 1, a, n, t, n)
+		})
+	}
+	for _, n := range []int{128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096} {
+		a, x, y := randSlice(rnd, n*n), randSlice(rnd, n), randSlice(rnd, n)
 		for i := 0; i < n; i++ {
 			a[i*n+i] += float64(n)
 		}
-		for _, one := range []bool{false, true} {
-			tag := fmt.Sprintf("threads=all/n=%d", n)
-			if one {
-				tag = fmt.Sprintf("threads=one/n=%d", n)
-			}
-			run := func(name string, f func()) {
-				b.Run("op="+name+"/"+tag, func(b *testing.B) {
-					if one {
-						SerialBegin()
-						defer SerialEnd()
-					}
-					for b.Loop() {
-						f()
-					}
-				})
-			}
-			run("trsm", func() {
-				copy(t, c)
-				nat.Dtrsm(gblas.Left, gblas.Lower, gblas.NoTrans, gblas.NonUnit, n, n, 1, a, n, t, n)
-			})
-			run("trmm", func() {
-				copy(t, c)
-				nat.Dtrmm(gblas.Left, gblas.Lower, gblas.NoTrans, gblas.NonUnit, n, n, 1, a, n, t, n)
-			})
-			run("gemm", func() { nat.Dgemm(gblas.NoTrans, gblas.NoTrans, n, n, n, 1, a, n, c, n, 0, t, n) })
-			run("syrk", func() { nat.Dsyrk(gblas.Upper, gblas.Trans, n, n, 1, a, n, 0, t, n) })
-			run("symm", func() { nat.Dsymm(gblas.Left, gblas.Upper, n, n, 1, a, n, c, n, 0, t, n) })
-		}
+		modes("gemv", n, func() { nat.Dgemv(gblas.NoTrans, n, n, 1, a, n, x, 1, 0, y, 1) })
+		modes("symv", n, func() { nat.Dsymv(gblas.Upper, n, 1, a, n, x, 1, 0, y, 1) })
+		modes("ger", n, func() { nat.Dger(n, n, 1e-9, x, 1, y, 1, a, n) })
+		modes("trmv", n, func() {
+			copy(y, x)
+			nat.Dtrmv(gblas.Lower, gblas.NoTrans, gblas.NonUnit, n, a, n, y, 1)
+		})
+		modes("trsv", n, func() {
+			copy(y, x)
+			nat.Dtrsv(gblas.Lower, gblas.NoTrans, gblas.NonUnit, n, a, n, y, 1)
+		})
+	}
+}
+
+// BenchmarkSerialSwitch is the cost of a one-thread window around a call:
+// a SerialBegin and SerialEnd pair with more than one thread set.
+func BenchmarkSerialSwitch(b *testing.B) {
+	if !haveNative {
+		b.Skip("pure-Go build")
+	}
+	Start()
+	b.ReportAllocs()
+	for b.Loop() {
+		SerialBegin()
+		SerialEnd()
 	}
 }

@@ -33,8 +33,16 @@
 // owns them: it sets the thread count to the physical core count (unless
 // OPENBLAS_NUM_THREADS or OMP_NUM_THREADS is set), re-selects the kernels
 // when OpenBLAS fell back to weaker ones than the CPU runs (unless
-// OPENBLAS_CORETYPE is set), and drops to one thread around small LAPACK
-// calls (SerialBegin, SerialEnd). Inside a host that already uses the
+// OPENBLAS_CORETYPE is set), and runs each call too small to gain from
+// threads on one thread (SerialBegin, SerialEnd). That is, a call runs on
+// all threads only from the size at which threads were measured both to
+// win clearly on a quiet machine (at least 1.3× as fast as one) and not to
+// lose badly beside two busy processes (at least 0.8× as fast): beside
+// busy processes a threaded call waits a time slice for a descheduled
+// thread. The bounds per call are in hybrid.go (dgemm from 768³
+// multiply-adds, level-2 calls from 3072² or 4096² entries) and in
+// lapackx (LAPACK calls on one thread, but for dgetrf and dsygst from
+// n = 3072); CurrentInfo lists them. Inside a host that already uses the
 // library, such as a Python process with numpy calling rhgd's C ABI,
 // Config.Shared (RHGD_SHARED=1) turns all three off: rhgd then changes
 // nothing behind the host's back, and runs with the host's settings.

@@ -15,34 +15,84 @@ const (
 	level3Cutoff = 32
 	// level2Cutoff applies to m·n for Dgemv, Dsymv and the other level-2
 	// calls. Below it Go wins or ties (n = 64: Go 429 ns, OpenBLAS on one
-	// thread 428 ns with the window's switch, 337 ns without); above it
-	// OpenBLAS runs on one thread up to serial2Hi.
+	// thread 428 ns with the window's switch, 337 ns without).
 	level2Cutoff = 128 * 128
-	// serialLo and serialHi bound the m·n·k of the triangular, symmetric
-	// and rank-k level-3 calls that run on one OpenBLAS thread: there its
-	// threads cost more than they give (n = 50: trsm 12.2 → 9.2 µs, trmm
-	// 7.6 → 4.4 µs, symm 17.5 → 7.1 µs), while above the window (n = 100
-	// trsm 47 µs threaded against 60 µs) and below it (n = 20, where the
-	// switch itself would cost a quarter of the call) they do not.
-	// BenchmarkSerialWindow measures it.
-	serialLo = 24 * 24 * 24
-	serialHi = 72 * 72 * 72
-	// serial2Hi bounds the m·n of the level-2 calls that run on one
-	// OpenBLAS thread: a threaded dgemv wakes its threads from n = 96 on,
-	// which costs more than the second core gives until n ≈ 384. On the
-	// 2-core EPYC (BenchmarkHybridCrossover, ns, Go / threaded / one
-	// thread through the window): n=96 913/4542/905, n=128 1597/6204/1472,
-	// n=256 6417/8430/5613, n=512 29630/20765/28697.
-	serial2Hi = 384 * 384
 )
 
-// serial reports whether a level-3 call of m·n·k multiply-adds belongs in
-// the one-thread window.
-func serial(mnk int) bool { return haveNative && mnk >= serialLo && mnk < serialHi }
+// The one-thread windows: which native calls run on all of OpenBLAS's
+// threads and which on one. OpenBLAS spreads a call over its threads from
+// sizes of its own choosing (a dgemm above 64³ multiply-adds, a dtrsm from
+// m·n = 1024, dsymm and dsyr2k at every size), and each threaded call
+// waits for all of its threads: on a quiet machine that costs microseconds
+// a call, beside busy processes a thread that the kernel has descheduled
+// costs a time slice (a threaded dgemm at n = 128 then takes 10 ms against
+// 0.1 ms on one thread). Hybrid therefore runs a native call on one thread
+// (SerialBegin, SerialEnd: 0.1 µs, BenchmarkSerialSwitch) unless its size
+// reaches its call's ThreadsFrom bound below: the smallest size measured
+// from which threads both
+//
+//   - win clearly on a quiet machine: all threads at least 1.3× as fast
+//     as one, and
+//   - do not lose badly beside two busy processes: at least 0.8× as fast,
+//
+// at that size and every larger one measured. The size is m·n·k for
+// level-3 calls (k the inner or triangular order) and m·n for level-2
+// calls. BenchmarkSerialWindow times each call on one thread and on all;
+// bench/threads.sh runs it on a quiet machine and beside two busy shells.
+// On the 2-core EPYC (OpenBLAS 0.3.21, Haswell kernels), speed-up of all
+// threads over one (medians of 8 quiet and 11 loaded runs, 5 and 8 at
+// n = 448 and 640), quiet/loaded, square n×n calls:
+//
+//	n =             128        256        384        448        512        640        768       1024
+//	gemm      0.66/0.01  1.24/0.14  1.61/0.22  1.73/0.40  1.65/0.61  1.78/0.67  1.91/1.05  1.82/1.24
+//	symm      0.85/0.03  1.48/0.12  1.74/0.29  1.67/0.45  1.69/0.59  1.79/1.20  1.84/1.22  1.88/1.48
+//	syrk      0.53/0.02  1.14/0.16  1.36/0.18  1.34/0.25  1.43/0.42  1.40/0.56  1.71/1.06  1.74/1.18
+//	syr2k     1.27/0.24  1.58/0.36  1.77/0.77  1.89/1.17  1.90/1.38  1.77/1.09  1.99/1.65  1.98/1.26
+//	trmm      1.07/0.02  1.45/0.18  1.71/0.57  1.73/0.84  1.64/1.15  1.85/1.12  1.96/1.10  1.84/1.30
+//	trsm      1.24/0.02  1.60/0.17  1.64/0.46  1.76/0.84  1.48/0.73  1.64/1.17  1.66/1.36  1.67/1.27
+//
+//	n =             512       1024       1536       2048       3072       4096
+//	gemv      1.22/0.01  1.03/0.06  1.59/0.14  2.39/0.22  2.19/1.30  1.92/1.21
+//	ger       1.21/0.01  1.19/0.05  1.61/0.14  2.36/0.95  1.54/0.71  1.77/1.20
+//	symv      0.94/0.01  1.13/0.03  0.96/0.06  1.60/0.22  2.52/0.52  1.86/1.02
+//	trmv      0.94/0.01  1.01/0.02  1.12/0.06  1.53/0.14  1.99/0.37  2.02/0.91
+//	trsv      1.05/1.01  1.03/0.81  1.15/1.42  0.99/1.27  1.16/1.44  1.04/0.86
+//
+// Below n = 128 threads lose on a quiet machine too (a threaded dsymm at
+// n = 16 takes 8 µs against 0.4 µs). The bounds are the same on every
+// machine: a call that waits a time slice beside busy processes waits it
+// on any machine. SetThreads(1) (RHGD_THREADS=1) keeps every call on one
+// thread; in Shared mode the windows are off.
+const (
+	// gemmSerialLo: OpenBLAS runs a dgemm of at most 64³ multiply-adds on
+	// one thread by itself (its GEMM_MULTITHREAD_THRESHOLD), so smaller
+	// ones skip the switch.
+	gemmSerialLo = 64*64*64 + 1
+	// serialLo: dtrsm, dtrmm and dsyrk below 24³ stay on one thread by
+	// themselves (OpenBLAS threads dtrsm and dtrmm from m·n = 1024, dsyrk
+	// from n = 100), and the switch would cost 15% of a call there. dsymm
+	// and dsyr2k are threaded at every size, so every native one of those
+	// is in its window.
+	serialLo = 24 * 24 * 24
 
-// serial2 reports whether a native level-2 call on m·n entries belongs in
-// the one-thread window.
-func serial2(mn int) bool { return haveNative && mn < serial2Hi }
+	gemmThreadsFrom  = 768 * 768 * 768
+	symmThreadsFrom  = 640 * 640 * 640
+	syrkThreadsFrom  = 768 * 768 * 768
+	syr2kThreadsFrom = 448 * 448 * 448
+	trmmThreadsFrom  = 448 * 448 * 448
+	trsmThreadsFrom  = 640 * 640 * 640
+
+	gemvThreadsFrom = 3072 * 3072
+	symvThreadsFrom = 4096 * 4096
+	gerThreadsFrom  = 4096 * 4096
+	// trmvThreadsFrom also bounds dtrsv, which OpenBLAS never threads
+	// (its column above): the bound is for other libraries.
+	trmvThreadsFrom = 4096 * 4096
+)
+
+// serial reports whether a native call of the given size belongs in the
+// one-thread window [lo, hi) of its class.
+func serial(size, lo, hi int) bool { return haveNative && size >= lo && size < hi }
 
 // Hybrid is a blas.Float64 that runs level-1 calls and small level-2 and
 // level-3 calls in pure Go and larger ones in the native library. It is
@@ -68,6 +118,10 @@ func (h Hybrid) Dgemm(tA, tB gblas.Transpose, m, n, k int, alpha float64, a []fl
 		h.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
+	if serial(m*n*k, gemmSerialLo, gemmThreadsFrom) {
+		SerialBegin()
+		defer SerialEnd()
+	}
 	h.Native.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
@@ -81,7 +135,7 @@ func (h Hybrid) Dsymm(s gblas.Side, ul gblas.Uplo, m, n int, alpha float64, a []
 		h.Implementation.Dsymm(s, ul, m, n, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
-	if serial(m * n * k) {
+	if serial(m*n*k, 0, symmThreadsFrom) {
 		SerialBegin()
 		defer SerialEnd()
 	}
@@ -94,7 +148,7 @@ func (h Hybrid) Dsyrk(ul gblas.Uplo, tA gblas.Transpose, n, k int, alpha float64
 		h.Implementation.Dsyrk(ul, tA, n, k, alpha, a, lda, beta, c, ldc)
 		return
 	}
-	if serial(n * n * k) {
+	if serial(n*n*k, serialLo, syrkThreadsFrom) {
 		SerialBegin()
 		defer SerialEnd()
 	}
@@ -108,7 +162,7 @@ func (h Hybrid) Dsyr2k(ul gblas.Uplo, tA gblas.Transpose, n, k int, alpha float6
 		h.Implementation.Dsyr2k(ul, tA, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
-	if serial(n * n * k) {
+	if serial(n*n*k, 0, syr2kThreadsFrom) {
 		SerialBegin()
 		defer SerialEnd()
 	}
@@ -125,7 +179,7 @@ func (h Hybrid) Dtrmm(s gblas.Side, ul gblas.Uplo, tA gblas.Transpose, d gblas.D
 		h.Implementation.Dtrmm(s, ul, tA, d, m, n, alpha, a, lda, b, ldb)
 		return
 	}
-	if serial(m * n * k) {
+	if serial(m*n*k, serialLo, trmmThreadsFrom) {
 		SerialBegin()
 		defer SerialEnd()
 	}
@@ -142,7 +196,7 @@ func (h Hybrid) Dtrsm(s gblas.Side, ul gblas.Uplo, tA gblas.Transpose, d gblas.D
 		h.Implementation.Dtrsm(s, ul, tA, d, m, n, alpha, a, lda, b, ldb)
 		return
 	}
-	if serial(m * n * k) {
+	if serial(m*n*k, serialLo, trsmThreadsFrom) {
 		SerialBegin()
 		defer SerialEnd()
 	}
@@ -155,7 +209,7 @@ func (h Hybrid) Dgemv(tA gblas.Transpose, m, n int, alpha float64, a []float64, 
 		h.Implementation.Dgemv(tA, m, n, alpha, a, lda, x, incX, beta, y, incY)
 		return
 	}
-	if serial2(m * n) {
+	if serial(m*n, 0, gemvThreadsFrom) {
 		SerialBegin()
 		defer SerialEnd()
 	}
@@ -168,7 +222,7 @@ func (h Hybrid) Dsymv(ul gblas.Uplo, n int, alpha float64, a []float64, lda int,
 		h.Implementation.Dsymv(ul, n, alpha, a, lda, x, incX, beta, y, incY)
 		return
 	}
-	if serial2(n * n) {
+	if serial(n*n, 0, symvThreadsFrom) {
 		SerialBegin()
 		defer SerialEnd()
 	}
@@ -181,7 +235,7 @@ func (h Hybrid) Dger(m, n int, alpha float64, x []float64, incX int, y []float64
 		h.Implementation.Dger(m, n, alpha, x, incX, y, incY, a, lda)
 		return
 	}
-	if serial2(m * n) {
+	if serial(m*n, 0, gerThreadsFrom) {
 		SerialBegin()
 		defer SerialEnd()
 	}
@@ -194,7 +248,7 @@ func (h Hybrid) Dtrsv(ul gblas.Uplo, tA gblas.Transpose, d gblas.Diag, n int, a 
 		h.Implementation.Dtrsv(ul, tA, d, n, a, lda, x, incX)
 		return
 	}
-	if serial2(n * n) {
+	if serial(n*n, 0, trmvThreadsFrom) {
 		SerialBegin()
 		defer SerialEnd()
 	}
@@ -207,7 +261,7 @@ func (h Hybrid) Dtrmv(ul gblas.Uplo, tA gblas.Transpose, d gblas.Diag, n int, a 
 		h.Implementation.Dtrmv(ul, tA, d, n, a, lda, x, incX)
 		return
 	}
-	if serial2(n * n) {
+	if serial(n*n, 0, trmvThreadsFrom) {
 		SerialBegin()
 		defer SerialEnd()
 	}

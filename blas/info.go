@@ -22,7 +22,10 @@ type Info struct {
 	Threads       int      `json:"threads"`
 	// Shared is Config.Shared of the start-up: rhgd leaves the library's
 	// kernels and threads to the host.
-	Shared   bool           `json:"shared"`
+	Shared bool `json:"shared"`
+	// Cutoffs are the Hybrid's sizes: below level2_mn and level3_mnk calls
+	// stay in Go; below the *_threads_* sizes native calls run on one
+	// thread (m·n·k for level-3 calls, m·n for level-2).
 	Cutoffs  map[string]int `json:"cutoffs,omitempty"`
 	CPU      CPUInfo        `json:"cpu"`
 	Go       string         `json:"go"`
@@ -70,7 +73,13 @@ func CurrentInfo() Info {
 		if startup.forcedCore != "" {
 			inf.DetectedCore = startup.detectedCore
 		}
-		inf.Cutoffs = map[string]int{"level2_mn": level2Cutoff, "level3_mnk": level3Cutoff}
+		inf.Cutoffs = map[string]int{"level2_mn": level2Cutoff, "level3_mnk": level3Cutoff,
+			// Sizes from which calls run on all threads (hybrid.go).
+			"gemm_threads_mnk": gemmThreadsFrom, "symm_threads_mnk": symmThreadsFrom,
+			"syrk_threads_mnk": syrkThreadsFrom, "syr2k_threads_mnk": syr2kThreadsFrom,
+			"trmm_threads_mnk": trmmThreadsFrom, "trsm_threads_mnk": trsmThreadsFrom,
+			"gemv_threads_mn": gemvThreadsFrom, "symv_threads_mn": symvThreadsFrom,
+			"ger_threads_mn": gerThreadsFrom, "trmv_trsv_threads_mn": trmvThreadsFrom}
 	}
 	return inf
 }

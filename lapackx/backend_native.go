@@ -2,6 +2,7 @@ package lapackx
 
 import (
 	"fmt"
+	"math"
 
 	gblas "gonum.org/v1/gonum/blas"
 
@@ -22,10 +23,60 @@ func (nativeLapack) eigDriver() string {
 	return fmt.Sprintf("syevql below n = %d, dsyevd from there", eigQLCutoff())
 }
 
-// eigSerialCutoff is the order below which dsyevd runs OpenBLAS on one
-// thread: up to n ≈ 500 the thread wake-ups of dsytrd's level-2 calls cost
-// more than the second core gives. Set by BenchmarkEigThreads.
-const eigSerialCutoff = 500
+// LAPACK's one-thread windows follow the rule of blas's (blas/hybrid.go):
+// a call runs on all of OpenBLAS's threads only from the order at which
+// threads are at least 1.3× as fast as one on a quiet machine and at least
+// 0.8× as fast beside two busy processes, at that order and every larger
+// one measured; below, lapackx brackets it with blas.SerialBegin and
+// blas.SerialEnd. OpenBLAS's threaded LAPACK synchronizes its threads many
+// times a call (per block column, per step of a reduction), and beside
+// busy processes each synchronization can cost a time slice: a threaded
+// dpotrf at n = 1024 took 0.24 s there against 14 ms on one thread.
+// BenchmarkLapackThreads (bench/threads.sh) on the 2-core EPYC, speed-up
+// of all threads over one, quiet/loaded (medians of 5 to 11 quiet and 3 to
+// 10 loaded runs):
+//
+//	n =             128        256        512       1024       1536       2048       3072
+//	potrf     0.48/0.00  0.63/0.47  1.00/0.01  1.23/0.04  1.38/0.08  1.47/0.12  1.65/0.24
+//	potri     0.53/0.00  1.24/1.07  1.41/0.03  1.41/0.05  1.66/0.13  1.75/0.38  1.77/0.34
+//	getrf     0.41/0.04  0.74/0.02  0.96/0.06  1.31/0.31  1.58/0.72  1.78/0.78  1.77/1.31
+//	sygst     0.32/0.33  0.66/0.71  0.91/0.00  1.18/0.01  1.35/0.03  1.40/0.10  1.54/0.95
+//	syevd     0.67/0.00  0.81/0.01  0.88/1.03  1.13/0.08  1.17/0.10  1.30/0.20          -
+//	qr        0.33/0.01  0.70/0.01  0.76/0.22  0.89/0.34  1.00/0.61  1.09/1.13          -
+//	gesdd     0.64/0.55  0.81/0.83  0.84/1.08  1.11/1.24  1.19/0.21          -          -
+//	gees      0.87/0.01  0.85/0.08  0.91/1.34          -          -          -          -
+//	potrs1    1.02/1.08  0.96/0.99  1.02/0.98  1.01/0.92  1.05/1.16  1.02/1.14  1.09/1.55
+//	getrs1    1.03/1.09  1.08/1.06  0.97/1.03  0.96/1.06  1.09/1.43  1.04/2.11  0.96/1.04
+//
+// (qr is dgelqf and dorglq, as QR runs them.) Only dgetrf and dsygst
+// qualify, from n = 3072; every other call runs on one thread at every
+// order (never). A rectangular call counts as the square one of the same
+// work, m·n·min(m, n). dpotrs and dgetrs with one right-hand side have no
+// window: OpenBLAS runs them on one thread by itself (their rows tie).
+const (
+	potrfThreadsFrom = never
+	potriThreadsFrom = never
+	getrfThreadsFrom = 3072
+	sygstThreadsFrom = 3072
+	eigThreadsFrom   = never // dsyevd; the QL solver below eigQLCutoff is rhgd's own, on one thread
+	qrThreadsFrom    = never // dgeqrf, dgelqf, dorgqr, dorglq
+	svdThreadsFrom   = never // dgesdd
+	schurThreadsFrom = never // dgees and dtrsyl, Sylvester's
+)
+
+// never is a ThreadsFrom bound that no order reaches.
+const never = math.MaxInt
+
+// threaded reports whether a LAPACK call of the given order runs on all
+// threads; the caller brackets it with blas.SerialBegin and SerialEnd
+// otherwise.
+func threaded(order, from int) bool { return order >= from }
+
+// squareOrder is the order of the square matrix whose factorization costs
+// as much as that of an m×n one: the cube root of m·n·min(m, n).
+func squareOrder(m, n int) int {
+	return int(math.Round(math.Cbrt(float64(m) * float64(n) * float64(min(m, n)))))
+}
 
 // eigQLVecCutoff and eigQLBaseCutoff are the orders below which the
 // eigensolver with vectors is rhgd's own tridiagonal QL (lapacke.Syevql)
@@ -55,7 +106,7 @@ func (nativeLapack) eig(vecs, lower bool, n int, a, w, work []float64, iwork []i
 		}
 		return nil
 	}
-	if n < eigSerialCutoff {
+	if !threaded(n, eigThreadsFrom) {
 		blas.SerialBegin()
 		defer blas.SerialEnd()
 	}
@@ -94,10 +145,18 @@ func (nativeLapack) eigBatch(n, count int, a, w, work []float64, iwork []int32) 
 }
 
 func (nativeLapack) potrf(ul gblas.Uplo, n int, a []float64, lda int) bool {
+	if !threaded(n, potrfThreadsFrom) {
+		blas.SerialBegin()
+		defer blas.SerialEnd()
+	}
 	return lapacke.Dpotrf(flip(ul), n, a, lda) == 0
 }
 
 func (nativeLapack) potri(ul gblas.Uplo, n int, a []float64, lda int) bool {
+	if !threaded(n, potriThreadsFrom) {
+		blas.SerialBegin()
+		defer blas.SerialEnd()
+	}
 	return lapacke.Dpotri(flip(ul), n, a, lda) == 0
 }
 
@@ -109,24 +168,44 @@ func (nativeLapack) potrs(ul gblas.Uplo, n int, a []float64, lda int, b []float6
 
 // The row-major QR of A is the column-major LQ of Aᵀ, and back.
 func (nativeLapack) geqrf(m, n int, a []float64, lda int, tau, work []float64, lwork int) {
+	if !threaded(squareOrder(m, n), qrThreadsFrom) {
+		blas.SerialBegin()
+		defer blas.SerialEnd()
+	}
 	lapacke.Dgelqf(n, m, a, lda, tau, work, lwork)
 }
 
 func (nativeLapack) gelqf(m, n int, a []float64, lda int, tau, work []float64, lwork int) {
+	if !threaded(squareOrder(m, n), qrThreadsFrom) {
+		blas.SerialBegin()
+		defer blas.SerialEnd()
+	}
 	lapacke.Dgeqrf(n, m, a, lda, tau, work, lwork)
 }
 
 func (nativeLapack) orgqr(m, n, k int, a []float64, lda int, tau, work []float64, lwork int) {
+	if !threaded(squareOrder(m, n), qrThreadsFrom) {
+		blas.SerialBegin()
+		defer blas.SerialEnd()
+	}
 	lapacke.Dorglq(n, m, k, a, lda, tau, work, lwork)
 }
 
 func (nativeLapack) orglq(m, n, k int, a []float64, lda int, tau, work []float64, lwork int) {
+	if !threaded(squareOrder(m, n), qrThreadsFrom) {
+		blas.SerialBegin()
+		defer blas.SerialEnd()
+	}
 	lapacke.Dorgqr(n, m, k, a, lda, tau, work, lwork)
 }
 
 // getrf factorizes the column-major view, Aᵀ = P L U, which is the
 // layout the interface promises.
 func (nativeLapack) getrf(n int, a []float64, ipiv []int32, _ []int) (bool, error) {
+	if !threaded(n, getrfThreadsFrom) {
+		blas.SerialBegin()
+		defer blas.SerialEnd()
+	}
 	info := lapacke.Dgetrf(n, n, a, n, ipiv)
 	if info < 0 {
 		return false, lapackErr("dgetrf", info)
@@ -145,6 +224,10 @@ func (nativeLapack) getrs1(n int, lu []float64, ipiv []int32, b []float64) bool 
 // svd runs the divide-and-conquer dgesdd on the column-major view
 // Aᵀ = V σ Uᵀ, whose U and Vᵀ outputs land, row-major, as our Vᵀ and U.
 func (nativeLapack) svd(m, n int, a, s, u, vt, work []float64, iwork []int32) error {
+	if !threaded(squareOrder(m, n), svdThreadsFrom) {
+		blas.SerialBegin()
+		defer blas.SerialEnd()
+	}
 	k := min(m, n)
 	if info := lapacke.Dgesdd('S', n, m, a, n, s, vt, n, u, k, work, len(work), iwork); info != 0 {
 		return lapackErr("dgesdd", info)
@@ -167,6 +250,10 @@ func (nativeLapack) reduceSym(a, l []float64, n int) {
 	if n < sygstCutoff {
 		reduceSymSolves(a, l, n)
 		return
+	}
+	if !threaded(n, sygstThreadsFrom) {
+		blas.SerialBegin()
+		defer blas.SerialEnd()
 	}
 	// Row-major lower triangles are column-major upper ones, and L = Uᵀ
 	// with U the column-major upper factor: dsygst('U') computes
@@ -208,7 +295,7 @@ func (nativeLapack) sylvester(s *Sylvester, dst, a, b, c []float64) (float64, er
 	u, w := s.sb.z, s.sa.z
 	gemmCol(gblas.Trans, gblas.NoTrans, n, m, n, 1, u, n, c, n, 0, s.tmp, n)     // Uᵀ R
 	gemmCol(gblas.NoTrans, gblas.NoTrans, n, m, m, 1, s.tmp, n, w, m, 0, s.f, n) // (Uᵀ R) W
-	scale, info := lapacke.Dtrsyl('N', 'N', 1, n, m, s.sb.t, n, s.sa.t, m, s.f, n)
+	scale, info := trsyl(n, m, s.sb.t, s.sa.t, s.f)
 	switch {
 	case info == 1:
 		return 0, fmt.Errorf("lapackx: %w: Sylvester coefficients A and −B share an eigenvalue", numerr.ErrSingular)
@@ -218,6 +305,16 @@ func (nativeLapack) sylvester(s *Sylvester, dst, a, b, c []float64) (float64, er
 	gemmCol(gblas.NoTrans, gblas.NoTrans, n, m, n, 1, u, n, s.f, n, 0, s.tmp, n) // U Ỹ
 	gemmCol(gblas.NoTrans, gblas.Trans, n, m, m, 1, s.tmp, n, w, m, 0, dst, n)   // (U Ỹ) Wᵀ
 	return scale, nil
+}
+
+// trsyl solves S Ỹ + Ỹ T = F for the n×n and m×m quasi-triangular S and T,
+// column-major, in place of f, with dtrsyl.
+func trsyl(n, m int, sb, sa, f []float64) (scale float64, info int) {
+	if !threaded(max(n, m), schurThreadsFrom) {
+		blas.SerialBegin()
+		defer blas.SerialEnd()
+	}
+	return lapacke.Dtrsyl('N', 'N', 1, n, m, sb, n, sa, m, f, n)
 }
 
 func (nativeLapack) schurWork(n int) int {
@@ -230,6 +327,10 @@ func (nativeLapack) schurWork(n int) int {
 // (which it does not modify) with LAPACK's dgees: T and Z column-major.
 func (s *schur) factorizeColMajor(m []float64) error {
 	n := s.n
+	if !threaded(n, schurThreadsFrom) {
+		blas.SerialBegin()
+		defer blas.SerialEnd()
+	}
 	copy(s.t, m)
 	if info := lapacke.Dgees(n, s.t, n, s.wr, s.wi, s.z, n, s.work, len(s.work)); info != 0 {
 		return lapackErr("dgees", info)

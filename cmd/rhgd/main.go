@@ -179,6 +179,6 @@ rhgd <command> -h describes a command's flags.
 
 environment:
   RHGD_BLAS=auto|openblas|gonum   the backend (default: openblas when built with cgo)
-  RHGD_THREADS=N                  OpenBLAS thread count (default: physical cores)
+  RHGD_THREADS=N                  OpenBLAS threads for the calls that gain from them (default: physical cores)
   RHGD_SHARED=1                   leave OpenBLAS's kernel set and threads as the process has them
 `
