@@ -25,22 +25,24 @@ demo: deps
 info: deps
 	$(GO) run ./cmd/rhgd info
 
-# vet checks formatting and runs go vet in all three build configurations.
+# vet checks formatting and runs go vet on everything, and on the backend
+# packages (the only ones with build-tagged files) in the other two build
+# configurations.
 vet: deps
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) vet ./...
-	CGO_ENABLED=0 $(GO) vet ./...
-	$(GO) vet -tags purego ./...
+	CGO_ENABLED=0 $(GO) vet $(PUREGO_PKGS)
+	$(GO) vet -tags purego $(PUREGO_PKGS)
 
 # test runs every stage below, in order, even after one has failed, then
 # prints each stage's result and time and fails if any failed:
-#   vet             gofmt and go vet in the three build configurations
+#   vet             gofmt, and go vet in the three build configurations
 #   test-cgo        the whole suite against OpenBLAS/LAPACKE (cgo)
 #   test-coretypes  the kernel-sensitive packages under every OpenBLAS
 #                   kernel set this CPU executes (OPENBLAS_CORETYPE)
 #   test-nocgo      the whole suite in pure Go (CGO_ENABLED=0)
 #   test-purego     the backend packages in pure Go with cgo on (-tags purego)
-#   test-race       the solver, manifold and problem packages, race detector
+#   test-race       the packages that run goroutines, race detector
 #   test-lib        the C library: header check, C example, threads, Python
 #   bench-quick     the benchmark harness once at small sizes
 # Each Go run includes the fuzz targets' seed corpora (f.Add and
@@ -71,7 +73,11 @@ PUREGO_PKGS = ./blas/... ./lapackx/... ./cbindings/...
 test-purego: deps
 	$(GO) test -count=1 -tags purego $(PUREGO_PKGS)
 
-RACE_PKGS = ./solver ./spd ./stiefel ./coupling ./euclid ./product ./problems/... ./numerr ./internal/spectral
+# test-race: the packages that run goroutines (blas's parallel Go GEMM,
+# the batched eigensolves of internal/spectral and spdnet, concurrent
+# solver runs, the C ABI's handles) and the solver. The manifold packages
+# start none; their numerics run in every other stage.
+RACE_PKGS = ./blas ./internal/spectral ./solver ./problems/spdnet ./problems/synthetic ./cbindings
 
 test-race: deps
 	$(GO) test -count=1 -race $(RACE_PKGS)
