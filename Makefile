@@ -74,10 +74,10 @@ test-purego: deps
 	$(GO) test -count=1 -tags purego $(PUREGO_PKGS)
 
 # test-race: the packages that run goroutines (blas's parallel Go GEMM,
-# the batched eigensolves of internal/spectral and spdnet, concurrent
-# solver runs, the C ABI's handles) and the solver. The manifold packages
-# start none; their numerics run in every other stage.
-RACE_PKGS = ./blas ./internal/spectral ./solver ./problems/spdnet ./problems/synthetic ./cbindings
+# internal/spectral's batched eigensolves, concurrent solver runs in
+# problems/synthetic's tests, the C ABI's handles) and the solver. The
+# manifold and other problem packages start none of their own.
+RACE_PKGS = ./blas ./internal/spectral ./solver ./problems/synthetic ./cbindings
 
 test-race: deps
 	$(GO) test -count=1 -race $(RACE_PKGS)
@@ -89,18 +89,11 @@ test-race: deps
 # machine and not on a user's. A kernel set this OpenBLAS does not know is
 # skipped with a message, and so is the one rhgd selects by default, which
 # test-cgo ran.
-CORE_PKGS = ./lapackx ./spd ./stiefel ./coupling ./internal/spectral ./problems/synthetic
+CORE_PKGS = lapackx spd stiefel coupling internal/spectral problems/synthetic
 
 test-coretypes: deps
 	@mkdir -p build && $(GO) build -o build/rhgd ./cmd/rhgd
-	@failed=""; def=$$(build/rhgd info -core); for c in $$(build/rhgd info -cores); do \
-		if [ "$$c" = "$$def" ]; then echo "== OPENBLAS_CORETYPE=$$c: the default kernel set, run by test-cgo"; continue; fi; \
-		got=$$(OPENBLAS_CORETYPE=$$c build/rhgd info -core); \
-		if [ "$$got" != "$$c" ]; then echo "== OPENBLAS_CORETYPE=$$c: this OpenBLAS runs $$got instead; skipped"; continue; fi; \
-		echo "== OPENBLAS_CORETYPE=$$c"; \
-		OPENBLAS_CORETYPE=$$c $(GO) test -count=1 $(CORE_PKGS) || failed="$$failed $$c"; \
-	done; \
-	if [ -n "$$failed" ]; then echo "test-coretypes: failed under$$failed"; exit 1; fi
+	@GO=$(GO) sh blas/testdata/coretypes.sh build/rhgd $(CORE_PKGS)
 
 # lib builds the C ABI (cbindings/): build/librhgd.so and build/librhgd.a,
 # with the hand-written header copied to build/rhgd.h. The headers cgo

@@ -67,10 +67,23 @@ func TestZeroAllocs(t *testing.T) {
 					continue
 				}
 				op() // warm up
-				if a := testing.AllocsPerRun(5, op); a != 0 {
+				if a := allocsPerCall(op); a != 0 {
 					t.Errorf("%s n=%d: %v allocs per call", name, n, a)
 				}
 			}
 		}
 	})
+}
+
+// allocsPerCall returns the fewest allocations per call of op over three
+// measurements of ten calls. testing.AllocsPerRun counts every allocation
+// in the process, and on a loaded machine the runtime allocates now and
+// then on its own behalf (a new thread's M when a long cgo call loses its
+// P); an allocation of op's shows in every measurement.
+func allocsPerCall(op func()) float64 {
+	best := testing.AllocsPerRun(10, op)
+	for i := 0; i < 2 && best > 0; i++ {
+		best = min(best, testing.AllocsPerRun(10, op))
+	}
+	return best
 }
