@@ -123,10 +123,14 @@ func New(a, b []float64) (*Coupling, error) {
 		return nil, fmt.Errorf("%w: empty marginal", ErrBadMarginal)
 	}
 	var sa, sb float64
-	for name, v := range map[string][]float64{"a": a, "b": b} {
-		for i, x := range v {
+	// a before b, so that the same bad input always gets the same error.
+	for _, m := range []struct {
+		name string
+		v    []float64
+	}{{"a", a}, {"b", b}} {
+		for i, x := range m.v {
 			if !(x > 0) || math.IsInf(x, 0) {
-				return nil, fmt.Errorf("%w: %s[%d] = %v", ErrBadMarginal, name, i, x)
+				return nil, fmt.Errorf("%w: %s[%d] = %v", ErrBadMarginal, m.name, i, x)
 			}
 		}
 	}

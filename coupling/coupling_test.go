@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/rhgd/rhgd/coupling"
@@ -287,6 +288,18 @@ func TestRandPointSettings(t *testing.T) {
 			if err := c.CheckPoint(x); err != nil {
 				t.Errorf("%v with %+v: %v", ab, s, err)
 			}
+		}
+	}
+}
+
+// TestNewErrorOrder: with both marginals bad, New names a's first bad
+// entry every time (the check used to range over a map, so it named a or
+// b at random).
+func TestNewErrorOrder(t *testing.T) {
+	for i := 0; i < 50; i++ {
+		_, err := coupling.New([]float64{1, -1}, []float64{0, 2})
+		if !errors.Is(err, coupling.ErrBadMarginal) || !strings.Contains(err.Error(), "a[1] = -1") {
+			t.Fatalf("try %d: %v, want ErrBadMarginal naming a[1] = -1", i, err)
 		}
 	}
 }
