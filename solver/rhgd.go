@@ -7,6 +7,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"time"
+
+	"github.com/rhgd/rhgd/numerr"
 )
 
 // Settings control a run of RHGD. The zero value works: every field's
@@ -542,10 +544,16 @@ func (r *RHGD) estimate() error {
 	return r.est.Estimate(r.hg, &r.cur)
 }
 
-// Run resets to (x0, y0) and runs epochs until a stopping rule fires. It
-// returns the result and, for the Diverged and Failure statuses, the error
-// that stopped the run; the result then carries the best iterates seen.
+// Run resets to (x0, y0) and runs epochs until a stopping rule fires or
+// ctx is done. It returns the result and, for the Diverged and Failure
+// statuses, the error that stopped the run; the result then carries the
+// best iterates seen. ctx must not be nil (context.Background() when
+// nothing cancels the run): a nil ctx is an error wrapping
+// numerr.ErrInvalid, as net/http refuses one.
 func (r *RHGD) Run(ctx context.Context, x0, y0 []float64) (*Result, error) {
+	if ctx == nil {
+		return nil, fmt.Errorf("solver: %w: nil context (use context.Background())", numerr.ErrInvalid)
+	}
 	if err := r.Reset(x0, y0); err != nil {
 		return nil, err
 	}
@@ -553,7 +561,7 @@ func (r *RHGD) Run(ctx context.Context, x0, y0 []float64) (*Result, error) {
 	var err error
 	for status == NotTerminated {
 		switch {
-		case ctx != nil && ctx.Err() != nil:
+		case ctx.Err() != nil:
 			status = Cancelled
 		case r.epoch >= r.s.Epochs:
 			status = IterationLimit
@@ -575,7 +583,7 @@ func (r *RHGD) Run(ctx context.Context, x0, y0 []float64) (*Result, error) {
 }
 
 // Minimize runs RHGD on p from (x0, y0) with settings s (nil: defaults,
-// and the CG estimator). ctx may be nil.
+// and the CG estimator). ctx must not be nil, as for Run.
 func Minimize(ctx context.Context, p Problem, x0, y0 []float64, s *Settings) (*Result, error) {
 	r, err := New(p, s)
 	if err != nil {

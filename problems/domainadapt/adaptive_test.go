@@ -23,7 +23,7 @@ func TestLowerSolveOracle(t *testing.T) {
 	require.Less(t, dp.SPD.Norm(ms, grad), 1e-10)
 	s := solver.AdaptiveSettings()
 	s.Epochs, s.EtaX, s.Estimator = 20, 0.5, solver.HInv{}
-	res, err := solver.Minimize(nil, p, g, m, &s)
+	res, err := solver.Minimize(context.Background(), p, g, m, &s)
 	require.NoError(t, err)
 	f0, err := p.F(&solver.Point{X: g, Y: ms})
 	require.NoError(t, err)

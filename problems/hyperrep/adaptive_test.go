@@ -1,6 +1,7 @@
 package hyperrep_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -25,7 +26,7 @@ func TestLowerSolveAdaptive(t *testing.T) {
 	}
 	run := func(s solver.Settings) float64 {
 		s.EtaX, s.EtaY, s.InnerIters, s.Epochs, s.Estimator = 0.05, 0.05, 50, 30, solver.HInv{}
-		res, err := solver.Minimize(nil, p, data.W0, data.Beta0, &s)
+		res, err := solver.Minimize(context.Background(), p, data.W0, data.Beta0, &s)
 		require.NoError(t, err)
 		return res.F
 	}

@@ -1,6 +1,7 @@
 package meta_test
 
 import (
+	"context"
 	"flag"
 	"io"
 	"testing"
@@ -49,7 +50,7 @@ func TestSpec(t *testing.T) {
 	est, err := in.Estimator("cg")
 	require.NoError(t, err)
 	s.Estimator = est
-	_, err = solver.Minimize(nil, in.Problem, in.X0, in.Y0, &s)
+	_, err = solver.Minimize(context.Background(), in.Problem, in.X0, in.Y0, &s)
 	require.NoError(t, err)
 	for _, args := range [][]string{{"-baseline", "adam"}, {"-split", "tasks"}, {"-ways", "6", "-split", "classes"}, {"-lambda", "-1"}, {"-features", "0"}, {"-tasks", "0"}} {
 		_, err := build(t, args, problems.Options{})

@@ -1,6 +1,7 @@
 package synthetic_test
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -74,7 +75,7 @@ func TestAdaptiveReachesPaperSolution(t *testing.T) {
 		set.GradTol = 1e-3 * sp.St.Norm(w, hg0)
 		r, err = solver.New(p, &set)
 		require.NoError(t, err)
-		res, err := r.Run(nil, w, m)
+		res, err := r.Run(context.Background(), w, m)
 		require.NoError(t, err)
 		require.Equal(t, solver.GradientThreshold, res.Status)
 		return res, rec

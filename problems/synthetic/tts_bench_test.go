@@ -1,6 +1,7 @@
 package synthetic_test
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"testing"
@@ -46,7 +47,7 @@ func timeToTol(tb testing.TB, p solver.Problem, w, m []float64, set solver.Setti
 	set.GradTol = 1e-3 * p.Mx.Norm(w, hg0)
 	r, err = solver.New(p, &set)
 	require.NoError(tb, err)
-	res, err := r.Run(nil, w, m)
+	res, err := r.Run(context.Background(), w, m)
 	require.NoError(tb, err)
 	require.Equal(tb, solver.GradientThreshold, res.Status, "tolerance not reached")
 	return res

@@ -1,0 +1,42 @@
+package synthetic_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/rhgd/rhgd/numerr"
+	"github.com/rhgd/rhgd/problems/synthetic"
+	"github.com/rhgd/rhgd/solver"
+)
+
+// TestNilContext: Run and Minimize refuse a nil context with an error
+// wrapping numerr.ErrInvalid, before any work; they used to take nil as
+// "never cancelled".
+func TestNilContext(t *testing.T) {
+	data, err := synthetic.Generate(20, 5, 2, synthetic.PaperNu, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := synthetic.New(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w0, m0 := p.Start(1)
+	var nilCtx context.Context
+	if _, err := solver.Minimize(nilCtx, p.Problem(), w0, m0, nil); !errors.Is(err, numerr.ErrInvalid) {
+		t.Errorf("Minimize(nil ctx): %v, want numerr.ErrInvalid", err)
+	}
+	s := synthetic.PaperSettings()
+	s.Epochs = 2
+	r, err := solver.New(p.Problem(), &s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Run(nilCtx, w0, m0); !errors.Is(err, numerr.ErrInvalid) {
+		t.Errorf("Run(nil ctx): %v, want numerr.ErrInvalid", err)
+	}
+	if res, err := r.Run(context.Background(), w0, m0); err != nil || res.Stats.Epochs != 2 {
+		t.Errorf("Run(Background): %v after %v epochs, want 2 and no error", err, res)
+	}
+}
