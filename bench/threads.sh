@@ -122,6 +122,18 @@ for (op, n) in sorted(rows):
 EOF
 }
 
+# with_threads <1|default> <command...> runs the command with
+# RHGD_THREADS=1 or with rhgd's default thread count.
+with_threads() {
+	if [ "$1" = 1 ]; then
+		shift
+		RHGD_THREADS=1 "$@"
+	else
+		shift
+		env -u RHGD_THREADS "$@"
+	fi
+}
+
 # epochs <name> <rounds> <command...>: the command's summary.json seconds,
 # alternating RHGD_THREADS=1 and the default, quiet and then loaded.
 epochs() {
@@ -132,11 +144,7 @@ epochs() {
 		: > "$OUT/$name-$cond.txt"
 		for r in $(seq "$rounds"); do
 			for th in 1 default; do
-				if [ "$th" = 1 ]; then
-					RHGD_THREADS=1 "$@" -out "$OUT/run" > /dev/null
-				else
-					env -u RHGD_THREADS "$@" -out "$OUT/run" > /dev/null
-				fi
+				with_threads "$th" "$@" -out "$OUT/run" > /dev/null
 				s=$(sed -n 's/^  "seconds": \([0-9.]*\),$/\1/p' "$OUT/run/summary.json")
 				echo "$r $th $s" >> "$OUT/$name-$cond.txt"
 			done
@@ -180,13 +188,8 @@ scaling)
 		: > "$OUT/scaling-$cond.txt"
 		for r in $(seq "$count"); do
 			for th in 1 default; do
-				if [ "$th" = 1 ]; then
-					RHGD_THREADS=1 "$OUT/synthetic.test" -test.run '^$' -test.bench 'RHGDEpochScaling/estimator=cg/d=(500|1000)$' \
-						-test.benchtime 3x | sed -n "s/^Benchmark\([^ ]*\)-[0-9]*[[:space:]].* \([0-9]*\) ns\/op.*/\1 $th \2/p" >> "$OUT/scaling-$cond.txt"
-				else
-					env -u RHGD_THREADS "$OUT/synthetic.test" -test.run '^$' -test.bench 'RHGDEpochScaling/estimator=cg/d=(500|1000)$' \
-						-test.benchtime 3x | sed -n "s/^Benchmark\([^ ]*\)-[0-9]*[[:space:]].* \([0-9]*\) ns\/op.*/\1 $th \2/p" >> "$OUT/scaling-$cond.txt"
-				fi
+				with_threads "$th" "$OUT/synthetic.test" -test.run '^$' -test.bench 'RHGDEpochScaling/estimator=cg/d=(500|1000)$' \
+					-test.benchtime 3x | sed -n "s/^Benchmark\([^ ]*\)-[0-9]*[[:space:]].* \([0-9]*\) ns\/op.*/\1 $th \2/p" >> "$OUT/scaling-$cond.txt"
 			done
 		done
 		part_end
