@@ -189,7 +189,7 @@ scaling)
 		for r in $(seq "$count"); do
 			for th in 1 default; do
 				with_threads "$th" "$OUT/synthetic.test" -test.run '^$' -test.bench 'RHGDEpochScaling/estimator=cg/d=(500|1000)$' \
-					-test.benchtime 3x | sed -n "s/^Benchmark\([^ ]*\)-[0-9]*[[:space:]].* \([0-9]*\) ns\/op.*/\1 $th \2/p" >> "$OUT/scaling-$cond.txt"
+					-test.benchtime 3x | sed -n "s/^Benchmark\([^[:space:]]*\)-[0-9]*[[:space:]].*[[:space:]]\([0-9]*\) ns\/op.*/\1 $th \2/p" >> "$OUT/scaling-$cond.txt"
 			done
 		done
 		part_end
