@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/rhgd/rhgd/coupling"
-	"github.com/rhgd/rhgd/internal/manifoldtest"
+	"github.com/rhgd/rhgd/manifoldtest"
 	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/solver"
 )

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/rhgd/rhgd/euclid"
-	"github.com/rhgd/rhgd/internal/manifoldtest"
+	"github.com/rhgd/rhgd/manifoldtest"
 	"github.com/rhgd/rhgd/solver"
 )
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/rhgd/rhgd/coupling"
 	"github.com/rhgd/rhgd/euclid"
-	"github.com/rhgd/rhgd/internal/manifoldtest"
+	"github.com/rhgd/rhgd/manifoldtest"
 	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/product"
 	"github.com/rhgd/rhgd/solver"

@@ -7,7 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rhgd/rhgd/euclid"
-	"github.com/rhgd/rhgd/internal/problemtest"
+	"github.com/rhgd/rhgd/problemtest"
 	"github.com/rhgd/rhgd/solver"
 )
 

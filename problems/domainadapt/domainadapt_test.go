@@ -7,8 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rhgd/rhgd/internal/problemtest"
 	"github.com/rhgd/rhgd/problems/domainadapt"
+	"github.com/rhgd/rhgd/problemtest"
 	"github.com/rhgd/rhgd/solver"
 )
 

@@ -12,10 +12,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/rhgd/rhgd/internal/problemtest"
 	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/problems"
 	"github.com/rhgd/rhgd/problems/karcher"
+	"github.com/rhgd/rhgd/problemtest"
 	"github.com/rhgd/rhgd/solver"
 )
 

@@ -9,9 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/rhgd/rhgd/internal/problemtest"
 	"github.com/rhgd/rhgd/problems"
 	"github.com/rhgd/rhgd/problems/meta"
+	"github.com/rhgd/rhgd/problemtest"
 	"github.com/rhgd/rhgd/solver"
 	"github.com/rhgd/rhgd/stiefel"
 )

@@ -8,8 +8,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rhgd/rhgd/internal/problemtest"
 	"github.com/rhgd/rhgd/problems/synthetic"
+	"github.com/rhgd/rhgd/problemtest"
 	"github.com/rhgd/rhgd/solver"
 )
 

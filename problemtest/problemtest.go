@@ -1,7 +1,24 @@
 // Package problemtest is the conformance suite every rhgd problem runs,
-// the counterpart of manifoldtest (and of gonum's optimize/functions
-// checks): it runs solver.CheckProblem on every oracle present, at a
-// lower point away from the solution and at a critical one.
+// and the one to run on a bilevel problem you write yourself: the
+// counterpart of package manifoldtest (and of gonum's optimize/functions
+// checks).
+//
+// Run calls solver.CheckProblem on every oracle the problem has, at a
+// lower point away from the solution and at a critical one, which it
+// finds itself when Config.YStar is nil: gradients by the Taylor slope of
+// their objective along the retraction, Hessian and cross-derivative
+// products by the slope of the gradient they differentiate, the inverse
+// Hessian against the Hessian both ways, and answers cached by point
+// identity (Memo) against fresh ones.
+// solver.CheckProblem stays the in-process check (it returns reports
+// instead of failing a test).
+//
+// In your package's test file:
+//
+//	func TestConformance(t *testing.T) {
+//		p, x, y := myProblem()
+//		problemtest.Run(t, p, problemtest.Config{X: x, Y: y, EtaY: 0.1, Seed: 1})
+//	}
 package problemtest
 
 import (

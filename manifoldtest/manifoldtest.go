@@ -1,8 +1,38 @@
-// Package manifoldtest is the conformance suite every rhgd manifold runs
-// (in the style of gonum's testlapack): tangency and idempotence of
-// projections, the metric, the retraction and its order, gradients and
-// Hessians converted from Euclidean ones on test functions, transports,
-// Exp/Log where present, bad-input errors and zero allocations.
+// Package manifoldtest is the conformance suite every rhgd manifold runs,
+// and the one to run on a manifold you write yourself (in the style of
+// gonum's testlapack and ManifoldsBase.jl's test_manifold).
+//
+// # What it checks
+//
+// Run checks, on random points of m:
+//   - RandPoint and RandTangent give points and unit tangent vectors that
+//     CheckPoint and CheckTangent accept, and 0 < Dim() ≤ Len();
+//   - the metric is symmetric, bilinear and positive, and Norm² = Inner;
+//   - Project is idempotent and lands in the tangent space;
+//   - the retraction has R_x(0) = x and the order Options.RetractionOrder
+//     (the log-log slope of its Taylor error);
+//   - EGradToRGrad and EHessToRHess turn the Euclidean gradient and Hessian
+//     of smooth test functions into Riemannian ones with the Taylor slopes
+//     2 and 3 along the retraction (solver.CheckGradient, CheckHessian);
+//   - Transport maps tangent vectors to tangent vectors (and keeps norms
+//     when Options.IsometricTransport);
+//   - Exp and Log, when m has them, invert each other;
+//   - CheckPoint and CheckTangent reject NaN and Inf, and CheckPoint the
+//     non-point of Options.BadPoint;
+//   - solver.Clone(m) computes what m computes;
+//   - the hot-path methods allocate nothing (testing.AllocsPerRun).
+//
+// # Use
+//
+// In your package's test file:
+//
+//	func TestConformance(t *testing.T) {
+//		manifoldtest.Run(t, mymanifold.New(5, 3), manifoldtest.Options{
+//			RetractionOrder: 2, IsometricTransport: true, Seed: 1,
+//		})
+//	}
+//
+// Problems have their own suite, package problemtest.
 package manifoldtest
 
 import (
@@ -202,7 +232,8 @@ func shape(m solver.Manifold) (r, c int) {
 	return m.Len(), 1
 }
 
-// Run runs the suite on m.
+// Run runs the suite on m, one subtest per property (t.Run), and fails
+// t on each property that does not hold.
 func Run(t *testing.T, m solver.Manifold, o Options) {
 	t.Helper()
 	rnd := rand.New(rand.NewPCG(o.Seed, 0xc0ffee))

@@ -1,0 +1,47 @@
+package manifoldtest_test
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rhgd/rhgd/euclid"
+	"github.com/rhgd/rhgd/manifoldtest"
+)
+
+// scaledGrad is Euclidean space with a wrong Riemannian gradient (twice
+// the Euclidean one): the suite must catch it.
+type scaledGrad struct{ *euclid.Euclidean }
+
+func (s scaledGrad) EGradToRGrad(dst, x, egrad []float64) {
+	s.Euclidean.EGradToRGrad(dst, x, egrad)
+	for i := range dst {
+		dst[i] *= 2
+	}
+}
+
+func TestCorrectManifoldPasses(t *testing.T) {
+	manifoldtest.Run(t, euclid.New(4, 3), manifoldtest.Options{RetractionOrder: 2, IsometricTransport: true, Seed: 3})
+}
+
+// TestBrokenManifold runs only inside TestCatchesWrongGradient's child
+// process, where it must fail.
+func TestBrokenManifold(t *testing.T) {
+	if os.Getenv("MANIFOLDTEST_BROKEN") != "1" {
+		t.Skip("run by TestCatchesWrongGradient")
+	}
+	manifoldtest.Run(t, scaledGrad{euclid.New(4, 3)}, manifoldtest.Options{RetractionOrder: 2, Seed: 3})
+}
+
+// TestCatchesWrongGradient: a suite that passes everything proves
+// nothing, so a manifold with a wrong gradient must fail it, in the
+// gradient checks.
+func TestCatchesWrongGradient(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestBrokenManifold$", "-test.v")
+	cmd.Env = append(os.Environ(), "MANIFOLDTEST_BROKEN=1")
+	out, err := cmd.CombinedOutput()
+	require.Error(t, err, "the suite passed a manifold with a wrong gradient:\n%s", out)
+	require.Contains(t, string(out), "--- FAIL: TestBrokenManifold/gradient/", "%s", out)
+}

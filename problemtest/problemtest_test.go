@@ -1,0 +1,84 @@
+package problemtest_test
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rhgd/rhgd/euclid"
+	"github.com/rhgd/rhgd/problemtest"
+	"github.com/rhgd/rhgd/solver"
+)
+
+// quadratic is f(x, y) = ½‖x‖² + ½‖y‖², g(x, y) = ½ yᵀQy − yᵀx with Q
+// diagonal and positive: every oracle has a closed form. hessScale
+// multiplies HessGy, so that 2 makes it wrong.
+func quadratic(hessScale float64) (solver.Problem, []float64, []float64) {
+	q := []float64{1, 2, 4}
+	m := euclid.New(3, 1)
+	each := func(dst []float64, f func(i int) float64) error {
+		for i := range dst {
+			dst[i] = f(i)
+		}
+		return nil
+	}
+	p := solver.Problem{
+		Mx: m, My: euclid.New(3, 1),
+		F: func(pt *solver.Point) (float64, error) {
+			var s float64
+			for i := range pt.X {
+				s += 0.5 * (pt.X[i]*pt.X[i] + pt.Y[i]*pt.Y[i])
+			}
+			return s, nil
+		},
+		GradFx: func(dst []float64, pt *solver.Point) error { return each(dst, func(i int) float64 { return pt.X[i] }) },
+		GradFy: func(dst []float64, pt *solver.Point) error { return each(dst, func(i int) float64 { return pt.Y[i] }) },
+		G: func(pt *solver.Point) (float64, error) {
+			var s float64
+			for i := range pt.Y {
+				s += 0.5*q[i]*pt.Y[i]*pt.Y[i] - pt.Y[i]*pt.X[i]
+			}
+			return s, nil
+		},
+		GradGy: func(dst []float64, pt *solver.Point) error {
+			return each(dst, func(i int) float64 { return q[i]*pt.Y[i] - pt.X[i] })
+		},
+		GradGx: func(dst []float64, pt *solver.Point) error { return each(dst, func(i int) float64 { return -pt.Y[i] }) },
+		HessGy: func(dst []float64, pt *solver.Point, v []float64) error {
+			return each(dst, func(i int) float64 { return hessScale * q[i] * v[i] })
+		},
+		CrossGxy: func(dst []float64, pt *solver.Point, v []float64) error { return each(dst, func(i int) float64 { return -v[i] }) },
+		HessGyInv: func(dst []float64, pt *solver.Point, v []float64) error {
+			return each(dst, func(i int) float64 { return v[i] / q[i] })
+		},
+	}
+	return p, []float64{1, -2, 0.5}, []float64{0.3, 0.1, -0.7}
+}
+
+func TestCorrectProblemPasses(t *testing.T) {
+	p, x, y := quadratic(1)
+	problemtest.Run(t, p, problemtest.Config{X: x, Y: y, Seed: 1})
+}
+
+// TestBrokenProblem runs only inside TestCatchesWrongHessian's child
+// process, where it must fail.
+func TestBrokenProblem(t *testing.T) {
+	if os.Getenv("PROBLEMTEST_BROKEN") != "1" {
+		t.Skip("run by TestCatchesWrongHessian")
+	}
+	p, x, y := quadratic(2)
+	problemtest.Run(t, p, problemtest.Config{X: x, Y: y, EtaY: 0.1, Seed: 1})
+}
+
+// TestCatchesWrongHessian: a problem whose HessGy is twice the true
+// Hessian must fail the suite.
+func TestCatchesWrongHessian(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestBrokenProblem$", "-test.v")
+	cmd.Env = append(os.Environ(), "PROBLEMTEST_BROKEN=1")
+	out, err := cmd.CombinedOutput()
+	require.Error(t, err, "the suite passed a problem with a wrong Hessian:\n%s", out)
+	require.Contains(t, string(out), "HessGy: Hessian: FAILED", "%s", out)
+	require.Contains(t, string(out), "--- FAIL: TestBrokenProblem/", "%s", out)
+}
