@@ -257,46 +257,30 @@ func setRetraction(m solver.Manifold, name string) error {
 	if name == "" {
 		return nil
 	}
+	var err error
 	switch m := m.(type) {
 	case *stiefel.Stiefel:
-		r, ok := stiefelRetractions[name]
-		if !ok {
+		if m.Retraction, err = stiefel.ParseRetraction(name); err != nil {
 			return fmt.Errorf("Stiefel retractions are qr, polar, cayley and exp, not %q", name)
 		}
-		m.Retraction = r
 	case *spd.SPD:
-		r, ok := spdRetractions[name]
-		if !ok {
+		if m.Retraction, err = spd.ParseRetraction(name); err != nil {
 			return fmt.Errorf("SPD retractions are second-order and exp, not %q", name)
 		}
-		m.Retraction = r
 	default:
 		return fmt.Errorf("the manifold %T has one retraction; %q cannot be chosen", m, name)
 	}
 	return nil
 }
 
-var (
-	stiefelRetractions = map[string]stiefel.Retraction{"qr": stiefel.QR, "polar": stiefel.Polar, "cayley": stiefel.Cayley, "exp": stiefel.Exponential}
-	spdRetractions     = map[string]spd.Retraction{"second-order": spd.SecondOrder, "exp": spd.Exponential}
-)
-
 // retractionName is the -retr-x/-retr-y name of m's retraction, or "" when
 // m has no choice of retraction.
 func retractionName(m solver.Manifold) string {
 	switch m := m.(type) {
 	case *stiefel.Stiefel:
-		for k, v := range stiefelRetractions {
-			if v == m.Retraction {
-				return k
-			}
-		}
+		return m.Retraction.String()
 	case *spd.SPD:
-		for k, v := range spdRetractions {
-			if v == m.Retraction {
-				return k
-			}
-		}
+		return m.Retraction.String()
 	}
 	return ""
 }
