@@ -187,13 +187,22 @@ var goName = regexp.MustCompile(`\bSettings\.Lower must be zero|\bSettings\.[A-Z
 // the fields of rhgd_oracles, which are also the Python keywords) of what
 // goName matches; Lower and Upper, which only the adaptive preset sets,
 // are the preset.
-var abiNames = map[string]string{
-	"Settings.EtaX": "eta_x", "Settings.EtaY": "eta_y", "Settings.InnerIters": "inner", "Settings.Epochs": "epochs",
-	"Settings.GradTol": "grad_tol", "Settings.Runtime": "runtime", "Settings.DivergeFactor": "diverge",
-	"Settings.FDStep": "fd_step", "Settings.Seed": "seed", "Settings.Batches": "batches",
+var abiNames = settingNames(map[string]string{
+	"Settings.Batches":            "batches",
 	"Settings.Lower must be zero": "it needs preset=paper",
 	"F":                           "f", "G": "g", "GradFx": "grad_fx", "GradFy": "grad_fy", "GradGx": "grad_gx", "GradGy": "grad_gy",
 	"HessGy": "hess_gy", "HessGyInv": "hess_gy_inv", "CrossGxy": "cross_gxy", "CrossGyx": "cross_gyx",
+})
+
+// settingNames adds to names the settings of solver.SettingsTable, but
+// for the rules Lower and Upper, which abiTerms calls the preset.
+func settingNames(names map[string]string) map[string]string {
+	for _, e := range solver.SettingsTable() {
+		if !strings.HasPrefix(e.Field, "Lower.") && !strings.HasPrefix(e.Field, "Upper.") {
+			names["Settings."+e.Field] = e.Key
+		}
+	}
+	return names
 }
 
 // abiTerms renames, in a message from rhgd's Go packages, the Go names

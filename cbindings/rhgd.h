@@ -463,14 +463,32 @@ typedef int64_t rhgd_solver;
  *   inner          lower steps per epoch, S (default 20)
  *   epochs         epoch limit, K (default 200)
  *   grad_tol       stop at ||hypergradient|| <= grad_tol (default 0: off)
- *   runtime        time limit in seconds (default 0: off)
+ *   rel_grad_tol   stop at ||hypergradient|| <= rel_grad_tol times its first
+ *                  value (default 0: off)
+ *   runtime        time limit in seconds, or a duration such as "1m30s"
+ *                  (default 0: off)
  *   diverge        divergence factor (default 1e8)
  *   fd_step        relative finite-difference step (default eps^(1/3))
  *   seed           seed of the estimators' and batches' randomness
  *   batches        "paper" for a built-in finite-sum problem's minibatch
  *                  sizes (RSHGD), or "full"
  *   batch_lower, batch_upper, batch_cross, batch_hess, batch_report
- *                  RSHGD's minibatch sizes |B1|..|B4| and the report batch */
+ *                  RSHGD's minibatch sizes |B1|..|B4| and the report batch
+ *   lower_solve    "true": the problem's exact lower solution, where it has
+ *                  one, instead of lower steps (default false)
+ *   lower_tol, lower_maxiter
+ *                  end each epoch's lower loop once ||grad_y g|| <= lower_tol
+ *                  times the last ||hypergradient||, after at most
+ *                  lower_maxiter steps (defaults 0: off, and 10 inner)
+ *   lower_bb       "true": Barzilai-Borwein lower steps with a nonmonotone
+ *                  line search on g (default false)
+ *   upper_bb, upper_min_step, upper_max_step
+ *                  "true": safeguarded Barzilai-Borwein upper steps within
+ *                  [upper_min_step, upper_max_step] (defaults false, and
+ *                  eta_x/1000 and 1000 eta_x)
+ * Numbers and integers are >= 0; a key given twice is an error. The preset
+ * sets the lower_*, upper_* and rel_grad_tol keys, and keys given with it
+ * override it. */
 RHGD_API int rhgd_solver_new(rhgd_problem p, const char *estimator, const char *settings, rhgd_solver *out);
 
 /* rhgd_solver_settings copies the solver's effective estimator and

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rhgd/rhgd/internal/keyval"
 	"github.com/rhgd/rhgd/problems"
 	"github.com/rhgd/rhgd/problems/catalog"
 	"github.com/rhgd/rhgd/solver"
@@ -35,6 +36,9 @@ type runFlags struct {
 	quiet              bool
 	preset             string
 	hinvError          bool
+	// settings are the solver settings given by the flags made from the
+	// solver's table (registerSettings), in order.
+	settings []keyval.Pair
 
 	// fs is the parsed command line, for what was given and the values of
 	// the problem's own flags, named in problemNames (summary.json).
@@ -77,6 +81,7 @@ func (o *runFlags) register(fs *flag.FlagSet, spec *problems.Spec) {
 	fs.StringVar(&o.out, "out", "", "output directory (default out/<problem>)")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
 	fs.StringVar(&o.preset, "preset", "paper", "paper: the paper's fixed lower steps and step sizes; adaptive: exact or adaptive lower solves and BB upper steps (solver.AdaptiveSettings)")
+	o.registerSettings(fs)
 	fs.BoolVar(&o.hinvError, "hinv-error", false, "measure each epoch's hypergradient error against HINV at the same point (problems with HINV; the time it takes is part of the seconds)")
 }
 
@@ -150,6 +155,9 @@ func (o *runFlags) build(make func(problems.Options) (*problems.Instance, error)
 		if b.v > 0 {
 			*b.dst = b.v
 		}
+	}
+	if err := o.applySettings(s); err != nil {
+		return nil, err
 	}
 	if err := setRetraction(in.Problem.Mx, o.retrX); err != nil {
 		return nil, usagef("-retr-x: %v", err)
@@ -346,6 +354,7 @@ func (o *runFlags) showDefaults(fs *flag.FlagSet, mk func(problems.Options) (*pr
 			f.DefValue = v
 		}
 	}
+	showSettingDefaults(fs, s)
 	def("epochs", strconv.Itoa(s.Epochs))
 	def("inner", strconv.Itoa(s.InnerIters))
 	def("eta-x", strconv.FormatFloat(s.EtaX, 'g', -1, 64))

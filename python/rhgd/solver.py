@@ -504,9 +504,12 @@ class OptimizeResult(dict):
 
 class Solver(_Handle):
     """RHGD on one problem with an estimator spec ('hinv', 'cg:tol=1e-8',
-    'ns:gamma=1,terms=50', 'ad'; None: the problem's default) and settings
-    (eta_x, eta_y, inner, epochs, grad_tol, runtime, diverge, fd_step,
-    seed, batches, batch_*; see rhgd.h)."""
+    'ns:gamma=1,terms=50', 'ad'; None: the problem's default) and settings,
+    the keys of rhgd_solver_new (see rhgd.h): preset, eta_x, eta_y, inner,
+    epochs, grad_tol, rel_grad_tol, runtime, diverge, fd_step, seed,
+    batches, batch_lower, batch_upper, batch_cross, batch_hess,
+    batch_report, lower_solve, lower_tol, lower_maxiter, lower_bb,
+    upper_bb, upper_min_step, upper_max_step."""
 
     _kind = "solver"
 
