@@ -240,12 +240,13 @@ func splitEstimators(list string) []string {
 // or adding to its own, keys sorted.
 func mergeSpec(spec string, over map[string]string) string {
 	name, params, _ := strings.Cut(spec, ":")
+	pairs, err := keyval.Split(params)
+	if err != nil {
+		return spec // ParseEstimator says what is wrong
+	}
 	kv := map[string]string{}
-	if params != "" {
-		for _, f := range strings.Split(params, ",") {
-			k, v, _ := strings.Cut(f, "=")
-			kv[strings.TrimSpace(k)] = strings.TrimSpace(v)
-		}
+	for _, p := range pairs {
+		kv[p.Key] = p.Value
 	}
 	for k, v := range over {
 		kv[k] = v
@@ -375,9 +376,10 @@ func (o *runFlags) showDefaults(fs *flag.FlagSet, mk func(problems.Options) (*pr
 // ("cg:maxiter=50,tol=1e-10", "tol" → "1e-10"), or "".
 func specValue(spec, key string) string {
 	_, params, _ := strings.Cut(spec, ":")
-	for _, f := range strings.Split(params, ",") {
-		if k, v, ok := strings.Cut(f, "="); ok && k == key {
-			return v
+	pairs, _ := keyval.Split(params)
+	for _, p := range pairs {
+		if p.Key == key {
+			return p.Value
 		}
 	}
 	return ""
