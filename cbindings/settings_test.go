@@ -84,3 +84,33 @@ func TestSettingsEveryKey(t *testing.T) {
 		wantCode(t, spec, einval, func() int { _, rc := ctest.SolverNew(p, "cg", spec); return rc }, msg)
 	}
 }
+
+// TestOracleKeys: rhgd_oracles' fields and Python's oracle keywords are
+// the solver's oracle keys.
+func TestOracleKeys(t *testing.T) {
+	var want []string
+	for _, o := range abiOracles() {
+		want = append(want, o.Key())
+	}
+	h, err := os.ReadFile("rhgd.h")
+	require.NoError(t, err)
+	_, block, ok := strings.Cut(string(h), "typedef struct rhgd_oracles {")
+	require.True(t, ok)
+	block, _, _ = strings.Cut(block, "}")
+	var got []string
+	for _, m := range regexp.MustCompile(`rhgd_\w+_fn (\w+);`).FindAllStringSubmatch(block, -1) {
+		got = append(got, m[1])
+	}
+	require.ElementsMatch(t, want, got, "rhgd.h") // the struct keeps its ABI order
+
+	py, err := os.ReadFile("../python/rhgd/solver.py")
+	require.NoError(t, err)
+	_, tuple, ok := strings.Cut(string(py), "_ORACLES = (")
+	require.True(t, ok)
+	tuple, _, _ = strings.Cut(tuple, ")")
+	got = nil
+	for _, m := range regexp.MustCompile(`"(\w+)"`).FindAllStringSubmatch(tuple, -1) {
+		got = append(got, m[1])
+	}
+	require.ElementsMatch(t, want, got, "solver.py")
+}

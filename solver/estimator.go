@@ -19,10 +19,10 @@ import (
 type Estimator interface {
 	// Name returns a short name, such as "cg".
 	Name() string
-	// Needs lists the Problem oracles (field names) the estimator calls;
-	// the solver checks them, after filling HessGy and CrossGxy by finite
+	// Needs returns the set of Problem oracles the estimator calls; the
+	// solver checks them, after filling HessGy and CrossGxy by finite
 	// differences where it can.
-	Needs() []string
+	Needs() Oracles
 	// Bind validates the settings and returns the estimator's instance for
 	// the solver env belongs to, with its buffers allocated.
 	Bind(env *Env) (Hypergrad, error)

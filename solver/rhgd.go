@@ -243,7 +243,7 @@ func New(p Problem, s *Settings) (*RHGD, error) {
 	if p.HessGy == nil || p.CrossGxy == nil {
 		p = FillFD(p, st.FDStep)
 	}
-	if err := p.need(append([]string{"F", "GradGy"}, est.Needs()...)...); err != nil {
+	if err := p.need(NewOracles(OracleF, OracleGradGy) | est.Needs()); err != nil {
 		return nil, fmt.Errorf("%s estimator: %w", est.Name(), err)
 	}
 	mx, my := p.Mx, p.My
