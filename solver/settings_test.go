@@ -124,3 +124,21 @@ func TestSettingsStringRoundTrip(t *testing.T) {
 		check(s)
 	}
 }
+
+// FuzzParseSettings: any spec either fails with ErrBadSetting or gives
+// settings that String writes back exactly.
+func FuzzParseSettings(f *testing.F) {
+	for _, s := range []string{"", "eta_x=0.5", "preset=adaptive,epochs=3", "runtime=1m,seed=7", "lower_bb=1,upper_max_step=1e300", "a", "eta_x=1,eta_x=2"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, spec string) {
+		s, err := ParseSettings(spec, Settings{})
+		if err != nil {
+			require.ErrorIs(t, err, ErrBadSetting)
+			return
+		}
+		back, err := ParseSettings(s.String(), Settings{})
+		require.NoError(t, err)
+		require.Equal(t, s, back)
+	})
+}
