@@ -514,6 +514,10 @@ typedef struct rhgd_epoch {
     const double *x;         /* x_k */
     const double *y;         /* y_{k+1} */
     const double *hypergrad; /* the hypergradient estimate, len_x */
+    int64_t lower_steps;     /* the epoch's lower steps (0 after an exact lower solve) */
+    double upper_step;       /* eta_x of the step from x_k, after any halvings its
+                                retraction needed */
+    int64_t lower_solves;    /* cumulative exact lower solves (lower_solve) */
 } rhgd_epoch;
 
 /* The epoch callback returns 0 to continue and nonzero to cancel the run
@@ -551,6 +555,10 @@ typedef struct rhgd_result {
     int64_t cross_vecs;
     int64_t iterations;
     double residual;
+    int64_t lower_values;     /* g evaluations (the BB lower steps' line search) */
+    int64_t lower_solves;     /* exact lower solves (lower_solve) */
+    int64_t retract_failures; /* retractions that failed and were retried with half
+                                 the step */
 } rhgd_result;
 
 /* rhgd_solver_result fills *out with the last run's outcome; RHGD_EINVAL
@@ -574,7 +582,10 @@ RHGD_API int rhgd_solver_y(rhgd_solver s, int64_t len, double *out);
 #define RHGD_HISTORY_CROSS_VECS 8
 #define RHGD_HISTORY_ITERATIONS 9
 #define RHGD_HISTORY_RESIDUAL 10
-#define RHGD_HISTORY_COLS 11
+#define RHGD_HISTORY_LOWER_STEPS 11
+#define RHGD_HISTORY_UPPER_STEP 12
+#define RHGD_HISTORY_LOWER_SOLVES 13
+#define RHGD_HISTORY_COLS 14
 
 /* rhgd_solver_history sets *nrows to the number of epochs of the last run
  * and copies min(*nrows, max_rows) rows of RHGD_HISTORY_COLS doubles each,

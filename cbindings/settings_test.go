@@ -114,3 +114,36 @@ func TestOracleKeys(t *testing.T) {
 	}
 	require.ElementsMatch(t, want, got, "solver.py")
 }
+
+// TestResultCounts: the result and the history carry the lower steps,
+// upper step sizes and exact lower solves of the run.
+func TestResultCounts(t *testing.T) {
+	p, rc := ctest.Builtin("synthetic", []string{"n=30", "d=8", "r=3"}, "", 5)
+	require.Equal(t, okC, rc)
+	defer ctest.ProblemFree(p)
+	for _, c := range []struct {
+		settings string
+		solves   bool
+	}{{"epochs=4,inner=7", false}, {"preset=adaptive,epochs=4", true}} {
+		s, rc := ctest.SolverNew(p, "hinv", c.settings)
+		require.Equal(t, okC, rc, c.settings)
+		require.Equal(t, okC, ctest.SolverRun(s, nil, nil, nil), c.settings)
+		r, rc := ctest.SolverResult(s)
+		require.Equal(t, okC, rc)
+		rows, n, rc := ctest.SolverHistory(s, 4)
+		require.Equal(t, okC, rc)
+		require.EqualValues(t, 4, n)
+		last := rows[3*histCols:]
+		if c.solves {
+			require.EqualValues(t, 4, r.LowerSolves, c.settings)
+			require.EqualValues(t, 4, last[13], c.settings)
+			require.Zero(t, last[11], c.settings)
+		} else {
+			require.Zero(t, r.LowerSolves, c.settings)
+			require.EqualValues(t, 7, last[11], c.settings)
+			require.Equal(t, 0.5, last[12], c.settings) // the paper's η_x
+		}
+		require.Zero(t, r.RetractFailures, c.settings)
+		ctest.SolverFree(s)
+	}
+}

@@ -291,6 +291,8 @@ func rhgdgo_solver_result(h C.int64_t, out *C.rhgd_result) C.int {
 		out.upper_grads, out.lower_grads = C.int64_t(st.UpperGrads), C.int64_t(st.LowerGrads)
 		out.hess_vecs, out.cross_vecs, out.iterations = C.int64_t(st.HessVecs), C.int64_t(st.CrossVecs), C.int64_t(st.Iterations)
 		out.residual = C.double(st.Residual)
+		out.lower_values, out.lower_solves = C.int64_t(st.LowerValues), C.int64_t(st.LowerSolves)
+		out.retract_failures = C.int64_t(st.RetractFailures)
 		return nil
 	})
 }
