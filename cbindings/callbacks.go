@@ -156,7 +156,7 @@ type recorder struct {
 // histRow is one epoch of the history, in the column order of rhgd.h.
 type histRow [histCols]float64
 
-const histCols = 11
+const histCols = 14
 
 // begin prepares a run: the history's capacity for the epochs expected
 // (so that recording allocates nothing), and the C record for fn.
@@ -190,7 +190,7 @@ func (r *recorder) Record(e *solver.EpochStats) error {
 	st := e.Stats
 	r.history = append(r.history, histRow{float64(e.Epoch), e.F, e.HyperGradNorm, e.LowerGradNorm, e.Elapsed.Seconds(),
 		float64(st.UpperGrads), float64(st.LowerGrads), float64(st.HessVecs), float64(st.CrossVecs),
-		float64(st.Iterations), st.Residual})
+		float64(st.Iterations), st.Residual, float64(e.LowerSteps), e.UpperStep, float64(st.LowerSolves)})
 	if r.fn == nil {
 		return nil
 	}
@@ -201,6 +201,7 @@ func (r *recorder) Record(e *solver.EpochStats) error {
 	ce.upper_grads, ce.lower_grads = C.int64_t(st.UpperGrads), C.int64_t(st.LowerGrads)
 	ce.hess_vecs, ce.cross_vecs, ce.iterations = C.int64_t(st.HessVecs), C.int64_t(st.CrossVecs), C.int64_t(st.Iterations)
 	ce.residual = C.double(st.Residual)
+	ce.lower_steps, ce.upper_step, ce.lower_solves = C.int64_t(e.LowerSteps), C.double(e.UpperStep), C.int64_t(st.LowerSolves)
 	copy(unsafe.Slice((*float64)(unsafe.Pointer(ce.x)), int(ce.len_x)), e.X)
 	copy(unsafe.Slice((*float64)(unsafe.Pointer(ce.y)), int(ce.len_y)), e.Y)
 	copy(unsafe.Slice((*float64)(unsafe.Pointer(ce.hypergrad)), int(ce.len_x)), e.HyperGrad)

@@ -181,19 +181,52 @@ func (e *renamed) Unwrap() error { return e.err }
 
 // goName matches what the solver's messages call a setting or an oracle:
 // a field of solver.Settings or solver.Problem.
-var goName = regexp.MustCompile(`\bSettings\.Lower must be zero|\bSettings\.[A-Z][A-Za-z]*(?:\.[A-Z][A-Za-z]*)?|\b(F|G|GradFx|GradFy|GradGx|GradGy|HessGy|HessGyInv|CrossGxy|CrossGyx)\b`)
+var goName = regexp.MustCompile(`\bSettings\.Lower must be zero|\bSettings\.[A-Z][A-Za-z]*(?:\.[A-Z][A-Za-z]*)?|\b(` +
+	strings.Join(oracleFields(), "|") + `)\b`)
+
+// abiOracles are the oracles of rhgd_oracles (and Python's Problem): all
+// but LowerSolve, which only built-in problems have.
+func abiOracles() []solver.Oracle {
+	var out []solver.Oracle
+	for o := solver.OracleF; o <= solver.OracleLowerSolve; o++ {
+		if o != solver.OracleLowerSolve {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// oracleFields are the Go names of abiOracles.
+func oracleFields() []string {
+	var out []string
+	for _, o := range abiOracles() {
+		out = append(out, o.String())
+	}
+	return out
+}
 
 // abiNames are the C ABI's names (the keys of rhgd_solver_new's settings,
 // the fields of rhgd_oracles, which are also the Python keywords) of what
 // goName matches; Lower and Upper, which only the adaptive preset sets,
 // are the preset.
-var abiNames = map[string]string{
-	"Settings.EtaX": "eta_x", "Settings.EtaY": "eta_y", "Settings.InnerIters": "inner", "Settings.Epochs": "epochs",
-	"Settings.GradTol": "grad_tol", "Settings.Runtime": "runtime", "Settings.DivergeFactor": "diverge",
-	"Settings.FDStep": "fd_step", "Settings.Seed": "seed", "Settings.Batches": "batches",
+var abiNames = settingNames(map[string]string{
+	"Settings.Batches":            "batches",
 	"Settings.Lower must be zero": "it needs preset=paper",
-	"F":                           "f", "G": "g", "GradFx": "grad_fx", "GradFy": "grad_fy", "GradGx": "grad_gx", "GradGy": "grad_gy",
-	"HessGy": "hess_gy", "HessGyInv": "hess_gy_inv", "CrossGxy": "cross_gxy", "CrossGyx": "cross_gyx",
+})
+
+// settingNames adds to names the settings of solver.SettingsTable, but
+// for the rules Lower and Upper, which abiTerms calls the preset, and the
+// oracles of rhgd_oracles, by their keys.
+func settingNames(names map[string]string) map[string]string {
+	for _, o := range abiOracles() {
+		names[o.String()] = o.Key()
+	}
+	for _, e := range solver.SettingsTable() {
+		if !strings.HasPrefix(e.Field, "Lower.") && !strings.HasPrefix(e.Field, "Upper.") {
+			names["Settings."+e.Field] = e.Key
+		}
+	}
+	return names
 }
 
 // abiTerms renames, in a message from rhgd's Go packages, the Go names

@@ -16,6 +16,7 @@ import (
 
 	"github.com/rhgd/rhgd/coupling"
 	"github.com/rhgd/rhgd/euclid"
+	"github.com/rhgd/rhgd/internal/keyval"
 	"github.com/rhgd/rhgd/product"
 	"github.com/rhgd/rhgd/solver"
 	"github.com/rhgd/rhgd/spd"
@@ -54,19 +55,15 @@ func parseSpec(what, s string) (*spec, error) {
 }
 
 func (p *spec) parseKV(what, rest string) error {
-	if strings.TrimSpace(rest) == "" {
-		return nil
+	pairs, err := keyval.Split(rest)
+	if err != nil {
+		return argf("%s %q: %v", what, p.text, err)
 	}
-	for _, f := range strings.Split(rest, ",") {
-		k, v, ok := strings.Cut(f, "=")
-		k = strings.ToLower(strings.TrimSpace(k))
-		if !ok || k == "" {
-			return argf("%s %q: %q is not key=value", what, p.text, f)
-		}
-		if _, dup := p.kv[k]; dup {
-			return argf("%s %q: %s given twice", what, p.text, k)
-		}
-		p.kv[k] = strings.TrimSpace(v)
+	if k, dup := keyval.Dup(pairs); dup {
+		return argf("%s %q: %s given twice", what, p.text, k)
+	}
+	for _, f := range pairs {
+		p.kv[f.Key] = f.Value
 	}
 	return nil
 }
@@ -138,21 +135,11 @@ func newManifold(s string) (solver.Manifold, error) {
 			return nil, err
 		}
 		sp := spd.New(int(n))
-		switch r := p.str("retr", "second-order"); r {
-		case "second-order", "secondorder":
-			sp.Retraction = spd.SecondOrder
-		case "exp", "exponential":
-			sp.Retraction = spd.Exponential
-		default:
-			return nil, argf("manifold %q: retr=%q: want second-order or exp", s, r)
+		if sp.Retraction, err = spd.ParseRetraction(p.str("retr", "second-order")); err != nil {
+			return nil, argf("manifold %q: retr: %v", s, err)
 		}
-		switch t := p.str("transport", "identity"); t {
-		case "identity":
-			sp.TransportMethod = spd.Identity
-		case "parallel":
-			sp.TransportMethod = spd.Parallel
-		default:
-			return nil, argf("manifold %q: transport=%q: want identity or parallel", s, t)
+		if sp.TransportMethod, err = spd.ParseTransport(p.str("transport", "identity")); err != nil {
+			return nil, argf("manifold %q: transport: %v", s, err)
 		}
 		m = sp
 	case "stiefel":
@@ -165,17 +152,8 @@ func newManifold(s string) (solver.Manifold, error) {
 			return nil, err
 		}
 		st := stiefel.New(int(n), int(k))
-		switch r := p.str("retr", "qr"); r {
-		case "qr":
-			st.Retraction = stiefel.QR
-		case "polar":
-			st.Retraction = stiefel.Polar
-		case "cayley":
-			st.Retraction = stiefel.Cayley
-		case "exp", "exponential":
-			st.Retraction = stiefel.Exponential
-		default:
-			return nil, argf("manifold %q: retr=%q: want qr, polar, cayley or exp", s, r)
+		if st.Retraction, err = stiefel.ParseRetraction(p.str("retr", "qr")); err != nil {
+			return nil, argf("manifold %q: retr: %v", s, err)
 		}
 		m = st
 	case "euclid", "euclidean":
@@ -414,19 +392,10 @@ func specOf(m solver.Manifold) string {
 	switch m := m.(type) {
 	case *spd.SPD:
 		n, _ := m.Dims()
-		retr, transport := "second-order", "identity"
-		if m.Retraction == spd.Exponential {
-			retr = "exp"
-		}
-		if m.TransportMethod == spd.Parallel {
-			transport = "parallel"
-		}
-		return fmt.Sprintf("spd:n=%d,retr=%s,transport=%s", n, retr, transport)
+		return fmt.Sprintf("spd:n=%d,retr=%v,transport=%v", n, m.Retraction, m.TransportMethod)
 	case *stiefel.Stiefel:
 		n, p := m.Dims()
-		retr := map[stiefel.Retraction]string{stiefel.QR: "qr", stiefel.Polar: "polar", stiefel.Cayley: "cayley",
-			stiefel.Exponential: "exp"}[m.Retraction]
-		return fmt.Sprintf("stiefel:n=%d,p=%d,retr=%s", n, p, retr)
+		return fmt.Sprintf("stiefel:n=%d,p=%d,retr=%v", n, p, m.Retraction)
 	case *euclid.Euclidean:
 		r, c := m.Dims()
 		return fmt.Sprintf("euclid:r=%d,c=%d", r, c)

@@ -414,14 +414,18 @@ func rhgdgo_problem_oracle(h C.int64_t, cname *C.char, x, y, v, out *C.double) C
 		missing := func(f string) error {
 			return fmt.Errorf("%w: problem has no %s", solver.ErrMissing, f)
 		}
-		switch name {
-		case "f", "g":
+		which, err := abiOracle(name)
+		if err != nil {
+			return err
+		}
+		if !p.Has(which) {
+			return missing(which.Key())
+		}
+		switch which {
+		case solver.OracleF, solver.OracleG:
 			f := p.F
-			if name == "g" {
+			if which == solver.OracleG {
 				f = p.G
-			}
-			if f == nil {
-				return missing(name)
 			}
 			val, err := f(pt)
 			if err != nil {
@@ -429,14 +433,12 @@ func rhgdgo_problem_oracle(h C.int64_t, cname *C.char, x, y, v, out *C.double) C
 			}
 			*out = C.double(val)
 			return nil
-		case "grad_fx", "grad_fy", "grad_gx", "grad_gy":
-			f, n := map[string]func([]float64, *solver.Point) error{
-				"grad_fx": p.GradFx, "grad_fy": p.GradFy, "grad_gx": p.GradGx, "grad_gy": p.GradGy}[name], ly
-			if name == "grad_fx" || name == "grad_gx" {
+		case solver.OracleGradFx, solver.OracleGradFy, solver.OracleGradGx, solver.OracleGradGy:
+			f, n := map[solver.Oracle]func([]float64, *solver.Point) error{
+				solver.OracleGradFx: p.GradFx, solver.OracleGradFy: p.GradFy, solver.OracleGradGx: p.GradGx,
+				solver.OracleGradGy: p.GradGy}[which], ly
+			if which == solver.OracleGradFx || which == solver.OracleGradGx {
 				n = lx
-			}
-			if f == nil {
-				return missing(name)
 			}
 			dst := make([]float64, n)
 			if err := f(dst, pt); err != nil {
@@ -444,32 +446,48 @@ func rhgdgo_problem_oracle(h C.int64_t, cname *C.char, x, y, v, out *C.double) C
 			}
 			copy(view(out, n), dst)
 			return nil
-		case "hess_gy", "hess_gy_inv", "cross_gxy", "cross_gyx":
-			f := map[string]func([]float64, *solver.Point, []float64) error{
-				"hess_gy": p.HessGy, "hess_gy_inv": p.HessGyInv, "cross_gxy": p.CrossGxy, "cross_gyx": p.CrossGyx}[name]
-			if f == nil {
-				return missing(name)
-			}
-			nv, nout := ly, ly
-			switch name {
-			case "cross_gxy":
-				nout = lx
-			case "cross_gyx":
-				nv = lx
-			}
-			vv, err := vec(nv)
-			if err != nil {
-				return err
-			}
-			dst := make([]float64, nout)
-			if err := f(dst, pt, vv); err != nil {
-				return err
-			}
-			copy(view(out, nout), dst)
-			return nil
 		}
-		return argf("unknown oracle %q (want f, g, grad_fx, grad_fy, grad_gx, grad_gy, hess_gy, hess_gy_inv, cross_gxy, cross_gyx)", name)
+		// The products: HessGy, HessGyInv, CrossGxy, CrossGyx.
+		f := map[solver.Oracle]func([]float64, *solver.Point, []float64) error{
+			solver.OracleHessGy: p.HessGy, solver.OracleHessGyInv: p.HessGyInv, solver.OracleCrossGxy: p.CrossGxy,
+			solver.OracleCrossGyx: p.CrossGyx}[which]
+		nv, nout := ly, ly
+		switch which {
+		case solver.OracleCrossGxy:
+			nout = lx
+		case solver.OracleCrossGyx:
+			nv = lx
+		}
+		vv, err := vec(nv)
+		if err != nil {
+			return err
+		}
+		dst := make([]float64, nout)
+		if err := f(dst, pt, vv); err != nil {
+			return err
+		}
+		copy(view(out, nout), dst)
+		return nil
 	})
+}
+
+// abiOracle returns the oracle of rhgd_oracles a C name gives, through
+// solver.ParseOracle's table.
+func abiOracle(name string) (solver.Oracle, error) {
+	o, err := solver.ParseOracle(name)
+	if err != nil || !slices.Contains(abiOracles(), o) {
+		return 0, argf("unknown oracle %q (want %s)", name, strings.Join(abiOracleKeys(), ", "))
+	}
+	return o, nil
+}
+
+// abiOracleKeys are the C names of abiOracles.
+func abiOracleKeys() []string {
+	var out []string
+	for _, o := range abiOracles() {
+		out = append(out, o.Key())
+	}
+	return out
 }
 
 //export rhgdgo_problem_accuracy

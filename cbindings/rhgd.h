@@ -463,14 +463,32 @@ typedef int64_t rhgd_solver;
  *   inner          lower steps per epoch, S (default 20)
  *   epochs         epoch limit, K (default 200)
  *   grad_tol       stop at ||hypergradient|| <= grad_tol (default 0: off)
- *   runtime        time limit in seconds (default 0: off)
+ *   rel_grad_tol   stop at ||hypergradient|| <= rel_grad_tol times its first
+ *                  value (default 0: off)
+ *   runtime        time limit in seconds, or a duration such as "1m30s"
+ *                  (default 0: off)
  *   diverge        divergence factor (default 1e8)
  *   fd_step        relative finite-difference step (default eps^(1/3))
  *   seed           seed of the estimators' and batches' randomness
  *   batches        "paper" for a built-in finite-sum problem's minibatch
  *                  sizes (RSHGD), or "full"
  *   batch_lower, batch_upper, batch_cross, batch_hess, batch_report
- *                  RSHGD's minibatch sizes |B1|..|B4| and the report batch */
+ *                  RSHGD's minibatch sizes |B1|..|B4| and the report batch
+ *   lower_solve    "true": the problem's exact lower solution, where it has
+ *                  one, instead of lower steps (default false)
+ *   lower_tol, lower_maxiter
+ *                  end each epoch's lower loop once ||grad_y g|| <= lower_tol
+ *                  times the last ||hypergradient||, after at most
+ *                  lower_maxiter steps (defaults 0: off, and 10 inner)
+ *   lower_bb       "true": Barzilai-Borwein lower steps with a nonmonotone
+ *                  line search on g (default false)
+ *   upper_bb, upper_min_step, upper_max_step
+ *                  "true": safeguarded Barzilai-Borwein upper steps within
+ *                  [upper_min_step, upper_max_step] (defaults false, and
+ *                  eta_x/1000 and 1000 eta_x)
+ * Numbers and integers are >= 0; a key given twice is an error. The preset
+ * sets the lower_*, upper_* and rel_grad_tol keys, and keys given with it
+ * override it. */
 RHGD_API int rhgd_solver_new(rhgd_problem p, const char *estimator, const char *settings, rhgd_solver *out);
 
 /* rhgd_solver_settings copies the solver's effective estimator and
@@ -496,6 +514,10 @@ typedef struct rhgd_epoch {
     const double *x;         /* x_k */
     const double *y;         /* y_{k+1} */
     const double *hypergrad; /* the hypergradient estimate, len_x */
+    int64_t lower_steps;     /* the epoch's lower steps (0 after an exact lower solve) */
+    double upper_step;       /* eta_x of the step from x_k, after any halvings its
+                                retraction needed */
+    int64_t lower_solves;    /* cumulative exact lower solves (lower_solve) */
 } rhgd_epoch;
 
 /* The epoch callback returns 0 to continue and nonzero to cancel the run
@@ -533,6 +555,10 @@ typedef struct rhgd_result {
     int64_t cross_vecs;
     int64_t iterations;
     double residual;
+    int64_t lower_values;     /* g evaluations (the BB lower steps' line search) */
+    int64_t lower_solves;     /* exact lower solves (lower_solve) */
+    int64_t retract_failures; /* retractions that failed and were retried with half
+                                 the step */
 } rhgd_result;
 
 /* rhgd_solver_result fills *out with the last run's outcome; RHGD_EINVAL
@@ -556,7 +582,10 @@ RHGD_API int rhgd_solver_y(rhgd_solver s, int64_t len, double *out);
 #define RHGD_HISTORY_CROSS_VECS 8
 #define RHGD_HISTORY_ITERATIONS 9
 #define RHGD_HISTORY_RESIDUAL 10
-#define RHGD_HISTORY_COLS 11
+#define RHGD_HISTORY_LOWER_STEPS 11
+#define RHGD_HISTORY_UPPER_STEP 12
+#define RHGD_HISTORY_LOWER_SOLVES 13
+#define RHGD_HISTORY_COLS 14
 
 /* rhgd_solver_history sets *nrows to the number of epochs of the last run
  * and copies min(*nrows, max_rows) rows of RHGD_HISTORY_COLS doubles each,

@@ -10,10 +10,9 @@ import "C"
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"sync"
-	"time"
 
+	"github.com/rhgd/rhgd/internal/keyval"
 	"github.com/rhgd/rhgd/solver"
 )
 
@@ -39,92 +38,57 @@ type solverObj struct {
 
 func (*solverObj) kind() string { return "solver" }
 
-// settingsKeys are rhgd_solver_new's settings, in the order of the
-// effective spec.
-var settingsKeys = []string{"preset", "eta_x", "eta_y", "inner", "epochs", "grad_tol", "runtime", "diverge", "fd_step", "seed",
-	"batches", "batch_lower", "batch_upper", "batch_cross", "batch_hess", "batch_report"}
-
-// parseSettings applies a settings spec over s. stochastic is the
-// problem's paper minibatch sizes, if it has them.
+// parseSettings applies a settings spec over s: solver.ParseSettings'
+// keys (its table, solver.SettingsTable, is the list rhgd.h documents)
+// and batches=paper|full, which only a built-in problem can resolve.
+// stochastic is the problem's paper minibatch sizes, if it has them.
 func parseSettings(text string, s *solver.Settings, stochastic *solver.Batches) error {
-	p := &spec{text: text, kv: map[string]string{}, used: map[string]bool{}}
-	if err := p.parseKV("settings", text); err != nil {
-		return err
+	pairs, err := keyval.Split(text)
+	if err != nil {
+		return argf("settings %q: %v", text, err)
 	}
-	const what = "settings"
-	var err error
-	float := func(k string, dst *float64, lo float64) {
-		if err == nil {
-			*dst, err = p.float(what, k, *dst, lo)
+	if k, dup := keyval.Dup(pairs); dup {
+		return argf("settings %q: %s given twice", text, k)
+	}
+	var rest []keyval.Pair
+	for _, p := range pairs {
+		if p.Key != batchesKey {
+			rest = append(rest, p)
+			continue
+		}
+		switch p.Value {
+		case "full":
+			s.Batches = solver.Batches{}
+		case "paper":
+			if stochastic == nil {
+				return argf("settings %q: batches=paper, but the problem has no paper minibatch sizes", text)
+			}
+			s.Batches = *stochastic
+		default:
+			return argf("settings %q: batches=%q: want paper or full", text, p.Value)
 		}
 	}
-	integer := func(k string, dst *int) {
-		if err == nil {
-			var v int64
-			v, err = p.int(what, k, int64(*dst), 0, 1<<40)
-			*dst = int(v)
-		}
-	}
-	switch v := p.str("preset", ""); v {
-	case "", "paper":
-	case "adaptive": // solver.AdaptiveSettings' rules
-		s.ApplyAdaptive()
-	default:
-		return argf("settings %q: preset=%q: want paper or adaptive", text, v)
-	}
-	float("eta_x", &s.EtaX, 0)
-	float("eta_y", &s.EtaY, 0)
-	integer("inner", &s.InnerIters)
-	integer("epochs", &s.Epochs)
-	float("grad_tol", &s.GradTol, 0)
-	rt := s.Runtime.Seconds()
-	float("runtime", &rt, 0)
-	s.Runtime = time.Duration(rt * float64(time.Second))
-	float("diverge", &s.DivergeFactor, 0)
-	float("fd_step", &s.FDStep, 0)
+	ns, err := solver.ParseSettings(keyval.Join(rest), *s)
 	if err != nil {
 		return err
 	}
-	if v := p.str("seed", ""); v != "" {
-		seed, perr := strconv.ParseUint(v, 10, 64)
-		if perr != nil {
-			return argf("settings %q: seed=%q is not an unsigned integer", text, v)
-		}
-		s.Seed = seed
-	}
-	switch b := p.str("batches", ""); b {
-	case "":
-	case "full":
-		s.Batches = solver.Batches{}
-	case "paper":
-		if stochastic == nil {
-			return argf("settings %q: batches=paper, but the problem has no paper minibatch sizes", text)
-		}
-		s.Batches = *stochastic
-	default:
-		return argf("settings %q: batches=%q: want paper or full", text, b)
-	}
-	integer("batch_lower", &s.Batches.Lower)
-	integer("batch_upper", &s.Batches.Upper)
-	integer("batch_cross", &s.Batches.Cross)
-	integer("batch_hess", &s.Batches.Hess)
-	integer("batch_report", &s.Batches.Report)
-	if err != nil {
-		return err
-	}
-	return p.done(what)
+	*s = ns
+	return nil
 }
 
-// settingsString is the effective settings spec of s.
+// batchesKey is the one settings key of the C ABI beyond
+// solver.ParseSettings': the paper's minibatch sizes of a built-in
+// problem (batches=paper) or none (batches=full).
+const batchesKey = "batches"
+
+// settingsString is the effective settings spec of s: the preset its
+// rules amount to, then every field, which parseSettings reads back.
 func settingsString(s *solver.Settings) string {
-	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	preset := "paper"
 	if s.Lower.UseLowerSolve || s.Lower.Tol > 0 || s.Lower.BB || s.Upper.BB {
 		preset = "adaptive"
 	}
-	return fmt.Sprintf("preset=%s,eta_x=%s,eta_y=%s,inner=%d,epochs=%d,grad_tol=%s,runtime=%s,diverge=%s,fd_step=%s,seed=%d,batch_lower=%d,batch_upper=%d,batch_cross=%d,batch_hess=%d,batch_report=%d",
-		preset, g(s.EtaX), g(s.EtaY), s.InnerIters, s.Epochs, g(s.GradTol), g(s.Runtime.Seconds()), g(s.DivergeFactor), g(s.FDStep),
-		s.Seed, s.Batches.Lower, s.Batches.Upper, s.Batches.Cross, s.Batches.Hess, s.Batches.Report)
+	return solver.PresetKey + "=" + preset + "," + s.String()
 }
 
 // newSolver builds a solver on o from an estimator spec and settings.
@@ -327,6 +291,8 @@ func rhgdgo_solver_result(h C.int64_t, out *C.rhgd_result) C.int {
 		out.upper_grads, out.lower_grads = C.int64_t(st.UpperGrads), C.int64_t(st.LowerGrads)
 		out.hess_vecs, out.cross_vecs, out.iterations = C.int64_t(st.HessVecs), C.int64_t(st.CrossVecs), C.int64_t(st.Iterations)
 		out.residual = C.double(st.Residual)
+		out.lower_values, out.lower_solves = C.int64_t(st.LowerValues), C.int64_t(st.LowerSolves)
+		out.retract_failures = C.int64_t(st.RetractFailures)
 		return nil
 	})
 }

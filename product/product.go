@@ -246,17 +246,16 @@ func (p *Product) Clone() any {
 	return New(ms...)
 }
 
-// Supports reports whether every factor has the named optional method:
-// "Exp", "Log" or "Dist".
-func (p *Product) Supports(method string) bool {
+// Supports reports whether every factor has the optional method.
+func (p *Product) Supports(method solver.Method) bool {
 	for _, m := range p.ms {
 		var ok bool
 		switch method {
-		case "Exp":
+		case solver.MethodExp:
 			_, ok = solver.AsExper(m)
-		case "Log":
+		case solver.MethodLog:
 			_, ok = solver.AsLogger(m)
-		case "Dist":
+		case solver.MethodDist:
 			_, ok = solver.AsDistancer(m)
 		}
 		if !ok {
@@ -267,7 +266,7 @@ func (p *Product) Supports(method string) bool {
 }
 
 // unsupported names the factors lacking method.
-func (p *Product) unsupported(method string) error {
+func (p *Product) unsupported(method solver.Method) error {
 	var lack []string
 	for i, m := range p.ms {
 		if !New(m).Supports(method) {
@@ -283,7 +282,7 @@ func (p *Product) Exp(dst, x, u []float64, t float64) error {
 	for i, m := range p.ms {
 		e, ok := solver.AsExper(m)
 		if !ok {
-			return p.unsupported("Exp")
+			return p.unsupported(solver.MethodExp)
 		}
 		if err := e.Exp(p.part(dst, i), p.part(x, i), p.part(u, i), t); err != nil {
 			return fmt.Errorf("product: factor %d: %w", i, err)
@@ -298,7 +297,7 @@ func (p *Product) Log(dst, x, y []float64) error {
 	for i, m := range p.ms {
 		l, ok := solver.AsLogger(m)
 		if !ok {
-			return p.unsupported("Log")
+			return p.unsupported(solver.MethodLog)
 		}
 		if err := l.Log(p.part(dst, i), p.part(x, i), p.part(y, i)); err != nil {
 			return fmt.Errorf("product: factor %d: %w", i, err)
@@ -314,7 +313,7 @@ func (p *Product) Dist(x, y []float64) (float64, error) {
 	for i, m := range p.ms {
 		d, ok := solver.AsDistancer(m)
 		if !ok {
-			return 0, p.unsupported("Dist")
+			return 0, p.unsupported(solver.MethodDist)
 		}
 		di, err := d.Dist(p.part(x, i), p.part(y, i))
 		if err != nil {

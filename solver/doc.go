@@ -32,13 +32,18 @@
 // GDA, or one of your own); Bind gives each solver its own instance, which
 // calls the oracles through an Env that counts them and hands each the
 // minibatch Algorithm 2 assigns it. ParseEstimator reads "cg:tol=1e-10"
-// style specs, as the command line and the C ABI take them.
+// style specs, as the command line and the C ABI take them. An estimator
+// states the oracles it calls as a typed set (Needs, Oracles); a Problem
+// reports its own (Available).
 //
 // # Running
 //
 // Minimize(ctx, p, x0, y0, settings) runs RHGD; New, Reset and Step run it
 // an epoch at a time. Settings' zero value works; values out of range are
-// errors naming the setting. A run stops on its epoch limit, GradTol,
+// errors naming the setting. ParseSettings reads "eta_x=0.5,epochs=100"
+// specs and Settings.String writes them, from one table (SettingsTable)
+// that the CLI's flags, the C ABI and the Python package follow. Estimate
+// gives the hypergradient at a point. A run stops on its epoch limit, GradTol,
 // Runtime, the context, or trouble: a non-finite value, a diverging lower
 // level, or an error from an oracle or a manifold operation, returned with
 // its cause ("lower retraction at epoch 12, step 3: spd: not positive

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/rhgd/rhgd/internal/keyval"
 )
 
 // Estimator is a hypergradient estimator (paper, Section 3.1): a
@@ -17,10 +19,10 @@ import (
 type Estimator interface {
 	// Name returns a short name, such as "cg".
 	Name() string
-	// Needs lists the Problem oracles (field names) the estimator calls;
-	// the solver checks them, after filling HessGy and CrossGxy by finite
+	// Needs returns the set of Problem oracles the estimator calls; the
+	// solver checks them, after filling HessGy and CrossGxy by finite
 	// differences where it can.
-	Needs() []string
+	Needs() Oracles
 	// Bind validates the settings and returns the estimator's instance for
 	// the solver env belongs to, with its buffers allocated.
 	Bind(env *Env) (Hypergrad, error)
@@ -176,15 +178,13 @@ func (e *Env) Hyper(dst []float64, pt *Point, v []float64) error {
 //	gda                              GDA (min-max problems)
 func ParseEstimator(spec string) (Estimator, error) {
 	name, params, _ := strings.Cut(strings.TrimSpace(spec), ":")
-	kv := map[string]string{}
-	if params != "" {
-		for _, f := range strings.Split(params, ",") {
-			k, v, ok := strings.Cut(f, "=")
-			if !ok {
-				return nil, fmt.Errorf("%w: estimator %q: setting %q is not key=value", ErrBadSetting, spec, f)
-			}
-			kv[strings.ToLower(strings.TrimSpace(k))] = strings.TrimSpace(v)
-		}
+	pairs, err := keyval.Split(params)
+	if err != nil {
+		return nil, fmt.Errorf("%w: estimator %q: setting %w", ErrBadSetting, spec, err)
+	}
+	kv := make(map[string]string, len(pairs))
+	for _, f := range pairs {
+		kv[f.Key] = f.Value
 	}
 	p := paramReader{spec: spec, kv: kv}
 	var e Estimator

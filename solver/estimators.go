@@ -22,8 +22,8 @@ var (
 
 // The estimators' oracle needs.
 var (
-	needsHInv   = []string{"GradFx", "GradFy", "CrossGxy", "HessGyInv"}
-	needsHessVp = []string{"GradFx", "GradFy", "CrossGxy", "HessGy"}
+	needsHInv   = NewOracles(OracleGradFx, OracleGradFy, OracleCrossGxy, OracleHessGyInv)
+	needsHessVp = NewOracles(OracleGradFx, OracleGradFy, OracleCrossGxy, OracleHessGy)
 )
 
 // HInv uses the problem's exact inverse Hessian: v = H⁻¹ grad_y f.
@@ -35,8 +35,8 @@ func (HInv) Name() string { return "hinv" }
 // String returns the spec ParseEstimator reads: "hinv".
 func (HInv) String() string { return "hinv" }
 
-// Needs lists GradFx, GradFy, CrossGxy and HessGyInv.
-func (HInv) Needs() []string { return needsHInv }
+// Needs returns GradFx, GradFy, CrossGxy and HessGyInv.
+func (HInv) Needs() Oracles { return needsHInv }
 
 // Bind returns HInv's instance for env's solver.
 func (HInv) Bind(env *Env) (Hypergrad, error) {
@@ -86,8 +86,8 @@ func (c *CG) String() string {
 	return s
 }
 
-// Needs lists GradFx, GradFy, CrossGxy and HessGy.
-func (*CG) Needs() []string { return needsHessVp }
+// Needs returns GradFx, GradFy, CrossGxy and HessGy.
+func (*CG) Needs() Oracles { return needsHessVp }
 
 func (c *CG) settings() (int, float64) {
 	maxIter, tol := c.MaxIter, c.Tol
@@ -217,8 +217,8 @@ func (ns *Neumann) String() string {
 	return b.String()
 }
 
-// Needs lists GradFx, GradFy, CrossGxy and HessGy.
-func (*Neumann) Needs() []string { return needsHessVp }
+// Needs returns GradFx, GradFy, CrossGxy and HessGy.
+func (*Neumann) Needs() Oracles { return needsHessVp }
 
 func (ns *Neumann) settings() (terms, iters int) {
 	terms, iters = ns.Terms, ns.PowerIters
@@ -347,8 +347,8 @@ func (AD) Name() string { return "ad" }
 // String returns the spec ParseEstimator reads: "ad".
 func (AD) String() string { return "ad" }
 
-// Needs lists GradFx, GradFy, CrossGxy and HessGy.
-func (AD) Needs() []string { return needsHessVp }
+// Needs returns GradFx, GradFy, CrossGxy and HessGy.
+func (AD) Needs() Oracles { return needsHessVp }
 
 // Bind asks the solver to keep the lower path and returns the instance.
 func (AD) Bind(env *Env) (Hypergrad, error) {

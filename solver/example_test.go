@@ -74,3 +74,20 @@ func ExampleParseEstimator() {
 	// ns:gamma=1,terms=50  → ns:gamma=1,terms=50,power=10
 	// ad                   → ad
 }
+
+// Settings read from a spec, as the C ABI and Python take them, and
+// written back.
+func ExampleParseSettings() {
+	s, err := solver.ParseSettings("eta_x=0.5, epochs=100, runtime=1m30s", solver.Settings{InnerIters: 40})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(s.EtaX, s.Epochs, s.InnerIters, s.Runtime)
+	fmt.Println(s.String()[:46])
+	_, err = solver.ParseSettings("eta_x=-1", s)
+	fmt.Println(err)
+	// Output:
+	// 0.5 100 40 1m30s
+	// eta_x=0.5,eta_y=0,inner=40,epochs=100,grad_tol
+	// solver: bad setting: settings "eta_x=-1": eta_x="-1" is not a finite number ≥ 0
+}

@@ -39,7 +39,7 @@ func FillFD(p Problem, h float64) Problem {
 	if h == 0 {
 		h = DefaultFDStep
 	}
-	fillH, fillC := p.fillable("HessGy"), p.fillable("CrossGxy")
+	fillH, fillC := p.fillable(OracleHessGy), p.fillable(OracleCrossGxy)
 	if p.Mx == nil || p.My == nil || !fillH && !fillC {
 		return p
 	}
@@ -113,17 +113,17 @@ func FillFD(p Problem, h float64) Problem {
 // differences stand in for each. FillFD reads it to decide what to fill,
 // and a missing-oracle error reads it to say which gradient would have
 // let rhgd fill the oracle.
-var fdFills = [...]struct{ oracle, from string }{
-	{"HessGy", "GradGy"},
-	{"CrossGxy", "GradGx"},
+var fdFills = [...]struct{ oracle, from Oracle }{
+	{OracleHessGy, OracleGradGy},
+	{OracleCrossGxy, OracleGradGx},
 }
 
-// fillable reports whether FillFD fills the named oracle of p: it is
-// missing and the gradient it is a difference of is there.
-func (p *Problem) fillable(name string) bool {
+// fillable reports whether FillFD fills the oracle o of p: it is missing
+// and the gradient it is a difference of is there.
+func (p *Problem) fillable(o Oracle) bool {
 	for _, f := range fdFills {
-		if f.oracle == name {
-			return !p.Has(name) && p.Has(f.from)
+		if f.oracle == o {
+			return !p.Has(o) && p.Has(f.from)
 		}
 	}
 	return false
@@ -132,13 +132,11 @@ func (p *Problem) fillable(name string) bool {
 // fdHint returns, for each of the missing oracles that FillFD could
 // fill, the gradient that would let it ("" when none): the cheapest fix
 // of a missing-oracle error.
-func fdHint(missing []string) string {
+func fdHint(missing Oracles) string {
 	var b strings.Builder
-	for _, n := range missing {
-		for _, f := range fdFills {
-			if f.oracle == n {
-				fmt.Fprintf(&b, "; %s: give it, or give %s and rhgd fills %s by finite differences (FillFD)", n, f.from, n)
-			}
+	for _, f := range fdFills {
+		if missing.Has(f.oracle) {
+			fmt.Fprintf(&b, "; %v: give it, or give %v and rhgd fills %v by finite differences (FillFD)", f.oracle, f.from, f.oracle)
 		}
 	}
 	return b.String()

@@ -1,6 +1,9 @@
 package solver
 
-import "math/rand/v2"
+import (
+	"fmt"
+	"math/rand/v2"
+)
 
 // Manifold is a Riemannian manifold embedded in (or an open subset of) a
 // Euclidean space of Len coordinates. Points and tangent vectors are
@@ -75,34 +78,58 @@ type Distancer interface {
 	Dist(x, y []float64) (float64, error)
 }
 
+// Method names an optional Manifold method that a composite manifold may
+// have only in part (Partial).
+type Method uint8
+
+// The optional methods Partial reports on.
+const (
+	MethodExp  Method = iota // Exper.Exp
+	MethodLog                // Logger.Log
+	MethodDist               // Distancer.Dist
+)
+
+// String returns the method's name: Exp, Log or Dist.
+func (m Method) String() string {
+	switch m {
+	case MethodExp:
+		return "Exp"
+	case MethodLog:
+		return "Log"
+	case MethodDist:
+		return "Dist"
+	}
+	return fmt.Sprintf("Method(%d)", int(m))
+}
+
 // Partial is implemented by a composite manifold (a product) whose type
 // has every optional method but whose parts may lack some: those methods
-// then return an error. Supports reports whether the named method ("Exp",
-// "Log" or "Dist") works; AsExper, AsLogger and AsDistancer consult it, so
-// use them rather than a bare type assertion.
+// then return an error. Supports reports whether the method works;
+// AsExper, AsLogger and AsDistancer consult it, so use them rather than a
+// bare type assertion.
 type Partial interface {
-	Supports(method string) bool
+	Supports(method Method) bool
 }
 
 // AsExper returns m as an Exper when it has a working exponential map.
 func AsExper(m Manifold) (Exper, bool) {
 	e, ok := m.(Exper)
-	return e, ok && supports(m, "Exp")
+	return e, ok && supports(m, MethodExp)
 }
 
 // AsLogger returns m as a Logger when it has a working logarithm.
 func AsLogger(m Manifold) (Logger, bool) {
 	l, ok := m.(Logger)
-	return l, ok && supports(m, "Log")
+	return l, ok && supports(m, MethodLog)
 }
 
 // AsDistancer returns m as a Distancer when it has a working distance.
 func AsDistancer(m Manifold) (Distancer, bool) {
 	d, ok := m.(Distancer)
-	return d, ok && supports(m, "Dist")
+	return d, ok && supports(m, MethodDist)
 }
 
-func supports(m Manifold, method string) bool {
+func supports(m Manifold, method Method) bool {
 	p, ok := m.(Partial)
 	return !ok || p.Supports(method)
 }

@@ -54,8 +54,8 @@ func (GDA) Name() string { return "gda" }
 // String returns the spec ParseEstimator reads: "gda".
 func (GDA) String() string { return "gda" }
 
-// Needs lists GradFx.
-func (GDA) Needs() []string { return []string{"GradFx"} }
+// Needs returns GradFx.
+func (GDA) Needs() Oracles { return NewOracles(OracleGradFx) }
 
 // Bind returns GDA's instance, or an error wrapping ErrBadSetting when the
 // problem is not a min-max one (Problem.ZeroSum): elsewhere grad_x f alone

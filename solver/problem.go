@@ -102,46 +102,11 @@ var (
 	ErrBadSetting = numerr.New(numerr.ErrInvalid, "solver: bad setting")
 )
 
-// Has reports whether the named oracle (a field name: "F", "GradFx",
-// "HessGyInv", ...) is present; it panics for an unknown name.
-func (p *Problem) Has(name string) bool {
-	switch name {
-	case "F":
-		return p.F != nil
-	case "GradFx":
-		return p.GradFx != nil
-	case "GradFy":
-		return p.GradFy != nil
-	case "G":
-		return p.G != nil
-	case "GradGy":
-		return p.GradGy != nil
-	case "GradGx":
-		return p.GradGx != nil
-	case "HessGy":
-		return p.HessGy != nil
-	case "CrossGxy":
-		return p.CrossGxy != nil
-	case "CrossGyx":
-		return p.CrossGyx != nil
-	case "HessGyInv":
-		return p.HessGyInv != nil
-	case "LowerSolve":
-		return p.LowerSolve != nil
-	}
-	panic(fmt.Sprintf("solver: no oracle named %q", name))
-}
-
-// need returns an error wrapping ErrMissing naming every absent oracle of
-// names, and for those FillFD could fill, the gradient that would let it.
-func (p *Problem) need(names ...string) error {
-	var missing []string
-	for _, n := range names {
-		if !p.Has(n) {
-			missing = append(missing, n)
-		}
-	}
-	if len(missing) > 0 {
+// need returns an error wrapping ErrMissing naming every oracle of want
+// p lacks, and for those FillFD could fill, the gradient that would let
+// it.
+func (p *Problem) need(want Oracles) error {
+	if missing := want &^ p.Available(); missing != 0 {
 		return fmt.Errorf("%w: %v%s", ErrMissing, missing, fdHint(missing))
 	}
 	return nil

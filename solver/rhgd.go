@@ -243,7 +243,7 @@ func New(p Problem, s *Settings) (*RHGD, error) {
 	if p.HessGy == nil || p.CrossGxy == nil {
 		p = FillFD(p, st.FDStep)
 	}
-	if err := p.need(append([]string{"F", "GradGy"}, est.Needs()...)...); err != nil {
+	if err := p.need(NewOracles(OracleF, OracleGradGy) | est.Needs()); err != nil {
 		return nil, fmt.Errorf("%s estimator: %w", est.Name(), err)
 	}
 	mx, my := p.Mx, p.My
@@ -518,8 +518,12 @@ func (r *RHGD) keep(s int) {
 
 // Hypergradient estimates the hypergradient at the current iterates
 // without moving x: after S lower steps when lower is set (the forward pass
-// AD differentiates), at the current y otherwise. The returned slice is the
-// RHGD's own. It skips Reset's validation: call Reset first.
+// AD differentiates; epoch 0 of Run estimates this way), at the current y
+// otherwise. It is the allocation-free step Estimate is made of: repeated
+// calls continue the random stream (RSHGD's batches) and the lower steps
+// from where the last left off. The returned slice is the RHGD's own. It
+// skips Reset's validation: call Reset first. To see each epoch's
+// hypergradient during a run, use a Recorder (EpochStats.HyperGrad).
 func (r *RHGD) Hypergradient(lower bool) ([]float64, error) {
 	if lower {
 		if _, _, err := r.lower(); err != nil {
@@ -594,7 +598,10 @@ func Minimize(ctx context.Context, p Problem, x0, y0 []float64, s *Settings) (*R
 
 // Estimate returns the estimator's hypergradient at (x, y) as it stands,
 // without lower-level steps; AD differentiates through a path of one
-// point there (its G_x f term alone). It validates x and y.
+// point there (its G_x f term alone). It is the way to get a
+// hypergradient at a given point: it validates x and y, resets the run's
+// random streams (so that equal arguments give equal results) and returns
+// a copy. It is Reset followed by Hypergradient(false).
 func (r *RHGD) Estimate(x, y []float64) ([]float64, error) {
 	if err := r.Reset(x, y); err != nil {
 		return nil, err
@@ -605,10 +612,6 @@ func (r *RHGD) Estimate(x, y []float64) ([]float64, error) {
 	}
 	return append([]float64(nil), hg...), nil
 }
-
-// LastHyper returns the hypergradient estimate of the last epoch (the
-// RHGD's own slice).
-func (r *RHGD) LastHyper() []float64 { return r.hg }
 
 // IsDiverged reports whether err is a divergence.
 func IsDiverged(err error) bool { return errors.Is(err, errDiverged) }

@@ -28,21 +28,6 @@ const (
 	Exponential
 )
 
-// String returns the retraction's name.
-func (r Retraction) String() string {
-	switch r {
-	case QR:
-		return "QR"
-	case Polar:
-		return "polar"
-	case Cayley:
-		return "Cayley"
-	case Exponential:
-		return "exponential"
-	}
-	return fmt.Sprintf("Retraction(%d)", int(r))
-}
-
 // Errors: these two, which errors.Is also matches to numerr.ErrInvalid,
 // and the shared numerr.ErrNotFinite.
 var (

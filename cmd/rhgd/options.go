@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rhgd/rhgd/internal/keyval"
 	"github.com/rhgd/rhgd/problems"
 	"github.com/rhgd/rhgd/problems/catalog"
 	"github.com/rhgd/rhgd/solver"
@@ -35,6 +36,9 @@ type runFlags struct {
 	quiet              bool
 	preset             string
 	hinvError          bool
+	// settings are the solver settings given by the flags made from the
+	// solver's table (registerSettings), in order.
+	settings []keyval.Pair
 
 	// fs is the parsed command line, for what was given and the values of
 	// the problem's own flags, named in problemNames (summary.json).
@@ -77,6 +81,7 @@ func (o *runFlags) register(fs *flag.FlagSet, spec *problems.Spec) {
 	fs.StringVar(&o.out, "out", "", "output directory (default out/<problem>)")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
 	fs.StringVar(&o.preset, "preset", "paper", "paper: the paper's fixed lower steps and step sizes; adaptive: exact or adaptive lower solves and BB upper steps (solver.AdaptiveSettings)")
+	o.registerSettings(fs)
 	fs.BoolVar(&o.hinvError, "hinv-error", false, "measure each epoch's hypergradient error against HINV at the same point (problems with HINV; the time it takes is part of the seconds)")
 }
 
@@ -150,6 +155,9 @@ func (o *runFlags) build(make func(problems.Options) (*problems.Instance, error)
 		if b.v > 0 {
 			*b.dst = b.v
 		}
+	}
+	if err := o.applySettings(s); err != nil {
+		return nil, err
 	}
 	if err := setRetraction(in.Problem.Mx, o.retrX); err != nil {
 		return nil, usagef("-retr-x: %v", err)
@@ -232,12 +240,13 @@ func splitEstimators(list string) []string {
 // or adding to its own, keys sorted.
 func mergeSpec(spec string, over map[string]string) string {
 	name, params, _ := strings.Cut(spec, ":")
+	pairs, err := keyval.Split(params)
+	if err != nil {
+		return spec // ParseEstimator says what is wrong
+	}
 	kv := map[string]string{}
-	if params != "" {
-		for _, f := range strings.Split(params, ",") {
-			k, v, _ := strings.Cut(f, "=")
-			kv[strings.TrimSpace(k)] = strings.TrimSpace(v)
-		}
+	for _, p := range pairs {
+		kv[p.Key] = p.Value
 	}
 	for k, v := range over {
 		kv[k] = v
@@ -257,46 +266,30 @@ func setRetraction(m solver.Manifold, name string) error {
 	if name == "" {
 		return nil
 	}
+	var err error
 	switch m := m.(type) {
 	case *stiefel.Stiefel:
-		r, ok := stiefelRetractions[name]
-		if !ok {
+		if m.Retraction, err = stiefel.ParseRetraction(name); err != nil {
 			return fmt.Errorf("Stiefel retractions are qr, polar, cayley and exp, not %q", name)
 		}
-		m.Retraction = r
 	case *spd.SPD:
-		r, ok := spdRetractions[name]
-		if !ok {
+		if m.Retraction, err = spd.ParseRetraction(name); err != nil {
 			return fmt.Errorf("SPD retractions are second-order and exp, not %q", name)
 		}
-		m.Retraction = r
 	default:
 		return fmt.Errorf("the manifold %T has one retraction; %q cannot be chosen", m, name)
 	}
 	return nil
 }
 
-var (
-	stiefelRetractions = map[string]stiefel.Retraction{"qr": stiefel.QR, "polar": stiefel.Polar, "cayley": stiefel.Cayley, "exp": stiefel.Exponential}
-	spdRetractions     = map[string]spd.Retraction{"second-order": spd.SecondOrder, "exp": spd.Exponential}
-)
-
 // retractionName is the -retr-x/-retr-y name of m's retraction, or "" when
 // m has no choice of retraction.
 func retractionName(m solver.Manifold) string {
 	switch m := m.(type) {
 	case *stiefel.Stiefel:
-		for k, v := range stiefelRetractions {
-			if v == m.Retraction {
-				return k
-			}
-		}
+		return m.Retraction.String()
 	case *spd.SPD:
-		for k, v := range spdRetractions {
-			if v == m.Retraction {
-				return k
-			}
-		}
+		return m.Retraction.String()
 	}
 	return ""
 }
@@ -362,6 +355,7 @@ func (o *runFlags) showDefaults(fs *flag.FlagSet, mk func(problems.Options) (*pr
 			f.DefValue = v
 		}
 	}
+	showSettingDefaults(fs, s)
 	def("epochs", strconv.Itoa(s.Epochs))
 	def("inner", strconv.Itoa(s.InnerIters))
 	def("eta-x", strconv.FormatFloat(s.EtaX, 'g', -1, 64))
@@ -382,9 +376,10 @@ func (o *runFlags) showDefaults(fs *flag.FlagSet, mk func(problems.Options) (*pr
 // ("cg:maxiter=50,tol=1e-10", "tol" → "1e-10"), or "".
 func specValue(spec, key string) string {
 	_, params, _ := strings.Cut(spec, ":")
-	for _, f := range strings.Split(params, ",") {
-		if k, v, ok := strings.Cut(f, "="); ok && k == key {
-			return v
+	pairs, _ := keyval.Split(params)
+	for _, p := range pairs {
+		if p.Key == key {
+			return p.Value
 		}
 	}
 	return ""

@@ -242,7 +242,8 @@ class Epoch(ctypes.Structure):
     _fields_ = [("epoch", c_i64), ("f", c_dbl), ("hypergrad_norm", c_dbl), ("lower_grad_norm", c_dbl),
                 ("elapsed", c_dbl), ("upper_grads", c_i64), ("lower_grads", c_i64), ("hess_vecs", c_i64),
                 ("cross_vecs", c_i64), ("iterations", c_i64), ("residual", c_dbl), ("len_x", c_i64),
-                ("len_y", c_i64), ("x", c_void_p), ("y", c_void_p), ("hypergrad", c_void_p)]
+                ("len_y", c_i64), ("x", c_void_p), ("y", c_void_p), ("hypergrad", c_void_p),
+                ("lower_steps", c_i64), ("upper_step", c_dbl), ("lower_solves", c_i64)]
 
 
 EPOCH_FN = ctypes.CFUNCTYPE(c_int, c_void_p, ctypes.POINTER(Epoch))
@@ -252,12 +253,12 @@ class Result(ctypes.Structure):
     _fields_ = [("status", ctypes.c_int32), ("error", ctypes.c_int32), ("epochs", c_i64), ("f", c_dbl),
                 ("best_f", c_dbl), ("hypergrad_norm", c_dbl), ("runtime", c_dbl), ("upper_grads", c_i64),
                 ("lower_grads", c_i64), ("hess_vecs", c_i64), ("cross_vecs", c_i64), ("iterations", c_i64),
-                ("residual", c_dbl)]
+                ("residual", c_dbl), ("lower_values", c_i64), ("lower_solves", c_i64), ("retract_failures", c_i64)]
 
 
-HISTORY_COLS = 11
+HISTORY_COLS = 14
 HISTORY_NAMES = ("epoch", "f", "hypergrad_norm", "lower_grad_norm", "elapsed", "upper_grads", "lower_grads",
-                 "hess_vecs", "cross_vecs", "iterations", "residual")
+                 "hess_vecs", "cross_vecs", "iterations", "residual", "lower_steps", "upper_step", "lower_solves")
 
 _PROTOS = {
     "rhgd_last_error": (c_int, [c_char_p, c_size]),

@@ -489,10 +489,11 @@ def _fmt(v):
 class OptimizeResult(dict):
     """The outcome of a run: x, y (shaped like the manifolds' points),
     status (a name such as 'IterationLimit'), success, epochs, f,
-    best_f, hypergrad_norm, runtime (seconds), counts, history (a dict of
+    best_f, hypergrad_norm, runtime (seconds), counts (lower_values,
+    lower_solves and retract_failures among them), history (a dict of
     per-epoch numpy arrays: epoch, f, hypergrad_norm, lower_grad_norm,
     elapsed, upper_grads, lower_grads, hess_vecs, cross_vecs, iterations,
-    residual) and settings (the effective estimator;settings). Keys are
+    residual, lower_steps, upper_step, lower_solves) and settings (the effective estimator;settings). Keys are
     also attributes."""
 
     def __getattr__(self, k):
@@ -504,9 +505,12 @@ class OptimizeResult(dict):
 
 class Solver(_Handle):
     """RHGD on one problem with an estimator spec ('hinv', 'cg:tol=1e-8',
-    'ns:gamma=1,terms=50', 'ad'; None: the problem's default) and settings
-    (eta_x, eta_y, inner, epochs, grad_tol, runtime, diverge, fd_step,
-    seed, batches, batch_*; see rhgd.h)."""
+    'ns:gamma=1,terms=50', 'ad'; None: the problem's default) and settings,
+    the keys of rhgd_solver_new (see rhgd.h): preset, eta_x, eta_y, inner,
+    epochs, grad_tol, rel_grad_tol, runtime, diverge, fd_step, seed,
+    batches, batch_lower, batch_upper, batch_cross, batch_hess,
+    batch_report, lower_solve, lower_tol, lower_maxiter, lower_bb,
+    upper_bb, upper_min_step, upper_max_step."""
 
     _kind = "solver"
 
@@ -609,14 +613,16 @@ class Solver(_Handle):
         if n.value:
             _lib.check(lib.rhgd_solver_history(self._h, n.value, rows.ctypes.data, ctypes.byref(n)))
         hist = {k: rows[:, i].copy() for i, k in enumerate(_lib.HISTORY_NAMES)}
-        for k in ("epoch", "upper_grads", "lower_grads", "hess_vecs", "cross_vecs", "iterations"):
+        for k in ("epoch", "upper_grads", "lower_grads", "hess_vecs", "cross_vecs", "iterations", "lower_steps",
+                  "lower_solves"):
             hist[k] = hist[k].astype(np.int64)
         status = lib.rhgd_status_string(r.status).decode()
         return OptimizeResult(
             x=x, y=y, status=status, success=r.error == 0 and status != "Cancelled", error=r.error,
             epochs=r.epochs, f=r.f, best_f=r.best_f, hypergrad_norm=r.hypergrad_norm, runtime=r.runtime,
             upper_grads=r.upper_grads, lower_grads=r.lower_grads, hess_vecs=r.hess_vecs, cross_vecs=r.cross_vecs,
-            iterations=r.iterations, residual=r.residual, history=hist, settings=self.settings)
+            iterations=r.iterations, residual=r.residual, lower_values=r.lower_values, lower_solves=r.lower_solves,
+            retract_failures=r.retract_failures, history=hist, settings=self.settings)
 
 
 def minimize(problem=None, x0=None, y0=None, estimator=None, callback=None, mx=None, my=None, f=None,

@@ -455,6 +455,7 @@ type Result struct {
 	F, BestF, HyperGradNorm, Runtime                        float64
 	UpperGrads, LowerGrads, HessVecs, CrossVecs, Iterations int64
 	Residual                                                float64
+	LowerValues, LowerSolves, RetractFailures               int64
 }
 
 func SolverResult(h int64) (Result, int) {
@@ -462,7 +463,8 @@ func SolverResult(h int64) (Result, int) {
 	rc := int(C.rhgd_solver_result(C.rhgd_solver(h), &r))
 	return Result{int(r.status), int(r.error), int64(r.epochs), float64(r.f), float64(r.best_f),
 		float64(r.hypergrad_norm), float64(r.runtime), int64(r.upper_grads), int64(r.lower_grads),
-		int64(r.hess_vecs), int64(r.cross_vecs), int64(r.iterations), float64(r.residual)}, rc
+		int64(r.hess_vecs), int64(r.cross_vecs), int64(r.iterations), float64(r.residual),
+		int64(r.lower_values), int64(r.lower_solves), int64(r.retract_failures)}, rc
 }
 
 func SolverX(h, n int64, out []float64) int {

@@ -1,0 +1,149 @@
+//go:build cgo
+
+package main
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rhgd/rhgd/cbindings/internal/ctest"
+	"github.com/rhgd/rhgd/solver"
+)
+
+// abiSettingKeys are rhgd_solver_new's settings keys: the solver's table,
+// its preset and the C ABI's batches.
+func abiSettingKeys() []string {
+	keys := []string{solver.PresetKey, batchesKey}
+	for _, e := range solver.SettingsTable() {
+		keys = append(keys, e.Key)
+	}
+	return keys
+}
+
+// TestSettingsDocs: rhgd.h's list of rhgd_solver_new's settings and the
+// Python Solver's docstring name exactly the keys the solver's table has.
+func TestSettingsDocs(t *testing.T) {
+	h, err := os.ReadFile("rhgd.h")
+	require.NoError(t, err)
+	_, block, ok := strings.Cut(string(h), " * settings is NULL or comma-separated key=value pairs")
+	require.True(t, ok, "rhgd.h: the settings list of rhgd_solver_new")
+	block, _, _ = strings.Cut(block, "*/")
+	line := regexp.MustCompile(`(?m)^ \*   ([a-z_]+(?:, [a-z_]+)*)(?: |$)`)
+	var got []string
+	for _, m := range line.FindAllStringSubmatch(block, -1) {
+		got = append(got, strings.Split(m[1], ", ")...)
+	}
+	require.ElementsMatch(t, abiSettingKeys(), got, "rhgd.h")
+
+	py, err := os.ReadFile("../python/rhgd/solver.py")
+	require.NoError(t, err)
+	_, doc, ok := strings.Cut(string(py), "the keys of rhgd_solver_new (see rhgd.h):")
+	require.True(t, ok, "solver.py: the Solver docstring's settings")
+	doc, _, _ = strings.Cut(doc, `."""`)
+	got = nil
+	for _, k := range strings.Split(doc, ",") {
+		got = append(got, strings.TrimSpace(k))
+	}
+	require.ElementsMatch(t, abiSettingKeys(), got, "solver.py")
+}
+
+// TestSettingsEveryKey: every key of the table reaches the solver through
+// rhgd_solver_new, and the effective settings read back the same.
+func TestSettingsEveryKey(t *testing.T) {
+	p, rc := ctest.Builtin("synthetic", []string{"n=30", "d=8", "r=3"}, "", 5)
+	require.Equal(t, okC, rc)
+	defer ctest.ProblemFree(p)
+	spec := "rel_grad_tol=1e-06,lower_tol=0.2,lower_maxiter=7,lower_solve=true,lower_bb=true,upper_bb=true," +
+		"upper_min_step=0.001,upper_max_step=9,runtime=1m30s,diverge=1e+06,fd_step=1e-05"
+	var s int64
+	rc, msg := call(func() int { var rc int; s, rc = ctest.SolverNew(p, "cg", spec); return rc })
+	require.Equal(t, okC, rc, msg)
+	defer ctest.SolverFree(s)
+	_, desc := ctest.SolverSettings(s, 4096)
+	_, set, _ := strings.Cut(desc, ";")
+	require.True(t, strings.HasPrefix(set, "preset=adaptive,"), set)
+	for _, kv := range strings.Split(strings.ReplaceAll(spec, "1m30s", "90"), ",") {
+		require.Contains(t, set+",", ","+kv+",")
+	}
+	for _, k := range abiSettingKeys() {
+		if k != batchesKey {
+			require.Contains(t, set, k+"=")
+		}
+	}
+	s2, rc := ctest.SolverNew(p, "cg", set)
+	require.Equal(t, okC, rc)
+	defer ctest.SolverFree(s2)
+	_, desc2 := ctest.SolverSettings(s2, 4096)
+	require.Equal(t, desc, desc2)
+	for spec, msg := range map[string]string{"lower_bb=maybe": "lower_bb", "upper_max_step=-1": "upper_max_step",
+		"eta_x=1,eta_x=2": "twice", "batches=some": "batches"} {
+		wantCode(t, spec, einval, func() int { _, rc := ctest.SolverNew(p, "cg", spec); return rc }, msg)
+	}
+}
+
+// TestOracleKeys: rhgd_oracles' fields and Python's oracle keywords are
+// the solver's oracle keys.
+func TestOracleKeys(t *testing.T) {
+	var want []string
+	for _, o := range abiOracles() {
+		want = append(want, o.Key())
+	}
+	h, err := os.ReadFile("rhgd.h")
+	require.NoError(t, err)
+	_, block, ok := strings.Cut(string(h), "typedef struct rhgd_oracles {")
+	require.True(t, ok)
+	block, _, _ = strings.Cut(block, "}")
+	var got []string
+	for _, m := range regexp.MustCompile(`rhgd_\w+_fn (\w+);`).FindAllStringSubmatch(block, -1) {
+		got = append(got, m[1])
+	}
+	require.ElementsMatch(t, want, got, "rhgd.h") // the struct keeps its ABI order
+
+	py, err := os.ReadFile("../python/rhgd/solver.py")
+	require.NoError(t, err)
+	_, tuple, ok := strings.Cut(string(py), "_ORACLES = (")
+	require.True(t, ok)
+	tuple, _, _ = strings.Cut(tuple, ")")
+	got = nil
+	for _, m := range regexp.MustCompile(`"(\w+)"`).FindAllStringSubmatch(tuple, -1) {
+		got = append(got, m[1])
+	}
+	require.ElementsMatch(t, want, got, "solver.py")
+}
+
+// TestResultCounts: the result and the history carry the lower steps,
+// upper step sizes and exact lower solves of the run.
+func TestResultCounts(t *testing.T) {
+	p, rc := ctest.Builtin("synthetic", []string{"n=30", "d=8", "r=3"}, "", 5)
+	require.Equal(t, okC, rc)
+	defer ctest.ProblemFree(p)
+	for _, c := range []struct {
+		settings string
+		solves   bool
+	}{{"epochs=4,inner=7", false}, {"preset=adaptive,epochs=4", true}} {
+		s, rc := ctest.SolverNew(p, "hinv", c.settings)
+		require.Equal(t, okC, rc, c.settings)
+		require.Equal(t, okC, ctest.SolverRun(s, nil, nil, nil), c.settings)
+		r, rc := ctest.SolverResult(s)
+		require.Equal(t, okC, rc)
+		rows, n, rc := ctest.SolverHistory(s, 4)
+		require.Equal(t, okC, rc)
+		require.EqualValues(t, 4, n)
+		last := rows[3*histCols:]
+		if c.solves {
+			require.EqualValues(t, 4, r.LowerSolves, c.settings)
+			require.EqualValues(t, 4, last[13], c.settings)
+			require.Zero(t, last[11], c.settings)
+		} else {
+			require.Zero(t, r.LowerSolves, c.settings)
+			require.EqualValues(t, 7, last[11], c.settings)
+			require.Equal(t, 0.5, last[12], c.settings) // the paper's η_x
+		}
+		require.Zero(t, r.RetractFailures, c.settings)
+		ctest.SolverFree(s)
+	}
+}

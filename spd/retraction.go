@@ -1,0 +1,56 @@
+package spd
+
+import (
+	"fmt"
+	"strings"
+)
+
+// retractionNames and transportNames are the names String writes and the
+// Parse functions read, as the CLI's -retr-x and the C ABI's retr= and
+// transport= spell them.
+var (
+	retractionNames = [...]string{SecondOrder: "second-order", Exponential: "exp"}
+	transportNames  = [...]string{Identity: "identity", Parallel: "parallel"}
+)
+
+// String returns the retraction's name, second-order or exp, the name
+// ParseRetraction reads.
+func (r Retraction) String() string {
+	if r >= 0 && int(r) < len(retractionNames) {
+		return retractionNames[r]
+	}
+	return fmt.Sprintf("Retraction(%d)", int(r))
+}
+
+// ParseRetraction returns the retraction a name gives (case-insensitive):
+// second-order (also secondorder) or exp (also exponential).
+func ParseRetraction(name string) (Retraction, error) {
+	switch strings.ToLower(strings.TrimSpace(name)) {
+	case "second-order", "secondorder":
+		return SecondOrder, nil
+	case "exp", "exponential":
+		return Exponential, nil
+	}
+	return 0, fmt.Errorf("spd: unknown retraction %q (want second-order or exp)", name)
+}
+
+// String returns the transport's name, identity or parallel, the name
+// ParseTransport reads.
+func (t TransportMethod) String() string {
+	if t >= 0 && int(t) < len(transportNames) {
+		return transportNames[t]
+	}
+	return fmt.Sprintf("TransportMethod(%d)", int(t))
+}
+
+// ParseTransport returns the vector transport a name gives
+// (case-insensitive): identity or parallel.
+func ParseTransport(name string) (TransportMethod, error) {
+	n := strings.ToLower(strings.TrimSpace(name))
+	for t, s := range transportNames {
+		if s == n {
+			return TransportMethod(t), nil
+		}
+	}
+	return 0, fmt.Errorf("spd: unknown transport %q (want identity or parallel)", name)
+}
