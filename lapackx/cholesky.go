@@ -1,6 +1,7 @@
 package lapackx
 
 import (
+	"fmt"
 	"math"
 
 	gblas "gonum.org/v1/gonum/blas"
@@ -10,7 +11,7 @@ import (
 
 // errCholesky is Cholesky's failure, made once so that the failing call
 // allocates nothing either.
-var errCholesky = numerr.New(numerr.ErrNotPosDef, "lapackx: Cholesky factorization failed")
+var errCholesky = fmt.Errorf("lapackx: %w (Cholesky factorization failed)", numerr.ErrNotPosDef)
 
 // Cholesky sets dst to the lower Cholesky factor L of the n×n symmetric
 // positive definite a (row-major; only its lower triangle is read), with

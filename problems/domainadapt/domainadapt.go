@@ -298,11 +298,9 @@ func New(data *Data, c Config) (*Problem, error) {
 		p.nd[i] = make([]float64, n*d)
 	}
 	p.gram(p.a, p.x, n)
-	copy(p.la, p.a)
-	if !(lapackx.Impl{}).Dpotrf(gblas.Lower, d, p.la, d) {
-		return nil, fmt.Errorf("%w: XᵀX + εI is not positive definite", ErrBadData)
+	if err := lapackx.Cholesky(p.la, p.a, d); err != nil {
+		return nil, fmt.Errorf("%w: XᵀX + εI: %w", ErrBadData, err)
 	}
-	zeroUpper(p.la, d)
 	return p, nil
 }
 
@@ -331,12 +329,6 @@ func mirrorLower(a []float64, d int) {
 	}
 }
 
-func zeroUpper(l []float64, d int) {
-	for i := 0; i < d; i++ {
-		clear(l[i*d+i+1 : (i+1)*d])
-	}
-}
-
 func mul(tA, tB gblas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
 	blas.Impl().Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
@@ -349,11 +341,9 @@ func (p *Problem) factor(pt *solver.Point) (l, li []float64, err error) {
 	if !p.lAt.Valid(pt) {
 		p.lAt.Reset()
 		d := p.d
-		copy(p.l, pt.Y)
-		if !(lapackx.Impl{}).Dpotrf(gblas.Lower, d, p.l, d) {
+		if lapackx.Cholesky(p.l, pt.Y, d) != nil {
 			return nil, nil, errNotPD
 		}
-		zeroUpper(p.l, d)
 		lapackx.InvLower(p.li, p.l, d)
 		p.lAt.Store(pt)
 	}

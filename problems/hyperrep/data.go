@@ -174,9 +174,8 @@ func (data *Data) Validate() error {
 	}
 	l := make([]float64, d*d)
 	for i := 0; i < n; i++ {
-		copy(l, data.A[i*d*d:(i+1)*d*d])
-		if !(lapackx.Impl{}).Dpotrf(gblas.Lower, d, l, d) {
-			return fmt.Errorf("hyperrep: %w: A_%d is not positive definite (Cholesky factorization failed)", problems.ErrBadData, i)
+		if err := lapackx.Cholesky(l, data.A[i*d*d:(i+1)*d*d], d); err != nil {
+			return fmt.Errorf("hyperrep: %w: A_%d: %w", problems.ErrBadData, i, err)
 		}
 	}
 	return nil

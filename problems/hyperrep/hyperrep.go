@@ -496,9 +496,8 @@ func (p *Problem) HessGyInv(dst []float64, pt *solver.Point, v []float64) error 
 		if err := p.hess(pt); err != nil {
 			return err
 		}
-		copy(p.hl, p.h)
-		if !(lapackx.Impl{}).Dpotrf(gblas.Lower, p.m, p.hl, p.m) {
-			return fmt.Errorf("hyperrep: %w: Cholesky factorization of the Hessian in β", numerr.ErrNotPosDef)
+		if err := lapackx.Cholesky(p.hl, p.h, p.m); err != nil {
+			return fmt.Errorf("hyperrep: Hessian in β: %w", err)
 		}
 		p.lAt.Store(pt)
 	}

@@ -351,8 +351,8 @@ func (p *Problem) HessGyInv(dst []float64, pt *solver.Point, v []float64) error 
 			k := len(lt.sup) * p.c
 			h := p.hl[t*qc*qc : (t+1)*qc*qc]
 			formHess(h, s.phi, lt.sup, s.ps[t*k:(t+1)*k], p.q, p.c, 1/float64(len(lt.sup)), p.lambda)
-			if !(lapackx.Impl{}).Dpotrf(gblas.Lower, qc, h, qc) {
-				return fmt.Errorf("meta: %w: Cholesky factorization of task %d's Hessian", numerr.ErrNotPosDef, t)
+			if err := lapackx.Cholesky(h, h, qc); err != nil {
+				return fmt.Errorf("meta: task %d's Hessian: %w", t, err)
 			}
 		}
 		p.lAt.Store(pt)

@@ -688,9 +688,8 @@ func (p *Problem) HessGyInv(dst []float64, pt *solver.Point, v []float64) error 
 		if err := p.hess(pt); err != nil {
 			return err
 		}
-		copy(p.hl, p.h)
-		if !(lapackx.Impl{}).Dpotrf(gblas.Lower, p.m*p.c, p.hl, p.m*p.c) {
-			return fmt.Errorf("spdnet: %w: Cholesky factorization of the Hessian in γ", numerr.ErrNotPosDef)
+		if err := lapackx.Cholesky(p.hl, p.h, p.m*p.c); err != nil {
+			return fmt.Errorf("spdnet: Hessian in γ: %w", err)
 		}
 		p.lAt.Store(pt)
 	}
