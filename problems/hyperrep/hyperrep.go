@@ -13,6 +13,7 @@ import (
 	"github.com/rhgd/rhgd/lapackx"
 	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/problems"
+	"github.com/rhgd/rhgd/problems/internal/batch"
 	"github.com/rhgd/rhgd/solver"
 	"github.com/rhgd/rhgd/stiefel"
 )
@@ -272,7 +273,7 @@ func (p *Problem) prepare(s *set, pt *solver.Point) error {
 	if err := p.features(s, pt); err != nil {
 		return err
 	}
-	s.weigh(pt.Batch)
+	batch.Weigh(s.w, pt.Batch, "hyperrep", s.name)
 	m := p.m
 	for i, wi := range s.w {
 		if wi == 0 {
@@ -282,28 +283,6 @@ func (p *Problem) prepare(s *set, pt *solver.Point) error {
 		s.r[i] = dot(s.phi[i*m:(i+1)*m], pt.Y) - s.y[i]
 	}
 	return nil
-}
-
-// weigh sets the weights of the batch's average: 1/n each for a nil
-// batch (the whole set), otherwise 1/|B| for each occurrence of i in B.
-func (s *set) weigh(batch []int) {
-	if batch == nil {
-		for i := range s.w {
-			s.w[i] = 1 / float64(s.n)
-		}
-		return
-	}
-	if len(batch) == 0 {
-		panic("hyperrep: empty batch")
-	}
-	clear(s.w)
-	inc := 1 / float64(len(batch))
-	for _, i := range batch {
-		if i < 0 || i >= s.n {
-			panic(fmt.Sprintf("hyperrep: batch index %d out of the %s set's range [0, %d)", i, s.name, s.n))
-		}
-		s.w[i] += inc
-	}
 }
 
 // dot returns ⟨a, b⟩ with four accumulators, which shortens the chain of
@@ -516,7 +495,7 @@ func (p *Problem) hess(pt *solver.Point) error {
 	if err := p.features(s, pt); err != nil {
 		return err
 	}
-	s.weigh(pt.Batch)
+	batch.Weigh(s.w, pt.Batch, "hyperrep", s.name)
 	for i, wi := range s.w {
 		sw := math.Sqrt(wi)
 		for j, x := range s.phi[i*m : (i+1)*m] {

@@ -14,6 +14,7 @@ import (
 	"github.com/rhgd/rhgd/lapackx"
 	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/problems"
+	"github.com/rhgd/rhgd/problems/internal/batch"
 	"github.com/rhgd/rhgd/product"
 	"github.com/rhgd/rhgd/solver"
 	"github.com/rhgd/rhgd/stiefel"
@@ -306,7 +307,7 @@ func (p *Problem) prepare(s *set, pt *solver.Point) error {
 		return nil
 	}
 	s.prob.Reset()
-	s.weigh(pt.Batch)
+	batch.Weigh(s.w, pt.Batch, "spdnet", s.name)
 	m, c := p.m, p.c
 	gamma := pt.Y
 	for i, wi := range s.w {
@@ -342,28 +343,6 @@ func (p *Problem) prepare(s *set, pt *solver.Point) error {
 	}
 	s.prob.Store(pt)
 	return nil
-}
-
-// weigh sets the weights of the batch's average: 1/n each for a nil batch
-// (the whole set), otherwise 1/|B| for each occurrence of i in B.
-func (s *set) weigh(batch []int) {
-	if batch == nil {
-		for i := range s.w {
-			s.w[i] = 1 / float64(s.n)
-		}
-		return
-	}
-	if len(batch) == 0 {
-		panic("spdnet: empty batch")
-	}
-	clear(s.w)
-	inc := 1 / float64(len(batch))
-	for _, i := range batch {
-		if i < 0 || i >= s.n {
-			panic(fmt.Sprintf("spdnet: batch index %d out of the %s set's range [0, %d)", i, s.name, s.n))
-		}
-		s.w[i] += inc
-	}
 }
 
 // loss returns Σ w_i CE_i after prepare.
