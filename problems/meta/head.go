@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/rhgd/rhgd/numerr"
+	"github.com/rhgd/rhgd/problems/internal/softmax"
 )
 
 // The task heads: multinomial logistic regression on features φ (rows of
@@ -83,17 +84,6 @@ func addGrad(dst, phi []float64, rows, labels []int, pr []float64, q, c int, sca
 	}
 }
 
-// softHess sets r = (diag(p) − ppᵀ) u.
-func softHess(r, pi, u []float64) {
-	var pu float64
-	for k, pk := range pi {
-		pu += pk * u[k]
-	}
-	for k, pk := range pi {
-		r[k] = pk * (u[k] - pu)
-	}
-}
-
 // addHess adds scale·Σ φ ((diag p − ppᵀ) Vᵀφ)ᵀ to dst (q×c); u and r are
 // c-vector scratch.
 func addHess(dst, phi []float64, rows []int, pr, v []float64, q, c int, scale float64, u, r []float64) {
@@ -106,7 +96,7 @@ func addHess(dst, phi []float64, rows []int, pr, v []float64, q, c int, scale fl
 				u[k] += v[a*c+k] * x
 			}
 		}
-		softHess(r, pi, u)
+		softmax.Hess(r, pi, u)
 		for a, x := range f {
 			row := dst[a*c : (a+1)*c]
 			sx := scale * x

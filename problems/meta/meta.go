@@ -12,6 +12,7 @@ import (
 	"github.com/rhgd/rhgd/lapackx"
 	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/problems"
+	"github.com/rhgd/rhgd/problems/internal/softmax"
 	"github.com/rhgd/rhgd/solver"
 	"github.com/rhgd/rhgd/stiefel"
 )
@@ -447,7 +448,7 @@ func (p *Problem) upstream(s *side, rows, lab []int, pr, w, v []float64, scale f
 				u[k] += v[a*c+k] * x
 			}
 		}
-		softHess(rr, pi, u)
+		softmax.Hess(rr, pi, u)
 		for a := range g {
 			vr, wr := v[a*c:(a+1)*c], w[a*c:(a+1)*c]
 			var x float64
@@ -505,7 +506,7 @@ func (p *Problem) CrossGyx(dst []float64, pt *solver.Point, u []float64) error {
 					tv[kk] += w[a*c+kk] * x
 				}
 			}
-			softHess(rr, pi, tv)
+			softmax.Hess(rr, pi, tv)
 			y := lt.ysup[r]
 			for a := 0; a < q; a++ {
 				row := out[a*c : (a+1)*c]

@@ -15,6 +15,7 @@ import (
 	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/problems"
 	"github.com/rhgd/rhgd/problems/internal/batch"
+	"github.com/rhgd/rhgd/problems/internal/softmax"
 	"github.com/rhgd/rhgd/product"
 	"github.com/rhgd/rhgd/solver"
 	"github.com/rhgd/rhgd/stiefel"
@@ -373,17 +374,6 @@ func (p *Problem) gradGamma(dst []float64, s *set) {
 	}
 }
 
-// softHess sets r = (diag(p) − ppᵀ) u for the c-vectors p and u.
-func softHess(r, pi, u []float64) {
-	var pu float64
-	for k, pk := range pi {
-		pu += pk * u[k]
-	}
-	for k, pk := range pi {
-		r[k] = pk * (u[k] - pu)
-	}
-}
-
 // F returns f(W, γ) = Σ w_i CE_i over the validation batch.
 func (p *Problem) F(pt *solver.Point) (float64, error) {
 	if err := p.prepare(p.val, pt); err != nil {
@@ -492,7 +482,7 @@ func (p *Problem) CrossGxy(dst []float64, pt *solver.Point, v []float64) error {
 				u[k] += v[a*c+k] * f
 			}
 		}
-		softHess(r, pi, u)
+		softmax.Hess(r, pi, u)
 		y := s.y[i]
 		for a := range g {
 			vr, gr := v[a*c:(a+1)*c], gamma[a*c:(a+1)*c]
@@ -611,7 +601,7 @@ func (p *Problem) CrossGyx(dst []float64, pt *solver.Point, u []float64) error {
 				tv[k] += gamma[a*c+k] * f
 			}
 		}
-		softHess(r, pi, tv)
+		softmax.Hess(r, pi, tv)
 		y := s.y[i]
 		for a := 0; a < m; a++ {
 			row := dst[a*c : (a+1)*c]
@@ -647,7 +637,7 @@ func (p *Problem) HessGy(dst []float64, pt *solver.Point, v []float64) error {
 				u[k] += v[a*c+k] * f
 			}
 		}
-		softHess(r, pi, u)
+		softmax.Hess(r, pi, u)
 		for a, f := range phi {
 			row := dst[a*c : (a+1)*c]
 			for k, rk := range r {
