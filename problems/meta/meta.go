@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	gblas "gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/floats"
 
 	"github.com/rhgd/rhgd/blas"
 	"github.com/rhgd/rhgd/euclid"
@@ -282,7 +283,7 @@ func (p *Problem) G(pt *solver.Point) (float64, error) {
 	if err := p.prepare(pt, true); err != nil {
 		return 0, err
 	}
-	return p.tr.ls + 0.5*p.lambda*dot(pt.Y, pt.Y), nil
+	return p.tr.ls + 0.5*p.lambda*floats.Dot(pt.Y, pt.Y), nil
 }
 
 // GradFy sets each head's block of dst to (1/(MQ)) Σ_{query} φ(p − e_y)ᵀ.
@@ -428,34 +429,10 @@ func (p *Problem) upstream(s *side, rows, lab []int, pr, w, v []float64, scale f
 	for r, i := range rows {
 		pi := pr[r*c : (r+1)*c]
 		g := s.gimg[i*pp : (i+1)*pp]
-		y := lab[r]
 		if v == nil {
-			for a := range g {
-				row := w[a*c : (a+1)*c]
-				var x float64
-				for k, pk := range pi {
-					x += row[k] * pk
-				}
-				g[a] += scale * (x - row[y])
-			}
-			continue
-		}
-		f := s.phi[i*q : (i+1)*q]
-		u, rr := p.cu, p.cr
-		clear(u)
-		for a, x := range f {
-			for k := range u {
-				u[k] += v[a*c+k] * x
-			}
-		}
-		softmax.Hess(rr, pi, u)
-		for a := range g {
-			vr, wr := v[a*c:(a+1)*c], w[a*c:(a+1)*c]
-			var x float64
-			for k, pk := range pi {
-				x += vr[k]*pk + wr[k]*rr[k]
-			}
-			g[a] += scale * (x - vr[y])
+			softmax.Upstream(g, w, pi, lab[r], scale)
+		} else {
+			softmax.CrossUpstream(g, s.phi[i*q:(i+1)*q], w, v, pi, lab[r], scale, p.cu, p.cr)
 		}
 	}
 }
@@ -497,28 +474,8 @@ func (p *Problem) CrossGyx(dst []float64, pt *solver.Point, u []float64) error {
 		w, out := p.headOf(pt.Y, t), p.headOf(dst, t)
 		scale := 1 / float64(len(lt.sup))
 		for r, i := range lt.sup {
-			pi := pr[r*c : (r+1)*c]
-			df, f := dh[i*pp:(i+1)*pp], s.phi[i*q:(i+1)*q]
-			tv, rr := p.cu, p.cr
-			clear(tv)
-			for a, x := range df { // Wᵀdφ (the bias entry of dφ is 0)
-				for kk := range tv {
-					tv[kk] += w[a*c+kk] * x
-				}
-			}
-			softmax.Hess(rr, pi, tv)
-			y := lt.ysup[r]
-			for a := 0; a < q; a++ {
-				row := out[a*c : (a+1)*c]
-				var dfa float64
-				if a < pp {
-					dfa = df[a]
-				}
-				for kk, pk := range pi {
-					row[kk] += scale * (dfa*pk + f[a]*rr[kk])
-				}
-				row[y] -= scale * dfa
-			}
+			// dφ's bias entry, past its pp entries, is 0.
+			softmax.AddCross(out, w, dh[i*pp:(i+1)*pp], s.phi[i*q:(i+1)*q], pr[r*c:(r+1)*c], lt.ysup[r], scale, p.cu, p.cr)
 		}
 	}
 	return nil

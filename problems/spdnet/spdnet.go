@@ -65,6 +65,7 @@ type Problem struct {
 	lpt        solver.Point
 	ly, lg, ls []float64
 	cu, cr     []float64 // c-vectors
+	gt         []float64 // c×m: γᵀ
 	accPt      solver.Point
 }
 
@@ -142,7 +143,7 @@ func New(data *Data, split Split, cfg Config, seed uint64) (*Problem, error) {
 		h: make([]float64, m*c*m*c), hl: make([]float64, m*c*m*c),
 		hAt: solver.Memo{On: solver.OnX | solver.OnY | solver.OnBatch}, lAt: solver.Memo{On: solver.OnX | solver.OnY | solver.OnBatch},
 		ly: make([]float64, m*c), lg: make([]float64, m*c), ls: make([]float64, m*c),
-		cu: make([]float64, c), cr: make([]float64, c)}
+		cu: make([]float64, c), cr: make([]float64, c), gt: make([]float64, c*m)}
 	if err := problems.CheckSymmetric(&p.notes, "A", data.A, d); err != nil {
 		return nil, fmt.Errorf("spdnet: %w", err)
 	}
@@ -310,7 +311,7 @@ func (p *Problem) prepare(s *set, pt *solver.Point) error {
 	s.prob.Reset()
 	batch.Weigh(s.w, pt.Batch, "spdnet", s.name)
 	m, c := p.m, p.c
-	gamma := pt.Y
+	softmax.Transpose(p.gt, pt.Y, m, c)
 	for i, wi := range s.w {
 		pi := s.p[i*c : (i+1)*c]
 		if wi == 0 {
@@ -318,26 +319,7 @@ func (p *Problem) prepare(s *set, pt *solver.Point) error {
 			s.ce[i] = 0
 			continue
 		}
-		phi := s.phi[i*m : (i+1)*m]
-		zmax := math.Inf(-1)
-		for k := 0; k < c; k++ {
-			var z float64
-			for a, f := range phi {
-				z += f * gamma[a*c+k]
-			}
-			pi[k] = z
-			zmax = math.Max(zmax, z)
-		}
-		var sum float64
-		zy := pi[s.y[i]]
-		for k := range pi {
-			pi[k] = math.Exp(pi[k] - zmax)
-			sum += pi[k]
-		}
-		for k := range pi {
-			pi[k] /= sum
-		}
-		s.ce[i] = zmax + math.Log(sum) - zy
+		s.ce[i] = softmax.Probs(pi, s.phi[i*m:(i+1)*m], p.gt, s.y[i])
 		if math.IsNaN(s.ce[i]) || math.IsInf(s.ce[i], 0) {
 			return fmt.Errorf("spdnet: %w: cross-entropy of %s sample %d", numerr.ErrNotFinite, s.name, i)
 		}
@@ -363,14 +345,7 @@ func (p *Problem) gradGamma(dst []float64, s *set) {
 		if wi == 0 {
 			continue
 		}
-		pi, phi := s.p[i*c:(i+1)*c], s.phi[i*m:(i+1)*m]
-		for a, f := range phi {
-			row := dst[a*c : (a+1)*c]
-			for k, pk := range pi {
-				row[k] += wi * f * pk
-			}
-			row[s.y[i]] -= wi * f
-		}
+		softmax.AddGrad(dst, s.phi[i*m:(i+1)*m], s.p[i*c:(i+1)*c], s.y[i], wi)
 	}
 }
 
@@ -434,22 +409,10 @@ func (p *Problem) gradW(dst []float64, s *set, pt *solver.Point) error {
 		return err
 	}
 	m, c := p.m, p.c
-	gamma := pt.Y
+	clear(s.gphi)
 	for i, wi := range s.w {
-		g := s.gphi[i*m : (i+1)*m]
-		if wi == 0 {
-			clear(g)
-			continue
-		}
-		pi := s.p[i*c : (i+1)*c]
-		y := s.y[i]
-		for a := range g {
-			row := gamma[a*c : (a+1)*c]
-			var v float64
-			for k, pk := range pi {
-				v += row[k] * pk
-			}
-			g[a] = wi * (v - row[y])
+		if wi != 0 {
+			softmax.Upstream(s.gphi[i*m:(i+1)*m], pt.Y, s.p[i*c:(i+1)*c], s.y[i], wi)
 		}
 	}
 	p.backprop(dst, s, pt.X)
@@ -467,30 +430,11 @@ func (p *Problem) CrossGxy(dst []float64, pt *solver.Point, v []float64) error {
 		return err
 	}
 	m, c := p.m, p.c
-	gamma := pt.Y
-	u, r := p.cu, p.cr
+	clear(s.gphi)
 	for i, wi := range s.w {
-		g := s.gphi[i*m : (i+1)*m]
-		if wi == 0 {
-			clear(g)
-			continue
-		}
-		pi, phi := s.p[i*c:(i+1)*c], s.phi[i*m:(i+1)*m]
-		clear(u)
-		for a, f := range phi { // u = Vᵀφ_i
-			for k := range u {
-				u[k] += v[a*c+k] * f
-			}
-		}
-		softmax.Hess(r, pi, u)
-		y := s.y[i]
-		for a := range g {
-			vr, gr := v[a*c:(a+1)*c], gamma[a*c:(a+1)*c]
-			var x float64
-			for k, pk := range pi {
-				x += vr[k]*pk + gr[k]*r[k]
-			}
-			g[a] = wi * (x - vr[y])
+		if wi != 0 {
+			phi := s.phi[i*m : (i+1)*m]
+			softmax.CrossUpstream(s.gphi[i*m:(i+1)*m], phi, pt.Y, v, s.p[i*c:(i+1)*c], s.y[i], wi, p.cu, p.cr)
 		}
 	}
 	p.backprop(dst, s, pt.X)
@@ -585,8 +529,6 @@ func (p *Problem) CrossGyx(dst []float64, pt *solver.Point, u []float64) error {
 		}
 	}
 	s.b2.FrechetAll(s.g2, s.g2, s.w)
-	gamma := pt.Y
-	tv, r := p.cu, p.cr
 	dphi := s.gphi[:m] // scratch: one sample's dφ
 	clear(dst)
 	for i, wi := range s.w {
@@ -594,22 +536,7 @@ func (p *Problem) CrossGyx(dst []float64, pt *solver.Point, u []float64) error {
 			continue
 		}
 		vecUpper(dphi, s.g2[i*d2*d2:(i+1)*d2*d2], d2)
-		pi, phi := s.p[i*c:(i+1)*c], s.phi[i*m:(i+1)*m]
-		clear(tv)
-		for a, f := range dphi { // γᵀdφ
-			for k := range tv {
-				tv[k] += gamma[a*c+k] * f
-			}
-		}
-		softmax.Hess(r, pi, tv)
-		y := s.y[i]
-		for a := 0; a < m; a++ {
-			row := dst[a*c : (a+1)*c]
-			for k, pk := range pi {
-				row[k] += wi * (dphi[a]*pk + phi[a]*r[k])
-			}
-			row[y] -= wi * dphi[a]
-		}
+		softmax.AddCross(dst, pt.Y, dphi, s.phi[i*m:(i+1)*m], s.p[i*c:(i+1)*c], s.y[i], wi, p.cu, p.cr)
 	}
 	return nil
 }
@@ -622,27 +549,12 @@ func (p *Problem) HessGy(dst []float64, pt *solver.Point, v []float64) error {
 		return err
 	}
 	m, c := p.m, p.c
-	u, r := p.cu, p.cr
 	for j, x := range v {
 		dst[j] = p.lambda * x
 	}
 	for i, wi := range s.w {
-		if wi == 0 {
-			continue
-		}
-		pi, phi := s.p[i*c:(i+1)*c], s.phi[i*m:(i+1)*m]
-		clear(u)
-		for a, f := range phi {
-			for k := range u {
-				u[k] += v[a*c+k] * f
-			}
-		}
-		softmax.Hess(r, pi, u)
-		for a, f := range phi {
-			row := dst[a*c : (a+1)*c]
-			for k, rk := range r {
-				row[k] += wi * f * rk
-			}
+		if wi != 0 {
+			softmax.AddHess(dst, s.phi[i*m:(i+1)*m], s.p[i*c:(i+1)*c], v, wi, p.cu, p.cr)
 		}
 	}
 	return nil
@@ -679,33 +591,13 @@ func (p *Problem) hess(pt *solver.Point) error {
 		return err
 	}
 	m, c := p.m, p.c
-	mc := m * c
 	clear(p.h)
 	for i, wi := range s.w {
-		if wi == 0 {
-			continue
-		}
-		pi, phi := s.p[i*c:(i+1)*c], s.phi[i*m:(i+1)*m]
-		for a := 0; a < m; a++ {
-			for b := a; b < m; b++ {
-				ff := wi * phi[a] * phi[b]
-				for k := 0; k < c; k++ {
-					row := p.h[(a*c+k)*mc+b*c : (a*c+k)*mc+b*c+c]
-					fk := ff * pi[k]
-					for l, pl := range pi {
-						row[l] -= fk * pl
-					}
-					row[k] += fk
-				}
-			}
+		if wi != 0 {
+			softmax.AddHessBlocks(p.h, s.phi[i*m:(i+1)*m], s.p[i*c:(i+1)*c], wi)
 		}
 	}
-	// The blocks below the diagonal of blocks are mirrors of those above;
-	// the diagonal blocks are symmetric.
-	lapackx.MirrorUpper(p.h, mc)
-	for j := 0; j < mc; j++ {
-		p.h[j*mc+j] += p.lambda
-	}
+	softmax.FinishHess(p.h, m*c, p.lambda)
 	p.hAt.Store(pt)
 	return nil
 }
