@@ -79,6 +79,7 @@ import (
 	"math"
 
 	gblas "gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/floats"
 
 	"github.com/rhgd/rhgd/blas"
 	"github.com/rhgd/rhgd/coupling"
@@ -511,10 +512,10 @@ func pairwise(c, x, y, w, xw, yw, xq, yq []float64, n, m, d int) {
 	mul(gblas.NoTrans, gblas.NoTrans, n, d, d, 1, x, d, w, d, 0, xw, d)
 	mul(gblas.NoTrans, gblas.NoTrans, m, d, d, 1, y, d, w, d, 0, yw, d)
 	for i := range xq {
-		xq[i] = dot(xw[i*d:(i+1)*d], x[i*d:(i+1)*d])
+		xq[i] = floats.Dot(xw[i*d:(i+1)*d], x[i*d:(i+1)*d])
 	}
 	for j := range yq {
-		yq[j] = dot(yw[j*d:(j+1)*d], y[j*d:(j+1)*d])
+		yq[j] = floats.Dot(yw[j*d:(j+1)*d], y[j*d:(j+1)*d])
 	}
 	mul(gblas.NoTrans, gblas.Trans, n, m, d, -2, xw, d, y, d, 0, c, m)
 	for i := 0; i < n; i++ {
@@ -523,14 +524,6 @@ func pairwise(c, x, y, w, xw, yw, xq, yq []float64, n, m, d int) {
 			row[j] += xq[i] + yq[j]
 		}
 	}
-}
-
-func dot(a, b []float64) float64 {
-	var s float64
-	for i, v := range a {
-		s += v * b[i]
-	}
-	return s
 }
 
 // errNotPositive is the error of a plan entry ≤ 0 under the entropy.
@@ -622,7 +615,7 @@ func (p *Problem) G(pt *solver.Point) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return p.alpha*dot(fa.s, fa.s) + (1-p.alpha)*dot(fb.s, fb.s), nil
+	return p.alpha*floats.Dot(fa.s, fa.s) + (1-p.alpha)*floats.Dot(fb.s, fb.s), nil
 }
 
 // GradGy sets dst = −2α W_A diag(s^A) W_Aᵀ − 2(1−α) W_B diag(s^B) W_Bᵀ.

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	gblas "gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/floats"
 
 	"github.com/rhgd/rhgd/blas"
 	"github.com/rhgd/rhgd/euclid"
@@ -280,27 +281,9 @@ func (p *Problem) prepare(s *set, pt *solver.Point) error {
 			s.r[i] = 0
 			continue
 		}
-		s.r[i] = dot(s.phi[i*m:(i+1)*m], pt.Y) - s.y[i]
+		s.r[i] = floats.Dot(s.phi[i*m:(i+1)*m], pt.Y) - s.y[i]
 	}
 	return nil
-}
-
-// dot returns ⟨a, b⟩ with four accumulators, which shortens the chain of
-// dependent additions (the vectors here have k = 10 entries).
-func dot(a, b []float64) float64 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 float64
-	i := 0
-	for ; i+3 < len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
-	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
-	}
-	return (s0 + s1) + (s2 + s3)
 }
 
 // loss returns ½ Σ w_i r_i² after prepare.
@@ -338,7 +321,7 @@ func (p *Problem) G(pt *solver.Point) (float64, error) {
 	if err := p.prepare(p.tr, pt); err != nil {
 		return 0, err
 	}
-	return p.tr.loss() + 0.5*p.lambda*dot(pt.Y, pt.Y), nil
+	return p.tr.loss() + 0.5*p.lambda*floats.Dot(pt.Y, pt.Y), nil
 }
 
 // GradFy sets dst = Σ w_i r_i φ_i over the validation batch.
@@ -409,7 +392,7 @@ func (p *Problem) CrossGxy(dst []float64, pt *solver.Point, v []float64) error {
 			clear(z)
 			continue
 		}
-		pv, ri := dot(s.phi[i*m:(i+1)*m], v), s.r[i]
+		pv, ri := floats.Dot(s.phi[i*m:(i+1)*m], v), s.r[i]
 		for j, b := range p.bb {
 			p.c[j] = pv*b + ri*p.bv[j]
 		}
@@ -446,7 +429,7 @@ func (p *Problem) CrossGyx(dst []float64, pt *solver.Point, u []float64) error {
 		p.dlog(p.bv, s, i, p.c, 1)
 		vecUpper(p.delta, p.bv, k)
 		phi := s.phi[i*m : (i+1)*m]
-		db, ri := dot(p.delta, pt.Y), s.r[i]
+		db, ri := floats.Dot(p.delta, pt.Y), s.r[i]
 		for j := range dst {
 			dst[j] += wi * (db*phi[j] + ri*p.delta[j])
 		}
@@ -462,7 +445,7 @@ func (p *Problem) HessGy(dst []float64, pt *solver.Point, v []float64) error {
 	}
 	m := p.m
 	for a := 0; a < m; a++ {
-		dst[a] = dot(p.h[a*m:(a+1)*m], v)
+		dst[a] = floats.Dot(p.h[a*m:(a+1)*m], v)
 	}
 	return nil
 }
@@ -541,7 +524,7 @@ func (p *Problem) dlog(z []float64, s *set, i int, c []float64, scale float64) {
 	for a := 0; a < k; a++ {   // x = Γ ∘ (t Vᵀ)
 		ta := t[a*k : (a+1)*k]
 		for b := a; b < k; b++ {
-			e := dot(ta, v[b*k:(b+1)*k]) * g[a*k+b]
+			e := floats.Dot(ta, v[b*k:(b+1)*k]) * g[a*k+b]
 			x[a*k+b], x[b*k+a] = e, e
 		}
 	}
@@ -549,7 +532,7 @@ func (p *Problem) dlog(z []float64, s *set, i int, c []float64, scale float64) {
 	for a := 0; a < k; a++ {   // z = scale·t V
 		ta := t[a*k : (a+1)*k]
 		for b := a; b < k; b++ {
-			e := scale * dot(ta, u[b*k:(b+1)*k])
+			e := scale * floats.Dot(ta, u[b*k:(b+1)*k])
 			z[a*k+b], z[b*k+a] = e, e
 		}
 	}
@@ -561,7 +544,7 @@ func rowDots(dst, q, s []float64, k int, _ bool) {
 	for a := 0; a < k; a++ {
 		qa := q[a*k : (a+1)*k]
 		for b := 0; b < k; b++ {
-			dst[a*k+b] = dot(qa, s[b*k:(b+1)*k])
+			dst[a*k+b] = floats.Dot(qa, s[b*k:(b+1)*k])
 		}
 	}
 }

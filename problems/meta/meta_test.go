@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rhgd/rhgd/internal/problemtest"
@@ -161,18 +162,10 @@ func TestLowerSolve(t *testing.T) {
 		w := make([]float64, len(zero))
 		must(t, sp.LowerSolve(w, at(theta, start)))
 		must(t, sp.GradGy(g, at(theta, w)))
-		require.Less(t, math.Sqrt(dot(g, g)), 1e-10)
+		require.Less(t, math.Sqrt(floats.Dot(g, g)), 1e-10)
 		sols = append(sols, w)
 	}
 	require.Less(t, rel(sols[1], sols[0]), 1e-9)
-}
-
-func dot(a, b []float64) float64 {
-	var s float64
-	for i, x := range a {
-		s += x * b[i]
-	}
-	return s
 }
 
 // TestHypergradient: at W*(Θ) the HINV and CG hypergradients match the

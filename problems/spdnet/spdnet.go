@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	gblas "gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/floats"
 
 	"github.com/rhgd/rhgd/blas"
 	"github.com/rhgd/rhgd/euclid"
@@ -635,7 +636,7 @@ func (p *Problem) LowerSolve(dst []float64, pt *solver.Point) error {
 		if err != nil {
 			return err
 		}
-		slope := dotv(g, st)
+		slope := floats.Dot(g, st)
 		copy(dst, y) // dst holds the current iterate while y moves
 		// Near γ* the decrease the Armijo test asks for, about slope/2,
 		// falls below the rounding of g: there the full Newton step is
@@ -663,12 +664,4 @@ func (p *Problem) LowerSolve(dst []float64, pt *solver.Point) error {
 	}
 }
 
-func norm(v []float64) float64 { return math.Sqrt(dotv(v, v)) }
-
-func dotv(a, b []float64) float64 {
-	var s float64
-	for i, x := range a {
-		s += x * b[i]
-	}
-	return s
-}
+func norm(v []float64) float64 { return math.Sqrt(floats.Dot(v, v)) }
