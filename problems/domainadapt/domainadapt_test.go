@@ -1,7 +1,6 @@
 package domainadapt_test
 
 import (
-	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -9,6 +8,7 @@ import (
 
 	"github.com/rhgd/rhgd/internal/problemtest"
 	"github.com/rhgd/rhgd/problems/domainadapt"
+	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/solver"
 )
 
@@ -45,15 +45,6 @@ func setup(t testing.TB, c domainadapt.Config) (*domainadapt.Problem, solver.Pro
 	m := make([]float64, 16)
 	dp.SPD.RandPoint(m, rnd)
 	return dp, dp.Problem(), g, m
-}
-
-func rel(a, b []float64) float64 {
-	var n, d float64
-	for i := range a {
-		n += (a[i] - b[i]) * (a[i] - b[i])
-		d += b[i] * b[i]
-	}
-	return math.Sqrt(n / d)
 }
 
 // TestConformance runs the problem suite (every oracle against finite
@@ -127,7 +118,7 @@ func TestLowerSolution(t *testing.T) {
 		default:
 			continue
 		}
-		require.Less(t, rel(star, want), 1e-12, "α = %v", alpha)
+		require.Less(t, testkit.Rel(star, want), 1e-12, "α = %v", alpha)
 	}
 }
 
@@ -192,5 +183,5 @@ func TestHInvAway(t *testing.T) {
 	require.NoError(t, p.HessGyInv(u, at(g, m), v))
 	require.Greater(t, dp.HInvIterations(), 1)
 	require.NoError(t, p.HessGy(back, at(g, m), u))
-	require.Less(t, rel(back, v), 1e-12)
+	require.Less(t, testkit.Rel(back, v), 1e-12)
 }

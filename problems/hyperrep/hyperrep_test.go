@@ -12,6 +12,7 @@ import (
 	"github.com/rhgd/rhgd/internal/problemtest"
 	"github.com/rhgd/rhgd/lapackx"
 	"github.com/rhgd/rhgd/problems/hyperrep"
+	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/solver"
 )
 
@@ -42,15 +43,6 @@ func randomW(hp *hyperrep.Problem, seed uint64) []float64 {
 	w := make([]float64, hp.St.Len())
 	hp.St.RandPoint(w, rand.New(rand.NewPCG(seed, 3)))
 	return w
-}
-
-func rel(a, b []float64) float64 {
-	var n, d float64
-	for i := range a {
-		n += (a[i] - b[i]) * (a[i] - b[i])
-		d += b[i] * b[i]
-	}
-	return math.Sqrt(n / d)
 }
 
 // refFeatures computes φ_i(W) for the samples [off, off+n) with gonum's
@@ -101,7 +93,7 @@ func TestFeatures(t *testing.T) {
 			got := make([]float64, n*data.K*(data.K+1)/2)
 			must(t, hp.Features(got, w, val))
 			want := refFeatures(data, w, off, n).RawMatrix().Data
-			require.Less(t, rel(got, want), 1e-13, "sizes %+v, validation %v", s, val)
+			require.Less(t, testkit.Rel(got, want), 1e-13, "sizes %+v, validation %v", s, val)
 		}
 	}
 }
@@ -279,7 +271,7 @@ func TestBatches(t *testing.T) {
 		for a := range want {
 			want[a] = (oi[a] + 2*oj[a]) / 3
 		}
-		require.Less(t, rel(oij, want), 1e-13, "%s: batch with a repeat", o.name)
+		require.Less(t, testkit.Rel(oij, want), 1e-13, "%s: batch with a repeat", o.name)
 	}
 	// Components against the reference features: f_i = ½r_i², g_i = ½r_i² + λ/2‖β‖².
 	m := len(beta)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rhgd/rhgd/internal/problemtest"
 	"github.com/rhgd/rhgd/problems"
+	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/problems/meta"
 	"github.com/rhgd/rhgd/solver"
 	"github.com/rhgd/rhgd/stiefel"
@@ -40,15 +41,6 @@ func at(x, y []float64) *solver.Point { return &solver.Point{X: x, Y: y} }
 func must(t testing.TB, err error) {
 	t.Helper()
 	require.NoError(t, err)
-}
-
-func rel(a, b []float64) float64 {
-	var n, d float64
-	for i := range a {
-		n += (a[i] - b[i]) * (a[i] - b[i])
-		d += b[i] * b[i]
-	}
-	return math.Sqrt(n / d)
 }
 
 // randomHeads returns heads with normal entries of standard deviation s.
@@ -165,7 +157,7 @@ func TestLowerSolve(t *testing.T) {
 		require.Less(t, math.Sqrt(floats.Dot(g, g)), 1e-10)
 		sols = append(sols, w)
 	}
-	require.Less(t, rel(sols[1], sols[0]), 1e-9)
+	require.Less(t, testkit.Rel(sols[1], sols[0]), 1e-9)
 }
 
 // TestHypergradient: at W*(Θ) the HINV and CG hypergradients match the
@@ -237,7 +229,7 @@ func TestExtrinsic(t *testing.T) {
 	svd.UTo(&uu)
 	svd.VTo(&vv)
 	want.Mul(&uu, vv.T())
-	require.Less(t, rel(got, want.RawMatrix().Data), 1e-13, "polar factor")
+	require.Less(t, testkit.Rel(got, want.RawMatrix().Data), 1e-13, "polar factor")
 	// Hypergradients.
 	rr, err := solver.New(sr, &solver.Settings{Estimator: solver.HInv{}})
 	require.NoError(t, err)
@@ -249,8 +241,8 @@ func TestExtrinsic(t *testing.T) {
 	require.NoError(t, err)
 	proj := make([]float64, len(theta))
 	pr.St.Project(proj, theta, ge)
-	require.Less(t, rel(proj, gr), 1e-13, "P(ĝ_E) = ĝ_R")
-	require.Greater(t, rel(ge, gr), 1e-3, "the Euclidean hypergradient has a normal part")
+	require.Less(t, testkit.Rel(proj, gr), 1e-13, "P(ĝ_E) = ĝ_R")
+	require.Greater(t, testkit.Rel(ge, gr), 1e-3, "the Euclidean hypergradient has a normal part")
 	// One PHGD epoch without lower steps.
 	s := solver.Settings{EtaX: 0.7, EtaY: 0.1, InnerIters: 1, Epochs: 1, Estimator: solver.HInv{}, Lower: solver.LowerRule{UseLowerSolve: true}}
 	r, err := solver.New(se, &s)
@@ -266,7 +258,7 @@ func TestExtrinsic(t *testing.T) {
 	st := stiefel.New(64, 6)
 	st.Retraction = stiefel.Polar
 	require.NoError(t, st.Retract(want2, theta, ge, -0.7))
-	require.Less(t, rel(r.X(), want2), 1e-12, "Θ⁺ = polar(Θ − η ĝ_E)")
+	require.Less(t, testkit.Rel(r.X(), want2), 1e-12, "Θ⁺ = polar(Θ − η ĝ_E)")
 }
 
 // TestNewErrors: bad configurations and tasks are errors.

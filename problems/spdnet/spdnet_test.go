@@ -14,6 +14,7 @@ import (
 	"github.com/rhgd/rhgd/internal/race"
 	"github.com/rhgd/rhgd/internal/spectral"
 	"github.com/rhgd/rhgd/lapackx"
+	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/problems/spdnet"
 	"github.com/rhgd/rhgd/solver"
 )
@@ -54,15 +55,6 @@ func at(x, y []float64) *solver.Point { return &solver.Point{X: x, Y: y} }
 func must(t testing.TB, err error) {
 	t.Helper()
 	require.NoError(t, err)
-}
-
-func rel(a, b []float64) float64 {
-	var n, d float64
-	for i := range a {
-		n += (a[i] - b[i]) * (a[i] - b[i])
-		d += b[i] * b[i]
-	}
-	return math.Sqrt(n / d)
 }
 
 // randomW returns a random point of St(D, D1) × St(D1, D2).
@@ -172,7 +164,7 @@ func TestFeatures(t *testing.T) {
 				got := make([]float64, len(idx)*c.cfg.D2*(c.cfg.D2+1)/2)
 				must(t, p.Features(got, w, val))
 				want := refFeatures(data, c.cfg, w, idx).RawMatrix().Data
-				require.Less(t, rel(got, want), 1e-12, "validation %v", val)
+				require.Less(t, testkit.Rel(got, want), 1e-12, "validation %v", val)
 			}
 		})
 	}
@@ -233,7 +225,7 @@ func TestReEigActive(t *testing.T) {
 	a, b := make([]float64, len(split.Train)*6), make([]float64, len(split.Train)*6)
 	must(t, p.Features(a, w, false))
 	must(t, q.Features(b, w, false))
-	require.Greater(t, rel(a, b), 1e-2)
+	require.Greater(t, testkit.Rel(a, b), 1e-2)
 }
 
 // TestObjectives: F and G are the cross-entropies of the reference
@@ -310,9 +302,9 @@ func TestLowerSolve(t *testing.T) {
 			sols = append(sols, ystar)
 		}
 	}
-	require.Less(t, rel(sols[1], sols[0]), 1e-10)
-	require.Less(t, rel(sols[3], sols[2]), 1e-10)
-	require.Greater(t, rel(sols[2], sols[0]), 1e-3, "a batch's solution is its own")
+	require.Less(t, testkit.Rel(sols[1], sols[0]), 1e-10)
+	require.Less(t, testkit.Rel(sols[3], sols[2]), 1e-10)
+	require.Greater(t, testkit.Rel(sols[2], sols[0]), 1e-3, "a batch's solution is its own")
 }
 
 // TestHypergradient: at γ*(W) the HINV and CG hypergradients match the

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/problems/synthetic"
 	"github.com/rhgd/rhgd/solver"
 )
@@ -63,13 +64,13 @@ func TestRetainKeepsPath(t *testing.T) {
 		sp.SPD.RandTangent(v, pt.Y, rnd)
 		must(t, p.CrossGxy(gx, pt, v))
 		must(t, fresh.CrossGxy(wx, pt, v))
-		require.Less(t, rel(gx, wx), 1e-13, "CrossGxy at point %d", s)
+		require.Less(t, testkit.Rel(gx, wx), 1e-13, "CrossGxy at point %d", s)
 		must(t, p.HessGy(got, pt, v))
 		must(t, fresh.HessGy(want, pt, v))
-		require.Less(t, rel(got, want), 1e-13, "HessGy at point %d", s)
+		require.Less(t, testkit.Rel(got, want), 1e-13, "HessGy at point %d", s)
 		must(t, p.HessGyInv(got, pt, v))
 		must(t, fresh.HessGyInv(want, pt, v))
-		require.Less(t, rel(got, want), 1e-12, "HessGyInv at point %d", s)
+		require.Less(t, testkit.Rel(got, want), 1e-12, "HessGyInv at point %d", s)
 		gv, err := p.G(pt)
 		require.NoError(t, err)
 		wv, err := fresh.G(pt)
@@ -99,8 +100,8 @@ func TestADReusesExactly(t *testing.T) {
 	require.NoError(t, plain.Reset(x0, y0))
 	hgPlain, err := plain.Hypergradient(true)
 	require.NoError(t, err)
-	t.Logf("cached against uncached: %.3g", rel(hg, hgPlain))
-	require.Less(t, rel(hg, hgPlain), 1e-12, "cached against uncached")
+	t.Logf("cached against uncached: %.3g", testkit.Rel(hg, hgPlain))
+	require.Less(t, testkit.Rel(hg, hgPlain), 1e-12, "cached against uncached")
 
 	// The reverse pass written out, on the lower path recomputed.
 	d, rr, eta := 50, 20, s.EtaY
@@ -161,8 +162,8 @@ func TestADReusesExactly(t *testing.T) {
 		h.Add(&h, mu)
 		copy(lam, h.RawMatrix().Data)
 	}
-	t.Logf("cached against the written-out reverse pass: %.3g", rel(hg, want))
-	require.Less(t, rel(hg, want), 1e-12, "cached against the written-out reverse pass")
+	t.Logf("cached against the written-out reverse pass: %.3g", testkit.Rel(hg, want))
+	require.Less(t, testkit.Rel(hg, want), 1e-12, "cached against the written-out reverse pass")
 }
 
 // TestCheckProblem: every oracle passes solver.CheckProblem, including its

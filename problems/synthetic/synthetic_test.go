@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rhgd/rhgd/internal/problemtest"
+	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/problems/synthetic"
 	"github.com/rhgd/rhgd/solver"
 )
@@ -87,16 +88,7 @@ func TestOracles(t *testing.T) {
 	hi, back := make([]float64, 64), make([]float64, 64)
 	require.NoError(t, p.HessGyInv(hi, at(w, m), um))
 	must(t, p.HessGy(back, at(w, m), hi))
-	require.Less(t, rel(back, um), 1e-12)
-}
-
-func rel(a, b []float64) float64 {
-	var n, d float64
-	for i := range a {
-		n += (a[i] - b[i]) * (a[i] - b[i])
-		d += b[i] * b[i]
-	}
-	return math.Sqrt(n / d)
+	require.Less(t, testkit.Rel(back, um), 1e-12)
 }
 
 // solveLower runs Newton's method on g(w, ·) (steps −H⁻¹ grad) until
@@ -154,7 +146,7 @@ func TestEstimatorErrorsShrink(t *testing.T) {
 		return hg
 	}
 	want := est(solver.HInv{}, mstar)
-	errOf := func(hg []float64) float64 { return rel(hg, want) }
+	errOf := func(hg []float64) float64 { return testkit.Rel(hg, want) }
 	var prev float64
 	for _, T := range []int{2, 5, 10, 20, 50} {
 		e := errOf(est(&solver.CG{MaxIter: T, Tol: 1e-16}, mstar))
@@ -247,19 +239,19 @@ func TestFiniteDifferenceOracles(t *testing.T) {
 	exactH, fdH := make([]float64, 64), make([]float64, 64)
 	must(t, p.HessGy(exactH, at(w, m), v))
 	must(t, fd.HessGy(fdH, at(w, m), v))
-	require.Less(t, rel(fdH, exactH), 1e-7)
+	require.Less(t, testkit.Rel(fdH, exactH), 1e-7)
 	exactC, fdC := make([]float64, 24), make([]float64, 24)
 	must(t, p.CrossGxy(exactC, at(w, m), v))
 	must(t, fd.CrossGxy(fdC, at(w, m), v))
-	require.Less(t, rel(fdC, exactC), 1e-7)
+	require.Less(t, testkit.Rel(fdC, exactC), 1e-7)
 
 	// The identity transport, used directly, misses the connection term.
 	idH := make([]float64, 64)
 	plain := struct{ solver.Manifold }{sp.SPD} // hides ConnectionTerm
 	q.My = plain
 	must(t, solver.FillFD(q, 0).HessGy(idH, at(w, m), v))
-	t.Logf("FD Hessian error: with the connection %.2g, identity %.2g", rel(fdH, exactH), rel(idH, exactH))
-	require.Greater(t, rel(idH, exactH), 1e-3)
+	t.Logf("FD Hessian error: with the connection %.2g, identity %.2g", testkit.Rel(fdH, exactH), testkit.Rel(idH, exactH))
+	require.Greater(t, testkit.Rel(idH, exactH), 1e-3)
 }
 
 // TestCachesInterleaved: the per-point caches (M⁻¹, its factors, T, P,
