@@ -1,13 +1,12 @@
 package hyperrep_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rhgd/rhgd/internal/race"
 	"github.com/rhgd/rhgd/problems/hyperrep"
+	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/solver"
 )
 
@@ -22,28 +21,17 @@ func warm(tb testing.TB, name string, batches solver.Batches) *solver.RHGD {
 	require.NoError(tb, err)
 	s := hyperrep.PaperSettings()
 	s.Epochs, s.Estimator, s.Batches = 5, est, batches
-	r, err := solver.New(p, &s)
-	require.NoError(tb, err)
-	res, err := r.Run(context.Background(), w0, b0)
-	require.NoError(tb, err)
-	require.NoError(tb, r.Reset(res.X, res.Y))
-	return r
+	return testkit.Warm(tb, p, s, w0, b0)
 }
 
 // TestEpochAllocs: a steady-state epoch allocates nothing, with each
 // estimator, for RHGD and RSHGD.
 func TestEpochAllocs(t *testing.T) {
-	if race.Enabled {
-		t.Skip("allocation counts under -race")
-	}
+	testkit.SkipRace(t)
 	for _, name := range hyperrep.EstimatorNames {
 		for _, b := range []solver.Batches{{}, hyperrep.StochasticBatches} {
 			r := warm(t, name, b)
-			if a := testing.AllocsPerRun(3, func() {
-				if _, err := r.Step(); err != nil {
-					t.Fatal(err)
-				}
-			}); a != 0 {
+			if a := testkit.StepAllocs(t, r, 3); a != 0 {
 				t.Errorf("%s, batches %+v: %v allocations per epoch", name, b, a)
 			}
 		}
@@ -54,30 +42,15 @@ func TestEpochAllocs(t *testing.T) {
 // nothing once the problem is built (each call at a new W recomputes the
 // features).
 func TestOracleAllocs(t *testing.T) {
-	if race.Enabled {
-		t.Skip("allocation counts under -race")
-	}
+	testkit.SkipRace(t)
 	_, hp, p := setup(t, small, 8)
 	w, beta := hp.Start()
 	gx, gy := make([]float64, len(w)), make([]float64, len(beta))
 	for _, batch := range [][]int{nil, {0, 3, 3, 5}} {
 		pt := &solver.Point{X: w, Y: beta, Batch: batch}
 		if a := testing.AllocsPerRun(5, func() {
-			var errs [10]error
-			_, errs[0] = p.F(pt)
-			_, errs[1] = p.G(pt)
-			errs[2] = p.GradFx(gx, pt)
-			errs[3] = p.GradFy(gy, pt)
-			errs[4] = p.GradGx(gx, pt)
-			errs[5] = p.GradGy(gy, pt)
-			errs[6] = p.HessGy(gy, pt, beta)
-			errs[7] = p.HessGyInv(gy, pt, beta)
-			errs[8] = p.CrossGxy(gx, pt, beta)
-			errs[9] = p.CrossGyx(gy, pt, gx)
-			for _, err := range errs {
-				if err != nil {
-					t.Fatal(err)
-				}
+			if err := testkit.Oracles(p, pt, gx, gy, nil); err != nil {
+				t.Fatal(err)
 			}
 		}); a != 0 {
 			t.Errorf("batch %v: %v allocations", batch, a)
@@ -91,13 +64,7 @@ func TestOracleAllocs(t *testing.T) {
 func BenchmarkHyperrepEpoch(b *testing.B) {
 	for _, name := range hyperrep.EstimatorNames {
 		b.Run("estimator="+name, func(b *testing.B) {
-			b.ReportAllocs()
-			r := warm(b, name, solver.Batches{})
-			for b.Loop() {
-				if _, err := r.Step(); err != nil {
-					b.Fatal(err)
-				}
-			}
+			testkit.BenchSteps(b, warm(b, name, solver.Batches{}))
 		})
 	}
 }
@@ -107,13 +74,7 @@ func BenchmarkHyperrepEpoch(b *testing.B) {
 func BenchmarkRSHGDEpoch(b *testing.B) {
 	for _, name := range hyperrep.EstimatorNames {
 		b.Run("estimator="+name, func(b *testing.B) {
-			b.ReportAllocs()
-			r := warm(b, name, hyperrep.StochasticBatches)
-			for b.Loop() {
-				if _, err := r.Step(); err != nil {
-					b.Fatal(err)
-				}
-			}
+			testkit.BenchSteps(b, warm(b, name, hyperrep.StochasticBatches))
 		})
 	}
 }

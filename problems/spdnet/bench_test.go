@@ -1,12 +1,11 @@
 package spdnet_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rhgd/rhgd/internal/race"
+	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/problems/spdnet"
 	"github.com/rhgd/rhgd/solver"
 )
@@ -23,28 +22,17 @@ func warm(tb testing.TB, name string, batches solver.Batches) *solver.RHGD {
 	require.NoError(tb, err)
 	s := spdnet.PaperSettings()
 	s.Epochs, s.Estimator, s.Batches = 3, est, batches
-	r, err := solver.New(sp, &s)
-	require.NoError(tb, err)
-	res, err := r.Run(context.Background(), w0, g0)
-	require.NoError(tb, err)
-	require.NoError(tb, r.Reset(res.X, res.Y))
-	return r
+	return testkit.Warm(tb, sp, s, w0, g0)
 }
 
 // TestEpochAllocs: a steady-state epoch allocates nothing, with each
 // estimator, for RHGD and RSHGD, and with the exact lower solve.
 func TestEpochAllocs(t *testing.T) {
-	if race.Enabled {
-		t.Skip("allocation counts under -race")
-	}
+	testkit.SkipRace(t)
 	for _, name := range spdnet.EstimatorNames {
 		for _, b := range []solver.Batches{{}, spdnet.StochasticBatches} {
 			r := warm(t, name, b)
-			if a := testing.AllocsPerRun(2, func() {
-				if _, err := r.Step(); err != nil {
-					t.Fatal(err)
-				}
-			}); a != 0 {
+			if a := testkit.StepAllocs(t, r, 2); a != 0 {
 				t.Errorf("%s, batches %+v: %v allocations per epoch", name, b, a)
 			}
 		}
@@ -60,42 +48,24 @@ func TestEpochAllocs(t *testing.T) {
 		_, err := r.Step()
 		require.NoError(t, err)
 	}
-	require.Zero(t, testing.AllocsPerRun(2, func() {
-		if _, err := r.Step(); err != nil {
-			t.Fatal(err)
-		}
-	}), "adaptive epoch with LowerSolve")
+	require.Zero(t, testkit.StepAllocs(t, r, 2), "adaptive epoch with LowerSolve")
 }
 
 // TestOracleAllocs: every oracle, with and without a batch, and the
 // accuracy allocate nothing once the problem is built.
 func TestOracleAllocs(t *testing.T) {
-	if race.Enabled {
-		t.Skip("allocation counts under -race")
-	}
+	testkit.SkipRace(t)
 	_, _, p, sp := setup(t, small, 3, 0, 8)
 	w, g := p.Start()
 	gx, gy, y := make([]float64, len(w)), make([]float64, len(g)), make([]float64, len(g))
 	for _, batch := range [][]int{nil, {0, 3, 3, 5}} {
 		pt := &solver.Point{X: w, Y: g, Batch: batch}
 		if a := testing.AllocsPerRun(3, func() {
-			var errs [12]error
-			_, errs[0] = sp.F(pt)
-			_, errs[1] = sp.G(pt)
-			errs[2] = sp.GradFx(gx, pt)
-			errs[3] = sp.GradFy(gy, pt)
-			errs[4] = sp.GradGx(gx, pt)
-			errs[5] = sp.GradGy(gy, pt)
-			errs[6] = sp.HessGy(gy, pt, g)
-			errs[7] = sp.HessGyInv(gy, pt, g)
-			errs[8] = sp.CrossGxy(gx, pt, g)
-			errs[9] = sp.CrossGyx(gy, pt, gx)
-			errs[10] = sp.LowerSolve(y, pt)
-			_, errs[11] = p.Accuracy(w, g)
-			for _, err := range errs {
-				if err != nil {
-					t.Fatal(err)
-				}
+			if err := testkit.Oracles(sp, pt, gx, gy, y); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := p.Accuracy(w, g); err != nil {
+				t.Fatal(err)
 			}
 		}); a != 0 {
 			t.Errorf("batch %v: %v allocations", batch, a)
@@ -109,13 +79,7 @@ func TestOracleAllocs(t *testing.T) {
 func BenchmarkSPDNetEpoch(b *testing.B) {
 	for _, name := range spdnet.EstimatorNames {
 		b.Run("estimator="+name, func(b *testing.B) {
-			b.ReportAllocs()
-			r := warm(b, name, solver.Batches{})
-			for b.Loop() {
-				if _, err := r.Step(); err != nil {
-					b.Fatal(err)
-				}
-			}
+			testkit.BenchSteps(b, warm(b, name, solver.Batches{}))
 		})
 	}
 }
@@ -124,13 +88,7 @@ func BenchmarkSPDNetEpoch(b *testing.B) {
 func BenchmarkRSHGDEpoch(b *testing.B) {
 	for _, name := range spdnet.EstimatorNames {
 		b.Run("estimator="+name, func(b *testing.B) {
-			b.ReportAllocs()
-			r := warm(b, name, spdnet.StochasticBatches)
-			for b.Loop() {
-				if _, err := r.Step(); err != nil {
-					b.Fatal(err)
-				}
-			}
+			testkit.BenchSteps(b, warm(b, name, spdnet.StochasticBatches))
 		})
 	}
 }

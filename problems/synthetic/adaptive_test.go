@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rhgd/rhgd/internal/race"
+	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/problems/synthetic"
 	"github.com/rhgd/rhgd/solver"
 )
@@ -158,10 +159,6 @@ func TestAdaptiveEpochAllocs(t *testing.T) {
 			_, err := r.Step()
 			require.NoError(t, err)
 		}
-		require.Zero(t, testing.AllocsPerRun(10, func() {
-			if _, err := r.Step(); err != nil {
-				t.Fatal(err)
-			}
-		}), name)
+		require.Zero(t, testkit.StepAllocs(t, r, 10), name)
 	}
 }
