@@ -183,27 +183,7 @@ func TestHypergradient(t *testing.T) {
 		must(t, err)
 		return v
 	}
-	rnd := rand.New(rand.NewPCG(8, 8))
-	u := make([]float64, len(w))
-	const h = 1e-5
-	wp, wm := make([]float64, len(w)), make([]float64, len(w))
-	for _, name := range []string{"hinv", "cg"} {
-		est, err := hyperrep.PaperEstimator(name)
-		require.NoError(t, err)
-		r, err := solver.New(p, &solver.Settings{Estimator: est})
-		require.NoError(t, err)
-		hg, err := r.Estimate(w, bstar)
-		require.NoError(t, err)
-		for k := 0; k < 2; k++ {
-			hp.St.RandTangent(u, w, rnd)
-			require.NoError(t, hp.St.Retract(wp, w, u, h))
-			require.NoError(t, hp.St.Retract(wm, w, u, -h))
-			fd := (F(wp) - F(wm)) / (2 * h)
-			got := hp.St.Inner(w, hg, u)
-			t.Logf("%s: ⟨hypergradient, u⟩ = %.10g, difference %.10g", name, got, fd)
-			require.InDelta(t, fd, got, 1e-7*hp.St.Norm(w, hg), "%s direction %d", name, k)
-		}
-	}
+	testkit.Hypergradient(t, p, hyperrep.PaperEstimator, w, bstar, F, 1e-7)
 }
 
 // TestBatches: an oracle on a batch is the average of its components:

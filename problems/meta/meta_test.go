@@ -177,27 +177,7 @@ func TestHypergradient(t *testing.T) {
 		return v
 	}
 	wstar := lower(theta)
-	rnd := rand.New(rand.NewPCG(8, 8))
-	u := make([]float64, len(theta))
-	const h = 1e-5
-	tp, tm := make([]float64, len(theta)), make([]float64, len(theta))
-	for _, name := range []string{"hinv", "cg"} {
-		est, err := meta.PaperEstimator(name)
-		require.NoError(t, err)
-		r, err := solver.New(sp, &solver.Settings{Estimator: est})
-		require.NoError(t, err)
-		hg, err := r.Estimate(theta, wstar)
-		require.NoError(t, err)
-		for k := 0; k < 2; k++ {
-			p.St.RandTangent(u, theta, rnd)
-			require.NoError(t, p.St.Retract(tp, theta, u, h))
-			require.NoError(t, p.St.Retract(tm, theta, u, -h))
-			fd := (F(tp) - F(tm)) / (2 * h)
-			got := p.St.Inner(theta, hg, u)
-			t.Logf("%s: ⟨hypergradient, u⟩ = %.10g, difference %.10g", name, got, fd)
-			require.InDelta(t, fd, got, 1e-6*p.St.Norm(theta, hg), "%s direction %d", name, k)
-		}
-	}
+	testkit.Hypergradient(t, sp, meta.PaperEstimator, theta, wstar, F, 1e-6)
 }
 
 // TestExtrinsic: PHGD's manifold. Its retraction is the polar factor of

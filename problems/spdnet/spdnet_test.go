@@ -330,27 +330,7 @@ func TestHypergradient(t *testing.T) {
 		return v
 	}
 	ystar := lower(w)
-	rnd := rand.New(rand.NewPCG(8, 8))
-	u := make([]float64, len(w))
-	const h = 1e-5
-	wp, wm := make([]float64, len(w)), make([]float64, len(w))
-	for _, name := range []string{"hinv", "cg"} {
-		est, err := spdnet.PaperEstimator(name)
-		require.NoError(t, err)
-		r, err := solver.New(sp, &solver.Settings{Estimator: est})
-		require.NoError(t, err)
-		hg, err := r.Estimate(w, ystar)
-		require.NoError(t, err)
-		for k := 0; k < 2; k++ {
-			p.Mx.RandTangent(u, w, rnd)
-			require.NoError(t, p.Mx.Retract(wp, w, u, h))
-			require.NoError(t, p.Mx.Retract(wm, w, u, -h))
-			fd := (F(wp) - F(wm)) / (2 * h)
-			got := p.Mx.Inner(w, hg, u)
-			t.Logf("%s: ⟨hypergradient, u⟩ = %.10g, difference %.10g", name, got, fd)
-			require.InDelta(t, fd, got, 1e-6*p.Mx.Norm(w, hg), "%s direction %d", name, k)
-		}
-	}
+	testkit.Hypergradient(t, sp, spdnet.PaperEstimator, w, ystar, F, 1e-6)
 }
 
 // TestBatches: an oracle on a batch is the average of its components: the
