@@ -15,6 +15,7 @@ import (
 	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/problems"
 	"github.com/rhgd/rhgd/problems/internal/batch"
+	"github.com/rhgd/rhgd/problems/internal/bimap"
 	"github.com/rhgd/rhgd/solver"
 	"github.com/rhgd/rhgd/stiefel"
 )
@@ -185,28 +186,10 @@ func (p *Problem) features(s *set, pt *solver.Point) error {
 	}
 	s.at.Reset()
 	d, k, m, n := p.d, p.k, p.m, s.n
-	w, nk := pt.X, s.n*p.k
-	impl := blas.Impl()
-	awv := p.awv[:n*d*k]
-	// One thread: at these shapes (n·d × d × k, then k × d × nk) OpenBLAS's
-	// second thread costs more to wake than it saves (BenchmarkFeatureProducts).
-	blas.SerialBegin()
-	impl.Dgemm(gblas.NoTrans, gblas.NoTrans, n*d, k, d, 1, p.a[s.off*d*d:(s.off+n)*d*d], d, w, k, 0, awv, k)
-	for i := 0; i < n; i++ { // the vertical stack to the horizontal one
-		for r := 0; r < d; r++ {
-			copy(s.awh[r*nk+i*k:r*nk+i*k+k], awv[(i*d+r)*k:(i*d+r+1)*k])
-		}
-	}
-	impl.Dgemm(gblas.Trans, gblas.NoTrans, k, nk, d, 1, w, k, s.awh, nk, 0, s.mh, nk)
-	blas.SerialEnd()
+	bimap.Products(p.awv[:n*d*k], s.awh, s.mh, p.a[s.off*d*d:(s.off+n)*d*d], pt.X, n, d, k)
 	mi := p.x
 	for i := 0; i < n; i++ {
-		for a := 0; a < k; a++ {
-			for b := a; b < k; b++ {
-				v := 0.5 * (s.mh[a*nk+i*k+b] + s.mh[b*nk+i*k+a])
-				mi[a*k+b], mi[b*k+a] = v, v
-			}
-		}
+		bimap.Block(mi, s.mh, i, n, k)
 		var lam, vec []float64
 		if p.se != nil {
 			if err := p.se.Factorize(mi); err != nil {
@@ -361,7 +344,7 @@ func (p *Problem) gradW(dst []float64, s *set, pt *solver.Point) error {
 	if err := p.prepare(s, pt); err != nil {
 		return err
 	}
-	symOf(p.bb, pt.Y, p.k)
+	bimap.SymOf(p.bb, pt.Y, p.k)
 	kk := p.k * p.k
 	for i, wi := range s.w {
 		z := s.zs[i*kk : (i+1)*kk]
@@ -383,8 +366,8 @@ func (p *Problem) CrossGxy(dst []float64, pt *solver.Point, v []float64) error {
 		return err
 	}
 	k, m := p.k, p.m
-	symOf(p.bb, pt.Y, k)
-	symOf(p.bv, v, k)
+	bimap.SymOf(p.bb, pt.Y, k)
+	bimap.SymOf(p.bv, v, k)
 	kk := k * k
 	for i, wi := range s.w {
 		z := s.zs[i*kk : (i+1)*kk]
@@ -427,7 +410,7 @@ func (p *Problem) CrossGyx(dst []float64, pt *solver.Point, u []float64) error {
 			}
 		}
 		p.dlog(p.bv, s, i, p.c, 1)
-		vecUpper(p.delta, p.bv, k)
+		bimap.VecUpper(p.delta, p.bv, k)
 		phi := s.phi[i*m : (i+1)*m]
 		db, ri := floats.Dot(p.delta, pt.Y), s.r[i]
 		for j := range dst {
@@ -492,21 +475,6 @@ func (p *Problem) hess(pt *solver.Point) error {
 	}
 	p.hAt.Store(pt)
 	return nil
-}
-
-// symOf sets the k×k s to B(β): s_aa = β_aa, s_ab = s_ba = β_ab/2, so that
-// ⟨S, B(β)⟩ = vec(S)ᵀβ for symmetric S.
-func symOf(s, beta []float64, k int) {
-	j := 0
-	for a := 0; a < k; a++ {
-		s[a*k+a] = beta[j]
-		j++
-		for b := a + 1; b < k; b++ {
-			v := 0.5 * beta[j]
-			s[a*k+b], s[b*k+a] = v, v
-			j++
-		}
-	}
 }
 
 // dlog sets z = scale·Dlog(M_i)[c] = scale·Vᵀ(Γ ∘ VcVᵀ)V for the symmetric

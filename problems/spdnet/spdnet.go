@@ -16,6 +16,7 @@ import (
 	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/problems"
 	"github.com/rhgd/rhgd/problems/internal/batch"
+	"github.com/rhgd/rhgd/problems/internal/bimap"
 	"github.com/rhgd/rhgd/problems/internal/softmax"
 	"github.com/rhgd/rhgd/product"
 	"github.com/rhgd/rhgd/solver"
@@ -229,25 +230,9 @@ func (p *Problem) features(s *set, pt *solver.Point) error {
 	w1, w2 := pt.X[:d*d1], pt.X[d*d1:]
 	nd1 := n * d1
 	impl := blas.Impl()
-	// One thread: at these shapes OpenBLAS's second thread costs more to
-	// wake than it saves (as in hyperrep's BenchmarkFeatureProducts).
-	blas.SerialBegin()
-	impl.Dgemm(gblas.NoTrans, gblas.NoTrans, n*d, d1, d, 1, s.a, d, w1, d1, 0, s.awv, d1)
-	for i := 0; i < n; i++ { // the vertical stack to the horizontal one
-		for r := 0; r < d; r++ {
-			copy(s.awh[r*nd1+i*d1:r*nd1+i*d1+d1], s.awv[(i*d+r)*d1:(i*d+r+1)*d1])
-		}
-	}
-	impl.Dgemm(gblas.Trans, gblas.NoTrans, d1, nd1, d, 1, w1, d1, s.awh, nd1, 0, s.z1h, nd1)
-	blas.SerialEnd()
+	bimap.Products(s.awv, s.awh, s.z1h, s.a, w1, n, d, d1)
 	for i := 0; i < n; i++ { // Z1_i, exactly symmetric
-		z := s.z1[i*d1*d1 : (i+1)*d1*d1]
-		for a := 0; a < d1; a++ {
-			for b := a; b < d1; b++ {
-				v := 0.5 * (s.z1h[a*nd1+i*d1+b] + s.z1h[b*nd1+i*d1+a])
-				z[a*d1+b], z[b*d1+a] = v, v
-			}
-		}
+		bimap.Block(s.z1[i*d1*d1:(i+1)*d1*d1], s.z1h, i, n, d1)
 	}
 	if err := s.b1.Factorize(s.z1, n); err != nil {
 		return fmt.Errorf("spdnet: eigendecomposition of W1ᵀA_iW1, %s set: %w", s.name, err)
@@ -266,37 +251,10 @@ func (p *Problem) features(s *set, pt *solver.Point) error {
 		return fmt.Errorf("spdnet: LogEig, %s set (is W orthonormal?): %w", s.name, err)
 	}
 	for i := 0; i < n; i++ {
-		vecUpper(s.phi[i*p.m:(i+1)*p.m], s.l[i*d2*d2:(i+1)*d2*d2], d2)
+		bimap.VecUpper(s.phi[i*p.m:(i+1)*p.m], s.l[i*d2*d2:(i+1)*d2*d2], d2)
 	}
 	s.feat.Store(pt)
 	return nil
-}
-
-// vecUpper sets v to the upper triangle of the k×k s, row by row.
-func vecUpper(v, s []float64, k int) {
-	j := 0
-	for a := 0; a < k; a++ {
-		for b := a; b < k; b++ {
-			v[j] = s[a*k+b]
-			j++
-		}
-	}
-}
-
-// symOf sets the k×k s to B(g): s_aa = g_aa, s_ab = s_ba = g_ab/2, so that
-// ⟨S, B(g)⟩ = vec(S)ᵀg for symmetric S: B(g) is the gradient with respect
-// to the symmetric matrix whose vec has the gradient g.
-func symOf(s, g []float64, k int) {
-	j := 0
-	for a := 0; a < k; a++ {
-		s[a*k+a] = g[j]
-		j++
-		for b := a + 1; b < k; b++ {
-			v := 0.5 * g[j]
-			s[a*k+b], s[b*k+a] = v, v
-			j++
-		}
-	}
 }
 
 // prepare computes the set's features at pt, its batch weights, and the
@@ -457,7 +415,7 @@ func (p *Problem) backprop(dst []float64, s *set, x []float64) {
 	w2 := x[d*d1:]
 	dw1, dw2 := p.egrad[:d*d1], p.egrad[d*d1:]
 	for i := 0; i < n; i++ {
-		symOf(s.g2[i*d2*d2:(i+1)*d2*d2], s.gphi[i*p.m:(i+1)*p.m], d2)
+		bimap.SymOf(s.g2[i*d2*d2:(i+1)*d2*d2], s.gphi[i*p.m:(i+1)*p.m], d2)
 	}
 	s.b2.FrechetAll(s.g2, s.g2, s.w)
 	impl := blas.Impl()
@@ -536,7 +494,7 @@ func (p *Problem) CrossGyx(dst []float64, pt *solver.Point, u []float64) error {
 		if wi == 0 {
 			continue
 		}
-		vecUpper(dphi, s.g2[i*d2*d2:(i+1)*d2*d2], d2)
+		bimap.VecUpper(dphi, s.g2[i*d2*d2:(i+1)*d2*d2], d2)
 		softmax.AddCross(dst, pt.Y, dphi, s.phi[i*m:(i+1)*m], s.p[i*c:(i+1)*c], s.y[i], wi, p.cu, p.cr)
 	}
 	return nil
