@@ -371,36 +371,13 @@ func (p *Problem) HessGyInv(dst []float64, pt *solver.Point, v []float64) error 
 // the query rows, restricted to the features, backpropagated through tanh
 // and the layer.
 func (p *Problem) GradFx(dst []float64, pt *solver.Point) error {
-	if err := p.prepare(pt, false); err != nil {
-		return err
-	}
-	s := p.tr
-	clear(s.gimg)
-	m := float64(len(s.tasks))
-	for t := range s.tasks {
-		lt := &s.tasks[t]
-		k := len(lt.qry) * p.c
-		p.upstream(s, lt.qry, lt.yqry, s.pq[t*k:(t+1)*k], p.headOf(pt.Y, t), nil, 1/(m*float64(len(lt.qry))))
-	}
-	p.backprop(dst, s, pt.X)
-	return nil
+	return p.gradTheta(dst, pt, false, nil)
 }
 
 // GradGx is GradFx for g, over the support rows with weights 1/S (the
 // ridge does not depend on Θ).
 func (p *Problem) GradGx(dst []float64, pt *solver.Point) error {
-	if err := p.prepare(pt, true); err != nil {
-		return err
-	}
-	s := p.tr
-	clear(s.gimg)
-	for t := range s.tasks {
-		lt := &s.tasks[t]
-		k := len(lt.sup) * p.c
-		p.upstream(s, lt.sup, lt.ysup, s.ps[t*k:(t+1)*k], p.headOf(pt.Y, t), nil, 1/float64(len(lt.sup)))
-	}
-	p.backprop(dst, s, pt.X)
-	return nil
+	return p.gradTheta(dst, pt, true, nil)
 }
 
 // CrossGxy sets dst = D_W grad_Θ g[V]: the backpropagation of the
@@ -408,15 +385,32 @@ func (p *Problem) GradGx(dst []float64, pt *solver.Point) error {
 // (1/S)(V_t(p − e_y) + W_t(diag p − ppᵀ)V_tᵀφ), linear in the upstream
 // gradient as the network is.
 func (p *Problem) CrossGxy(dst []float64, pt *solver.Point, v []float64) error {
-	if err := p.prepare(pt, true); err != nil {
+	return p.gradTheta(dst, pt, true, v)
+}
+
+// gradTheta backpropagates the upstream gradients of the support rows
+// (sup, weights 1/S) or the query rows (weights 1/(MQ)), or with v their
+// derivatives in W along V.
+func (p *Problem) gradTheta(dst []float64, pt *solver.Point, sup bool, v []float64) error {
+	if err := p.prepare(pt, sup); err != nil {
 		return err
 	}
 	s := p.tr
 	clear(s.gimg)
+	m := float64(len(s.tasks))
 	for t := range s.tasks {
 		lt := &s.tasks[t]
-		k := len(lt.sup) * p.c
-		p.upstream(s, lt.sup, lt.ysup, s.ps[t*k:(t+1)*k], p.headOf(pt.Y, t), p.headOf(v, t), 1/float64(len(lt.sup)))
+		var vt []float64
+		if v != nil {
+			vt = p.headOf(v, t)
+		}
+		if sup {
+			k := len(lt.sup) * p.c
+			p.upstream(s, lt.sup, lt.ysup, s.ps[t*k:(t+1)*k], p.headOf(pt.Y, t), vt, 1/float64(len(lt.sup)))
+		} else {
+			k := len(lt.qry) * p.c
+			p.upstream(s, lt.qry, lt.yqry, s.pq[t*k:(t+1)*k], p.headOf(pt.Y, t), vt, 1/(m*float64(len(lt.qry))))
+		}
 	}
 	p.backprop(dst, s, pt.X)
 	return nil

@@ -354,28 +354,13 @@ func (p *Problem) GradGy(dst []float64, pt *solver.Point) error {
 // backpropagation of ∂f/∂φ_i = w_i γ(p_i − e_{y_i}) over the validation
 // batch.
 func (p *Problem) GradFx(dst []float64, pt *solver.Point) error {
-	return p.gradW(dst, p.val, pt)
+	return p.gradW(dst, p.val, pt, nil)
 }
 
 // GradGx is GradFx for g on the training batch (the ridge does not depend
 // on W).
 func (p *Problem) GradGx(dst []float64, pt *solver.Point) error {
-	return p.gradW(dst, p.tr, pt)
-}
-
-func (p *Problem) gradW(dst []float64, s *set, pt *solver.Point) error {
-	if err := p.prepare(s, pt); err != nil {
-		return err
-	}
-	m, c := p.m, p.c
-	clear(s.gphi)
-	for i, wi := range s.w {
-		if wi != 0 {
-			softmax.Upstream(s.gphi[i*m:(i+1)*m], pt.Y, s.p[i*c:(i+1)*c], s.y[i], wi)
-		}
-	}
-	p.backprop(dst, s, pt.X)
-	return nil
+	return p.gradW(dst, p.tr, pt, nil)
 }
 
 // CrossGxy sets dst = D_γ grad_W g[V] over the training batch: the
@@ -384,16 +369,26 @@ func (p *Problem) gradW(dst []float64, s *set, pt *solver.Point) error {
 // gradient, through the same network (it is linear in the upstream
 // gradient, and the projection onto T_W does not depend on γ).
 func (p *Problem) CrossGxy(dst []float64, pt *solver.Point, v []float64) error {
-	s := p.tr
+	return p.gradW(dst, p.tr, pt, v)
+}
+
+// gradW backpropagates the set's upstream gradients w_i γ(p_i − e_{y_i})
+// (v nil) or their derivatives in γ along v.
+func (p *Problem) gradW(dst []float64, s *set, pt *solver.Point, v []float64) error {
 	if err := p.prepare(s, pt); err != nil {
 		return err
 	}
 	m, c := p.m, p.c
 	clear(s.gphi)
 	for i, wi := range s.w {
-		if wi != 0 {
-			phi := s.phi[i*m : (i+1)*m]
-			softmax.CrossUpstream(s.gphi[i*m:(i+1)*m], phi, pt.Y, v, s.p[i*c:(i+1)*c], s.y[i], wi, p.cu, p.cr)
+		if wi == 0 {
+			continue
+		}
+		g, pi := s.gphi[i*m:(i+1)*m], s.p[i*c:(i+1)*c]
+		if v == nil {
+			softmax.Upstream(g, pt.Y, pi, s.y[i], wi)
+		} else {
+			softmax.CrossUpstream(g, s.phi[i*m:(i+1)*m], pt.Y, v, pi, s.y[i], wi, p.cu, p.cr)
 		}
 	}
 	p.backprop(dst, s, pt.X)
