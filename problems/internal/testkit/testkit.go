@@ -127,3 +127,90 @@ func Hypergradient(t *testing.T, p solver.Problem, estimator func(string) (solve
 		}
 	}
 }
+
+// RelOrAbs is Rel, or the absolute error ‖a − b‖ where b is zero.
+func RelOrAbs(a, b []float64) float64 {
+	var n, d float64
+	for i := range a {
+		n += (a[i] - b[i]) * (a[i] - b[i])
+		d += b[i] * b[i]
+	}
+	if d == 0 {
+		return math.Sqrt(n)
+	}
+	return math.Sqrt(n / d)
+}
+
+// Batches checks that p's oracles at (x, y) on a batch are the averages
+// of their components, for an upper problem of nval components and a
+// lower one of ntr: the whole set as an explicit list (in reverse order)
+// gives the nil batch's value (exactly for wholeTol 0, else within
+// wholeTol by dist), and the batch {1, n−2, n−2} gives (o_1 + 2o_{n−2})/3
+// within tol by dist, for every oracle but HessGyInv (the inverse of an
+// average is not the average of inverses). The directions of HessGy,
+// CrossGxy, HessGyInv (in y) and CrossGyx (in x) are random tangents
+// drawn with the seed (1, 2).
+func Batches(t *testing.T, p solver.Problem, x, y []float64, ntr, nval int, dist func(a, b []float64) float64, wholeTol, tol float64) {
+	t.Helper()
+	rnd := rand.New(rand.NewPCG(1, 2))
+	v, u := make([]float64, len(y)), make([]float64, len(x))
+	p.My.RandTangent(v, y, rnd)
+	p.Mx.RandTangent(u, x, rnd)
+	vec := func(n int, f func([]float64, *solver.Point) error) func(*solver.Point) []float64 {
+		return func(pt *solver.Point) []float64 {
+			dst := make([]float64, n)
+			require.NoError(t, f(dst, pt))
+			return dst
+		}
+	}
+	vecv := func(n int, f func([]float64, *solver.Point, []float64) error, dir []float64) func(*solver.Point) []float64 {
+		return vec(n, func(dst []float64, pt *solver.Point) error { return f(dst, pt, dir) })
+	}
+	scalar := func(f func(*solver.Point) (float64, error)) func(*solver.Point) []float64 {
+		return func(pt *solver.Point) []float64 {
+			s, err := f(pt)
+			require.NoError(t, err)
+			return []float64{s}
+		}
+	}
+	nx, ny := len(x), len(y)
+	oracles := []struct {
+		name  string
+		upper bool
+		eval  func(*solver.Point) []float64
+	}{
+		{"F", true, scalar(p.F)}, {"GradFx", true, vec(nx, p.GradFx)}, {"GradFy", true, vec(ny, p.GradFy)},
+		{"G", false, scalar(p.G)}, {"GradGx", false, vec(nx, p.GradGx)}, {"GradGy", false, vec(ny, p.GradGy)},
+		{"HessGy", false, vecv(ny, p.HessGy, v)}, {"CrossGxy", false, vecv(nx, p.CrossGxy, v)},
+		{"CrossGyx", false, vecv(ny, p.CrossGyx, u)}, {"HessGyInv", false, vecv(ny, p.HessGyInv, v)},
+	}
+	batch := func(idx ...int) *solver.Point {
+		return &solver.Point{X: x, Y: y, XID: solver.NewID(), YID: solver.NewID(), Batch: idx, BatchID: solver.NewID()}
+	}
+	for _, o := range oracles {
+		n := ntr
+		if o.upper {
+			n = nval
+		}
+		full := make([]int, n)
+		for i := range full {
+			full[i] = n - 1 - i // any order
+		}
+		whole, all := o.eval(&solver.Point{X: x, Y: y}), o.eval(batch(full...))
+		if wholeTol == 0 {
+			require.Equal(t, whole, all, "%s: whole set as a list", o.name)
+		} else {
+			require.Less(t, dist(all, whole), wholeTol, "%s: whole set as a list", o.name)
+		}
+		if o.name == "HessGyInv" {
+			continue
+		}
+		i, j := 1, n-2
+		oi, oj, oij := o.eval(batch(i)), o.eval(batch(j)), o.eval(batch(i, j, j))
+		want := make([]float64, len(oi))
+		for a := range want {
+			want[a] = (oi[a] + 2*oj[a]) / 3
+		}
+		require.Less(t, dist(oij, want), tol, "%s: batch with a repeat", o.name)
+	}
+}
