@@ -42,20 +42,9 @@ func TestEpochAllocs(t *testing.T) {
 // nothing once the problem is built (each call at a new W recomputes the
 // features).
 func TestOracleAllocs(t *testing.T) {
-	testkit.SkipRace(t)
 	_, hp, p := setup(t, small, 8)
 	w, beta := hp.Start()
-	gx, gy := make([]float64, len(w)), make([]float64, len(beta))
-	for _, batch := range [][]int{nil, {0, 3, 3, 5}} {
-		pt := &solver.Point{X: w, Y: beta, Batch: batch}
-		if a := testing.AllocsPerRun(5, func() {
-			if err := testkit.Oracles(p, pt, gx, gy, nil); err != nil {
-				t.Fatal(err)
-			}
-		}); a != 0 {
-			t.Errorf("batch %v: %v allocations", batch, a)
-		}
-	}
+	testkit.OracleAllocs(t, p, w, beta, [][]int{nil, {0, 3, 3, 5}}, 5, false, nil)
 }
 
 // BenchmarkHyperrepEpoch is one RHGD epoch at the paper's sizes and

@@ -51,17 +51,9 @@ func TestEpochAllocs(t *testing.T) {
 // TestOracleAllocs: every oracle allocates nothing once the problem is
 // built.
 func TestOracleAllocs(t *testing.T) {
-	testkit.SkipRace(t)
 	_, _, p, sp := setup(t, tiny, 4, 3, 5, 0.5, false, 8)
 	th, w := p.Start()
-	w = randomHeads(len(w), 0.5, 1)
-	gx, gy, y := make([]float64, len(th)), make([]float64, len(w)), make([]float64, len(w))
-	pt := &solver.Point{X: th, Y: w}
-	require.Zero(t, testing.AllocsPerRun(3, func() {
-		if err := testkit.Oracles(sp, pt, gx, gy, y); err != nil {
-			t.Fatal(err)
-		}
-	}))
+	testkit.OracleAllocs(t, sp, th, randomHeads(len(w), 0.5, 1), [][]int{nil}, 3, true, nil)
 }
 
 // BenchmarkMetaEpoch is one epoch at the defaults (50 tasks, S = 30 lower

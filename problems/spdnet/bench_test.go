@@ -54,23 +54,10 @@ func TestEpochAllocs(t *testing.T) {
 // TestOracleAllocs: every oracle, with and without a batch, and the
 // accuracy allocate nothing once the problem is built.
 func TestOracleAllocs(t *testing.T) {
-	testkit.SkipRace(t)
 	_, _, p, sp := setup(t, small, 3, 0, 8)
 	w, g := p.Start()
-	gx, gy, y := make([]float64, len(w)), make([]float64, len(g)), make([]float64, len(g))
-	for _, batch := range [][]int{nil, {0, 3, 3, 5}} {
-		pt := &solver.Point{X: w, Y: g, Batch: batch}
-		if a := testing.AllocsPerRun(3, func() {
-			if err := testkit.Oracles(sp, pt, gx, gy, y); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := p.Accuracy(w, g); err != nil {
-				t.Fatal(err)
-			}
-		}); a != 0 {
-			t.Errorf("batch %v: %v allocations", batch, a)
-		}
-	}
+	accuracy := func() error { _, err := p.Accuracy(w, g); return err }
+	testkit.OracleAllocs(t, sp, w, g, [][]int{nil, {0, 3, 3, 5}}, 3, true, accuracy)
 }
 
 // BenchmarkSPDNetEpoch is one RHGD epoch at the paper's sizes and

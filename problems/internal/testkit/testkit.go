@@ -214,3 +214,31 @@ func Batches(t *testing.T, p solver.Problem, x, y []float64, ntr, nval int, dist
 		require.Less(t, dist(oij, want), tol, "%s: batch with a repeat", o.name)
 	}
 }
+
+// OracleAllocs checks that calling every oracle of p at (x, y) (Oracles,
+// with LowerSolve when lower), then extra unless it is nil, allocates
+// nothing once warm, on each of the batches, averaged over runs calls.
+func OracleAllocs(t *testing.T, p solver.Problem, x, y []float64, batches [][]int, runs int, lower bool, extra func() error) {
+	t.Helper()
+	SkipRace(t)
+	gx, gy := make([]float64, len(x)), make([]float64, len(y))
+	var ly []float64
+	if lower {
+		ly = make([]float64, len(y))
+	}
+	for _, batch := range batches {
+		pt := &solver.Point{X: x, Y: y, Batch: batch}
+		if a := testing.AllocsPerRun(runs, func() {
+			if err := Oracles(p, pt, gx, gy, ly); err != nil {
+				t.Fatal(err)
+			}
+			if extra != nil {
+				if err := extra(); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}); a != 0 {
+			t.Errorf("batch %v: %v allocations", batch, a)
+		}
+	}
+}
