@@ -242,3 +242,20 @@ func OracleAllocs(t *testing.T, p solver.Problem, x, y []float64, batches [][]in
 		}
 	}
 }
+
+// HypergradientLower is Hypergradient with the lower solution y*(x) from
+// p.LowerSolve started at y0.
+func HypergradientLower(t *testing.T, p solver.Problem, estimator func(string) (solver.Estimator, error), x, y0 []float64, tol float64) {
+	t.Helper()
+	lower := func(x []float64) []float64 {
+		y := make([]float64, len(y0))
+		require.NoError(t, p.LowerSolve(y, &solver.Point{X: x, Y: y0}))
+		return y
+	}
+	upper := func(x []float64) float64 {
+		v, err := p.F(&solver.Point{X: x, Y: lower(x)})
+		require.NoError(t, err)
+		return v
+	}
+	Hypergradient(t, p, estimator, x, lower(x), upper, tol)
+}
