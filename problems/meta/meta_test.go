@@ -53,25 +53,31 @@ func randomHeads(n int, s float64, seed uint64) []float64 {
 	return w
 }
 
-// refLosses returns f and g computed independently with gonum: features
-// tanh((x − mean)ᵀΘ) with a bias, logits, log-sum-exp cross-entropies.
-func refLosses(d *meta.Data, ts *meta.Tasks, theta, heads []float64, p int, lambda float64) (f, g float64) {
-	q, c := p+1, ts.Spec.Ways
+// refFeature returns the features φ_i = (tanh(Θᵀ(x_i − mean)), 1) of
+// image i, computed with gonum.
+func refFeature(d *meta.Data, ts *meta.Tasks, theta []float64, p int) func(i int) []float64 {
 	T := mat.NewDense(d.Dim, p, theta)
-	feat := func(i int) []float64 {
+	return func(i int) []float64 {
 		x := mat.NewVecDense(d.Dim, nil)
 		for j := 0; j < d.Dim; j++ {
 			x.SetVec(j, d.X[i*d.Dim+j]-ts.Mean[j])
 		}
 		var h mat.VecDense
 		h.MulVec(T.T(), x)
-		out := make([]float64, q)
+		out := make([]float64, p+1)
 		for a := 0; a < p; a++ {
 			out[a] = math.Tanh(h.AtVec(a))
 		}
 		out[p] = 1
 		return out
 	}
+}
+
+// refLosses returns f and g computed independently with gonum: features
+// tanh((x − mean)ᵀΘ) with a bias, logits, log-sum-exp cross-entropies.
+func refLosses(d *meta.Data, ts *meta.Tasks, theta, heads []float64, p int, lambda float64) (f, g float64) {
+	q, c := p+1, ts.Spec.Ways
+	feat := refFeature(d, ts, theta, p)
 	ce := func(phi, w []float64, y int) float64 {
 		z := make([]float64, c)
 		for k := range z {
