@@ -6,6 +6,7 @@ package testkit
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -258,4 +259,16 @@ func HypergradientLower(t *testing.T, p solver.Problem, estimator func(string) (
 		return v
 	}
 	Hypergradient(t, p, estimator, x, lower(x), upper, tol)
+}
+
+// MeanStd formats the mean and the (population) standard deviation of v
+// as "m ± s" with one decimal, for the accuracy tables the long runs log.
+func MeanStd(v []float64) string {
+	var s, s2 float64
+	for _, x := range v {
+		s += x
+		s2 += x * x
+	}
+	m := s / float64(len(v))
+	return fmt.Sprintf("%.1f ± %.1f", m, math.Sqrt(math.Max(0, s2/float64(len(v))-m*m)))
 }
