@@ -74,10 +74,10 @@ func BenchmarkRSHGDEpoch(b *testing.B) {
 func BenchmarkFeatures(b *testing.B) {
 	b.ReportAllocs()
 	_, hp, p := setup(b, hyperrep.PaperSizes, 42)
-	w := randomW(hp, 1)
+	w := testkit.RandPoint(hp.St, 1)
 	_, beta := hp.Start()
 	g := make([]float64, len(beta))
-	pt := at(w, beta) // unknown identity: every call recomputes
+	pt := testkit.At(w, beta) // unknown identity: every call recomputes
 	for b.Loop() {
 		if _, err := p.F(pt); err != nil {
 			b.Fatal(err)

@@ -30,20 +30,6 @@ func setup(t testing.TB, s hyperrep.Sizes, seed uint64) (*hyperrep.Data, *hyperr
 }
 
 // at is (x, y) with unknown identities: no cache can match it.
-func at(x, y []float64) *solver.Point { return &solver.Point{X: x, Y: y} }
-
-func must(t testing.TB, err error) {
-	t.Helper()
-	require.NoError(t, err)
-}
-
-// randomW returns a random point of St(d, k) away from the identity start,
-// so that every feature has off-diagonal mass.
-func randomW(hp *hyperrep.Problem, seed uint64) []float64 {
-	w := make([]float64, hp.St.Len())
-	hp.St.RandPoint(w, rand.New(rand.NewPCG(seed, 3)))
-	return w
-}
 
 // refFeatures computes φ_i(W) for the samples [off, off+n) with gonum's
 // mat and lapackx's SymFunc.Log, independently of the problem's path.
@@ -84,14 +70,14 @@ var large = hyperrep.Sizes{N: 6, D: hyperrep.SmallEigCutoff + 3, K: hyperrep.Sma
 func TestFeatures(t *testing.T) {
 	for _, s := range []hyperrep.Sizes{small, hyperrep.PaperSizes, large} {
 		data, hp, _ := setup(t, s, 11)
-		w := randomW(hp, 1)
+		w := testkit.RandPoint(hp.St, 1)
 		for _, val := range []bool{false, true} {
 			off, n := 0, data.NTrain
 			if val {
 				off, n = data.NTrain, data.N-data.NTrain
 			}
 			got := make([]float64, n*data.K*(data.K+1)/2)
-			must(t, hp.Features(got, w, val))
+			testkit.Must(t, hp.Features(got, w, val))
 			want := refFeatures(data, w, off, n).RawMatrix().Data
 			require.Less(t, testkit.Rel(got, want), 1e-13, "sizes %+v, validation %v", s, val)
 		}
@@ -104,7 +90,7 @@ func TestFeatures(t *testing.T) {
 // variance.
 func TestObjectives(t *testing.T) {
 	data, hp, p := setup(t, small, 3)
-	w := randomW(hp, 2)
+	w := testkit.RandPoint(hp.St, 2)
 	_, beta := hp.Start()
 	m := len(beta)
 	for _, val := range []bool{false, true} {
@@ -124,8 +110,8 @@ func TestObjectives(t *testing.T) {
 		} else {
 			want += 0.5 * hyperrep.PaperLambda * mat.Dot(mat.NewVecDense(m, beta), mat.NewVecDense(m, beta))
 		}
-		got, err := f(at(w, beta))
-		must(t, err)
+		got, err := f(testkit.At(w, beta))
+		testkit.Must(t, err)
 		require.InDelta(t, want, got, 1e-12*math.Abs(want), "validation %v", val)
 	}
 }
@@ -142,7 +128,7 @@ func TestConformance(t *testing.T) {
 	}{{"small", small}, {"paper", hyperrep.PaperSizes}, {"large k", large}} {
 		t.Run(c.name, func(t *testing.T) {
 			_, hp, p := setup(t, c.s, 5)
-			w := randomW(hp, 4)
+			w := testkit.RandPoint(hp.St, 4)
 			_, beta := hp.Start()
 			problemtest.Run(t, p, problemtest.Config{X: w, Y: beta, Seed: 9})
 		})
@@ -176,11 +162,11 @@ func solveBeta(data *hyperrep.Data, w []float64) []float64 {
 // eigenvector, μ ≥ λ = 0.1: the paper's point about NS, not an error.)
 func TestHypergradient(t *testing.T) {
 	data, hp, p := setup(t, hyperrep.PaperSizes, 7)
-	w := randomW(hp, 6)
+	w := testkit.RandPoint(hp.St, 6)
 	bstar := solveBeta(data, w)
 	F := func(x []float64) float64 {
-		v, err := p.F(at(x, solveBeta(data, x)))
-		must(t, err)
+		v, err := p.F(testkit.At(x, solveBeta(data, x)))
+		testkit.Must(t, err)
 		return v
 	}
 	testkit.Hypergradient(t, p, hyperrep.PaperEstimator, w, bstar, F, 1e-7)
@@ -192,7 +178,7 @@ func TestHypergradient(t *testing.T) {
 // reference features), and a batch with repeats weighs them.
 func TestBatches(t *testing.T) {
 	data, hp, p := setup(t, small, 13)
-	w := randomW(hp, 12)
+	w := testkit.RandPoint(hp.St, 12)
 	_, beta := hp.Start()
 	ntr, nval := data.NTrain, data.N-data.NTrain
 	testkit.Batches(t, p, w, beta, ntr, nval, testkit.Rel, 0, 1e-13)
@@ -210,17 +196,17 @@ func TestBatches(t *testing.T) {
 	for _, i := range []int{0, 3} {
 		r := mat.Dot(phiVal.RowView(i), bv) - data.Y[ntr+i]
 		got, err := p.F(batch(i))
-		must(t, err)
+		testkit.Must(t, err)
 		require.InDelta(t, 0.5*r*r, got, 1e-12*(1+r*r), "f_%d", i)
 		r = mat.Dot(phiTr.RowView(i), bv) - data.Y[i]
 		got, err = p.G(batch(i))
-		must(t, err)
+		testkit.Must(t, err)
 		want := 0.5*r*r + 0.5*hyperrep.PaperLambda*mat.Dot(bv, bv)
 		require.InDelta(t, want, got, 1e-12*want, "g_%d", i)
 		// grad_β g_i = r_i φ_i + λβ, H_i = φ_i φ_iᵀ + λI.
 		gy, hv := make([]float64, m), make([]float64, m)
-		must(t, p.GradGy(gy, batch(i)))
-		must(t, p.HessGy(hv, batch(i), v))
+		testkit.Must(t, p.GradGy(gy, batch(i)))
+		testkit.Must(t, p.HessGy(hv, batch(i), v))
 		pv := mat.Dot(phiTr.RowView(i), mat.NewVecDense(m, v))
 		for a := 0; a < m; a++ {
 			require.InDelta(t, r*phiTr.At(i, a)+hyperrep.PaperLambda*beta[a], gy[a], 1e-12, "grad_β g_%d", i)
@@ -231,13 +217,13 @@ func TestBatches(t *testing.T) {
 	// checks with the batch fixed: they are its derivatives, not the
 	// whole set's.
 	pt := func(x, y []float64) *solver.Point { return &solver.Point{X: x, Y: y, Batch: []int{2}} }
-	fx := func(x []float64) float64 { v, err := p.F(pt(x, beta)); must(t, err); return v }
-	gx := func(x []float64) float64 { v, err := p.G(pt(x, beta)); must(t, err); return v }
-	require.True(t, solver.CheckGradient(hp.St, fx, func(dst, x []float64) { must(t, p.GradFx(dst, pt(x, beta))) }, w, u).OK, "grad_W f_2")
-	require.True(t, solver.CheckGradient(hp.St, gx, func(dst, x []float64) { must(t, p.GradGx(dst, pt(x, beta))) }, w, u).OK, "grad_W g_2")
-	r := solver.CheckCrossDerivative(hp.St, hp.Eu, func(dst, x, y []float64) { must(t, p.GradGx(dst, pt(x, y))) },
-		func(dst, x, y, v []float64) { must(t, p.CrossGxy(dst, pt(x, y), v)) },
-		func(dst, x, y, u []float64) { must(t, p.CrossGyx(dst, pt(x, y), u)) }, w, beta, u, v)
+	fx := func(x []float64) float64 { v, err := p.F(pt(x, beta)); testkit.Must(t, err); return v }
+	gx := func(x []float64) float64 { v, err := p.G(pt(x, beta)); testkit.Must(t, err); return v }
+	require.True(t, solver.CheckGradient(hp.St, fx, func(dst, x []float64) { testkit.Must(t, p.GradFx(dst, pt(x, beta))) }, w, u).OK, "grad_W f_2")
+	require.True(t, solver.CheckGradient(hp.St, gx, func(dst, x []float64) { testkit.Must(t, p.GradGx(dst, pt(x, beta))) }, w, u).OK, "grad_W g_2")
+	r := solver.CheckCrossDerivative(hp.St, hp.Eu, func(dst, x, y []float64) { testkit.Must(t, p.GradGx(dst, pt(x, y))) },
+		func(dst, x, y, v []float64) { testkit.Must(t, p.CrossGxy(dst, pt(x, y), v)) },
+		func(dst, x, y, u []float64) { testkit.Must(t, p.CrossGyx(dst, pt(x, y), u)) }, w, beta, u, v)
 	require.True(t, r.OK, "%v", r)
 }
 
@@ -250,13 +236,13 @@ func TestCrossAdjoint(t *testing.T) {
 	beta, v := make([]float64, hp.Eu.Len()), make([]float64, hp.Eu.Len())
 	u := make([]float64, hp.St.Len())
 	for trial := 0; trial < 3; trial++ {
-		w := randomW(hp, uint64(20+trial))
+		w := testkit.RandPoint(hp.St, uint64(20+trial))
 		hp.Eu.RandPoint(beta, rnd)
 		hp.Eu.RandTangent(v, beta, rnd)
 		hp.St.RandTangent(u, w, rnd)
-		r := solver.CheckCrossDerivative(hp.St, hp.Eu, func(dst, x, y []float64) { must(t, p.GradGx(dst, at(x, y))) },
-			func(dst, x, y, v []float64) { must(t, p.CrossGxy(dst, at(x, y), v)) },
-			func(dst, x, y, u []float64) { must(t, p.CrossGyx(dst, at(x, y), u)) }, w, beta, u, v)
+		r := solver.CheckCrossDerivative(hp.St, hp.Eu, func(dst, x, y []float64) { testkit.Must(t, p.GradGx(dst, testkit.At(x, y))) },
+			func(dst, x, y, v []float64) { testkit.Must(t, p.CrossGxy(dst, testkit.At(x, y), v)) },
+			func(dst, x, y, u []float64) { testkit.Must(t, p.CrossGyx(dst, testkit.At(x, y), u)) }, w, beta, u, v)
 		require.True(t, r.OK, "trial %d: %v", trial, r)
 	}
 }
@@ -267,7 +253,7 @@ func TestCrossAdjoint(t *testing.T) {
 func TestRun(t *testing.T) {
 	_, hp, p := setup(t, hyperrep.PaperSizes, 42)
 	w0, b0 := hp.Start()
-	f0, err := p.F(at(w0, b0))
+	f0, err := p.F(testkit.At(w0, b0))
 	require.NoError(t, err)
 	for _, name := range hyperrep.EstimatorNames {
 		for _, stochastic := range []bool{false, true} {
@@ -301,7 +287,7 @@ func TestStochastic(t *testing.T) {
 	}
 	_, hp, p := setup(t, hyperrep.PaperSizes, 42)
 	w0, b0 := hp.Start()
-	f0, err := p.F(at(w0, b0))
+	f0, err := p.F(testkit.At(w0, b0))
 	require.NoError(t, err)
 	authors := solver.Batches{Lower: 32, Upper: 64, Cross: 32, Hess: 32}
 	for _, name := range []string{"hinv"} {

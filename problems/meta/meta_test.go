@@ -36,13 +36,6 @@ func setup(t testing.TB, spec meta.TaskSpec, ntrain, ntest, p int, lambda float6
 	return d, ts, pr, pr.Problem()
 }
 
-func at(x, y []float64) *solver.Point { return &solver.Point{X: x, Y: y} }
-
-func must(t testing.TB, err error) {
-	t.Helper()
-	require.NoError(t, err)
-}
-
 // randomHeads returns heads with normal entries of standard deviation s.
 func randomHeads(n int, s float64, seed uint64) []float64 {
 	rnd := rand.New(rand.NewPCG(seed, 1))
@@ -116,10 +109,10 @@ func TestObjectives(t *testing.T) {
 	theta, _ := p.Start()
 	heads := randomHeads(p.Eu.Len(), 0.5, 1)
 	wf, wg := refLosses(d, ts, theta, heads, 7, 0.3)
-	f, err := sp.F(at(theta, heads))
-	must(t, err)
-	g, err := sp.G(at(theta, heads))
-	must(t, err)
+	f, err := sp.F(testkit.At(theta, heads))
+	testkit.Must(t, err)
+	g, err := sp.G(testkit.At(theta, heads))
+	testkit.Must(t, err)
 	require.InDelta(t, wf, f, 1e-13*wf)
 	require.InDelta(t, wg, g, 1e-13*wg)
 }
@@ -158,8 +151,8 @@ func TestLowerSolve(t *testing.T) {
 	g := make([]float64, len(zero))
 	for _, start := range [][]float64{zero, randomHeads(len(zero), 3, 4)} {
 		w := make([]float64, len(zero))
-		must(t, sp.LowerSolve(w, at(theta, start)))
-		must(t, sp.GradGy(g, at(theta, w)))
+		testkit.Must(t, sp.LowerSolve(w, testkit.At(theta, start)))
+		testkit.Must(t, sp.GradGy(g, testkit.At(theta, w)))
 		require.Less(t, math.Sqrt(floats.Dot(g, g)), 1e-10)
 		sols = append(sols, w)
 	}
@@ -226,7 +219,7 @@ func TestExtrinsic(t *testing.T) {
 	_, err = r.Step()
 	require.NoError(t, err)
 	wstar := make([]float64, len(heads))
-	must(t, se.LowerSolve(wstar, at(theta, heads)))
+	testkit.Must(t, se.LowerSolve(wstar, testkit.At(theta, heads)))
 	ge, err = re.Estimate(theta, wstar)
 	require.NoError(t, err)
 	want2 := make([]float64, len(theta))

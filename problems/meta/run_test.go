@@ -40,7 +40,7 @@ func (a *accuracies) Record(s *solver.EpochStats) error {
 func TestRun(t *testing.T) {
 	_, _, p0, sp0 := setup(t, defaultSpec, 10, 40, meta.DefaultP, meta.DefaultLambda, false, 1)
 	th, w := p0.Start()
-	f0, err := sp0.F(at(th, w))
+	f0, err := sp0.F(testkit.At(th, w))
 	require.NoError(t, err)
 	a0, err := p0.Accuracy(th, w)
 	require.NoError(t, err)

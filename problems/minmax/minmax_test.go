@@ -33,7 +33,6 @@ func setup(t testing.TB, n, p int, cond, gap float64) (*minmax.Data, *minmax.Pro
 }
 
 // at is the point (x, y) with unknown identities: no cache can match it.
-func at(x, y []float64) *solver.Point { return &solver.Point{X: x, Y: y} }
 
 // truth is what the tests compare against, computed without the package:
 // A's eigendecomposition by lapackx.EigSym and matrix algebra by gonum.
@@ -136,12 +135,12 @@ func TestSolution(t *testing.T) {
 	require.InDelta(t, want, fstar, 1e-14)
 	require.InDelta(t, data.Spectrum[2]-data.Spectrum[3], gap, 1e-15)
 	require.NoError(t, pr.St.CheckPoint(xs))
-	f, err := pr.F(at(xs, ys))
+	f, err := pr.F(testkit.At(xs, ys))
 	require.NoError(t, err)
 	require.InDelta(t, fstar, f, 1e-13)
 	gx, gy := make([]float64, 36), make([]float64, 9)
-	require.NoError(t, pr.GradFx(gx, at(xs, ys)))
-	require.NoError(t, pr.GradFy(gy, at(xs, ys)))
+	require.NoError(t, pr.GradFx(gx, testkit.At(xs, ys)))
+	require.NoError(t, pr.GradFy(gy, testkit.At(xs, ys)))
 	require.Less(t, pr.St.Norm(xs, gx), 1e-13)
 	require.Less(t, pr.SPD.Norm(ys, gy), 1e-13)
 	require.Less(t, newTruth(t, data).sinAngles(xs), 1e-13)
@@ -197,7 +196,7 @@ func TestHessianBounds(t *testing.T) {
 	require.Greater(t, z[3]/z[0], 2.0, "a point with distinct moduli")
 	hu := make([]float64, 16)
 	quot := func(u []float64) float64 {
-		require.NoError(t, p.HessGy(hu, at(x, y), u))
+		require.NoError(t, p.HessGy(hu, testkit.At(x, y), u))
 		return pr.SPD.Inner(y, hu, u) / pr.SPD.Inner(y, u, u)
 	}
 	u := make([]float64, 16)
@@ -216,7 +215,7 @@ func TestHessianBounds(t *testing.T) {
 	}
 	ys := tr.ystar(t, x)
 	pr.SPD.RandTangent(u, ys, rnd)
-	require.NoError(t, p.HessGy(hu, at(x, ys), u))
+	require.NoError(t, p.HessGy(hu, testkit.At(x, ys), u))
 	require.Less(t, testkit.Rel(hu, u), 1e-12)
 }
 
@@ -237,7 +236,7 @@ func TestLowerRegion(t *testing.T) {
 		}
 		g := make([]float64, 16)
 		for s := 0; s < 300; s++ {
-			require.NoError(t, p.GradGy(g, at(x, y)))
+			require.NoError(t, p.GradGy(g, testkit.At(x, y)))
 			if err := pr.SPD.Retract(y, y, g, -eta); err != nil {
 				return math.Inf(1)
 			}

@@ -85,10 +85,10 @@ func BenchmarkRSHGDEpoch(b *testing.B) {
 func BenchmarkForward(b *testing.B) {
 	b.ReportAllocs()
 	_, _, p, sp := setup(b, spdnet.PaperConfig, spdnet.PaperTrainPerClass, 0, 42)
-	w := randomW(p, 1)
+	w := testkit.RandPoint(p.Mx, 1)
 	_, g := p.Start()
 	gy := make([]float64, len(g))
-	pt := at(w, g)
+	pt := testkit.At(w, g)
 	for b.Loop() {
 		if _, err := sp.F(pt); err != nil {
 			b.Fatal(err)
@@ -105,7 +105,7 @@ func BenchmarkForward(b *testing.B) {
 func BenchmarkBackward(b *testing.B) {
 	b.ReportAllocs()
 	_, _, p, sp := setup(b, spdnet.PaperConfig, spdnet.PaperTrainPerClass, 0, 42)
-	w := randomW(p, 1)
+	w := testkit.RandPoint(p.Mx, 1)
 	_, g := p.Start()
 	gx := make([]float64, len(w))
 	pt := &solver.Point{X: w, Y: g, XID: solver.NewID(), YID: solver.NewID()}

@@ -34,7 +34,7 @@ func (a *accuracies) Record(s *solver.EpochStats) error {
 func TestRun(t *testing.T) {
 	_, _, p, sp := setup(t, spdnet.PaperConfig, spdnet.PaperTrainPerClass, 0, 42)
 	w0, g0 := p.Start()
-	f0, err := sp.F(at(w0, g0))
+	f0, err := sp.F(testkit.At(w0, g0))
 	require.NoError(t, err)
 	a0, err := p.Accuracy(w0, g0)
 	require.NoError(t, err)

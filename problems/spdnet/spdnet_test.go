@@ -2,7 +2,6 @@ package spdnet_test
 
 import (
 	"math"
-	"math/rand/v2"
 	"sort"
 	"sync"
 	"testing"
@@ -50,19 +49,6 @@ func setup(t testing.TB, cfg spdnet.Config, perClass, nval int, seed uint64) (*s
 }
 
 // at is (x, y) with unknown identities: no cache can match it.
-func at(x, y []float64) *solver.Point { return &solver.Point{X: x, Y: y} }
-
-func must(t testing.TB, err error) {
-	t.Helper()
-	require.NoError(t, err)
-}
-
-// randomW returns a random point of St(D, D1) × St(D1, D2).
-func randomW(p *spdnet.Problem, seed uint64) []float64 {
-	w := make([]float64, p.Mx.Len())
-	p.Mx.RandPoint(w, rand.New(rand.NewPCG(seed, 3)))
-	return w
-}
 
 // refFeatures computes φ_i(W) of the matrices idx with gonum's mat and
 // lapackx.SymFunc for ReEig and the logarithm, independently of the
@@ -148,7 +134,7 @@ func TestFeatures(t *testing.T) {
 			data, split, p, _ := setup(t, c.cfg, 5, 0, 11)
 			w, _ := p.Start()
 			if c.random {
-				w = randomW(p, 1)
+				w = testkit.RandPoint(p.Mx, 1)
 			}
 			if c.active {
 				c.cfg.Threshold = activeThreshold(data, split, c.cfg, w)
@@ -162,7 +148,7 @@ func TestFeatures(t *testing.T) {
 					idx = split.Val
 				}
 				got := make([]float64, len(idx)*c.cfg.D2*(c.cfg.D2+1)/2)
-				must(t, p.Features(got, w, val))
+				testkit.Must(t, p.Features(got, w, val))
 				want := refFeatures(data, c.cfg, w, idx).RawMatrix().Data
 				require.Less(t, testkit.Rel(got, want), 1e-12, "validation %v", val)
 			}
@@ -197,7 +183,7 @@ func TestConformance(t *testing.T) {
 			data, split, p, sp := setup(t, c.cfg, c.perClass, c.nval, 5)
 			w, g := p.Start()
 			if c.random {
-				w = randomW(p, 4)
+				w = testkit.RandPoint(p.Mx, 4)
 			}
 			if c.active {
 				c.cfg.Threshold = activeThreshold(data, split, c.cfg, w)
@@ -217,14 +203,14 @@ func TestConformance(t *testing.T) {
 // features differ from those of a negligible threshold.
 func TestReEigActive(t *testing.T) {
 	data, split, p, _ := setup(t, small, 2, 16, 5)
-	w := randomW(p, 4)
+	w := testkit.RandPoint(p.Mx, 4)
 	cfg := small
 	cfg.Threshold = activeThreshold(data, split, cfg, w)
 	q, err := spdnet.New(data, split, cfg, 5)
 	require.NoError(t, err)
 	a, b := make([]float64, len(split.Train)*6), make([]float64, len(split.Train)*6)
-	must(t, p.Features(a, w, false))
-	must(t, q.Features(b, w, false))
+	testkit.Must(t, p.Features(a, w, false))
+	testkit.Must(t, q.Features(b, w, false))
 	require.Greater(t, testkit.Rel(a, b), 1e-2)
 }
 
@@ -233,7 +219,7 @@ func TestReEigActive(t *testing.T) {
 // plus the ridge in G.
 func TestObjectives(t *testing.T) {
 	data, split, p, sp := setup(t, small, 3, 0, 3)
-	w := randomW(p, 2)
+	w := testkit.RandPoint(p.Mx, 2)
 	_, g := p.Start()
 	c := data.Classes
 	for _, val := range []bool{false, true} {
@@ -269,8 +255,8 @@ func TestObjectives(t *testing.T) {
 			}
 			want += 0.5 * small.Lambda * gg
 		}
-		got, err := f(at(w, g))
-		must(t, err)
+		got, err := f(testkit.At(w, g))
+		testkit.Must(t, err)
 		require.InDelta(t, want, got, 1e-12*math.Abs(want), "validation %v", val)
 	}
 }
@@ -281,7 +267,7 @@ func TestObjectives(t *testing.T) {
 // problem.
 func TestLowerSolve(t *testing.T) {
 	_, _, p, sp := setup(t, small, 3, 0, 8)
-	w := randomW(p, 3)
+	w := testkit.RandPoint(p.Mx, 3)
 	_, g0 := p.Start()
 	far := make([]float64, len(g0))
 	for i := range far {
@@ -292,8 +278,8 @@ func TestLowerSolve(t *testing.T) {
 	for _, batch := range [][]int{nil, {0, 2, 2, 5}} {
 		for _, start := range [][]float64{g0, far} {
 			ystar := make([]float64, len(g0))
-			must(t, sp.LowerSolve(ystar, &solver.Point{X: w, Y: start, Batch: batch}))
-			must(t, sp.GradGy(grad, &solver.Point{X: w, Y: ystar, Batch: batch}))
+			testkit.Must(t, sp.LowerSolve(ystar, &solver.Point{X: w, Y: start, Batch: batch}))
+			testkit.Must(t, sp.GradGy(grad, &solver.Point{X: w, Y: ystar, Batch: batch}))
 			var n float64
 			for _, x := range grad {
 				n += x * x
@@ -317,7 +303,7 @@ func TestHypergradient(t *testing.T) {
 		cfg = small
 	}
 	_, _, p, sp := setup(t, cfg, 5, 0, 7)
-	w := randomW(p, 6)
+	w := testkit.RandPoint(p.Mx, 6)
 	_, g0 := p.Start()
 	testkit.HypergradientLower(t, sp, spdnet.PaperEstimator, w, g0, 1e-6)
 }
@@ -328,7 +314,7 @@ func TestHypergradient(t *testing.T) {
 // components.
 func TestBatches(t *testing.T) {
 	_, split, p, sp := setup(t, small, 3, 12, 13)
-	w := randomW(p, 12)
+	w := testkit.RandPoint(p.Mx, 12)
 	_, g := p.Start()
 	testkit.Batches(t, sp, w, g, len(split.Train), len(split.Val), testkit.RelOrAbs, 1e-13, 1e-12)
 }

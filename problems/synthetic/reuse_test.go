@@ -47,7 +47,7 @@ func TestRetainKeepsPath(t *testing.T) {
 	g := make([]float64, len(m))
 	for s := range path {
 		path[s] = solver.Point{X: w, Y: append([]float64(nil), m...), XID: xid, YID: solver.NewID()}
-		must(t, p.GradGy(g, &path[s]))
+		testkit.Must(t, p.GradGy(g, &path[s]))
 		require.NoError(t, sp.SPD.Retract(m, m, g, -eta))
 	}
 	for s := range path {
@@ -62,14 +62,14 @@ func TestRetainKeepsPath(t *testing.T) {
 	for s := S - 1; s >= 0; s-- { // AD's order
 		pt := &path[s]
 		sp.SPD.RandTangent(v, pt.Y, rnd)
-		must(t, p.CrossGxy(gx, pt, v))
-		must(t, fresh.CrossGxy(wx, pt, v))
+		testkit.Must(t, p.CrossGxy(gx, pt, v))
+		testkit.Must(t, fresh.CrossGxy(wx, pt, v))
 		require.Less(t, testkit.Rel(gx, wx), 1e-13, "CrossGxy at point %d", s)
-		must(t, p.HessGy(got, pt, v))
-		must(t, fresh.HessGy(want, pt, v))
+		testkit.Must(t, p.HessGy(got, pt, v))
+		testkit.Must(t, fresh.HessGy(want, pt, v))
 		require.Less(t, testkit.Rel(got, want), 1e-13, "HessGy at point %d", s)
-		must(t, p.HessGyInv(got, pt, v))
-		must(t, fresh.HessGyInv(want, pt, v))
+		testkit.Must(t, p.HessGyInv(got, pt, v))
+		testkit.Must(t, fresh.HessGyInv(want, pt, v))
 		require.Less(t, testkit.Rel(got, want), 1e-12, "HessGyInv at point %d", s)
 		gv, err := p.G(pt)
 		require.NoError(t, err)
@@ -119,15 +119,15 @@ func TestADReusesExactly(t *testing.T) {
 	g := make([]float64, d*d)
 	for k := 0; k < s.InnerIters; k++ {
 		y := ys[k]
-		must(t, p.GradGy(g, at(x0, y)))
+		testkit.Must(t, p.GradGy(g, testkit.At(x0, y)))
 		next := make([]float64, d*d)
 		require.NoError(t, sp.SPD.Retract(next, y, g, -eta))
 		ys = append(ys, next)
 	}
 	S := s.InnerIters
 	lam, want := make([]float64, d*d), make([]float64, len(x0))
-	must(t, p.GradFy(lam, at(x0, ys[S])))
-	must(t, p.GradFx(want, at(x0, ys[S])))
+	testkit.Must(t, p.GradFy(lam, testkit.At(x0, ys[S])))
+	testkit.Must(t, p.GradFx(want, testkit.At(x0, ys[S])))
 	cross := make([]float64, len(x0))
 	for k := S - 1; k >= 0; k-- {
 		m := mat.NewDense(d, d, ys[k])

@@ -272,3 +272,20 @@ func MeanStd(v []float64) string {
 	m := s / float64(len(v))
 	return fmt.Sprintf("%.1f ± %.1f", m, math.Sqrt(math.Max(0, s2/float64(len(v))-m*m)))
 }
+
+// At is the point (x, y) with no identities, so that every oracle
+// recomputes.
+func At(x, y []float64) *solver.Point { return &solver.Point{X: x, Y: y} }
+
+// Must fails tb on an error.
+func Must(tb testing.TB, err error) {
+	tb.Helper()
+	require.NoError(tb, err)
+}
+
+// RandPoint returns a random point of m drawn with the seed (seed, 3).
+func RandPoint(m solver.Manifold, seed uint64) []float64 {
+	x := make([]float64, m.Len())
+	m.RandPoint(x, rand.New(rand.NewPCG(seed, 3)))
+	return x
+}
