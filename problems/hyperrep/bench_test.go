@@ -1,6 +1,7 @@
 package hyperrep_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -24,17 +25,18 @@ func warm(tb testing.TB, name string, batches solver.Batches) *solver.RHGD {
 	return testkit.Warm(tb, p, s, w0, b0)
 }
 
+// warmOn is warm with the batches fixed, for testkit's loops over the
+// estimators.
+func warmOn(batches solver.Batches) func(testing.TB, string) *solver.RHGD {
+	return func(tb testing.TB, name string) *solver.RHGD { return warm(tb, name, batches) }
+}
+
 // TestEpochAllocs: a steady-state epoch allocates nothing, with each
 // estimator, for RHGD and RSHGD.
 func TestEpochAllocs(t *testing.T) {
 	testkit.SkipRace(t)
-	for _, name := range hyperrep.EstimatorNames {
-		for _, b := range []solver.Batches{{}, hyperrep.StochasticBatches} {
-			r := warm(t, name, b)
-			if a := testkit.StepAllocs(t, r, 3); a != 0 {
-				t.Errorf("%s, batches %+v: %v allocations per epoch", name, b, a)
-			}
-		}
+	for _, b := range []solver.Batches{{}, hyperrep.StochasticBatches} {
+		testkit.EpochAllocs(t, hyperrep.EstimatorNames, 3, fmt.Sprintf(", batches %+v", b), warmOn(b))
 	}
 }
 
@@ -51,21 +53,13 @@ func TestOracleAllocs(t *testing.T) {
 // settings (S = 50 lower steps, the estimate, the upper step), which
 // includes the features of both sets at the new W.
 func BenchmarkHyperrepEpoch(b *testing.B) {
-	for _, name := range hyperrep.EstimatorNames {
-		b.Run("estimator="+name, func(b *testing.B) {
-			testkit.BenchSteps(b, warm(b, name, solver.Batches{}))
-		})
-	}
+	testkit.EpochBench(b, hyperrep.EstimatorNames, warmOn(solver.Batches{}))
 }
 
 // BenchmarkRSHGDEpoch is one RSHGD epoch with the paper's batches
 // (StochasticBatches).
 func BenchmarkRSHGDEpoch(b *testing.B) {
-	for _, name := range hyperrep.EstimatorNames {
-		b.Run("estimator="+name, func(b *testing.B) {
-			testkit.BenchSteps(b, warm(b, name, hyperrep.StochasticBatches))
-		})
-	}
+	testkit.EpochBench(b, hyperrep.EstimatorNames, warmOn(hyperrep.StochasticBatches))
 }
 
 // BenchmarkFeatures is the work of one new W: the features of both sets

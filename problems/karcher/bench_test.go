@@ -39,21 +39,12 @@ func warm(tb testing.TB, name string) *solver.RHGD {
 // estimator.
 func TestEpochAllocs(t *testing.T) {
 	testkit.SkipRace(t)
-	for _, name := range epochEstimators {
-		r := warm(t, name)
-		if a := testkit.StepAllocs(t, r, 3); a != 0 {
-			t.Errorf("%s: %v allocations per epoch", name, a)
-		}
-	}
+	testkit.EpochAllocs(t, epochEstimators, 3, "", warm)
 }
 
 // BenchmarkKarcherEpoch is one epoch (S = 20 lower steps, the estimate,
 // ψ and its gradient over the 20 matrices, the upper step) at the default
 // sizes, n = 10.
 func BenchmarkKarcherEpoch(b *testing.B) {
-	for _, name := range epochEstimators {
-		b.Run("estimator="+name, func(b *testing.B) {
-			testkit.BenchSteps(b, warm(b, name))
-		})
-	}
+	testkit.EpochBench(b, epochEstimators, warm)
 }

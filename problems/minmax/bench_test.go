@@ -30,21 +30,12 @@ func warm(tb testing.TB, name string) *solver.RHGD {
 // estimator.
 func TestEpochAllocs(t *testing.T) {
 	testkit.SkipRace(t)
-	for _, name := range estimatorNames {
-		r := warm(t, name)
-		if a := testkit.StepAllocs(t, r, 3); a != 0 {
-			t.Errorf("%s: %v allocations per epoch", name, a)
-		}
-	}
+	testkit.EpochAllocs(t, estimatorNames, 3, "", warm)
 }
 
 // BenchmarkMinMaxEpoch is one epoch (S = 20 ascent steps with the
 // exponential map, the estimate, the upper step) at the default sizes,
 // St(50, 10) × SPD(10).
 func BenchmarkMinMaxEpoch(b *testing.B) {
-	for _, name := range estimatorNames {
-		b.Run("estimator="+name, func(b *testing.B) {
-			testkit.BenchSteps(b, warm(b, name))
-		})
-	}
+	testkit.EpochBench(b, estimatorNames, warm)
 }

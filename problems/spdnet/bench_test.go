@@ -1,6 +1,7 @@
 package spdnet_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -25,17 +26,18 @@ func warm(tb testing.TB, name string, batches solver.Batches) *solver.RHGD {
 	return testkit.Warm(tb, sp, s, w0, g0)
 }
 
+// warmOn is warm with the batches fixed, for testkit's loops over the
+// estimators.
+func warmOn(batches solver.Batches) func(testing.TB, string) *solver.RHGD {
+	return func(tb testing.TB, name string) *solver.RHGD { return warm(tb, name, batches) }
+}
+
 // TestEpochAllocs: a steady-state epoch allocates nothing, with each
 // estimator, for RHGD and RSHGD, and with the exact lower solve.
 func TestEpochAllocs(t *testing.T) {
 	testkit.SkipRace(t)
-	for _, name := range spdnet.EstimatorNames {
-		for _, b := range []solver.Batches{{}, spdnet.StochasticBatches} {
-			r := warm(t, name, b)
-			if a := testkit.StepAllocs(t, r, 2); a != 0 {
-				t.Errorf("%s, batches %+v: %v allocations per epoch", name, b, a)
-			}
-		}
+	for _, b := range []solver.Batches{{}, spdnet.StochasticBatches} {
+		testkit.EpochAllocs(t, spdnet.EstimatorNames, 2, fmt.Sprintf(", batches %+v", b), warmOn(b))
 	}
 	_, _, p, sp := setup(t, spdnet.PaperConfig, spdnet.PaperTrainPerClass, 0, 42)
 	w0, g0 := p.Start()
@@ -64,20 +66,12 @@ func TestOracleAllocs(t *testing.T) {
 // settings (S = 50 lower steps, the estimate, the upper step), which
 // includes the network's forward pass on both sets at the new W.
 func BenchmarkSPDNetEpoch(b *testing.B) {
-	for _, name := range spdnet.EstimatorNames {
-		b.Run("estimator="+name, func(b *testing.B) {
-			testkit.BenchSteps(b, warm(b, name, solver.Batches{}))
-		})
-	}
+	testkit.EpochBench(b, spdnet.EstimatorNames, warmOn(solver.Batches{}))
 }
 
 // BenchmarkRSHGDEpoch is one RSHGD epoch with StochasticBatches.
 func BenchmarkRSHGDEpoch(b *testing.B) {
-	for _, name := range spdnet.EstimatorNames {
-		b.Run("estimator="+name, func(b *testing.B) {
-			testkit.BenchSteps(b, warm(b, name, spdnet.StochasticBatches))
-		})
-	}
+	testkit.EpochBench(b, spdnet.EstimatorNames, warmOn(spdnet.StochasticBatches))
 }
 
 // BenchmarkForward is the network on both sets at a new W (F and GradGy

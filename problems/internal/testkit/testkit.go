@@ -289,3 +289,23 @@ func RandPoint(m solver.Manifold, seed uint64) []float64 {
 	m.RandPoint(x, rand.New(rand.NewPCG(seed, 3)))
 	return x
 }
+
+// EpochAllocs checks that a steady-state epoch of the solver that warm
+// returns for each estimator name allocates nothing (averaged over runs
+// epochs); label follows the name in the failure message.
+func EpochAllocs(t *testing.T, names []string, runs int, label string, warm func(tb testing.TB, name string) *solver.RHGD) {
+	t.Helper()
+	for _, name := range names {
+		if a := StepAllocs(t, warm(t, name), runs); a != 0 {
+			t.Errorf("%s%s: %v allocations per epoch", name, label, a)
+		}
+	}
+}
+
+// EpochBench times the epochs of the solver that warm returns for each
+// estimator name, as the sub-benchmarks estimator=<name>.
+func EpochBench(b *testing.B, names []string, warm func(tb testing.TB, name string) *solver.RHGD) {
+	for _, name := range names {
+		b.Run("estimator="+name, func(b *testing.B) { BenchSteps(b, warm(b, name)) })
+	}
+}
