@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	gblas "gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/floats"
 
 	"github.com/rhgd/rhgd/blas"
 	"github.com/rhgd/rhgd/lapackx"
@@ -338,10 +339,10 @@ func (c *Coupling) multipliers(x, z []float64) {
 	}
 	c.precond(pre, res)
 	copy(dir, pre)
-	rz := dot(res, pre)
+	rz := floats.Dot(res, pre)
 	for it := 1; it <= maxIter; it++ {
 		c.applyK(kd, dir, x)
-		pkp := dot(dir, kd)
+		pkp := floats.Dot(dir, kd)
 		if !(pkp > 0) {
 			break // the residual reached the null space: done
 		}
@@ -357,7 +358,7 @@ func (c *Coupling) multipliers(x, z []float64) {
 			break
 		}
 		c.precond(pre, res)
-		rzNew := dot(res, pre)
+		rzNew := floats.Dot(res, pre)
 		beta := rzNew / rz
 		rz = rzNew
 		for i := range dir {
@@ -597,12 +598,4 @@ func (c *Coupling) marginalError(x, a, b []float64) float64 {
 	return e
 }
 
-func dot(a, b []float64) float64 {
-	var s float64
-	for i, v := range a {
-		s += v * b[i]
-	}
-	return s
-}
-
-func norm2(a []float64) float64 { return math.Sqrt(dot(a, a)) }
+func norm2(a []float64) float64 { return math.Sqrt(floats.Dot(a, a)) }

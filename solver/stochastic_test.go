@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rhgd/rhgd/euclid"
@@ -92,14 +93,14 @@ func (s *squad) problem() solver.Problem {
 			x, y, b := pt.X, pt.Y, batch(pt)
 			clear(s.t1)
 			matvec(s.t1, 1, Q, q, q, false, y)
-			v := 0.5 * dot(y, s.t1)
+			v := 0.5 * floats.Dot(y, s.t1)
 			for _, i := range b {
-				v += dot(s.C[i], y) / float64(len(b))
+				v += floats.Dot(s.C[i], y) / float64(len(b))
 			}
 			xt := s.t2[:p]
 			clear(xt)
 			matvec(xt, 1, R, p, p, false, x)
-			return v + 0.5*dot(x, xt) + dot(d, x), nil
+			return v + 0.5*floats.Dot(x, xt) + floats.Dot(d, x), nil
 		},
 		GradFx: func(dst []float64, pt *solver.Point) error {
 			copy(dst, d)
@@ -162,14 +163,6 @@ func (s *squad) problem() solver.Problem {
 			return mat.NewVecDense(q, dst).SolveVec(a, mat.NewVecDense(q, append([]float64(nil), v...)))
 		},
 	}
-}
-
-func dot(a, b []float64) float64 {
-	var s float64
-	for i := range a {
-		s += a[i] * b[i]
-	}
-	return s
 }
 
 func squadSetup(seed uint64) (*squad, solver.Manifold, solver.Manifold, []float64, []float64) {
@@ -346,4 +339,4 @@ func TestStochasticBadConfig(t *testing.T) {
 	require.ErrorIs(t, err, solver.ErrMissing)
 }
 
-func norm2(v []float64) float64 { return math.Sqrt(dot(v, v)) }
+func norm2(v []float64) float64 { return math.Sqrt(floats.Dot(v, v)) }

@@ -133,13 +133,8 @@ func (s *SPD) factor(x []float64, check bool) ([]float64, error) {
 			return nil, err
 		}
 	}
-	copy(s.cl, x)
-	if !(lapackx.Impl{}).Dpotrf(gblas.Lower, s.n, s.cl, s.n) {
-		return nil, fmt.Errorf("spd: %w: Cholesky factorization failed", numerr.ErrNotPosDef)
-	}
-	n := s.n
-	for i := 0; i < n; i++ { // L is used in general products below
-		clear(s.cl[i*n+i+1 : (i+1)*n])
+	if err := lapackx.Cholesky(s.cl, x, s.n); err != nil {
+		return nil, fmt.Errorf("spd: %w", err)
 	}
 	copy(s.cx, x)
 	s.cok = true

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"sync"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/rhgd/rhgd/blas"
 	"github.com/rhgd/rhgd/lapackx"
 	"github.com/rhgd/rhgd/numerr"
@@ -495,7 +497,7 @@ func (b *Batch) applyChunk(dst []float64, lo, hi int, s *slot) error {
 					s.t1[k] = fv[k] * ua[k]
 				}
 				for c := a; c < n; c++ {
-					x := dot(s.t1[:n], vt[c*n:(c+1)*n])
+					x := floats.Dot(s.t1[:n], vt[c*n:(c+1)*n])
 					out[a*n+c], out[c*n+a] = x, x
 				}
 			}
@@ -561,7 +563,7 @@ func (b *Batch) frechet(dst []float64, i int, s *slot) {
 	for a := 0; a < n; a++ {
 		ta := t[a*n : (a+1)*n]
 		for c := a; c < n; c++ {
-			y := dot(ta, v[c*n:(c+1)*n]) * g[a*n+c]
+			y := floats.Dot(ta, v[c*n:(c+1)*n]) * g[a*n+c]
 			x[a*n+c], x[c*n+a] = y, y
 		}
 	}
@@ -569,7 +571,7 @@ func (b *Batch) frechet(dst []float64, i int, s *slot) {
 	for a := 0; a < n; a++ {
 		ta := t[a*n : (a+1)*n]
 		for c := a; c < n; c++ {
-			y := dot(ta, vt[c*n:(c+1)*n])
+			y := floats.Dot(ta, vt[c*n:(c+1)*n])
 			dst[a*n+c], dst[c*n+a] = y, y
 		}
 	}
@@ -581,27 +583,9 @@ func rowDots(dst, q, s []float64, n int) {
 	for a := 0; a < n; a++ {
 		qa := q[a*n : (a+1)*n]
 		for c := 0; c < n; c++ {
-			dst[a*n+c] = dot(qa, s[c*n:(c+1)*n])
+			dst[a*n+c] = floats.Dot(qa, s[c*n:(c+1)*n])
 		}
 	}
-}
-
-// dot returns ⟨a, b⟩ with four accumulators, which shortens the chain of
-// dependent additions.
-func dot(a, b []float64) float64 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 float64
-	i := 0
-	for ; i+3 < len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
-	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
-	}
-	return (s0 + s1) + (s2 + s3)
 }
 
 // mirrorUpper copies the strict upper triangle of the n×n a into its lower

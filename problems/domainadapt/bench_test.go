@@ -1,14 +1,13 @@
 package domainadapt_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	officecaltech "github.com/rhgd/rhgd/data/office-caltech10"
-	"github.com/rhgd/rhgd/internal/race"
 	"github.com/rhgd/rhgd/problems/domainadapt"
+	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/solver"
 )
 
@@ -27,30 +26,20 @@ func warm(tb testing.TB, name string, epochs int) (*solver.RHGD, *domainadapt.Pr
 	if s.Estimator, err = domainadapt.PaperEstimator(name); err != nil {
 		tb.Fatal(err)
 	}
-	r, err := solver.New(dp.Problem(), &s)
-	require.NoError(tb, err)
-	res, err := r.Run(context.Background(), in.X0, in.Y0)
-	require.NoError(tb, err)
-	require.NoError(tb, r.Reset(res.X, res.Y))
+	r := testkit.Warm(tb, dp.Problem(), s, in.X0, in.Y0)
 	return r, dp
 }
 
 // TestEpochAllocs: a steady-state epoch at the D→W size allocates nothing,
 // with each estimator.
 func TestEpochAllocs(t *testing.T) {
-	if race.Enabled {
-		t.Skip("allocation counts under -race")
-	}
+	testkit.SkipRace(t)
 	if testing.Short() {
 		t.Skip("loads the D→W data and runs epochs at d = 128")
 	}
 	for _, name := range domainadapt.EstimatorNames {
 		r, _ := warm(t, name, 2)
-		if a := testing.AllocsPerRun(2, func() {
-			if _, err := r.Step(); err != nil {
-				t.Fatal(err)
-			}
-		}); a != 0 {
+		if a := testkit.StepAllocs(t, r, 2); a != 0 {
 			t.Errorf("%s: %v allocations per epoch", name, a)
 		}
 	}
@@ -60,13 +49,8 @@ func TestEpochAllocs(t *testing.T) {
 // estimate, the upper step) on D→W with DeCAF6 features.
 func BenchmarkDomainAdaptEpoch(b *testing.B) {
 	b.Run("pair=DW", func(b *testing.B) {
-		b.ReportAllocs()
 		r, _ := warm(b, "cg", 3)
-		for b.Loop() {
-			if _, err := r.Step(); err != nil {
-				b.Fatal(err)
-			}
-		}
+		testkit.BenchSteps(b, r)
 	})
 }
 

@@ -63,9 +63,8 @@ func (p *Problem) Accuracy(gamma, m []float64) (float64, error) {
 		return 0, fmt.Errorf("%w: Accuracy: M: %w", ErrBadData, err)
 	}
 	c := p.classifier()
-	copy(c.l, m)
-	if !(lapackx.Impl{}).Dpotrf(gblas.Lower, d, c.l, d) {
-		return 0, fmt.Errorf("%w: Accuracy: M: %w", ErrBadData, numerr.ErrNotPosDef)
+	if err := lapackx.Cholesky(c.l, m, d); err != nil {
+		return 0, fmt.Errorf("%w: Accuracy: M: %w", ErrBadData, err)
 	}
 	lapackx.CholInverse(c.minv, c.w, c.l, d)
 	mul(gblas.NoTrans, gblas.NoTrans, n, d, mm, 1, gamma, mm, p.y, d, 0, c.xhat, d)

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	gblas "gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/floats"
 
 	"github.com/rhgd/rhgd/lapackx"
 
@@ -193,7 +194,7 @@ func principal(x, y []float64, n, m, d, k int) ([]float64, []float64, error) {
 func unitRows(z []float64, n, d int, r float64) error {
 	for i := 0; i < n; i++ {
 		row := z[i*d : (i+1)*d]
-		nrm := math.Sqrt(dot(row, row))
+		nrm := math.Sqrt(floats.Dot(row, row))
 		if !(nrm > 0) || math.IsInf(nrm, 0) {
 			return fmt.Errorf("%w: row %d has norm %v", ErrBadData, i, nrm)
 		}

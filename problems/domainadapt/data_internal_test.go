@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/floats"
 
 	officecaltech "github.com/rhgd/rhgd/data/office-caltech10"
 )
@@ -105,7 +106,7 @@ func TestPreprocessSURF(t *testing.T) {
 	require.Equal(t, SURFComponents, data.D)
 	for i := 0; i < data.N; i++ {
 		row := data.X[i*data.D : (i+1)*data.D]
-		require.InDelta(t, SURFNorm, math.Sqrt(dot(row, row)), 1e-15)
+		require.InDelta(t, SURFNorm, math.Sqrt(floats.Dot(row, row)), 1e-15)
 	}
 	s := &officecaltech.Set{Features: officecaltech.SURF, N: 2, D: 800, X: make([]float64, 1600)}
 	s.X[3] = 1

@@ -79,6 +79,7 @@ import (
 	"math"
 
 	gblas "gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/floats"
 
 	"github.com/rhgd/rhgd/blas"
 	"github.com/rhgd/rhgd/coupling"
@@ -298,11 +299,9 @@ func New(data *Data, c Config) (*Problem, error) {
 		p.nd[i] = make([]float64, n*d)
 	}
 	p.gram(p.a, p.x, n)
-	copy(p.la, p.a)
-	if !(lapackx.Impl{}).Dpotrf(gblas.Lower, d, p.la, d) {
-		return nil, fmt.Errorf("%w: XᵀX + εI is not positive definite", ErrBadData)
+	if err := lapackx.Cholesky(p.la, p.a, d); err != nil {
+		return nil, fmt.Errorf("%w: XᵀX + εI: %w", ErrBadData, err)
 	}
-	zeroUpper(p.la, d)
 	return p, nil
 }
 
@@ -331,12 +330,6 @@ func mirrorLower(a []float64, d int) {
 	}
 }
 
-func zeroUpper(l []float64, d int) {
-	for i := 0; i < d; i++ {
-		clear(l[i*d+i+1 : (i+1)*d])
-	}
-}
-
 func mul(tA, tB gblas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
 	blas.Impl().Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
@@ -349,11 +342,9 @@ func (p *Problem) factor(pt *solver.Point) (l, li []float64, err error) {
 	if !p.lAt.Valid(pt) {
 		p.lAt.Reset()
 		d := p.d
-		copy(p.l, pt.Y)
-		if !(lapackx.Impl{}).Dpotrf(gblas.Lower, d, p.l, d) {
+		if lapackx.Cholesky(p.l, pt.Y, d) != nil {
 			return nil, nil, errNotPD
 		}
-		zeroUpper(p.l, d)
 		lapackx.InvLower(p.li, p.l, d)
 		p.lAt.Store(pt)
 	}
@@ -521,10 +512,10 @@ func pairwise(c, x, y, w, xw, yw, xq, yq []float64, n, m, d int) {
 	mul(gblas.NoTrans, gblas.NoTrans, n, d, d, 1, x, d, w, d, 0, xw, d)
 	mul(gblas.NoTrans, gblas.NoTrans, m, d, d, 1, y, d, w, d, 0, yw, d)
 	for i := range xq {
-		xq[i] = dot(xw[i*d:(i+1)*d], x[i*d:(i+1)*d])
+		xq[i] = floats.Dot(xw[i*d:(i+1)*d], x[i*d:(i+1)*d])
 	}
 	for j := range yq {
-		yq[j] = dot(yw[j*d:(j+1)*d], y[j*d:(j+1)*d])
+		yq[j] = floats.Dot(yw[j*d:(j+1)*d], y[j*d:(j+1)*d])
 	}
 	mul(gblas.NoTrans, gblas.Trans, n, m, d, -2, xw, d, y, d, 0, c, m)
 	for i := 0; i < n; i++ {
@@ -533,14 +524,6 @@ func pairwise(c, x, y, w, xw, yw, xq, yq []float64, n, m, d int) {
 			row[j] += xq[i] + yq[j]
 		}
 	}
-}
-
-func dot(a, b []float64) float64 {
-	var s float64
-	for i, v := range a {
-		s += v * b[i]
-	}
-	return s
 }
 
 // errNotPositive is the error of a plan entry ≤ 0 under the entropy.
@@ -632,7 +615,7 @@ func (p *Problem) G(pt *solver.Point) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return p.alpha*dot(fa.s, fa.s) + (1-p.alpha)*dot(fb.s, fb.s), nil
+	return p.alpha*floats.Dot(fa.s, fa.s) + (1-p.alpha)*floats.Dot(fb.s, fb.s), nil
 }
 
 // GradGy sets dst = −2α W_A diag(s^A) W_Aᵀ − 2(1−α) W_B diag(s^B) W_Bᵀ.

@@ -1,13 +1,13 @@
 package domainadapt_test
 
 import (
-	"math"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/rhgd/rhgd/problems/domainadapt"
+	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/problemtest"
 	"github.com/rhgd/rhgd/solver"
 )
@@ -47,15 +47,6 @@ func setup(t testing.TB, c domainadapt.Config) (*domainadapt.Problem, solver.Pro
 	return dp, dp.Problem(), g, m
 }
 
-func rel(a, b []float64) float64 {
-	var n, d float64
-	for i := range a {
-		n += (a[i] - b[i]) * (a[i] - b[i])
-		d += b[i] * b[i]
-	}
-	return math.Sqrt(n / d)
-}
-
 // TestConformance runs the problem suite (every oracle against finite
 // differences and Taylor slopes, caches, H(H⁻¹v) = v) at a random M and at
 // the lower solution, for the paper's α and λ = 0 and for α = 0.3 with an
@@ -72,12 +63,11 @@ func TestConformance(t *testing.T) {
 }
 
 // at is the point (x, y) with unknown identities: no cache can match it.
-func at(x, y []float64) *solver.Point { return &solver.Point{X: x, Y: y} }
 
 // gradNorm returns ‖grad_M g(Γ, M)‖_M.
 func gradNorm(t testing.TB, dp *domainadapt.Problem, p solver.Problem, g, m []float64) float64 {
 	gr := make([]float64, len(m))
-	require.NoError(t, p.GradGy(gr, at(g, m)))
+	require.NoError(t, p.GradGy(gr, testkit.At(g, m)))
 	return dp.SPD.Norm(m, gr)
 }
 
@@ -100,7 +90,7 @@ func TestLowerSolution(t *testing.T) {
 		m, gr := append([]float64(nil), m0...), make([]float64, 16)
 		var it int
 		for it = 0; it < 500 && gradNorm(t, dp, p, g, m) > 1e-13*scale; it++ {
-			require.NoError(t, p.GradGy(gr, at(g, m)))
+			require.NoError(t, p.GradGy(gr, testkit.At(g, m)))
 			require.NoError(t, dp.SPD.Exp(m, m, gr, -0.2))
 		}
 		d, err := dp.SPD.Dist(m, star)
@@ -127,7 +117,7 @@ func TestLowerSolution(t *testing.T) {
 		default:
 			continue
 		}
-		require.Less(t, rel(star, want), 1e-12, "α = %v", alpha)
+		require.Less(t, testkit.Rel(star, want), 1e-12, "α = %v", alpha)
 	}
 }
 
@@ -154,7 +144,7 @@ func TestHypergradient(t *testing.T) {
 	star := make([]float64, 16)
 	F := func(x []float64) float64 {
 		require.NoError(t, dp.LowerSolution(star, x))
-		v, err := p.F(at(x, star))
+		v, err := p.F(testkit.At(x, star))
 		require.NoError(t, err)
 		return v
 	}
@@ -189,8 +179,8 @@ func TestHInvAway(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(2, 2))
 	v, u, back := make([]float64, 16), make([]float64, 16), make([]float64, 16)
 	dp.SPD.RandTangent(v, m, rnd)
-	require.NoError(t, p.HessGyInv(u, at(g, m), v))
+	require.NoError(t, p.HessGyInv(u, testkit.At(g, m), v))
 	require.Greater(t, dp.HInvIterations(), 1)
-	require.NoError(t, p.HessGy(back, at(g, m), u))
-	require.Less(t, rel(back, v), 1e-12)
+	require.NoError(t, p.HessGy(back, testkit.At(g, m), u))
+	require.Less(t, testkit.Rel(back, v), 1e-12)
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	gblas "gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/floats"
 
 	"github.com/rhgd/rhgd/lapackx"
 	"github.com/rhgd/rhgd/numerr"
@@ -47,7 +48,7 @@ func (p *Problem) HessGyInv(dst []float64, pt *solver.Point, v []float64) error 
 	copy(r, v)
 	lapackx.Symmetrize(r, d)
 	lapackx.Congruence(r, li, r, p.hi[5], d, false) // L⁻¹VL⁻ᵀ
-	bnorm := math.Sqrt(dot(r, r))
+	bnorm := math.Sqrt(floats.Dot(r, r))
 	clear(x)
 	p.hinvIters = 0
 	if bnorm == 0 {
@@ -59,12 +60,12 @@ func (p *Problem) HessGyInv(dst []float64, pt *solver.Point, v []float64) error 
 	}
 	p.orthSandwich(z, base.v, pre, r, true)
 	copy(dir, z)
-	rz := dot(r, z)
+	rz := floats.Dot(r, z)
 	maxIter := d*(d+1)/2 + 10
 	res := 1.0
 	for it := 1; it <= maxIter; it++ {
 		p.frameHess(ad, fa, fb, dir)
-		pap := dot(dir, ad)
+		pap := floats.Dot(dir, ad)
 		if !(pap > 0) {
 			return fmt.Errorf("domainadapt: HINV: %w: ⟨p, Hp⟩ = %v at iteration %d", numerr.ErrNotPosDef, pap, it)
 		}
@@ -74,12 +75,12 @@ func (p *Problem) HessGyInv(dst []float64, pt *solver.Point, v []float64) error 
 			r[i] -= step * ad[i]
 		}
 		p.hinvIters = it
-		if res = math.Sqrt(dot(r, r)) / bnorm; res <= HInvTol {
+		if res = math.Sqrt(floats.Dot(r, r)) / bnorm; res <= HInvTol {
 			lapackx.Congruence(dst, l, x, p.hi[5], d, false) // L Z Lᵀ
 			return nil
 		}
 		p.orthSandwich(z, base.v, pre, r, true)
-		rz1 := dot(r, z)
+		rz1 := floats.Dot(r, z)
 		beta := rz1 / rz
 		rz = rz1
 		for i := range dir {
@@ -143,7 +144,7 @@ func (p *Problem) preconditioner(pt *solver.Point, fa, fb *frame) ([]float64, *f
 		mul(gblas.NoTrans, gblas.NoTrans, d, d, d, 1, base.v, d, lk, d, 0, t, d)
 		sh := p.sHat
 		for i := 0; i < d; i++ {
-			sh[i] = dot(t[i*d:(i+1)*d], base.v[i*d:(i+1)*d])
+			sh[i] = floats.Dot(t[i*d:(i+1)*d], base.v[i*d:(i+1)*d])
 		}
 		for i := 0; i < d; i++ {
 			for j := 0; j < d; j++ {

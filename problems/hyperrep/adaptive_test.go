@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rhgd/rhgd/internal/race"
+	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/solver"
 )
 
@@ -15,14 +16,14 @@ import (
 // per epoch than the fixed steps.
 func TestLowerSolveAdaptive(t *testing.T) {
 	data, hp, p := setup(t, small, 4)
-	w := randomW(hp, 8)
+	w := testkit.RandPoint(hp.St, 8)
 	beta, g := make([]float64, p.My.Len()), make([]float64, p.My.Len())
 	pt := &solver.Point{X: w, Y: data.Beta0, XID: solver.NewID(), YID: solver.NewID()}
 	require.NoError(t, p.LowerSolve(beta, pt))
-	require.NoError(t, p.GradGy(g, at(w, beta)))
+	require.NoError(t, p.GradGy(g, testkit.At(w, beta)))
 	require.Less(t, p.My.Norm(beta, g), 1e-12)
 	if !race.Enabled {
-		require.Zero(t, testing.AllocsPerRun(5, func() { must(t, p.LowerSolve(beta, pt)) }))
+		require.Zero(t, testing.AllocsPerRun(5, func() { testkit.Must(t, p.LowerSolve(beta, pt)) }))
 	}
 	run := func(s solver.Settings) float64 {
 		s.EtaX, s.EtaY, s.InnerIters, s.Epochs, s.Estimator = 0.05, 0.05, 50, 30, solver.HInv{}

@@ -1,13 +1,13 @@
 package hyperrep_test
 
 import (
-	"context"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rhgd/rhgd/internal/race"
 	"github.com/rhgd/rhgd/problems/hyperrep"
+	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/solver"
 )
 
@@ -22,31 +22,21 @@ func warm(tb testing.TB, name string, batches solver.Batches) *solver.RHGD {
 	require.NoError(tb, err)
 	s := hyperrep.PaperSettings()
 	s.Epochs, s.Estimator, s.Batches = 5, est, batches
-	r, err := solver.New(p, &s)
-	require.NoError(tb, err)
-	res, err := r.Run(context.Background(), w0, b0)
-	require.NoError(tb, err)
-	require.NoError(tb, r.Reset(res.X, res.Y))
-	return r
+	return testkit.Warm(tb, p, s, w0, b0)
+}
+
+// warmOn is warm with the batches fixed, for testkit's loops over the
+// estimators.
+func warmOn(batches solver.Batches) func(testing.TB, string) *solver.RHGD {
+	return func(tb testing.TB, name string) *solver.RHGD { return warm(tb, name, batches) }
 }
 
 // TestEpochAllocs: a steady-state epoch allocates nothing, with each
 // estimator, for RHGD and RSHGD.
 func TestEpochAllocs(t *testing.T) {
-	if race.Enabled {
-		t.Skip("allocation counts under -race")
-	}
-	for _, name := range hyperrep.EstimatorNames {
-		for _, b := range []solver.Batches{{}, hyperrep.StochasticBatches} {
-			r := warm(t, name, b)
-			if a := testing.AllocsPerRun(3, func() {
-				if _, err := r.Step(); err != nil {
-					t.Fatal(err)
-				}
-			}); a != 0 {
-				t.Errorf("%s, batches %+v: %v allocations per epoch", name, b, a)
-			}
-		}
+	testkit.SkipRace(t)
+	for _, b := range []solver.Batches{{}, hyperrep.StochasticBatches} {
+		testkit.EpochAllocs(t, hyperrep.EstimatorNames, 3, fmt.Sprintf(", batches %+v", b), warmOn(b))
 	}
 }
 
@@ -54,68 +44,22 @@ func TestEpochAllocs(t *testing.T) {
 // nothing once the problem is built (each call at a new W recomputes the
 // features).
 func TestOracleAllocs(t *testing.T) {
-	if race.Enabled {
-		t.Skip("allocation counts under -race")
-	}
 	_, hp, p := setup(t, small, 8)
 	w, beta := hp.Start()
-	gx, gy := make([]float64, len(w)), make([]float64, len(beta))
-	for _, batch := range [][]int{nil, {0, 3, 3, 5}} {
-		pt := &solver.Point{X: w, Y: beta, Batch: batch}
-		if a := testing.AllocsPerRun(5, func() {
-			var errs [10]error
-			_, errs[0] = p.F(pt)
-			_, errs[1] = p.G(pt)
-			errs[2] = p.GradFx(gx, pt)
-			errs[3] = p.GradFy(gy, pt)
-			errs[4] = p.GradGx(gx, pt)
-			errs[5] = p.GradGy(gy, pt)
-			errs[6] = p.HessGy(gy, pt, beta)
-			errs[7] = p.HessGyInv(gy, pt, beta)
-			errs[8] = p.CrossGxy(gx, pt, beta)
-			errs[9] = p.CrossGyx(gy, pt, gx)
-			for _, err := range errs {
-				if err != nil {
-					t.Fatal(err)
-				}
-			}
-		}); a != 0 {
-			t.Errorf("batch %v: %v allocations", batch, a)
-		}
-	}
+	testkit.OracleAllocs(t, p, w, beta, [][]int{nil, {0, 3, 3, 5}}, 5, false, nil)
 }
 
 // BenchmarkHyperrepEpoch is one RHGD epoch at the paper's sizes and
 // settings (S = 50 lower steps, the estimate, the upper step), which
 // includes the features of both sets at the new W.
 func BenchmarkHyperrepEpoch(b *testing.B) {
-	for _, name := range hyperrep.EstimatorNames {
-		b.Run("estimator="+name, func(b *testing.B) {
-			b.ReportAllocs()
-			r := warm(b, name, solver.Batches{})
-			for b.Loop() {
-				if _, err := r.Step(); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	testkit.EpochBench(b, hyperrep.EstimatorNames, warmOn(solver.Batches{}))
 }
 
 // BenchmarkRSHGDEpoch is one RSHGD epoch with the paper's batches
 // (StochasticBatches).
 func BenchmarkRSHGDEpoch(b *testing.B) {
-	for _, name := range hyperrep.EstimatorNames {
-		b.Run("estimator="+name, func(b *testing.B) {
-			b.ReportAllocs()
-			r := warm(b, name, hyperrep.StochasticBatches)
-			for b.Loop() {
-				if _, err := r.Step(); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	testkit.EpochBench(b, hyperrep.EstimatorNames, warmOn(hyperrep.StochasticBatches))
 }
 
 // BenchmarkFeatures is the work of one new W: the features of both sets
@@ -124,10 +68,10 @@ func BenchmarkRSHGDEpoch(b *testing.B) {
 func BenchmarkFeatures(b *testing.B) {
 	b.ReportAllocs()
 	_, hp, p := setup(b, hyperrep.PaperSizes, 42)
-	w := randomW(hp, 1)
+	w := testkit.RandPoint(hp.St, 1)
 	_, beta := hp.Start()
 	g := make([]float64, len(beta))
-	pt := at(w, beta) // unknown identity: every call recomputes
+	pt := testkit.At(w, beta) // unknown identity: every call recomputes
 	for b.Loop() {
 		if _, err := p.F(pt); err != nil {
 			b.Fatal(err)

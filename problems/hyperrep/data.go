@@ -10,6 +10,7 @@ import (
 	"github.com/rhgd/rhgd/blas"
 	"github.com/rhgd/rhgd/lapackx"
 	"github.com/rhgd/rhgd/problems"
+	"github.com/rhgd/rhgd/problems/internal/bimap"
 )
 
 // Data are the problem's matrices, labels and split, with a starting
@@ -118,17 +119,9 @@ func features(phi, a, w []float64, n, d, k int) error {
 		if err := sf.Log(mi, mi); err != nil {
 			return fmt.Errorf("log(WᵀA_%dW): %w", i, err)
 		}
-		vecUpper(phi[i*m:(i+1)*m], mi, k)
+		bimap.VecUpper(phi[i*m:(i+1)*m], mi, k)
 	}
 	return nil
-}
-
-// vecUpper sets dst to the upper triangle of the k×k s, row by row.
-func vecUpper(dst, s []float64, k int) {
-	j := 0
-	for a := 0; a < k; a++ {
-		j += copy(dst[j:], s[a*k+a:(a+1)*k])
-	}
 }
 
 func checkSizes(n, d, k, ntr int) error {
@@ -174,9 +167,8 @@ func (data *Data) Validate() error {
 	}
 	l := make([]float64, d*d)
 	for i := 0; i < n; i++ {
-		copy(l, data.A[i*d*d:(i+1)*d*d])
-		if !(lapackx.Impl{}).Dpotrf(gblas.Lower, d, l, d) {
-			return fmt.Errorf("hyperrep: %w: A_%d is not positive definite (Cholesky factorization failed)", problems.ErrBadData, i)
+		if err := lapackx.Cholesky(l, data.A[i*d*d:(i+1)*d*d], d); err != nil {
+			return fmt.Errorf("hyperrep: %w: A_%d: %w", problems.ErrBadData, i, err)
 		}
 	}
 	return nil

@@ -14,6 +14,7 @@ import (
 	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/problems"
 	"github.com/rhgd/rhgd/problems/hyperrep"
+	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/solver"
 )
 
@@ -95,11 +96,11 @@ func TestOracleErrors(t *testing.T) {
 	_, hp, p := setup(t, small, 2)
 	w, beta := hp.Start()
 	zero := make([]float64, len(w))
-	_, err := p.F(at(zero, beta))
+	_, err := p.F(testkit.At(zero, beta))
 	require.ErrorIs(t, err, numerr.ErrNotPosDef)
 	w[0] = math.NaN()
 	g := make([]float64, len(beta))
-	require.ErrorIs(t, p.GradGy(g, at(w, beta)), numerr.ErrNotFinite)
+	require.ErrorIs(t, p.GradGy(g, testkit.At(w, beta)), numerr.ErrNotFinite)
 }
 
 // TestSaveLoad: Save then Load gives the data back exactly, and the
@@ -114,9 +115,9 @@ func TestSaveLoad(t *testing.T) {
 	hp2, err := hyperrep.New(back, hyperrep.PaperLambda)
 	require.NoError(t, err)
 	w, beta := hp.Start()
-	f1, err := p.F(at(w, beta))
+	f1, err := p.F(testkit.At(w, beta))
 	require.NoError(t, err)
-	f2, err := hp2.Problem().F(at(w, beta))
+	f2, err := hp2.Problem().F(testkit.At(w, beta))
 	require.NoError(t, err)
 	require.Equal(t, f1, f2)
 }

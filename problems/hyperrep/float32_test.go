@@ -13,6 +13,7 @@ import (
 	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/problems"
 	"github.com/rhgd/rhgd/problems/hyperrep"
+	"github.com/rhgd/rhgd/problems/internal/testkit"
 )
 
 // TestFloat32Data: a .npz of float32 arrays, the A_i symmetric only to
@@ -23,7 +24,7 @@ import (
 func TestFloat32Data(t *testing.T) {
 	data, hp, _ := setup(t, small, 11)
 	n, d, k := data.N, data.D, data.K
-	data.W0 = randomW(hp, 5) // the identity columns are exact in float32
+	data.W0 = testkit.RandPoint(hp.St, 5) // the identity columns are exact in float32
 	arrays := func(a, w []float64) map[string][]float64 {
 		return map[string][]float64{"A": a, "y": data.Y, "W0": w, "beta0": data.Beta0, "n_train": {float64(data.NTrain)}}
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	gblas "gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/floats"
 
 	"github.com/rhgd/rhgd/blas"
 	"github.com/rhgd/rhgd/euclid"
@@ -13,6 +14,8 @@ import (
 	"github.com/rhgd/rhgd/lapackx"
 	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/problems"
+	"github.com/rhgd/rhgd/problems/internal/batch"
+	"github.com/rhgd/rhgd/problems/internal/bimap"
 	"github.com/rhgd/rhgd/solver"
 	"github.com/rhgd/rhgd/stiefel"
 )
@@ -183,28 +186,10 @@ func (p *Problem) features(s *set, pt *solver.Point) error {
 	}
 	s.at.Reset()
 	d, k, m, n := p.d, p.k, p.m, s.n
-	w, nk := pt.X, s.n*p.k
-	impl := blas.Impl()
-	awv := p.awv[:n*d*k]
-	// One thread: at these shapes (n·d × d × k, then k × d × nk) OpenBLAS's
-	// second thread costs more to wake than it saves (BenchmarkFeatureProducts).
-	blas.SerialBegin()
-	impl.Dgemm(gblas.NoTrans, gblas.NoTrans, n*d, k, d, 1, p.a[s.off*d*d:(s.off+n)*d*d], d, w, k, 0, awv, k)
-	for i := 0; i < n; i++ { // the vertical stack to the horizontal one
-		for r := 0; r < d; r++ {
-			copy(s.awh[r*nk+i*k:r*nk+i*k+k], awv[(i*d+r)*k:(i*d+r+1)*k])
-		}
-	}
-	impl.Dgemm(gblas.Trans, gblas.NoTrans, k, nk, d, 1, w, k, s.awh, nk, 0, s.mh, nk)
-	blas.SerialEnd()
+	bimap.Products(p.awv[:n*d*k], s.awh, s.mh, p.a[s.off*d*d:(s.off+n)*d*d], pt.X, n, d, k)
 	mi := p.x
 	for i := 0; i < n; i++ {
-		for a := 0; a < k; a++ {
-			for b := a; b < k; b++ {
-				v := 0.5 * (s.mh[a*nk+i*k+b] + s.mh[b*nk+i*k+a])
-				mi[a*k+b], mi[b*k+a] = v, v
-			}
-		}
+		bimap.Block(mi, s.mh, i, n, k)
 		var lam, vec []float64
 		if p.se != nil {
 			if err := p.se.Factorize(mi); err != nil {
@@ -272,56 +257,16 @@ func (p *Problem) prepare(s *set, pt *solver.Point) error {
 	if err := p.features(s, pt); err != nil {
 		return err
 	}
-	s.weigh(pt.Batch)
+	batch.Weigh(s.w, pt.Batch, "hyperrep", s.name)
 	m := p.m
 	for i, wi := range s.w {
 		if wi == 0 {
 			s.r[i] = 0
 			continue
 		}
-		s.r[i] = dot(s.phi[i*m:(i+1)*m], pt.Y) - s.y[i]
+		s.r[i] = floats.Dot(s.phi[i*m:(i+1)*m], pt.Y) - s.y[i]
 	}
 	return nil
-}
-
-// weigh sets the weights of the batch's average: 1/n each for a nil
-// batch (the whole set), otherwise 1/|B| for each occurrence of i in B.
-func (s *set) weigh(batch []int) {
-	if batch == nil {
-		for i := range s.w {
-			s.w[i] = 1 / float64(s.n)
-		}
-		return
-	}
-	if len(batch) == 0 {
-		panic("hyperrep: empty batch")
-	}
-	clear(s.w)
-	inc := 1 / float64(len(batch))
-	for _, i := range batch {
-		if i < 0 || i >= s.n {
-			panic(fmt.Sprintf("hyperrep: batch index %d out of the %s set's range [0, %d)", i, s.name, s.n))
-		}
-		s.w[i] += inc
-	}
-}
-
-// dot returns ⟨a, b⟩ with four accumulators, which shortens the chain of
-// dependent additions (the vectors here have k = 10 entries).
-func dot(a, b []float64) float64 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 float64
-	i := 0
-	for ; i+3 < len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
-	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
-	}
-	return (s0 + s1) + (s2 + s3)
 }
 
 // loss returns ½ Σ w_i r_i² after prepare.
@@ -359,7 +304,7 @@ func (p *Problem) G(pt *solver.Point) (float64, error) {
 	if err := p.prepare(p.tr, pt); err != nil {
 		return 0, err
 	}
-	return p.tr.loss() + 0.5*p.lambda*dot(pt.Y, pt.Y), nil
+	return p.tr.loss() + 0.5*p.lambda*floats.Dot(pt.Y, pt.Y), nil
 }
 
 // GradFy sets dst = Σ w_i r_i φ_i over the validation batch.
@@ -399,7 +344,7 @@ func (p *Problem) gradW(dst []float64, s *set, pt *solver.Point) error {
 	if err := p.prepare(s, pt); err != nil {
 		return err
 	}
-	symOf(p.bb, pt.Y, p.k)
+	bimap.SymOf(p.bb, pt.Y, p.k)
 	kk := p.k * p.k
 	for i, wi := range s.w {
 		z := s.zs[i*kk : (i+1)*kk]
@@ -421,8 +366,8 @@ func (p *Problem) CrossGxy(dst []float64, pt *solver.Point, v []float64) error {
 		return err
 	}
 	k, m := p.k, p.m
-	symOf(p.bb, pt.Y, k)
-	symOf(p.bv, v, k)
+	bimap.SymOf(p.bb, pt.Y, k)
+	bimap.SymOf(p.bv, v, k)
 	kk := k * k
 	for i, wi := range s.w {
 		z := s.zs[i*kk : (i+1)*kk]
@@ -430,7 +375,7 @@ func (p *Problem) CrossGxy(dst []float64, pt *solver.Point, v []float64) error {
 			clear(z)
 			continue
 		}
-		pv, ri := dot(s.phi[i*m:(i+1)*m], v), s.r[i]
+		pv, ri := floats.Dot(s.phi[i*m:(i+1)*m], v), s.r[i]
 		for j, b := range p.bb {
 			p.c[j] = pv*b + ri*p.bv[j]
 		}
@@ -465,9 +410,9 @@ func (p *Problem) CrossGyx(dst []float64, pt *solver.Point, u []float64) error {
 			}
 		}
 		p.dlog(p.bv, s, i, p.c, 1)
-		vecUpper(p.delta, p.bv, k)
+		bimap.VecUpper(p.delta, p.bv, k)
 		phi := s.phi[i*m : (i+1)*m]
-		db, ri := dot(p.delta, pt.Y), s.r[i]
+		db, ri := floats.Dot(p.delta, pt.Y), s.r[i]
 		for j := range dst {
 			dst[j] += wi * (db*phi[j] + ri*p.delta[j])
 		}
@@ -483,7 +428,7 @@ func (p *Problem) HessGy(dst []float64, pt *solver.Point, v []float64) error {
 	}
 	m := p.m
 	for a := 0; a < m; a++ {
-		dst[a] = dot(p.h[a*m:(a+1)*m], v)
+		dst[a] = floats.Dot(p.h[a*m:(a+1)*m], v)
 	}
 	return nil
 }
@@ -496,9 +441,8 @@ func (p *Problem) HessGyInv(dst []float64, pt *solver.Point, v []float64) error 
 		if err := p.hess(pt); err != nil {
 			return err
 		}
-		copy(p.hl, p.h)
-		if !(lapackx.Impl{}).Dpotrf(gblas.Lower, p.m, p.hl, p.m) {
-			return fmt.Errorf("hyperrep: %w: Cholesky factorization of the Hessian in β", numerr.ErrNotPosDef)
+		if err := lapackx.Cholesky(p.hl, p.h, p.m); err != nil {
+			return fmt.Errorf("hyperrep: Hessian in β: %w", err)
 		}
 		p.lAt.Store(pt)
 	}
@@ -517,7 +461,7 @@ func (p *Problem) hess(pt *solver.Point) error {
 	if err := p.features(s, pt); err != nil {
 		return err
 	}
-	s.weigh(pt.Batch)
+	batch.Weigh(s.w, pt.Batch, "hyperrep", s.name)
 	for i, wi := range s.w {
 		sw := math.Sqrt(wi)
 		for j, x := range s.phi[i*m : (i+1)*m] {
@@ -531,21 +475,6 @@ func (p *Problem) hess(pt *solver.Point) error {
 	}
 	p.hAt.Store(pt)
 	return nil
-}
-
-// symOf sets the k×k s to B(β): s_aa = β_aa, s_ab = s_ba = β_ab/2, so that
-// ⟨S, B(β)⟩ = vec(S)ᵀβ for symmetric S.
-func symOf(s, beta []float64, k int) {
-	j := 0
-	for a := 0; a < k; a++ {
-		s[a*k+a] = beta[j]
-		j++
-		for b := a + 1; b < k; b++ {
-			v := 0.5 * beta[j]
-			s[a*k+b], s[b*k+a] = v, v
-			j++
-		}
-	}
 }
 
 // dlog sets z = scale·Dlog(M_i)[c] = scale·Vᵀ(Γ ∘ VcVᵀ)V for the symmetric
@@ -563,7 +492,7 @@ func (p *Problem) dlog(z []float64, s *set, i int, c []float64, scale float64) {
 	for a := 0; a < k; a++ {   // x = Γ ∘ (t Vᵀ)
 		ta := t[a*k : (a+1)*k]
 		for b := a; b < k; b++ {
-			e := dot(ta, v[b*k:(b+1)*k]) * g[a*k+b]
+			e := floats.Dot(ta, v[b*k:(b+1)*k]) * g[a*k+b]
 			x[a*k+b], x[b*k+a] = e, e
 		}
 	}
@@ -571,7 +500,7 @@ func (p *Problem) dlog(z []float64, s *set, i int, c []float64, scale float64) {
 	for a := 0; a < k; a++ {   // z = scale·t V
 		ta := t[a*k : (a+1)*k]
 		for b := a; b < k; b++ {
-			e := scale * dot(ta, u[b*k:(b+1)*k])
+			e := scale * floats.Dot(ta, u[b*k:(b+1)*k])
 			z[a*k+b], z[b*k+a] = e, e
 		}
 	}
@@ -583,7 +512,7 @@ func rowDots(dst, q, s []float64, k int, _ bool) {
 	for a := 0; a < k; a++ {
 		qa := q[a*k : (a+1)*k]
 		for b := 0; b < k; b++ {
-			dst[a*k+b] = dot(qa, s[b*k:(b+1)*k])
+			dst[a*k+b] = floats.Dot(qa, s[b*k:(b+1)*k])
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rhgd/rhgd/lapackx"
 	"github.com/rhgd/rhgd/problems/hyperrep"
+	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/problemtest"
 	"github.com/rhgd/rhgd/solver"
 )
@@ -29,29 +30,6 @@ func setup(t testing.TB, s hyperrep.Sizes, seed uint64) (*hyperrep.Data, *hyperr
 }
 
 // at is (x, y) with unknown identities: no cache can match it.
-func at(x, y []float64) *solver.Point { return &solver.Point{X: x, Y: y} }
-
-func must(t testing.TB, err error) {
-	t.Helper()
-	require.NoError(t, err)
-}
-
-// randomW returns a random point of St(d, k) away from the identity start,
-// so that every feature has off-diagonal mass.
-func randomW(hp *hyperrep.Problem, seed uint64) []float64 {
-	w := make([]float64, hp.St.Len())
-	hp.St.RandPoint(w, rand.New(rand.NewPCG(seed, 3)))
-	return w
-}
-
-func rel(a, b []float64) float64 {
-	var n, d float64
-	for i := range a {
-		n += (a[i] - b[i]) * (a[i] - b[i])
-		d += b[i] * b[i]
-	}
-	return math.Sqrt(n / d)
-}
 
 // refFeatures computes φ_i(W) for the samples [off, off+n) with gonum's
 // mat and lapackx's SymFunc.Log, independently of the problem's path.
@@ -92,16 +70,16 @@ var large = hyperrep.Sizes{N: 6, D: hyperrep.SmallEigCutoff + 3, K: hyperrep.Sma
 func TestFeatures(t *testing.T) {
 	for _, s := range []hyperrep.Sizes{small, hyperrep.PaperSizes, large} {
 		data, hp, _ := setup(t, s, 11)
-		w := randomW(hp, 1)
+		w := testkit.RandPoint(hp.St, 1)
 		for _, val := range []bool{false, true} {
 			off, n := 0, data.NTrain
 			if val {
 				off, n = data.NTrain, data.N-data.NTrain
 			}
 			got := make([]float64, n*data.K*(data.K+1)/2)
-			must(t, hp.Features(got, w, val))
+			testkit.Must(t, hp.Features(got, w, val))
 			want := refFeatures(data, w, off, n).RawMatrix().Data
-			require.Less(t, rel(got, want), 1e-13, "sizes %+v, validation %v", s, val)
+			require.Less(t, testkit.Rel(got, want), 1e-13, "sizes %+v, validation %v", s, val)
 		}
 	}
 }
@@ -112,7 +90,7 @@ func TestFeatures(t *testing.T) {
 // variance.
 func TestObjectives(t *testing.T) {
 	data, hp, p := setup(t, small, 3)
-	w := randomW(hp, 2)
+	w := testkit.RandPoint(hp.St, 2)
 	_, beta := hp.Start()
 	m := len(beta)
 	for _, val := range []bool{false, true} {
@@ -132,8 +110,8 @@ func TestObjectives(t *testing.T) {
 		} else {
 			want += 0.5 * hyperrep.PaperLambda * mat.Dot(mat.NewVecDense(m, beta), mat.NewVecDense(m, beta))
 		}
-		got, err := f(at(w, beta))
-		must(t, err)
+		got, err := f(testkit.At(w, beta))
+		testkit.Must(t, err)
 		require.InDelta(t, want, got, 1e-12*math.Abs(want), "validation %v", val)
 	}
 }
@@ -150,7 +128,7 @@ func TestConformance(t *testing.T) {
 	}{{"small", small}, {"paper", hyperrep.PaperSizes}, {"large k", large}} {
 		t.Run(c.name, func(t *testing.T) {
 			_, hp, p := setup(t, c.s, 5)
-			w := randomW(hp, 4)
+			w := testkit.RandPoint(hp.St, 4)
 			_, beta := hp.Start()
 			problemtest.Run(t, p, problemtest.Config{X: w, Y: beta, Seed: 9})
 		})
@@ -184,34 +162,14 @@ func solveBeta(data *hyperrep.Data, w []float64) []float64 {
 // eigenvector, μ ≥ λ = 0.1: the paper's point about NS, not an error.)
 func TestHypergradient(t *testing.T) {
 	data, hp, p := setup(t, hyperrep.PaperSizes, 7)
-	w := randomW(hp, 6)
+	w := testkit.RandPoint(hp.St, 6)
 	bstar := solveBeta(data, w)
 	F := func(x []float64) float64 {
-		v, err := p.F(at(x, solveBeta(data, x)))
-		must(t, err)
+		v, err := p.F(testkit.At(x, solveBeta(data, x)))
+		testkit.Must(t, err)
 		return v
 	}
-	rnd := rand.New(rand.NewPCG(8, 8))
-	u := make([]float64, len(w))
-	const h = 1e-5
-	wp, wm := make([]float64, len(w)), make([]float64, len(w))
-	for _, name := range []string{"hinv", "cg"} {
-		est, err := hyperrep.PaperEstimator(name)
-		require.NoError(t, err)
-		r, err := solver.New(p, &solver.Settings{Estimator: est})
-		require.NoError(t, err)
-		hg, err := r.Estimate(w, bstar)
-		require.NoError(t, err)
-		for k := 0; k < 2; k++ {
-			hp.St.RandTangent(u, w, rnd)
-			require.NoError(t, hp.St.Retract(wp, w, u, h))
-			require.NoError(t, hp.St.Retract(wm, w, u, -h))
-			fd := (F(wp) - F(wm)) / (2 * h)
-			got := hp.St.Inner(w, hg, u)
-			t.Logf("%s: ⟨hypergradient, u⟩ = %.10g, difference %.10g", name, got, fd)
-			require.InDelta(t, fd, got, 1e-7*hp.St.Norm(w, hg), "%s direction %d", name, k)
-		}
-	}
+	testkit.Hypergradient(t, p, hyperrep.PaperEstimator, w, bstar, F, 1e-7)
 }
 
 // TestBatches: an oracle on a batch is the average of its components:
@@ -220,66 +178,16 @@ func TestHypergradient(t *testing.T) {
 // reference features), and a batch with repeats weighs them.
 func TestBatches(t *testing.T) {
 	data, hp, p := setup(t, small, 13)
-	w := randomW(hp, 12)
+	w := testkit.RandPoint(hp.St, 12)
 	_, beta := hp.Start()
-	rnd := rand.New(rand.NewPCG(1, 2))
+	ntr, nval := data.NTrain, data.N-data.NTrain
+	testkit.Batches(t, p, w, beta, ntr, nval, testkit.Rel, 0, 1e-13)
+	rnd := rand.New(rand.NewPCG(1, 2)) // Batches' directions
 	v, u := make([]float64, len(beta)), make([]float64, len(w))
 	hp.Eu.RandTangent(v, beta, rnd)
 	hp.St.RandTangent(u, w, rnd)
-	type oracle struct {
-		name  string
-		upper bool
-		eval  func(pt *solver.Point) []float64
-	}
-	vec := func(n int, f func([]float64, *solver.Point) error) func(*solver.Point) []float64 {
-		return func(pt *solver.Point) []float64 {
-			dst := make([]float64, n)
-			must(t, f(dst, pt))
-			return dst
-		}
-	}
-	vecv := func(n int, f func([]float64, *solver.Point, []float64) error, dir []float64) func(*solver.Point) []float64 {
-		return vec(n, func(dst []float64, pt *solver.Point) error { return f(dst, pt, dir) })
-	}
-	scalar := func(f func(*solver.Point) (float64, error)) func(*solver.Point) []float64 {
-		return func(pt *solver.Point) []float64 {
-			x, err := f(pt)
-			must(t, err)
-			return []float64{x}
-		}
-	}
-	nx, ny := len(w), len(beta)
-	oracles := []oracle{
-		{"F", true, scalar(p.F)}, {"GradFx", true, vec(nx, p.GradFx)}, {"GradFy", true, vec(ny, p.GradFy)},
-		{"G", false, scalar(p.G)}, {"GradGx", false, vec(nx, p.GradGx)}, {"GradGy", false, vec(ny, p.GradGy)},
-		{"HessGy", false, vecv(ny, p.HessGy, v)}, {"CrossGxy", false, vecv(nx, p.CrossGxy, v)},
-		{"CrossGyx", false, vecv(ny, p.CrossGyx, u)}, {"HessGyInv", false, vecv(ny, p.HessGyInv, v)},
-	}
-	ntr, nval := data.NTrain, data.N-data.NTrain
 	batch := func(idx ...int) *solver.Point {
 		return &solver.Point{X: w, Y: beta, XID: solver.NewID(), YID: solver.NewID(), Batch: idx, BatchID: solver.NewID()}
-	}
-	for _, o := range oracles {
-		n := ntr
-		if o.upper {
-			n = nval
-		}
-		full := make([]int, n)
-		for i := range full {
-			full[i] = n - 1 - i // any order
-		}
-		require.Equal(t, o.eval(at(w, beta)), o.eval(batch(full...)), "%s: whole set as a list", o.name)
-		// Linear oracles: the batch {i, j, j} is (o_i + 2 o_j)/3.
-		if o.name == "HessGyInv" {
-			continue // the inverse of an average is not the average of inverses
-		}
-		i, j := 1, n-2
-		oi, oj, oij := o.eval(batch(i)), o.eval(batch(j)), o.eval(batch(i, j, j))
-		want := make([]float64, len(oi))
-		for a := range want {
-			want[a] = (oi[a] + 2*oj[a]) / 3
-		}
-		require.Less(t, rel(oij, want), 1e-13, "%s: batch with a repeat", o.name)
 	}
 	// Components against the reference features: f_i = ½r_i², g_i = ½r_i² + λ/2‖β‖².
 	m := len(beta)
@@ -288,16 +196,17 @@ func TestBatches(t *testing.T) {
 	for _, i := range []int{0, 3} {
 		r := mat.Dot(phiVal.RowView(i), bv) - data.Y[ntr+i]
 		got, err := p.F(batch(i))
-		must(t, err)
+		testkit.Must(t, err)
 		require.InDelta(t, 0.5*r*r, got, 1e-12*(1+r*r), "f_%d", i)
 		r = mat.Dot(phiTr.RowView(i), bv) - data.Y[i]
 		got, err = p.G(batch(i))
-		must(t, err)
+		testkit.Must(t, err)
 		want := 0.5*r*r + 0.5*hyperrep.PaperLambda*mat.Dot(bv, bv)
 		require.InDelta(t, want, got, 1e-12*want, "g_%d", i)
 		// grad_β g_i = r_i φ_i + λβ, H_i = φ_i φ_iᵀ + λI.
-		gy := vec(m, p.GradGy)(batch(i))
-		hv := vecv(m, p.HessGy, v)(batch(i))
+		gy, hv := make([]float64, m), make([]float64, m)
+		testkit.Must(t, p.GradGy(gy, batch(i)))
+		testkit.Must(t, p.HessGy(hv, batch(i), v))
 		pv := mat.Dot(phiTr.RowView(i), mat.NewVecDense(m, v))
 		for a := 0; a < m; a++ {
 			require.InDelta(t, r*phiTr.At(i, a)+hyperrep.PaperLambda*beta[a], gy[a], 1e-12, "grad_β g_%d", i)
@@ -308,13 +217,13 @@ func TestBatches(t *testing.T) {
 	// checks with the batch fixed: they are its derivatives, not the
 	// whole set's.
 	pt := func(x, y []float64) *solver.Point { return &solver.Point{X: x, Y: y, Batch: []int{2}} }
-	fx := func(x []float64) float64 { v, err := p.F(pt(x, beta)); must(t, err); return v }
-	gx := func(x []float64) float64 { v, err := p.G(pt(x, beta)); must(t, err); return v }
-	require.True(t, solver.CheckGradient(hp.St, fx, func(dst, x []float64) { must(t, p.GradFx(dst, pt(x, beta))) }, w, u).OK, "grad_W f_2")
-	require.True(t, solver.CheckGradient(hp.St, gx, func(dst, x []float64) { must(t, p.GradGx(dst, pt(x, beta))) }, w, u).OK, "grad_W g_2")
-	r := solver.CheckCrossDerivative(hp.St, hp.Eu, func(dst, x, y []float64) { must(t, p.GradGx(dst, pt(x, y))) },
-		func(dst, x, y, v []float64) { must(t, p.CrossGxy(dst, pt(x, y), v)) },
-		func(dst, x, y, u []float64) { must(t, p.CrossGyx(dst, pt(x, y), u)) }, w, beta, u, v)
+	fx := func(x []float64) float64 { v, err := p.F(pt(x, beta)); testkit.Must(t, err); return v }
+	gx := func(x []float64) float64 { v, err := p.G(pt(x, beta)); testkit.Must(t, err); return v }
+	require.True(t, solver.CheckGradient(hp.St, fx, func(dst, x []float64) { testkit.Must(t, p.GradFx(dst, pt(x, beta))) }, w, u).OK, "grad_W f_2")
+	require.True(t, solver.CheckGradient(hp.St, gx, func(dst, x []float64) { testkit.Must(t, p.GradGx(dst, pt(x, beta))) }, w, u).OK, "grad_W g_2")
+	r := solver.CheckCrossDerivative(hp.St, hp.Eu, func(dst, x, y []float64) { testkit.Must(t, p.GradGx(dst, pt(x, y))) },
+		func(dst, x, y, v []float64) { testkit.Must(t, p.CrossGxy(dst, pt(x, y), v)) },
+		func(dst, x, y, u []float64) { testkit.Must(t, p.CrossGyx(dst, pt(x, y), u)) }, w, beta, u, v)
 	require.True(t, r.OK, "%v", r)
 }
 
@@ -327,13 +236,13 @@ func TestCrossAdjoint(t *testing.T) {
 	beta, v := make([]float64, hp.Eu.Len()), make([]float64, hp.Eu.Len())
 	u := make([]float64, hp.St.Len())
 	for trial := 0; trial < 3; trial++ {
-		w := randomW(hp, uint64(20+trial))
+		w := testkit.RandPoint(hp.St, uint64(20+trial))
 		hp.Eu.RandPoint(beta, rnd)
 		hp.Eu.RandTangent(v, beta, rnd)
 		hp.St.RandTangent(u, w, rnd)
-		r := solver.CheckCrossDerivative(hp.St, hp.Eu, func(dst, x, y []float64) { must(t, p.GradGx(dst, at(x, y))) },
-			func(dst, x, y, v []float64) { must(t, p.CrossGxy(dst, at(x, y), v)) },
-			func(dst, x, y, u []float64) { must(t, p.CrossGyx(dst, at(x, y), u)) }, w, beta, u, v)
+		r := solver.CheckCrossDerivative(hp.St, hp.Eu, func(dst, x, y []float64) { testkit.Must(t, p.GradGx(dst, testkit.At(x, y))) },
+			func(dst, x, y, v []float64) { testkit.Must(t, p.CrossGxy(dst, testkit.At(x, y), v)) },
+			func(dst, x, y, u []float64) { testkit.Must(t, p.CrossGyx(dst, testkit.At(x, y), u)) }, w, beta, u, v)
 		require.True(t, r.OK, "trial %d: %v", trial, r)
 	}
 }
@@ -344,7 +253,7 @@ func TestCrossAdjoint(t *testing.T) {
 func TestRun(t *testing.T) {
 	_, hp, p := setup(t, hyperrep.PaperSizes, 42)
 	w0, b0 := hp.Start()
-	f0, err := p.F(at(w0, b0))
+	f0, err := p.F(testkit.At(w0, b0))
 	require.NoError(t, err)
 	for _, name := range hyperrep.EstimatorNames {
 		for _, stochastic := range []bool{false, true} {
@@ -378,7 +287,7 @@ func TestStochastic(t *testing.T) {
 	}
 	_, hp, p := setup(t, hyperrep.PaperSizes, 42)
 	w0, b0 := hp.Start()
-	f0, err := p.F(at(w0, b0))
+	f0, err := p.F(testkit.At(w0, b0))
 	require.NoError(t, err)
 	authors := solver.Batches{Lower: 32, Upper: 64, Cross: 32, Hess: 32}
 	for _, name := range []string{"hinv"} {

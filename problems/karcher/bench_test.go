@@ -1,12 +1,11 @@
 package karcher_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rhgd/rhgd/internal/race"
+	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/problems/karcher"
 	"github.com/rhgd/rhgd/solver"
 )
@@ -33,45 +32,19 @@ func warm(tb testing.TB, name string) *solver.RHGD {
 	est, err := solver.ParseEstimator(karcher.Estimators[name])
 	require.NoError(tb, err)
 	s.Estimator = est
-	r, err := solver.New(q, &s)
-	require.NoError(tb, err)
-	res, err := r.Run(context.Background(), x0, y0)
-	require.NoError(tb, err)
-	require.NoError(tb, r.Reset(res.X, res.Y))
-	return r
+	return testkit.Warm(tb, q, s, x0, y0)
 }
 
 // TestEpochAllocs: one steady-state epoch allocates nothing, with each
 // estimator.
 func TestEpochAllocs(t *testing.T) {
-	if race.Enabled {
-		t.Skip("allocation counts under -race")
-	}
-	for _, name := range epochEstimators {
-		r := warm(t, name)
-		if a := testing.AllocsPerRun(3, func() {
-			if _, err := r.Step(); err != nil {
-				t.Fatal(err)
-			}
-		}); a != 0 {
-			t.Errorf("%s: %v allocations per epoch", name, a)
-		}
-	}
+	testkit.SkipRace(t)
+	testkit.EpochAllocs(t, epochEstimators, 3, "", warm)
 }
 
 // BenchmarkKarcherEpoch is one epoch (S = 20 lower steps, the estimate,
 // ψ and its gradient over the 20 matrices, the upper step) at the default
 // sizes, n = 10.
 func BenchmarkKarcherEpoch(b *testing.B) {
-	for _, name := range epochEstimators {
-		b.Run("estimator="+name, func(b *testing.B) {
-			b.ReportAllocs()
-			r := warm(b, name)
-			for b.Loop() {
-				if _, err := r.Step(); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	testkit.EpochBench(b, epochEstimators, warm)
 }

@@ -345,12 +345,8 @@ func (p *Problem) ensureY(y []float64) error {
 	n := p.n
 	copy(p.yKey, y)
 	l := p.ychol
-	copy(l, y)
-	if !(lapackx.Impl{}).Dpotrf(gblas.Lower, n, l, n) {
-		return fmt.Errorf("karcher: %w: Y (Cholesky factorization failed)", numerr.ErrNotPosDef)
-	}
-	for i := 0; i < n; i++ {
-		clear(l[i*n+i+1 : (i+1)*n])
+	if err := lapackx.Cholesky(l, y, n); err != nil {
+		return fmt.Errorf("karcher: Y: %w", err)
 	}
 	clear(p.acc)
 	var psi float64
@@ -443,12 +439,8 @@ func (p *Problem) hy(pt *solver.Point) error {
 	p.hyAt.Reset()
 	n := p.n
 	l := p.hL
-	copy(l, pt.Y)
-	if !(lapackx.Impl{}).Dpotrf(gblas.Lower, n, l, n) {
-		return fmt.Errorf("karcher: %w: Y (Cholesky factorization failed)", numerr.ErrNotPosDef)
-	}
-	for i := 0; i < n; i++ {
-		clear(l[i*n+i+1 : (i+1)*n])
+	if err := lapackx.Cholesky(l, pt.Y, n); err != nil {
+		return fmt.Errorf("karcher: Y: %w", err)
 	}
 	li := p.hLi
 	lapackx.InvLower(li, l, n)

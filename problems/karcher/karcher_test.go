@@ -14,6 +14,7 @@ import (
 
 	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/problems"
+	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/problems/karcher"
 	"github.com/rhgd/rhgd/problemtest"
 	"github.com/rhgd/rhgd/solver"
@@ -29,7 +30,6 @@ func setup(t testing.TB, n, count int, spread float64) (*karcher.Data, *karcher.
 }
 
 // at is the point (x, y) with unknown identities: no cache can match it.
-func at(x, y []float64) *solver.Point { return &solver.Point{X: x, Y: y} }
 
 // randSym returns a random symmetric n×n matrix with entries of size s.
 func randSym(rnd *rand.Rand, n int, s float64) []float64 {
@@ -142,13 +142,13 @@ func TestPsi(t *testing.T) {
 	p.GradPsi(g, y)
 	require.Less(t, relSym(mat.NewDense(5, 5, g), gradTruth(t, sym(y, 5), bs, w)), 1e-12)
 	// The error-returning twins, and their errors.
-	f, err := p.F(at(nil, y))
+	f, err := p.F(testkit.At(nil, y))
 	require.NoError(t, err)
 	require.Equal(t, p.Psi(y), f)
 	y[0] = -y[0]
-	_, err = p.F(at(nil, y))
+	_, err = p.F(testkit.At(nil, y))
 	require.ErrorIs(t, err, numerr.ErrNotPosDef)
-	require.ErrorIs(t, p.GradFy(g, at(nil, y)), numerr.ErrNotPosDef)
+	require.ErrorIs(t, p.GradFy(g, testkit.At(nil, y)), numerr.ErrNotPosDef)
 	require.True(t, math.IsNaN(p.Psi(y)))
 }
 
@@ -205,10 +205,10 @@ func TestFiniteDifferences(t *testing.T) {
 	v := make([]float64, n*n)
 	p.SPD.RandTangent(v, y, rnd)
 	he, hf, ce, cf := make([]float64, n*n), make([]float64, n*n), make([]float64, n*n), make([]float64, n*n)
-	require.NoError(t, exact.HessGy(he, at(x, y), v))
-	require.NoError(t, fd.HessGy(hf, at(x, y), v))
-	require.NoError(t, exact.CrossGxy(ce, at(x, y), v))
-	require.NoError(t, fd.CrossGxy(cf, at(x, y), v))
+	require.NoError(t, exact.HessGy(he, testkit.At(x, y), v))
+	require.NoError(t, fd.HessGy(hf, testkit.At(x, y), v))
+	require.NoError(t, exact.CrossGxy(ce, testkit.At(x, y), v))
+	require.NoError(t, fd.CrossGxy(cf, testkit.At(x, y), v))
 	eh, ec := relSym(mat.NewDense(n, n, hf), mat.NewDense(n, n, he)), relSym(mat.NewDense(n, n, cf), mat.NewDense(n, n, ce))
 	t.Logf("finite differences vs closed forms: Hessian %.2g, cross derivative %.2g", eh, ec)
 	require.Less(t, eh, 1e-8)
@@ -228,9 +228,9 @@ func TestHessianAtSolution(t *testing.T) {
 	q := p.Problem()
 	v, h := make([]float64, n*n), make([]float64, n*n)
 	p.SPD.RandTangent(v, ys, rand.New(rand.NewPCG(7, 7)))
-	require.NoError(t, q.HessGy(h, at(x, ys), v))
+	require.NoError(t, q.HessGy(h, testkit.At(x, ys), v))
 	require.Less(t, relSym(mat.NewDense(n, n, h), mat.NewDense(n, n, v)), 1e-12)
-	require.NoError(t, q.HessGyInv(h, at(x, ys), v))
+	require.NoError(t, q.HessGyInv(h, testkit.At(x, ys), v))
 	require.Less(t, relSym(mat.NewDense(n, n, h), mat.NewDense(n, n, v)), 1e-12)
 }
 
@@ -249,8 +249,8 @@ func TestCrossGyx(t *testing.T) {
 	p.X.RandTangent(ux, x, rnd)
 	p.SPD.RandTangent(uy, y, rnd)
 	r := solver.CheckCrossDerivative(p.SPD, p.X,
-		func(dst, yy, xx []float64) { require.NoError(t, q.GradGy(dst, at(xx, yy))) },
-		func(dst, yy, xx, u []float64) { require.NoError(t, q.CrossGyx(dst, at(xx, yy), u)) },
+		func(dst, yy, xx []float64) { require.NoError(t, q.GradGy(dst, testkit.At(xx, yy))) },
+		func(dst, yy, xx, u []float64) { require.NoError(t, q.CrossGyx(dst, testkit.At(xx, yy), u)) },
 		nil, y, x, uy, ux)
 	require.True(t, r.OK, "%v", r)
 }

@@ -1,12 +1,11 @@
 package meta_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rhgd/rhgd/internal/race"
+	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/problems/meta"
 	"github.com/rhgd/rhgd/solver"
 )
@@ -24,28 +23,18 @@ func warm(tb testing.TB, name string, ext bool) (*meta.Problem, *solver.RHGD) {
 	require.NoError(tb, err)
 	s := meta.PaperSettings()
 	s.Epochs, s.Estimator = 3, est
-	r, err := solver.New(sp, &s)
-	require.NoError(tb, err)
-	res, err := r.Run(context.Background(), th, w)
-	require.NoError(tb, err)
-	require.NoError(tb, r.Reset(res.X, res.Y))
+	r := testkit.Warm(tb, sp, s, th, w)
 	return p, r
 }
 
 // TestEpochAllocs: a steady-state epoch allocates nothing, with each
 // estimator, for RHGD and PHGD, and neither does the test accuracy.
 func TestEpochAllocs(t *testing.T) {
-	if race.Enabled {
-		t.Skip("allocation counts under -race")
-	}
+	testkit.SkipRace(t)
 	for _, name := range meta.EstimatorNames {
 		for _, ext := range []bool{false, true} {
 			p, r := warm(t, name, ext)
-			if a := testing.AllocsPerRun(2, func() {
-				if _, err := r.Step(); err != nil {
-					t.Fatal(err)
-				}
-			}); a != 0 {
+			if a := testkit.StepAllocs(t, r, 2); a != 0 {
 				t.Errorf("%s, extrinsic %v: %v allocations per epoch", name, ext, a)
 			}
 			if name == "hinv" {
@@ -62,33 +51,9 @@ func TestEpochAllocs(t *testing.T) {
 // TestOracleAllocs: every oracle allocates nothing once the problem is
 // built.
 func TestOracleAllocs(t *testing.T) {
-	if race.Enabled {
-		t.Skip("allocation counts under -race")
-	}
 	_, _, p, sp := setup(t, tiny, 4, 3, 5, 0.5, false, 8)
 	th, w := p.Start()
-	w = randomHeads(len(w), 0.5, 1)
-	gx, gy, y := make([]float64, len(th)), make([]float64, len(w)), make([]float64, len(w))
-	pt := &solver.Point{X: th, Y: w}
-	require.Zero(t, testing.AllocsPerRun(3, func() {
-		var errs [11]error
-		_, errs[0] = sp.F(pt)
-		_, errs[1] = sp.G(pt)
-		errs[2] = sp.GradFx(gx, pt)
-		errs[3] = sp.GradFy(gy, pt)
-		errs[4] = sp.GradGx(gx, pt)
-		errs[5] = sp.GradGy(gy, pt)
-		errs[6] = sp.HessGy(gy, pt, w)
-		errs[7] = sp.HessGyInv(gy, pt, w)
-		errs[8] = sp.CrossGxy(gx, pt, w)
-		errs[9] = sp.CrossGyx(gy, pt, gx)
-		errs[10] = sp.LowerSolve(y, pt)
-		for _, err := range errs {
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
-	}))
+	testkit.OracleAllocs(t, sp, th, randomHeads(len(w), 0.5, 1), [][]int{nil}, 3, true, nil)
 }
 
 // BenchmarkMetaEpoch is one epoch at the defaults (50 tasks, S = 30 lower
@@ -98,13 +63,8 @@ func BenchmarkMetaEpoch(b *testing.B) {
 	for _, method := range []string{"rhgd", "phgd"} {
 		for _, name := range meta.EstimatorNames {
 			b.Run("method="+method+"/estimator="+name, func(b *testing.B) {
-				b.ReportAllocs()
 				_, r := warm(b, name, method == "phgd")
-				for b.Loop() {
-					if _, err := r.Step(); err != nil {
-						b.Fatal(err)
-					}
-				}
+				testkit.BenchSteps(b, r)
 			})
 		}
 	}

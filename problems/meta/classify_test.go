@@ -15,21 +15,7 @@ import (
 // products formed here) and gonum's Cholesky solve, from zero.
 func refAccuracy(t *testing.T, d *meta.Data, ts *meta.Tasks, theta []float64, p int, lambda float64) float64 {
 	q, c := p+1, ts.Spec.Ways
-	T := mat.NewDense(d.Dim, p, theta)
-	feat := func(i int) []float64 {
-		x := mat.NewVecDense(d.Dim, nil)
-		for j := 0; j < d.Dim; j++ {
-			x.SetVec(j, d.X[i*d.Dim+j]-ts.Mean[j])
-		}
-		var h mat.VecDense
-		h.MulVec(T.T(), x)
-		out := make([]float64, q)
-		for a := 0; a < p; a++ {
-			out[a] = math.Tanh(h.AtVec(a))
-		}
-		out[p] = 1
-		return out
-	}
+	feat := refFeature(d, ts, theta, p)
 	softmax := func(phi, w []float64) []float64 {
 		z := make([]float64, c)
 		mx := math.Inf(-1)

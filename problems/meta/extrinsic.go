@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/solver"
 	"github.com/rhgd/rhgd/stiefel"
@@ -45,10 +47,13 @@ func (e *Extrinsic) Len() int { return e.n * e.p }
 func (e *Extrinsic) Dim() int { return e.n * e.p }
 
 // Inner returns tr(UᵀV).
-func (e *Extrinsic) Inner(x, u, v []float64) float64 { e.check(x, u, v); return dot(u, v) }
+func (e *Extrinsic) Inner(x, u, v []float64) float64 { e.check(x, u, v); return floats.Dot(u, v) }
 
 // Norm returns ‖U‖_F.
-func (e *Extrinsic) Norm(x, u []float64) float64 { e.check(x, u, u); return math.Sqrt(dot(u, u)) }
+func (e *Extrinsic) Norm(x, u []float64) float64 {
+	e.check(x, u, u)
+	return math.Sqrt(floats.Dot(u, u))
+}
 
 // Project sets dst = v: every matrix is a direction.
 func (e *Extrinsic) Project(dst, x, v []float64) { e.check(x, dst, v); copy(dst, v) }
@@ -83,7 +88,7 @@ func (e *Extrinsic) RandTangent(dst, x []float64, rnd *rand.Rand) {
 	for i := range dst {
 		dst[i] = rnd.NormFloat64()
 	}
-	s := 1 / math.Sqrt(dot(dst, dst))
+	s := 1 / math.Sqrt(floats.Dot(dst, dst))
 	for i := range dst {
 		dst[i] *= s
 	}

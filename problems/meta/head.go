@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/rhgd/rhgd/numerr"
+	"github.com/rhgd/rhgd/problems/internal/softmax"
 )
 
 // The task heads: multinomial logistic regression on features φ (rows of
@@ -14,83 +17,20 @@ import (
 // row (1/S for the support set's average, 1/(MQ) for the queries in f).
 
 // probs sets the c probabilities of each row (pr, rows × c) and returns
-// Σ CE over the rows; wt (q·c) is scratch for Wᵀ, whose rows make the
-// logits dot products of length q.
+// Σ CE over the rows; wt (q·c) is scratch for Wᵀ.
 func probs(pr, phi []float64, rows, labels []int, w, wt []float64, q, c int) float64 {
-	for a := 0; a < q; a++ {
-		for k := 0; k < c; k++ {
-			wt[k*q+a] = w[a*c+k]
-		}
-	}
+	softmax.Transpose(wt, w, q, c)
 	var loss float64
 	for r, i := range rows {
-		f := phi[i*q : (i+1)*q]
-		pi := pr[r*c : (r+1)*c]
-		zmax := math.Inf(-1)
-		for k := range pi {
-			z := dot4(f, wt[k*q:(k+1)*q])
-			pi[k] = z
-			if z > zmax {
-				zmax = z
-			}
-		}
-		zy := pi[labels[r]]
-		var sum float64
-		for k := range pi {
-			pi[k] = math.Exp(pi[k] - zmax)
-			sum += pi[k]
-		}
-		inv := 1 / sum
-		for k := range pi {
-			pi[k] *= inv
-		}
-		loss += zmax + math.Log(sum) - zy
+		loss += softmax.Probs(pr[r*c:(r+1)*c], phi[i*q:(i+1)*q], wt, labels[r])
 	}
 	return loss
-}
-
-// dot4 returns ⟨a, b⟩ with four accumulators.
-func dot4(a, b []float64) float64 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 float64
-	i := 0
-	for ; i+3 < len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
-	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
-	}
-	return (s0 + s1) + (s2 + s3)
 }
 
 // addGrad adds scale·Σ φ (p − e_y)ᵀ to dst (q×c).
 func addGrad(dst, phi []float64, rows, labels []int, pr []float64, q, c int, scale float64) {
 	for r, i := range rows {
-		f := phi[i*q : (i+1)*q]
-		pi := pr[r*c : (r+1)*c]
-		y := labels[r]
-		for a, x := range f {
-			row := dst[a*c : (a+1)*c]
-			sx := scale * x
-			for k, pk := range pi {
-				row[k] += sx * pk
-			}
-			row[y] -= sx
-		}
-	}
-}
-
-// softHess sets r = (diag(p) − ppᵀ) u.
-func softHess(r, pi, u []float64) {
-	var pu float64
-	for k, pk := range pi {
-		pu += pk * u[k]
-	}
-	for k, pk := range pi {
-		r[k] = pk * (u[k] - pu)
+		softmax.AddGrad(dst, phi[i*q:(i+1)*q], pr[r*c:(r+1)*c], labels[r], scale)
 	}
 }
 
@@ -98,52 +38,17 @@ func softHess(r, pi, u []float64) {
 // c-vector scratch.
 func addHess(dst, phi []float64, rows []int, pr, v []float64, q, c int, scale float64, u, r []float64) {
 	for ri, i := range rows {
-		f := phi[i*q : (i+1)*q]
-		pi := pr[ri*c : (ri+1)*c]
-		clear(u)
-		for a, x := range f {
-			for k := range u {
-				u[k] += v[a*c+k] * x
-			}
-		}
-		softHess(r, pi, u)
-		for a, x := range f {
-			row := dst[a*c : (a+1)*c]
-			sx := scale * x
-			for k, rk := range r {
-				row[k] += sx * rk
-			}
-		}
+		softmax.AddHess(dst, phi[i*q:(i+1)*q], pr[ri*c:(ri+1)*c], v, scale, u, r)
 	}
 }
 
 // formHess sets h (qc×qc) to scale·Σ (φφᵀ) ⊗ (diag p − ppᵀ) + λI.
 func formHess(h, phi []float64, rows []int, pr []float64, q, c int, scale, lambda float64) {
-	qc := q * c
 	clear(h)
 	for ri, i := range rows {
-		f := phi[i*q : (i+1)*q]
-		pi := pr[ri*c : (ri+1)*c]
-		for a := 0; a < q; a++ {
-			for b := a; b < q; b++ {
-				ff := scale * f[a] * f[b]
-				for k := 0; k < c; k++ {
-					row := h[(a*c+k)*qc+b*c : (a*c+k)*qc+b*c+c]
-					fk := ff * pi[k]
-					for l, pl := range pi {
-						row[l] -= fk * pl
-					}
-					row[k] += fk
-				}
-			}
-		}
+		softmax.AddHessBlocks(h, phi[i*q:(i+1)*q], pr[ri*c:(ri+1)*c], scale)
 	}
-	for i := 0; i < qc; i++ {
-		for j := 0; j < i; j++ {
-			h[i*qc+j] = h[j*qc+i]
-		}
-		h[i*qc+i] += lambda
-	}
+	softmax.FinishHess(h, q*c, lambda)
 }
 
 // headSolver minimizes (1/S) Σ CE + λ/2‖W‖² over one task's support rows
@@ -173,7 +78,7 @@ const headMaxIter = 50
 // value returns the objective at w and leaves the probabilities in h.pr.
 func (h *headSolver) value(w, phi []float64, rows, labels []int) float64 {
 	loss := probs(h.pr, phi, rows, labels, w, h.wt, h.q, h.c) / float64(len(rows))
-	return loss + 0.5*h.lambda*dot(w, w)
+	return loss + 0.5*h.lambda*floats.Dot(w, w)
 }
 
 // gradient sets h.g at w (after value at w) and returns its norm.
@@ -182,7 +87,7 @@ func (h *headSolver) gradient(w, phi []float64, rows, labels []int) float64 {
 		h.g[j] = h.lambda * x
 	}
 	addGrad(h.g, phi, rows, labels, h.pr, h.q, h.c, 1/float64(len(rows)))
-	return math.Sqrt(dot(h.g, h.g))
+	return math.Sqrt(floats.Dot(h.g, h.g))
 }
 
 // solve minimizes from the w given, in place, until ‖∇‖ ≤ tol.
@@ -199,25 +104,25 @@ func (h *headSolver) solve(w, phi []float64, rows, labels []int, tol float64) er
 		clear(h.d)
 		copy(h.r, h.g)
 		copy(h.pv, h.g)
-		rr := dot(h.r, h.r)
+		rr := floats.Dot(h.r, h.r)
 		stop := math.Min(0.1, gn) * gn
 		for k := 0; k < 4*len(w) && math.Sqrt(rr) > stop; k++ {
 			for j, x := range h.pv {
 				h.hp[j] = h.lambda * x
 			}
 			addHess(h.hp, phi, rows, h.pr, h.pv, h.q, h.c, scale, h.u, h.s)
-			alpha := rr / dot(h.pv, h.hp)
+			alpha := rr / floats.Dot(h.pv, h.hp)
 			for j := range h.d {
 				h.d[j] += alpha * h.pv[j]
 				h.r[j] -= alpha * h.hp[j]
 			}
-			rn := dot(h.r, h.r)
+			rn := floats.Dot(h.r, h.r)
 			for j := range h.pv {
 				h.pv[j] = h.r[j] + rn/rr*h.pv[j]
 			}
 			rr = rn
 		}
-		slope := dot(h.g, h.d)
+		slope := floats.Dot(h.g, h.d)
 		copy(h.w2, w)
 		// The full step where the decrease asked for is below f's rounding.
 		exact := slope <= 1e-13*(1+math.Abs(f))
@@ -237,12 +142,4 @@ func (h *headSolver) solve(w, phi []float64, rows, labels []int, tol float64) er
 		}
 	}
 	return nil
-}
-
-func dot(a, b []float64) float64 {
-	var s float64
-	for i, x := range a {
-		s += x * b[i]
-	}
-	return s
 }

@@ -6,12 +6,14 @@ import (
 	"math/rand/v2"
 
 	gblas "gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/floats"
 
 	"github.com/rhgd/rhgd/blas"
 	"github.com/rhgd/rhgd/euclid"
 	"github.com/rhgd/rhgd/lapackx"
 	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/problems"
+	"github.com/rhgd/rhgd/problems/internal/softmax"
 	"github.com/rhgd/rhgd/solver"
 	"github.com/rhgd/rhgd/stiefel"
 )
@@ -281,7 +283,7 @@ func (p *Problem) G(pt *solver.Point) (float64, error) {
 	if err := p.prepare(pt, true); err != nil {
 		return 0, err
 	}
-	return p.tr.ls + 0.5*p.lambda*dot(pt.Y, pt.Y), nil
+	return p.tr.ls + 0.5*p.lambda*floats.Dot(pt.Y, pt.Y), nil
 }
 
 // GradFy sets each head's block of dst to (1/(MQ)) Σ_{query} φ(p − e_y)ᵀ.
@@ -351,8 +353,8 @@ func (p *Problem) HessGyInv(dst []float64, pt *solver.Point, v []float64) error 
 			k := len(lt.sup) * p.c
 			h := p.hl[t*qc*qc : (t+1)*qc*qc]
 			formHess(h, s.phi, lt.sup, s.ps[t*k:(t+1)*k], p.q, p.c, 1/float64(len(lt.sup)), p.lambda)
-			if !(lapackx.Impl{}).Dpotrf(gblas.Lower, qc, h, qc) {
-				return fmt.Errorf("meta: %w: Cholesky factorization of task %d's Hessian", numerr.ErrNotPosDef, t)
+			if err := lapackx.Cholesky(h, h, qc); err != nil {
+				return fmt.Errorf("meta: task %d's Hessian: %w", t, err)
 			}
 		}
 		p.lAt.Store(pt)
@@ -369,36 +371,13 @@ func (p *Problem) HessGyInv(dst []float64, pt *solver.Point, v []float64) error 
 // the query rows, restricted to the features, backpropagated through tanh
 // and the layer.
 func (p *Problem) GradFx(dst []float64, pt *solver.Point) error {
-	if err := p.prepare(pt, false); err != nil {
-		return err
-	}
-	s := p.tr
-	clear(s.gimg)
-	m := float64(len(s.tasks))
-	for t := range s.tasks {
-		lt := &s.tasks[t]
-		k := len(lt.qry) * p.c
-		p.upstream(s, lt.qry, lt.yqry, s.pq[t*k:(t+1)*k], p.headOf(pt.Y, t), nil, 1/(m*float64(len(lt.qry))))
-	}
-	p.backprop(dst, s, pt.X)
-	return nil
+	return p.gradTheta(dst, pt, false, nil)
 }
 
 // GradGx is GradFx for g, over the support rows with weights 1/S (the
 // ridge does not depend on Θ).
 func (p *Problem) GradGx(dst []float64, pt *solver.Point) error {
-	if err := p.prepare(pt, true); err != nil {
-		return err
-	}
-	s := p.tr
-	clear(s.gimg)
-	for t := range s.tasks {
-		lt := &s.tasks[t]
-		k := len(lt.sup) * p.c
-		p.upstream(s, lt.sup, lt.ysup, s.ps[t*k:(t+1)*k], p.headOf(pt.Y, t), nil, 1/float64(len(lt.sup)))
-	}
-	p.backprop(dst, s, pt.X)
-	return nil
+	return p.gradTheta(dst, pt, true, nil)
 }
 
 // CrossGxy sets dst = D_W grad_Θ g[V]: the backpropagation of the
@@ -406,15 +385,32 @@ func (p *Problem) GradGx(dst []float64, pt *solver.Point) error {
 // (1/S)(V_t(p − e_y) + W_t(diag p − ppᵀ)V_tᵀφ), linear in the upstream
 // gradient as the network is.
 func (p *Problem) CrossGxy(dst []float64, pt *solver.Point, v []float64) error {
-	if err := p.prepare(pt, true); err != nil {
+	return p.gradTheta(dst, pt, true, v)
+}
+
+// gradTheta backpropagates the upstream gradients of the support rows
+// (sup, weights 1/S) or the query rows (weights 1/(MQ)), or with v their
+// derivatives in W along V.
+func (p *Problem) gradTheta(dst []float64, pt *solver.Point, sup bool, v []float64) error {
+	if err := p.prepare(pt, sup); err != nil {
 		return err
 	}
 	s := p.tr
 	clear(s.gimg)
+	m := float64(len(s.tasks))
 	for t := range s.tasks {
 		lt := &s.tasks[t]
-		k := len(lt.sup) * p.c
-		p.upstream(s, lt.sup, lt.ysup, s.ps[t*k:(t+1)*k], p.headOf(pt.Y, t), p.headOf(v, t), 1/float64(len(lt.sup)))
+		var vt []float64
+		if v != nil {
+			vt = p.headOf(v, t)
+		}
+		if sup {
+			k := len(lt.sup) * p.c
+			p.upstream(s, lt.sup, lt.ysup, s.ps[t*k:(t+1)*k], p.headOf(pt.Y, t), vt, 1/float64(len(lt.sup)))
+		} else {
+			k := len(lt.qry) * p.c
+			p.upstream(s, lt.qry, lt.yqry, s.pq[t*k:(t+1)*k], p.headOf(pt.Y, t), vt, 1/(m*float64(len(lt.qry))))
+		}
 	}
 	p.backprop(dst, s, pt.X)
 	return nil
@@ -427,34 +423,10 @@ func (p *Problem) upstream(s *side, rows, lab []int, pr, w, v []float64, scale f
 	for r, i := range rows {
 		pi := pr[r*c : (r+1)*c]
 		g := s.gimg[i*pp : (i+1)*pp]
-		y := lab[r]
 		if v == nil {
-			for a := range g {
-				row := w[a*c : (a+1)*c]
-				var x float64
-				for k, pk := range pi {
-					x += row[k] * pk
-				}
-				g[a] += scale * (x - row[y])
-			}
-			continue
-		}
-		f := s.phi[i*q : (i+1)*q]
-		u, rr := p.cu, p.cr
-		clear(u)
-		for a, x := range f {
-			for k := range u {
-				u[k] += v[a*c+k] * x
-			}
-		}
-		softHess(rr, pi, u)
-		for a := range g {
-			vr, wr := v[a*c:(a+1)*c], w[a*c:(a+1)*c]
-			var x float64
-			for k, pk := range pi {
-				x += vr[k]*pk + wr[k]*rr[k]
-			}
-			g[a] += scale * (x - vr[y])
+			softmax.Upstream(g, w, pi, lab[r], scale)
+		} else {
+			softmax.CrossUpstream(g, s.phi[i*q:(i+1)*q], w, v, pi, lab[r], scale, p.cu, p.cr)
 		}
 	}
 }
@@ -496,28 +468,8 @@ func (p *Problem) CrossGyx(dst []float64, pt *solver.Point, u []float64) error {
 		w, out := p.headOf(pt.Y, t), p.headOf(dst, t)
 		scale := 1 / float64(len(lt.sup))
 		for r, i := range lt.sup {
-			pi := pr[r*c : (r+1)*c]
-			df, f := dh[i*pp:(i+1)*pp], s.phi[i*q:(i+1)*q]
-			tv, rr := p.cu, p.cr
-			clear(tv)
-			for a, x := range df { // Wᵀdφ (the bias entry of dφ is 0)
-				for kk := range tv {
-					tv[kk] += w[a*c+kk] * x
-				}
-			}
-			softHess(rr, pi, tv)
-			y := lt.ysup[r]
-			for a := 0; a < q; a++ {
-				row := out[a*c : (a+1)*c]
-				var dfa float64
-				if a < pp {
-					dfa = df[a]
-				}
-				for kk, pk := range pi {
-					row[kk] += scale * (dfa*pk + f[a]*rr[kk])
-				}
-				row[y] -= scale * dfa
-			}
+			// dφ's bias entry, past its pp entries, is 0.
+			softmax.AddCross(out, w, dh[i*pp:(i+1)*pp], s.phi[i*q:(i+1)*q], pr[r*c:(r+1)*c], lt.ysup[r], scale, p.cu, p.cr)
 		}
 	}
 	return nil

@@ -7,9 +7,11 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rhgd/rhgd/problems"
+	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/problems/meta"
 	"github.com/rhgd/rhgd/problemtest"
 	"github.com/rhgd/rhgd/solver"
@@ -34,22 +36,6 @@ func setup(t testing.TB, spec meta.TaskSpec, ntrain, ntest, p int, lambda float6
 	return d, ts, pr, pr.Problem()
 }
 
-func at(x, y []float64) *solver.Point { return &solver.Point{X: x, Y: y} }
-
-func must(t testing.TB, err error) {
-	t.Helper()
-	require.NoError(t, err)
-}
-
-func rel(a, b []float64) float64 {
-	var n, d float64
-	for i := range a {
-		n += (a[i] - b[i]) * (a[i] - b[i])
-		d += b[i] * b[i]
-	}
-	return math.Sqrt(n / d)
-}
-
 // randomHeads returns heads with normal entries of standard deviation s.
 func randomHeads(n int, s float64, seed uint64) []float64 {
 	rnd := rand.New(rand.NewPCG(seed, 1))
@@ -60,25 +46,31 @@ func randomHeads(n int, s float64, seed uint64) []float64 {
 	return w
 }
 
-// refLosses returns f and g computed independently with gonum: features
-// tanh((x − mean)ᵀΘ) with a bias, logits, log-sum-exp cross-entropies.
-func refLosses(d *meta.Data, ts *meta.Tasks, theta, heads []float64, p int, lambda float64) (f, g float64) {
-	q, c := p+1, ts.Spec.Ways
+// refFeature returns the features φ_i = (tanh(Θᵀ(x_i − mean)), 1) of
+// image i, computed with gonum.
+func refFeature(d *meta.Data, ts *meta.Tasks, theta []float64, p int) func(i int) []float64 {
 	T := mat.NewDense(d.Dim, p, theta)
-	feat := func(i int) []float64 {
+	return func(i int) []float64 {
 		x := mat.NewVecDense(d.Dim, nil)
 		for j := 0; j < d.Dim; j++ {
 			x.SetVec(j, d.X[i*d.Dim+j]-ts.Mean[j])
 		}
 		var h mat.VecDense
 		h.MulVec(T.T(), x)
-		out := make([]float64, q)
+		out := make([]float64, p+1)
 		for a := 0; a < p; a++ {
 			out[a] = math.Tanh(h.AtVec(a))
 		}
 		out[p] = 1
 		return out
 	}
+}
+
+// refLosses returns f and g computed independently with gonum: features
+// tanh((x − mean)ᵀΘ) with a bias, logits, log-sum-exp cross-entropies.
+func refLosses(d *meta.Data, ts *meta.Tasks, theta, heads []float64, p int, lambda float64) (f, g float64) {
+	q, c := p+1, ts.Spec.Ways
+	feat := refFeature(d, ts, theta, p)
 	ce := func(phi, w []float64, y int) float64 {
 		z := make([]float64, c)
 		for k := range z {
@@ -117,10 +109,10 @@ func TestObjectives(t *testing.T) {
 	theta, _ := p.Start()
 	heads := randomHeads(p.Eu.Len(), 0.5, 1)
 	wf, wg := refLosses(d, ts, theta, heads, 7, 0.3)
-	f, err := sp.F(at(theta, heads))
-	must(t, err)
-	g, err := sp.G(at(theta, heads))
-	must(t, err)
+	f, err := sp.F(testkit.At(theta, heads))
+	testkit.Must(t, err)
+	g, err := sp.G(testkit.At(theta, heads))
+	testkit.Must(t, err)
 	require.InDelta(t, wf, f, 1e-13*wf)
 	require.InDelta(t, wg, g, 1e-13*wg)
 }
@@ -159,20 +151,12 @@ func TestLowerSolve(t *testing.T) {
 	g := make([]float64, len(zero))
 	for _, start := range [][]float64{zero, randomHeads(len(zero), 3, 4)} {
 		w := make([]float64, len(zero))
-		must(t, sp.LowerSolve(w, at(theta, start)))
-		must(t, sp.GradGy(g, at(theta, w)))
-		require.Less(t, math.Sqrt(dot(g, g)), 1e-10)
+		testkit.Must(t, sp.LowerSolve(w, testkit.At(theta, start)))
+		testkit.Must(t, sp.GradGy(g, testkit.At(theta, w)))
+		require.Less(t, math.Sqrt(floats.Dot(g, g)), 1e-10)
 		sols = append(sols, w)
 	}
-	require.Less(t, rel(sols[1], sols[0]), 1e-9)
-}
-
-func dot(a, b []float64) float64 {
-	var s float64
-	for i, x := range a {
-		s += x * b[i]
-	}
-	return s
+	require.Less(t, testkit.Rel(sols[1], sols[0]), 1e-9)
 }
 
 // TestHypergradient: at W*(Θ) the HINV and CG hypergradients match the
@@ -181,38 +165,7 @@ func dot(a, b []float64) float64 {
 func TestHypergradient(t *testing.T) {
 	_, _, p, sp := setup(t, meta.TaskSpec{Ways: 5, Shots: 5, Queries: 5}, 6, 2, 16, meta.DefaultLambda, false, 7)
 	theta, zero := p.Start()
-	lower := func(x []float64) []float64 {
-		w := make([]float64, len(zero))
-		must(t, sp.LowerSolve(w, at(x, zero)))
-		return w
-	}
-	F := func(x []float64) float64 {
-		v, err := sp.F(at(x, lower(x)))
-		must(t, err)
-		return v
-	}
-	wstar := lower(theta)
-	rnd := rand.New(rand.NewPCG(8, 8))
-	u := make([]float64, len(theta))
-	const h = 1e-5
-	tp, tm := make([]float64, len(theta)), make([]float64, len(theta))
-	for _, name := range []string{"hinv", "cg"} {
-		est, err := meta.PaperEstimator(name)
-		require.NoError(t, err)
-		r, err := solver.New(sp, &solver.Settings{Estimator: est})
-		require.NoError(t, err)
-		hg, err := r.Estimate(theta, wstar)
-		require.NoError(t, err)
-		for k := 0; k < 2; k++ {
-			p.St.RandTangent(u, theta, rnd)
-			require.NoError(t, p.St.Retract(tp, theta, u, h))
-			require.NoError(t, p.St.Retract(tm, theta, u, -h))
-			fd := (F(tp) - F(tm)) / (2 * h)
-			got := p.St.Inner(theta, hg, u)
-			t.Logf("%s: ⟨hypergradient, u⟩ = %.10g, difference %.10g", name, got, fd)
-			require.InDelta(t, fd, got, 1e-6*p.St.Norm(theta, hg), "%s direction %d", name, k)
-		}
-	}
+	testkit.HypergradientLower(t, sp, meta.PaperEstimator, theta, zero, 1e-6)
 }
 
 // TestExtrinsic: PHGD's manifold. Its retraction is the polar factor of
@@ -244,7 +197,7 @@ func TestExtrinsic(t *testing.T) {
 	svd.UTo(&uu)
 	svd.VTo(&vv)
 	want.Mul(&uu, vv.T())
-	require.Less(t, rel(got, want.RawMatrix().Data), 1e-13, "polar factor")
+	require.Less(t, testkit.Rel(got, want.RawMatrix().Data), 1e-13, "polar factor")
 	// Hypergradients.
 	rr, err := solver.New(sr, &solver.Settings{Estimator: solver.HInv{}})
 	require.NoError(t, err)
@@ -256,8 +209,8 @@ func TestExtrinsic(t *testing.T) {
 	require.NoError(t, err)
 	proj := make([]float64, len(theta))
 	pr.St.Project(proj, theta, ge)
-	require.Less(t, rel(proj, gr), 1e-13, "P(ĝ_E) = ĝ_R")
-	require.Greater(t, rel(ge, gr), 1e-3, "the Euclidean hypergradient has a normal part")
+	require.Less(t, testkit.Rel(proj, gr), 1e-13, "P(ĝ_E) = ĝ_R")
+	require.Greater(t, testkit.Rel(ge, gr), 1e-3, "the Euclidean hypergradient has a normal part")
 	// One PHGD epoch without lower steps.
 	s := solver.Settings{EtaX: 0.7, EtaY: 0.1, InnerIters: 1, Epochs: 1, Estimator: solver.HInv{}, Lower: solver.LowerRule{UseLowerSolve: true}}
 	r, err := solver.New(se, &s)
@@ -266,14 +219,14 @@ func TestExtrinsic(t *testing.T) {
 	_, err = r.Step()
 	require.NoError(t, err)
 	wstar := make([]float64, len(heads))
-	must(t, se.LowerSolve(wstar, at(theta, heads)))
+	testkit.Must(t, se.LowerSolve(wstar, testkit.At(theta, heads)))
 	ge, err = re.Estimate(theta, wstar)
 	require.NoError(t, err)
 	want2 := make([]float64, len(theta))
 	st := stiefel.New(64, 6)
 	st.Retraction = stiefel.Polar
 	require.NoError(t, st.Retract(want2, theta, ge, -0.7))
-	require.Less(t, rel(r.X(), want2), 1e-12, "Θ⁺ = polar(Θ − η ĝ_E)")
+	require.Less(t, testkit.Rel(r.X(), want2), 1e-12, "Θ⁺ = polar(Θ − η ĝ_E)")
 }
 
 // TestNewErrors: bad configurations and tasks are errors.

@@ -3,7 +3,6 @@ package meta_test
 import (
 	"context"
 	"fmt"
-	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/problems/meta"
 	"github.com/rhgd/rhgd/solver"
 )
@@ -40,7 +40,7 @@ func (a *accuracies) Record(s *solver.EpochStats) error {
 func TestRun(t *testing.T) {
 	_, _, p0, sp0 := setup(t, defaultSpec, 10, 40, meta.DefaultP, meta.DefaultLambda, false, 1)
 	th, w := p0.Start()
-	f0, err := sp0.F(at(th, w))
+	f0, err := sp0.F(testkit.At(th, w))
 	require.NoError(t, err)
 	a0, err := p0.Accuracy(th, w)
 	require.NoError(t, err)
@@ -121,23 +121,13 @@ func TestPaperRuns(t *testing.T) {
 				}
 			}
 		}
-		t.Logf("%v: start %s%%, PCA baseline %s%%", by, mean(start), mean(base))
+		t.Logf("%v: start %s%%, PCA baseline %s%%", by, testkit.MeanStd(start), testkit.MeanStd(base))
 	}
 	for _, by := range []string{"samples", "classes"} {
 		for _, method := range []string{"rhgd", "phgd"} {
 			for _, name := range meta.EstimatorNames {
-				t.Logf("%s %s %s: final test accuracy %s%% over %d seeds", by, method, name, mean(final[key{by, method, name}]), runs)
+				t.Logf("%s %s %s: final test accuracy %s%% over %d seeds", by, method, name, testkit.MeanStd(final[key{by, method, name}]), runs)
 			}
 		}
 	}
-}
-
-func mean(v []float64) string {
-	var s, s2 float64
-	for _, x := range v {
-		s += x
-		s2 += x * x
-	}
-	m := s / float64(len(v))
-	return fmt.Sprintf("%.1f ± %.1f", m, math.Sqrt(math.Max(0, s2/float64(len(v))-m*m)))
 }

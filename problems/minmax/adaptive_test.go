@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/problems/minmax"
 	"github.com/rhgd/rhgd/solver"
 )
@@ -22,7 +23,7 @@ func TestLowerSolveAdaptive(t *testing.T) {
 	require.NoError(t, p.LowerSolve(ys, &solver.Point{X: x0, Y: y0}))
 	require.NoError(t, p.GradGy(g, &solver.Point{X: x0, Y: ys}))
 	require.Less(t, pr.SPD.Norm(ys, g), 1e-12)
-	require.Less(t, rel(ys, tr.ystar(t, x0)), 1e-12)
+	require.Less(t, testkit.Rel(ys, tr.ystar(t, x0)), 1e-12)
 
 	fixed := runTo(t, pr, solver.HInv{})
 	s := solver.AdaptiveSettings()

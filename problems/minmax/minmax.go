@@ -301,13 +301,11 @@ func (pr *Problem) factor(pt *solver.Point) ([]float64, float64, error) {
 	if !pr.cholAt.Valid(pt) {
 		pr.cholAt.Reset()
 		p, l := pr.p, pr.chol
-		copy(l, pt.Y)
-		if !(lapackx.Impl{}).Dpotrf(gblas.Lower, p, l, p) {
+		if lapackx.Cholesky(l, pt.Y, p) != nil {
 			return nil, 0, errNotPD
 		}
 		var ld float64
 		for i := 0; i < p; i++ {
-			clear(l[i*p+i+1 : (i+1)*p])
 			ld += 2 * math.Log(l[i*p+i])
 		}
 		if math.IsNaN(ld) || math.IsInf(ld, 0) {
@@ -497,9 +495,8 @@ func (pr *Problem) LowerSolve(dst []float64, pt *solver.Point) error {
 	p := pr.p
 	_, k := pr.kx(pt)
 	l := pr.pp[2]
-	copy(l, k)
-	if !(lapackx.Impl{}).Dpotrf(gblas.Lower, p, l, p) {
-		return fmt.Errorf("minmax: lower solution: %w: XᵀAX", numerr.ErrNotPosDef)
+	if err := lapackx.Cholesky(l, k, p); err != nil {
+		return fmt.Errorf("minmax: lower solution: XᵀAX: %w", err)
 	}
 	lapackx.CholInverse(dst, pr.pp[3], l, p)
 	return nil

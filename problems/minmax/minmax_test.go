@@ -16,6 +16,7 @@ import (
 	"github.com/rhgd/rhgd/lapackx"
 	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/problems"
+	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/problems/minmax"
 	"github.com/rhgd/rhgd/problemtest"
 	"github.com/rhgd/rhgd/solver"
@@ -32,16 +33,6 @@ func setup(t testing.TB, n, p int, cond, gap float64) (*minmax.Data, *minmax.Pro
 }
 
 // at is the point (x, y) with unknown identities: no cache can match it.
-func at(x, y []float64) *solver.Point { return &solver.Point{X: x, Y: y} }
-
-func rel(a, b []float64) float64 {
-	var n, d float64
-	for i := range a {
-		n += (a[i] - b[i]) * (a[i] - b[i])
-		d += b[i] * b[i]
-	}
-	return math.Sqrt(n / d)
-}
 
 // truth is what the tests compare against, computed without the package:
 // A's eigendecomposition by lapackx.EigSym and matrix algebra by gonum.
@@ -144,12 +135,12 @@ func TestSolution(t *testing.T) {
 	require.InDelta(t, want, fstar, 1e-14)
 	require.InDelta(t, data.Spectrum[2]-data.Spectrum[3], gap, 1e-15)
 	require.NoError(t, pr.St.CheckPoint(xs))
-	f, err := pr.F(at(xs, ys))
+	f, err := pr.F(testkit.At(xs, ys))
 	require.NoError(t, err)
 	require.InDelta(t, fstar, f, 1e-13)
 	gx, gy := make([]float64, 36), make([]float64, 9)
-	require.NoError(t, pr.GradFx(gx, at(xs, ys)))
-	require.NoError(t, pr.GradFy(gy, at(xs, ys)))
+	require.NoError(t, pr.GradFx(gx, testkit.At(xs, ys)))
+	require.NoError(t, pr.GradFy(gy, testkit.At(xs, ys)))
 	require.Less(t, pr.St.Norm(xs, gx), 1e-13)
 	require.Less(t, pr.SPD.Norm(ys, gy), 1e-13)
 	require.Less(t, newTruth(t, data).sinAngles(xs), 1e-13)
@@ -205,7 +196,7 @@ func TestHessianBounds(t *testing.T) {
 	require.Greater(t, z[3]/z[0], 2.0, "a point with distinct moduli")
 	hu := make([]float64, 16)
 	quot := func(u []float64) float64 {
-		require.NoError(t, p.HessGy(hu, at(x, y), u))
+		require.NoError(t, p.HessGy(hu, testkit.At(x, y), u))
 		return pr.SPD.Inner(y, hu, u) / pr.SPD.Inner(y, u, u)
 	}
 	u := make([]float64, 16)
@@ -224,8 +215,8 @@ func TestHessianBounds(t *testing.T) {
 	}
 	ys := tr.ystar(t, x)
 	pr.SPD.RandTangent(u, ys, rnd)
-	require.NoError(t, p.HessGy(hu, at(x, ys), u))
-	require.Less(t, rel(hu, u), 1e-12)
+	require.NoError(t, p.HessGy(hu, testkit.At(x, ys), u))
+	require.Less(t, testkit.Rel(hu, u), 1e-12)
 }
 
 // TestLowerRegion: the ascent in Y with the exponential map converges to
@@ -245,7 +236,7 @@ func TestLowerRegion(t *testing.T) {
 		}
 		g := make([]float64, 16)
 		for s := 0; s < 300; s++ {
-			require.NoError(t, p.GradGy(g, at(x, y)))
+			require.NoError(t, p.GradGy(g, testkit.At(x, y)))
 			if err := pr.SPD.Retract(y, y, g, -eta); err != nil {
 				return math.Inf(1)
 			}
@@ -302,10 +293,10 @@ func TestRunReachesSaddle(t *testing.T) {
 		x, y := res.X, res.Y
 		ferr := tr.F(t, x) - tr.fstar
 		sin := tr.sinAngles(x)
-		yerr := rel(y, tr.ystar(t, x))
+		yerr := testkit.Rel(y, tr.ystar(t, x))
 		var ey mat.EigenSym
 		require.True(t, ey.Factorize(mat.NewSymDense(data.P, append([]float64(nil), y...)), false))
-		eyErr := rel(ey.Values(nil), want)
+		eyErr := testkit.Rel(ey.Values(nil), want)
 		t.Logf("%-4s %3d epochs: F − F* = %.2e, ‖sin θ‖ = %.2e, ‖Y − (XᵀAX)⁻¹‖/‖·‖ = %.2e, eig(Y) vs 1/λ_top %.2e, |f − F*| = %.2e",
 			name, res.Stats.Epochs, ferr, sin, yerr, eyErr, math.Abs(res.F-tr.fstar))
 		// F − F* ≈ Σ (1 − λ_j/λ_i) sin²θ: 1e−12 in F is 1e−6 in angle;
@@ -364,8 +355,8 @@ func TestDanskin(t *testing.T) {
 		y[i] *= 1.3
 	}
 	gda, hinv, cg := estimate("gda", y), estimate("hinv", y), estimate("cg", y)
-	require.Less(t, rel(cg, hinv), 1e-12)
-	require.Greater(t, rel(gda, hinv), 1e-2)
+	require.Less(t, testkit.Rel(cg, hinv), 1e-12)
+	require.Greater(t, testkit.Rel(gda, hinv), 1e-2)
 }
 
 // TestNewMinMax: solver.NewMinMax on the min-max form (f and its

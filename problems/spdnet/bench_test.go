@@ -1,12 +1,12 @@
 package spdnet_test
 
 import (
-	"context"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rhgd/rhgd/internal/race"
+	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/problems/spdnet"
 	"github.com/rhgd/rhgd/solver"
 )
@@ -23,31 +23,21 @@ func warm(tb testing.TB, name string, batches solver.Batches) *solver.RHGD {
 	require.NoError(tb, err)
 	s := spdnet.PaperSettings()
 	s.Epochs, s.Estimator, s.Batches = 3, est, batches
-	r, err := solver.New(sp, &s)
-	require.NoError(tb, err)
-	res, err := r.Run(context.Background(), w0, g0)
-	require.NoError(tb, err)
-	require.NoError(tb, r.Reset(res.X, res.Y))
-	return r
+	return testkit.Warm(tb, sp, s, w0, g0)
+}
+
+// warmOn is warm with the batches fixed, for testkit's loops over the
+// estimators.
+func warmOn(batches solver.Batches) func(testing.TB, string) *solver.RHGD {
+	return func(tb testing.TB, name string) *solver.RHGD { return warm(tb, name, batches) }
 }
 
 // TestEpochAllocs: a steady-state epoch allocates nothing, with each
 // estimator, for RHGD and RSHGD, and with the exact lower solve.
 func TestEpochAllocs(t *testing.T) {
-	if race.Enabled {
-		t.Skip("allocation counts under -race")
-	}
-	for _, name := range spdnet.EstimatorNames {
-		for _, b := range []solver.Batches{{}, spdnet.StochasticBatches} {
-			r := warm(t, name, b)
-			if a := testing.AllocsPerRun(2, func() {
-				if _, err := r.Step(); err != nil {
-					t.Fatal(err)
-				}
-			}); a != 0 {
-				t.Errorf("%s, batches %+v: %v allocations per epoch", name, b, a)
-			}
-		}
+	testkit.SkipRace(t)
+	for _, b := range []solver.Batches{{}, spdnet.StochasticBatches} {
+		testkit.EpochAllocs(t, spdnet.EstimatorNames, 2, fmt.Sprintf(", batches %+v", b), warmOn(b))
 	}
 	_, _, p, sp := setup(t, spdnet.PaperConfig, spdnet.PaperTrainPerClass, 0, 42)
 	w0, g0 := p.Start()
@@ -60,79 +50,28 @@ func TestEpochAllocs(t *testing.T) {
 		_, err := r.Step()
 		require.NoError(t, err)
 	}
-	require.Zero(t, testing.AllocsPerRun(2, func() {
-		if _, err := r.Step(); err != nil {
-			t.Fatal(err)
-		}
-	}), "adaptive epoch with LowerSolve")
+	require.Zero(t, testkit.StepAllocs(t, r, 2), "adaptive epoch with LowerSolve")
 }
 
 // TestOracleAllocs: every oracle, with and without a batch, and the
 // accuracy allocate nothing once the problem is built.
 func TestOracleAllocs(t *testing.T) {
-	if race.Enabled {
-		t.Skip("allocation counts under -race")
-	}
 	_, _, p, sp := setup(t, small, 3, 0, 8)
 	w, g := p.Start()
-	gx, gy, y := make([]float64, len(w)), make([]float64, len(g)), make([]float64, len(g))
-	for _, batch := range [][]int{nil, {0, 3, 3, 5}} {
-		pt := &solver.Point{X: w, Y: g, Batch: batch}
-		if a := testing.AllocsPerRun(3, func() {
-			var errs [12]error
-			_, errs[0] = sp.F(pt)
-			_, errs[1] = sp.G(pt)
-			errs[2] = sp.GradFx(gx, pt)
-			errs[3] = sp.GradFy(gy, pt)
-			errs[4] = sp.GradGx(gx, pt)
-			errs[5] = sp.GradGy(gy, pt)
-			errs[6] = sp.HessGy(gy, pt, g)
-			errs[7] = sp.HessGyInv(gy, pt, g)
-			errs[8] = sp.CrossGxy(gx, pt, g)
-			errs[9] = sp.CrossGyx(gy, pt, gx)
-			errs[10] = sp.LowerSolve(y, pt)
-			_, errs[11] = p.Accuracy(w, g)
-			for _, err := range errs {
-				if err != nil {
-					t.Fatal(err)
-				}
-			}
-		}); a != 0 {
-			t.Errorf("batch %v: %v allocations", batch, a)
-		}
-	}
+	accuracy := func() error { _, err := p.Accuracy(w, g); return err }
+	testkit.OracleAllocs(t, sp, w, g, [][]int{nil, {0, 3, 3, 5}}, 3, true, accuracy)
 }
 
 // BenchmarkSPDNetEpoch is one RHGD epoch at the paper's sizes and
 // settings (S = 50 lower steps, the estimate, the upper step), which
 // includes the network's forward pass on both sets at the new W.
 func BenchmarkSPDNetEpoch(b *testing.B) {
-	for _, name := range spdnet.EstimatorNames {
-		b.Run("estimator="+name, func(b *testing.B) {
-			b.ReportAllocs()
-			r := warm(b, name, solver.Batches{})
-			for b.Loop() {
-				if _, err := r.Step(); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	testkit.EpochBench(b, spdnet.EstimatorNames, warmOn(solver.Batches{}))
 }
 
 // BenchmarkRSHGDEpoch is one RSHGD epoch with StochasticBatches.
 func BenchmarkRSHGDEpoch(b *testing.B) {
-	for _, name := range spdnet.EstimatorNames {
-		b.Run("estimator="+name, func(b *testing.B) {
-			b.ReportAllocs()
-			r := warm(b, name, spdnet.StochasticBatches)
-			for b.Loop() {
-				if _, err := r.Step(); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	testkit.EpochBench(b, spdnet.EstimatorNames, warmOn(spdnet.StochasticBatches))
 }
 
 // BenchmarkForward is the network on both sets at a new W (F and GradGy
@@ -140,10 +79,10 @@ func BenchmarkRSHGDEpoch(b *testing.B) {
 func BenchmarkForward(b *testing.B) {
 	b.ReportAllocs()
 	_, _, p, sp := setup(b, spdnet.PaperConfig, spdnet.PaperTrainPerClass, 0, 42)
-	w := randomW(p, 1)
+	w := testkit.RandPoint(p.Mx, 1)
 	_, g := p.Start()
 	gy := make([]float64, len(g))
-	pt := at(w, g)
+	pt := testkit.At(w, g)
 	for b.Loop() {
 		if _, err := sp.F(pt); err != nil {
 			b.Fatal(err)
@@ -160,7 +99,7 @@ func BenchmarkForward(b *testing.B) {
 func BenchmarkBackward(b *testing.B) {
 	b.ReportAllocs()
 	_, _, p, sp := setup(b, spdnet.PaperConfig, spdnet.PaperTrainPerClass, 0, 42)
-	w := randomW(p, 1)
+	w := testkit.RandPoint(p.Mx, 1)
 	_, g := p.Start()
 	gx := make([]float64, len(w))
 	pt := &solver.Point{X: w, Y: g, XID: solver.NewID(), YID: solver.NewID()}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rhgd/rhgd/internal/race"
 	"github.com/rhgd/rhgd/lapackx"
+	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/problems/spdnet"
 )
 
@@ -15,7 +16,7 @@ import (
 // features' largest logits at the labels.
 func TestAccuracy(t *testing.T) {
 	data, split, p, _ := setup(t, small, 5, 0, 21)
-	w := randomW(p, 9)
+	w := testkit.RandPoint(p.Mx, 9)
 	_, g := p.Start()
 	phi := refFeatures(data, small, w, split.Val)
 	c := data.Classes

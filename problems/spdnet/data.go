@@ -56,9 +56,8 @@ func (d *Data) Validate() error {
 	}
 	l := make([]float64, n*n)
 	for i := 0; i < d.N; i++ {
-		copy(l, d.A[i*n*n:(i+1)*n*n])
-		if !(lapackx.Impl{}).Dpotrf(gblas.Lower, n, l, n) {
-			return fmt.Errorf("spdnet: %w: matrix %d is not positive definite", problems.ErrBadData, i)
+		if err := lapackx.Cholesky(l, d.A[i*n*n:(i+1)*n*n], n); err != nil {
+			return fmt.Errorf("spdnet: %w: matrix %d: %w", problems.ErrBadData, i, err)
 		}
 	}
 	return nil

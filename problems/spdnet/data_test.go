@@ -12,6 +12,7 @@ import (
 	"github.com/rhgd/rhgd/data/eth80"
 	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/problems"
+	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/problems/spdnet"
 )
 
@@ -46,7 +47,7 @@ func TestETH80Covariance(t *testing.T) {
 			want[a*p+a] += spdnet.PaperEps
 		}
 		got := data.A[s*p*p : (s+1)*p*p]
-		require.Less(t, rel(got, want), 1e-13, "set %d", s)
+		require.Less(t, testkit.Rel(got, want), 1e-13, "set %d", s)
 		// Rank 40: 41 centred samples.
 		c := slices.Clone(got)
 		for a := 0; a < p; a++ {

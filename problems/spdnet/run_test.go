@@ -2,7 +2,6 @@ package spdnet_test
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"os"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/problems/spdnet"
 	"github.com/rhgd/rhgd/solver"
 )
@@ -34,7 +34,7 @@ func (a *accuracies) Record(s *solver.EpochStats) error {
 func TestRun(t *testing.T) {
 	_, _, p, sp := setup(t, spdnet.PaperConfig, spdnet.PaperTrainPerClass, 0, 42)
 	w0, g0 := p.Start()
-	f0, err := sp.F(at(w0, g0))
+	f0, err := sp.F(testkit.At(w0, g0))
 	require.NoError(t, err)
 	a0, err := p.Accuracy(w0, g0)
 	require.NoError(t, err)
@@ -106,17 +106,8 @@ func TestPaperRuns(t *testing.T) {
 			t.Logf("split %d %s: f = %.4f, accuracy %v (%.2f s)", seed, name, res.F, rec.acc, res.Stats.Runtime.Seconds())
 		}
 	}
-	mean := func(v []float64) string {
-		var s, s2 float64
-		for _, x := range v {
-			s += x
-			s2 += x * x
-		}
-		m := s / float64(len(v))
-		return fmt.Sprintf("%.1f ± %.1f", m, math.Sqrt(math.Max(0, s2/float64(len(v))-m*m)))
-	}
 	for _, name := range append(append([]string(nil), spdnet.EstimatorNames...), "rshgd") {
-		t.Logf("%-6s final accuracy %s%%, best %s%% over %d splits", name, mean(final[name]), mean(best[name]), runs)
+		t.Logf("%-6s final accuracy %s%%, best %s%% over %d splits", name, testkit.MeanStd(final[name]), testkit.MeanStd(best[name]), runs)
 	}
-	t.Logf("log-Euclidean 1-NN %s%%", mean(base))
+	t.Logf("log-Euclidean 1-NN %s%%", testkit.MeanStd(base))
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	gblas "gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/floats"
 
 	"github.com/rhgd/rhgd/blas"
 	"github.com/rhgd/rhgd/euclid"
@@ -14,6 +15,9 @@ import (
 	"github.com/rhgd/rhgd/lapackx"
 	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/problems"
+	"github.com/rhgd/rhgd/problems/internal/batch"
+	"github.com/rhgd/rhgd/problems/internal/bimap"
+	"github.com/rhgd/rhgd/problems/internal/softmax"
 	"github.com/rhgd/rhgd/product"
 	"github.com/rhgd/rhgd/solver"
 	"github.com/rhgd/rhgd/stiefel"
@@ -63,6 +67,7 @@ type Problem struct {
 	lpt        solver.Point
 	ly, lg, ls []float64
 	cu, cr     []float64 // c-vectors
+	gt         []float64 // c×m: γᵀ
 	accPt      solver.Point
 }
 
@@ -140,7 +145,7 @@ func New(data *Data, split Split, cfg Config, seed uint64) (*Problem, error) {
 		h: make([]float64, m*c*m*c), hl: make([]float64, m*c*m*c),
 		hAt: solver.Memo{On: solver.OnX | solver.OnY | solver.OnBatch}, lAt: solver.Memo{On: solver.OnX | solver.OnY | solver.OnBatch},
 		ly: make([]float64, m*c), lg: make([]float64, m*c), ls: make([]float64, m*c),
-		cu: make([]float64, c), cr: make([]float64, c)}
+		cu: make([]float64, c), cr: make([]float64, c), gt: make([]float64, c*m)}
 	if err := problems.CheckSymmetric(&p.notes, "A", data.A, d); err != nil {
 		return nil, fmt.Errorf("spdnet: %w", err)
 	}
@@ -225,25 +230,9 @@ func (p *Problem) features(s *set, pt *solver.Point) error {
 	w1, w2 := pt.X[:d*d1], pt.X[d*d1:]
 	nd1 := n * d1
 	impl := blas.Impl()
-	// One thread: at these shapes OpenBLAS's second thread costs more to
-	// wake than it saves (as in hyperrep's BenchmarkFeatureProducts).
-	blas.SerialBegin()
-	impl.Dgemm(gblas.NoTrans, gblas.NoTrans, n*d, d1, d, 1, s.a, d, w1, d1, 0, s.awv, d1)
-	for i := 0; i < n; i++ { // the vertical stack to the horizontal one
-		for r := 0; r < d; r++ {
-			copy(s.awh[r*nd1+i*d1:r*nd1+i*d1+d1], s.awv[(i*d+r)*d1:(i*d+r+1)*d1])
-		}
-	}
-	impl.Dgemm(gblas.Trans, gblas.NoTrans, d1, nd1, d, 1, w1, d1, s.awh, nd1, 0, s.z1h, nd1)
-	blas.SerialEnd()
+	bimap.Products(s.awv, s.awh, s.z1h, s.a, w1, n, d, d1)
 	for i := 0; i < n; i++ { // Z1_i, exactly symmetric
-		z := s.z1[i*d1*d1 : (i+1)*d1*d1]
-		for a := 0; a < d1; a++ {
-			for b := a; b < d1; b++ {
-				v := 0.5 * (s.z1h[a*nd1+i*d1+b] + s.z1h[b*nd1+i*d1+a])
-				z[a*d1+b], z[b*d1+a] = v, v
-			}
-		}
+		bimap.Block(s.z1[i*d1*d1:(i+1)*d1*d1], s.z1h, i, n, d1)
 	}
 	if err := s.b1.Factorize(s.z1, n); err != nil {
 		return fmt.Errorf("spdnet: eigendecomposition of W1ᵀA_iW1, %s set: %w", s.name, err)
@@ -262,37 +251,10 @@ func (p *Problem) features(s *set, pt *solver.Point) error {
 		return fmt.Errorf("spdnet: LogEig, %s set (is W orthonormal?): %w", s.name, err)
 	}
 	for i := 0; i < n; i++ {
-		vecUpper(s.phi[i*p.m:(i+1)*p.m], s.l[i*d2*d2:(i+1)*d2*d2], d2)
+		bimap.VecUpper(s.phi[i*p.m:(i+1)*p.m], s.l[i*d2*d2:(i+1)*d2*d2], d2)
 	}
 	s.feat.Store(pt)
 	return nil
-}
-
-// vecUpper sets v to the upper triangle of the k×k s, row by row.
-func vecUpper(v, s []float64, k int) {
-	j := 0
-	for a := 0; a < k; a++ {
-		for b := a; b < k; b++ {
-			v[j] = s[a*k+b]
-			j++
-		}
-	}
-}
-
-// symOf sets the k×k s to B(g): s_aa = g_aa, s_ab = s_ba = g_ab/2, so that
-// ⟨S, B(g)⟩ = vec(S)ᵀg for symmetric S: B(g) is the gradient with respect
-// to the symmetric matrix whose vec has the gradient g.
-func symOf(s, g []float64, k int) {
-	j := 0
-	for a := 0; a < k; a++ {
-		s[a*k+a] = g[j]
-		j++
-		for b := a + 1; b < k; b++ {
-			v := 0.5 * g[j]
-			s[a*k+b], s[b*k+a] = v, v
-			j++
-		}
-	}
 }
 
 // prepare computes the set's features at pt, its batch weights, and the
@@ -306,9 +268,9 @@ func (p *Problem) prepare(s *set, pt *solver.Point) error {
 		return nil
 	}
 	s.prob.Reset()
-	s.weigh(pt.Batch)
+	batch.Weigh(s.w, pt.Batch, "spdnet", s.name)
 	m, c := p.m, p.c
-	gamma := pt.Y
+	softmax.Transpose(p.gt, pt.Y, m, c)
 	for i, wi := range s.w {
 		pi := s.p[i*c : (i+1)*c]
 		if wi == 0 {
@@ -316,54 +278,13 @@ func (p *Problem) prepare(s *set, pt *solver.Point) error {
 			s.ce[i] = 0
 			continue
 		}
-		phi := s.phi[i*m : (i+1)*m]
-		zmax := math.Inf(-1)
-		for k := 0; k < c; k++ {
-			var z float64
-			for a, f := range phi {
-				z += f * gamma[a*c+k]
-			}
-			pi[k] = z
-			zmax = math.Max(zmax, z)
-		}
-		var sum float64
-		zy := pi[s.y[i]]
-		for k := range pi {
-			pi[k] = math.Exp(pi[k] - zmax)
-			sum += pi[k]
-		}
-		for k := range pi {
-			pi[k] /= sum
-		}
-		s.ce[i] = zmax + math.Log(sum) - zy
+		s.ce[i] = softmax.Probs(pi, s.phi[i*m:(i+1)*m], p.gt, s.y[i])
 		if math.IsNaN(s.ce[i]) || math.IsInf(s.ce[i], 0) {
 			return fmt.Errorf("spdnet: %w: cross-entropy of %s sample %d", numerr.ErrNotFinite, s.name, i)
 		}
 	}
 	s.prob.Store(pt)
 	return nil
-}
-
-// weigh sets the weights of the batch's average: 1/n each for a nil batch
-// (the whole set), otherwise 1/|B| for each occurrence of i in B.
-func (s *set) weigh(batch []int) {
-	if batch == nil {
-		for i := range s.w {
-			s.w[i] = 1 / float64(s.n)
-		}
-		return
-	}
-	if len(batch) == 0 {
-		panic("spdnet: empty batch")
-	}
-	clear(s.w)
-	inc := 1 / float64(len(batch))
-	for _, i := range batch {
-		if i < 0 || i >= s.n {
-			panic(fmt.Sprintf("spdnet: batch index %d out of the %s set's range [0, %d)", i, s.name, s.n))
-		}
-		s.w[i] += inc
-	}
 }
 
 // loss returns Σ w_i CE_i after prepare.
@@ -383,25 +304,7 @@ func (p *Problem) gradGamma(dst []float64, s *set) {
 		if wi == 0 {
 			continue
 		}
-		pi, phi := s.p[i*c:(i+1)*c], s.phi[i*m:(i+1)*m]
-		for a, f := range phi {
-			row := dst[a*c : (a+1)*c]
-			for k, pk := range pi {
-				row[k] += wi * f * pk
-			}
-			row[s.y[i]] -= wi * f
-		}
-	}
-}
-
-// softHess sets r = (diag(p) − ppᵀ) u for the c-vectors p and u.
-func softHess(r, pi, u []float64) {
-	var pu float64
-	for k, pk := range pi {
-		pu += pk * u[k]
-	}
-	for k, pk := range pi {
-		r[k] = pk * (u[k] - pu)
+		softmax.AddGrad(dst, s.phi[i*m:(i+1)*m], s.p[i*c:(i+1)*c], s.y[i], wi)
 	}
 }
 
@@ -451,40 +354,13 @@ func (p *Problem) GradGy(dst []float64, pt *solver.Point) error {
 // backpropagation of ∂f/∂φ_i = w_i γ(p_i − e_{y_i}) over the validation
 // batch.
 func (p *Problem) GradFx(dst []float64, pt *solver.Point) error {
-	return p.gradW(dst, p.val, pt)
+	return p.gradW(dst, p.val, pt, nil)
 }
 
 // GradGx is GradFx for g on the training batch (the ridge does not depend
 // on W).
 func (p *Problem) GradGx(dst []float64, pt *solver.Point) error {
-	return p.gradW(dst, p.tr, pt)
-}
-
-func (p *Problem) gradW(dst []float64, s *set, pt *solver.Point) error {
-	if err := p.prepare(s, pt); err != nil {
-		return err
-	}
-	m, c := p.m, p.c
-	gamma := pt.Y
-	for i, wi := range s.w {
-		g := s.gphi[i*m : (i+1)*m]
-		if wi == 0 {
-			clear(g)
-			continue
-		}
-		pi := s.p[i*c : (i+1)*c]
-		y := s.y[i]
-		for a := range g {
-			row := gamma[a*c : (a+1)*c]
-			var v float64
-			for k, pk := range pi {
-				v += row[k] * pk
-			}
-			g[a] = wi * (v - row[y])
-		}
-	}
-	p.backprop(dst, s, pt.X)
-	return nil
+	return p.gradW(dst, p.tr, pt, nil)
 }
 
 // CrossGxy sets dst = D_γ grad_W g[V] over the training batch: the
@@ -493,35 +369,26 @@ func (p *Problem) gradW(dst []float64, s *set, pt *solver.Point) error {
 // gradient, through the same network (it is linear in the upstream
 // gradient, and the projection onto T_W does not depend on γ).
 func (p *Problem) CrossGxy(dst []float64, pt *solver.Point, v []float64) error {
-	s := p.tr
+	return p.gradW(dst, p.tr, pt, v)
+}
+
+// gradW backpropagates the set's upstream gradients w_i γ(p_i − e_{y_i})
+// (v nil) or their derivatives in γ along v.
+func (p *Problem) gradW(dst []float64, s *set, pt *solver.Point, v []float64) error {
 	if err := p.prepare(s, pt); err != nil {
 		return err
 	}
 	m, c := p.m, p.c
-	gamma := pt.Y
-	u, r := p.cu, p.cr
+	clear(s.gphi)
 	for i, wi := range s.w {
-		g := s.gphi[i*m : (i+1)*m]
 		if wi == 0 {
-			clear(g)
 			continue
 		}
-		pi, phi := s.p[i*c:(i+1)*c], s.phi[i*m:(i+1)*m]
-		clear(u)
-		for a, f := range phi { // u = Vᵀφ_i
-			for k := range u {
-				u[k] += v[a*c+k] * f
-			}
-		}
-		softHess(r, pi, u)
-		y := s.y[i]
-		for a := range g {
-			vr, gr := v[a*c:(a+1)*c], gamma[a*c:(a+1)*c]
-			var x float64
-			for k, pk := range pi {
-				x += vr[k]*pk + gr[k]*r[k]
-			}
-			g[a] = wi * (x - vr[y])
+		g, pi := s.gphi[i*m:(i+1)*m], s.p[i*c:(i+1)*c]
+		if v == nil {
+			softmax.Upstream(g, pt.Y, pi, s.y[i], wi)
+		} else {
+			softmax.CrossUpstream(g, s.phi[i*m:(i+1)*m], pt.Y, v, pi, s.y[i], wi, p.cu, p.cr)
 		}
 	}
 	p.backprop(dst, s, pt.X)
@@ -543,7 +410,7 @@ func (p *Problem) backprop(dst []float64, s *set, x []float64) {
 	w2 := x[d*d1:]
 	dw1, dw2 := p.egrad[:d*d1], p.egrad[d*d1:]
 	for i := 0; i < n; i++ {
-		symOf(s.g2[i*d2*d2:(i+1)*d2*d2], s.gphi[i*p.m:(i+1)*p.m], d2)
+		bimap.SymOf(s.g2[i*d2*d2:(i+1)*d2*d2], s.gphi[i*p.m:(i+1)*p.m], d2)
 	}
 	s.b2.FrechetAll(s.g2, s.g2, s.w)
 	impl := blas.Impl()
@@ -616,31 +483,14 @@ func (p *Problem) CrossGyx(dst []float64, pt *solver.Point, u []float64) error {
 		}
 	}
 	s.b2.FrechetAll(s.g2, s.g2, s.w)
-	gamma := pt.Y
-	tv, r := p.cu, p.cr
 	dphi := s.gphi[:m] // scratch: one sample's dφ
 	clear(dst)
 	for i, wi := range s.w {
 		if wi == 0 {
 			continue
 		}
-		vecUpper(dphi, s.g2[i*d2*d2:(i+1)*d2*d2], d2)
-		pi, phi := s.p[i*c:(i+1)*c], s.phi[i*m:(i+1)*m]
-		clear(tv)
-		for a, f := range dphi { // γᵀdφ
-			for k := range tv {
-				tv[k] += gamma[a*c+k] * f
-			}
-		}
-		softHess(r, pi, tv)
-		y := s.y[i]
-		for a := 0; a < m; a++ {
-			row := dst[a*c : (a+1)*c]
-			for k, pk := range pi {
-				row[k] += wi * (dphi[a]*pk + phi[a]*r[k])
-			}
-			row[y] -= wi * dphi[a]
-		}
+		bimap.VecUpper(dphi, s.g2[i*d2*d2:(i+1)*d2*d2], d2)
+		softmax.AddCross(dst, pt.Y, dphi, s.phi[i*m:(i+1)*m], s.p[i*c:(i+1)*c], s.y[i], wi, p.cu, p.cr)
 	}
 	return nil
 }
@@ -653,27 +503,12 @@ func (p *Problem) HessGy(dst []float64, pt *solver.Point, v []float64) error {
 		return err
 	}
 	m, c := p.m, p.c
-	u, r := p.cu, p.cr
 	for j, x := range v {
 		dst[j] = p.lambda * x
 	}
 	for i, wi := range s.w {
-		if wi == 0 {
-			continue
-		}
-		pi, phi := s.p[i*c:(i+1)*c], s.phi[i*m:(i+1)*m]
-		clear(u)
-		for a, f := range phi {
-			for k := range u {
-				u[k] += v[a*c+k] * f
-			}
-		}
-		softHess(r, pi, u)
-		for a, f := range phi {
-			row := dst[a*c : (a+1)*c]
-			for k, rk := range r {
-				row[k] += wi * f * rk
-			}
+		if wi != 0 {
+			softmax.AddHess(dst, s.phi[i*m:(i+1)*m], s.p[i*c:(i+1)*c], v, wi, p.cu, p.cr)
 		}
 	}
 	return nil
@@ -688,9 +523,8 @@ func (p *Problem) HessGyInv(dst []float64, pt *solver.Point, v []float64) error 
 		if err := p.hess(pt); err != nil {
 			return err
 		}
-		copy(p.hl, p.h)
-		if !(lapackx.Impl{}).Dpotrf(gblas.Lower, p.m*p.c, p.hl, p.m*p.c) {
-			return fmt.Errorf("spdnet: %w: Cholesky factorization of the Hessian in γ", numerr.ErrNotPosDef)
+		if err := lapackx.Cholesky(p.hl, p.h, p.m*p.c); err != nil {
+			return fmt.Errorf("spdnet: Hessian in γ: %w", err)
 		}
 		p.lAt.Store(pt)
 	}
@@ -711,33 +545,13 @@ func (p *Problem) hess(pt *solver.Point) error {
 		return err
 	}
 	m, c := p.m, p.c
-	mc := m * c
 	clear(p.h)
 	for i, wi := range s.w {
-		if wi == 0 {
-			continue
-		}
-		pi, phi := s.p[i*c:(i+1)*c], s.phi[i*m:(i+1)*m]
-		for a := 0; a < m; a++ {
-			for b := a; b < m; b++ {
-				ff := wi * phi[a] * phi[b]
-				for k := 0; k < c; k++ {
-					row := p.h[(a*c+k)*mc+b*c : (a*c+k)*mc+b*c+c]
-					fk := ff * pi[k]
-					for l, pl := range pi {
-						row[l] -= fk * pl
-					}
-					row[k] += fk
-				}
-			}
+		if wi != 0 {
+			softmax.AddHessBlocks(p.h, s.phi[i*m:(i+1)*m], s.p[i*c:(i+1)*c], wi)
 		}
 	}
-	// The blocks below the diagonal of blocks are mirrors of those above;
-	// the diagonal blocks are symmetric.
-	lapackx.MirrorUpper(p.h, mc)
-	for j := 0; j < mc; j++ {
-		p.h[j*mc+j] += p.lambda
-	}
+	softmax.FinishHess(p.h, m*c, p.lambda)
 	p.hAt.Store(pt)
 	return nil
 }
@@ -775,7 +589,7 @@ func (p *Problem) LowerSolve(dst []float64, pt *solver.Point) error {
 		if err != nil {
 			return err
 		}
-		slope := dotv(g, st)
+		slope := floats.Dot(g, st)
 		copy(dst, y) // dst holds the current iterate while y moves
 		// Near γ* the decrease the Armijo test asks for, about slope/2,
 		// falls below the rounding of g: there the full Newton step is
@@ -803,12 +617,4 @@ func (p *Problem) LowerSolve(dst []float64, pt *solver.Point) error {
 	}
 }
 
-func norm(v []float64) float64 { return math.Sqrt(dotv(v, v)) }
-
-func dotv(a, b []float64) float64 {
-	var s float64
-	for i, x := range a {
-		s += x * b[i]
-	}
-	return s
-}
+func norm(v []float64) float64 { return math.Sqrt(floats.Dot(v, v)) }

@@ -2,7 +2,6 @@ package spdnet_test
 
 import (
 	"math"
-	"math/rand/v2"
 	"sort"
 	"sync"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/rhgd/rhgd/internal/race"
 	"github.com/rhgd/rhgd/internal/spectral"
 	"github.com/rhgd/rhgd/lapackx"
+	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/problems/spdnet"
 	"github.com/rhgd/rhgd/problemtest"
 	"github.com/rhgd/rhgd/solver"
@@ -49,28 +49,6 @@ func setup(t testing.TB, cfg spdnet.Config, perClass, nval int, seed uint64) (*s
 }
 
 // at is (x, y) with unknown identities: no cache can match it.
-func at(x, y []float64) *solver.Point { return &solver.Point{X: x, Y: y} }
-
-func must(t testing.TB, err error) {
-	t.Helper()
-	require.NoError(t, err)
-}
-
-func rel(a, b []float64) float64 {
-	var n, d float64
-	for i := range a {
-		n += (a[i] - b[i]) * (a[i] - b[i])
-		d += b[i] * b[i]
-	}
-	return math.Sqrt(n / d)
-}
-
-// randomW returns a random point of St(D, D1) × St(D1, D2).
-func randomW(p *spdnet.Problem, seed uint64) []float64 {
-	w := make([]float64, p.Mx.Len())
-	p.Mx.RandPoint(w, rand.New(rand.NewPCG(seed, 3)))
-	return w
-}
 
 // refFeatures computes φ_i(W) of the matrices idx with gonum's mat and
 // lapackx.SymFunc for ReEig and the logarithm, independently of the
@@ -156,7 +134,7 @@ func TestFeatures(t *testing.T) {
 			data, split, p, _ := setup(t, c.cfg, 5, 0, 11)
 			w, _ := p.Start()
 			if c.random {
-				w = randomW(p, 1)
+				w = testkit.RandPoint(p.Mx, 1)
 			}
 			if c.active {
 				c.cfg.Threshold = activeThreshold(data, split, c.cfg, w)
@@ -170,9 +148,9 @@ func TestFeatures(t *testing.T) {
 					idx = split.Val
 				}
 				got := make([]float64, len(idx)*c.cfg.D2*(c.cfg.D2+1)/2)
-				must(t, p.Features(got, w, val))
+				testkit.Must(t, p.Features(got, w, val))
 				want := refFeatures(data, c.cfg, w, idx).RawMatrix().Data
-				require.Less(t, rel(got, want), 1e-12, "validation %v", val)
+				require.Less(t, testkit.Rel(got, want), 1e-12, "validation %v", val)
 			}
 		})
 	}
@@ -205,7 +183,7 @@ func TestConformance(t *testing.T) {
 			data, split, p, sp := setup(t, c.cfg, c.perClass, c.nval, 5)
 			w, g := p.Start()
 			if c.random {
-				w = randomW(p, 4)
+				w = testkit.RandPoint(p.Mx, 4)
 			}
 			if c.active {
 				c.cfg.Threshold = activeThreshold(data, split, c.cfg, w)
@@ -225,15 +203,15 @@ func TestConformance(t *testing.T) {
 // features differ from those of a negligible threshold.
 func TestReEigActive(t *testing.T) {
 	data, split, p, _ := setup(t, small, 2, 16, 5)
-	w := randomW(p, 4)
+	w := testkit.RandPoint(p.Mx, 4)
 	cfg := small
 	cfg.Threshold = activeThreshold(data, split, cfg, w)
 	q, err := spdnet.New(data, split, cfg, 5)
 	require.NoError(t, err)
 	a, b := make([]float64, len(split.Train)*6), make([]float64, len(split.Train)*6)
-	must(t, p.Features(a, w, false))
-	must(t, q.Features(b, w, false))
-	require.Greater(t, rel(a, b), 1e-2)
+	testkit.Must(t, p.Features(a, w, false))
+	testkit.Must(t, q.Features(b, w, false))
+	require.Greater(t, testkit.Rel(a, b), 1e-2)
 }
 
 // TestObjectives: F and G are the cross-entropies of the reference
@@ -241,7 +219,7 @@ func TestReEigActive(t *testing.T) {
 // plus the ridge in G.
 func TestObjectives(t *testing.T) {
 	data, split, p, sp := setup(t, small, 3, 0, 3)
-	w := randomW(p, 2)
+	w := testkit.RandPoint(p.Mx, 2)
 	_, g := p.Start()
 	c := data.Classes
 	for _, val := range []bool{false, true} {
@@ -277,8 +255,8 @@ func TestObjectives(t *testing.T) {
 			}
 			want += 0.5 * small.Lambda * gg
 		}
-		got, err := f(at(w, g))
-		must(t, err)
+		got, err := f(testkit.At(w, g))
+		testkit.Must(t, err)
 		require.InDelta(t, want, got, 1e-12*math.Abs(want), "validation %v", val)
 	}
 }
@@ -289,7 +267,7 @@ func TestObjectives(t *testing.T) {
 // problem.
 func TestLowerSolve(t *testing.T) {
 	_, _, p, sp := setup(t, small, 3, 0, 8)
-	w := randomW(p, 3)
+	w := testkit.RandPoint(p.Mx, 3)
 	_, g0 := p.Start()
 	far := make([]float64, len(g0))
 	for i := range far {
@@ -300,8 +278,8 @@ func TestLowerSolve(t *testing.T) {
 	for _, batch := range [][]int{nil, {0, 2, 2, 5}} {
 		for _, start := range [][]float64{g0, far} {
 			ystar := make([]float64, len(g0))
-			must(t, sp.LowerSolve(ystar, &solver.Point{X: w, Y: start, Batch: batch}))
-			must(t, sp.GradGy(grad, &solver.Point{X: w, Y: ystar, Batch: batch}))
+			testkit.Must(t, sp.LowerSolve(ystar, &solver.Point{X: w, Y: start, Batch: batch}))
+			testkit.Must(t, sp.GradGy(grad, &solver.Point{X: w, Y: ystar, Batch: batch}))
 			var n float64
 			for _, x := range grad {
 				n += x * x
@@ -310,9 +288,9 @@ func TestLowerSolve(t *testing.T) {
 			sols = append(sols, ystar)
 		}
 	}
-	require.Less(t, rel(sols[1], sols[0]), 1e-10)
-	require.Less(t, rel(sols[3], sols[2]), 1e-10)
-	require.Greater(t, rel(sols[2], sols[0]), 1e-3, "a batch's solution is its own")
+	require.Less(t, testkit.Rel(sols[1], sols[0]), 1e-10)
+	require.Less(t, testkit.Rel(sols[3], sols[2]), 1e-10)
+	require.Greater(t, testkit.Rel(sols[2], sols[0]), 1e-3, "a batch's solution is its own")
 }
 
 // TestHypergradient: at γ*(W) the HINV and CG hypergradients match the
@@ -325,40 +303,9 @@ func TestHypergradient(t *testing.T) {
 		cfg = small
 	}
 	_, _, p, sp := setup(t, cfg, 5, 0, 7)
-	w := randomW(p, 6)
+	w := testkit.RandPoint(p.Mx, 6)
 	_, g0 := p.Start()
-	lower := func(x []float64) []float64 {
-		y := make([]float64, len(g0))
-		must(t, sp.LowerSolve(y, at(x, g0)))
-		return y
-	}
-	F := func(x []float64) float64 {
-		v, err := sp.F(at(x, lower(x)))
-		must(t, err)
-		return v
-	}
-	ystar := lower(w)
-	rnd := rand.New(rand.NewPCG(8, 8))
-	u := make([]float64, len(w))
-	const h = 1e-5
-	wp, wm := make([]float64, len(w)), make([]float64, len(w))
-	for _, name := range []string{"hinv", "cg"} {
-		est, err := spdnet.PaperEstimator(name)
-		require.NoError(t, err)
-		r, err := solver.New(sp, &solver.Settings{Estimator: est})
-		require.NoError(t, err)
-		hg, err := r.Estimate(w, ystar)
-		require.NoError(t, err)
-		for k := 0; k < 2; k++ {
-			p.Mx.RandTangent(u, w, rnd)
-			require.NoError(t, p.Mx.Retract(wp, w, u, h))
-			require.NoError(t, p.Mx.Retract(wm, w, u, -h))
-			fd := (F(wp) - F(wm)) / (2 * h)
-			got := p.Mx.Inner(w, hg, u)
-			t.Logf("%s: ⟨hypergradient, u⟩ = %.10g, difference %.10g", name, got, fd)
-			require.InDelta(t, fd, got, 1e-6*p.Mx.Norm(w, hg), "%s direction %d", name, k)
-		}
-	}
+	testkit.HypergradientLower(t, sp, spdnet.PaperEstimator, w, g0, 1e-6)
 }
 
 // TestBatches: an oracle on a batch is the average of its components: the
@@ -367,78 +314,7 @@ func TestHypergradient(t *testing.T) {
 // components.
 func TestBatches(t *testing.T) {
 	_, split, p, sp := setup(t, small, 3, 12, 13)
-	w := randomW(p, 12)
+	w := testkit.RandPoint(p.Mx, 12)
 	_, g := p.Start()
-	rnd := rand.New(rand.NewPCG(1, 2))
-	v, u := make([]float64, len(g)), make([]float64, len(w))
-	p.Eu.RandTangent(v, g, rnd)
-	p.Mx.RandTangent(u, w, rnd)
-	vec := func(n int, f func([]float64, *solver.Point) error) func(*solver.Point) []float64 {
-		return func(pt *solver.Point) []float64 {
-			dst := make([]float64, n)
-			must(t, f(dst, pt))
-			return dst
-		}
-	}
-	vecv := func(n int, f func([]float64, *solver.Point, []float64) error, dir []float64) func(*solver.Point) []float64 {
-		return vec(n, func(dst []float64, pt *solver.Point) error { return f(dst, pt, dir) })
-	}
-	scalar := func(f func(*solver.Point) (float64, error)) func(*solver.Point) []float64 {
-		return func(pt *solver.Point) []float64 {
-			x, err := f(pt)
-			must(t, err)
-			return []float64{x}
-		}
-	}
-	nx, ny := len(w), len(g)
-	oracles := []struct {
-		name  string
-		upper bool
-		eval  func(*solver.Point) []float64
-	}{
-		{"F", true, scalar(sp.F)}, {"GradFx", true, vec(nx, sp.GradFx)}, {"GradFy", true, vec(ny, sp.GradFy)},
-		{"G", false, scalar(sp.G)}, {"GradGx", false, vec(nx, sp.GradGx)}, {"GradGy", false, vec(ny, sp.GradGy)},
-		{"HessGy", false, vecv(ny, sp.HessGy, v)}, {"CrossGxy", false, vecv(nx, sp.CrossGxy, v)},
-		{"CrossGyx", false, vecv(ny, sp.CrossGyx, u)}, {"HessGyInv", false, vecv(ny, sp.HessGyInv, v)},
-	}
-	batch := func(idx ...int) *solver.Point {
-		return &solver.Point{X: w, Y: g, XID: solver.NewID(), YID: solver.NewID(), Batch: idx, BatchID: solver.NewID()}
-	}
-	for _, o := range oracles {
-		n := len(split.Train)
-		if o.upper {
-			n = len(split.Val)
-		}
-		full := make([]int, n)
-		for i := range full {
-			full[i] = n - 1 - i
-		}
-		require.Less(t, relOrAbs(o.eval(batch(full...)), o.eval(at(w, g))), 1e-13, "%s: whole set as a list", o.name)
-		if o.name == "HessGyInv" {
-			continue // the inverse of an average is not the average of inverses
-		}
-		i, j := 1, n-2
-		oi, oj, oij := o.eval(batch(i)), o.eval(batch(j)), o.eval(batch(i, j, j))
-		want := make([]float64, len(oi))
-		for a := range want {
-			want[a] = (oi[a] + 2*oj[a]) / 3
-		}
-		if o.name == "G" { // the ridge is whole in each component
-			want[0] = (oi[0] + 2*oj[0]) / 3
-		}
-		require.Less(t, relOrAbs(oij, want), 1e-12, "%s: batch with a repeat", o.name)
-	}
-}
-
-// relOrAbs is rel, or the absolute difference for a zero b.
-func relOrAbs(a, b []float64) float64 {
-	var n, d float64
-	for i := range a {
-		n += (a[i] - b[i]) * (a[i] - b[i])
-		d += b[i] * b[i]
-	}
-	if d == 0 {
-		return math.Sqrt(n)
-	}
-	return math.Sqrt(n / d)
+	testkit.Batches(t, sp, w, g, len(split.Train), len(split.Val), testkit.RelOrAbs, 1e-13, 1e-12)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rhgd/rhgd/internal/race"
+	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/problems/synthetic"
 	"github.com/rhgd/rhgd/solver"
 )
@@ -20,7 +21,7 @@ func TestLowerSolve(t *testing.T) {
 	offIdentity(t, sp, m, 5)
 	got := make([]float64, len(m))
 	for k := 0; k < 2; k++ {
-		require.NoError(t, p.LowerSolve(got, at(w, m)))
+		require.NoError(t, p.LowerSolve(got, testkit.At(w, m)))
 		want := solveLower(t, sp, p, w, m)
 		var num, den float64
 		for i := range got {
@@ -29,7 +30,7 @@ func TestLowerSolve(t *testing.T) {
 		}
 		require.Less(t, math.Sqrt(num/den), 1e-10, "W %d", k)
 		g := make([]float64, len(m))
-		require.NoError(t, p.GradGy(g, at(w, got)))
+		require.NoError(t, p.GradGy(g, testkit.At(w, got)))
 		require.Less(t, sp.SPD.Norm(got, g), 1e-10)
 		u := make([]float64, len(w))
 		sp.St.RandTangent(u, w, offIdentity(t, sp, m, 9))
@@ -158,10 +159,6 @@ func TestAdaptiveEpochAllocs(t *testing.T) {
 			_, err := r.Step()
 			require.NoError(t, err)
 		}
-		require.Zero(t, testing.AllocsPerRun(10, func() {
-			if _, err := r.Step(); err != nil {
-				t.Fatal(err)
-			}
-		}), name)
+		require.Zero(t, testkit.StepAllocs(t, r, 10), name)
 	}
 }

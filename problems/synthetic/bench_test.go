@@ -1,12 +1,9 @@
 package synthetic_test
 
 import (
-	"context"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
-	"github.com/rhgd/rhgd/internal/race"
+	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/problems/synthetic"
 	"github.com/rhgd/rhgd/solver"
 )
@@ -35,27 +32,16 @@ func warm(tb testing.TB, name string) *solver.RHGD {
 	s := paperSettings
 	s.Epochs = 20
 	s.Estimator = paperEstimators()[name]()
-	r, err := solver.New(p, &s)
-	require.NoError(tb, err)
-	res, err := r.Run(context.Background(), w, m)
-	require.NoError(tb, err)
-	require.NoError(tb, r.Reset(res.X, res.Y))
-	return r
+	return testkit.Warm(tb, p, s, w, m)
 }
 
 // TestEpochAllocs: one steady-state epoch allocates nothing, with each
 // estimator.
 func TestEpochAllocs(t *testing.T) {
-	if race.Enabled {
-		t.Skip("allocation counts under -race")
-	}
+	testkit.SkipRace(t)
 	for name := range paperEstimators() {
 		r := warm(t, name)
-		if a := testing.AllocsPerRun(3, func() {
-			if _, err := r.Step(); err != nil {
-				t.Fatal(err)
-			}
-		}); a != 0 {
+		if a := testkit.StepAllocs(t, r, 3); a != 0 {
 			t.Errorf("%s: %v allocations per epoch", name, a)
 		}
 	}
@@ -91,13 +77,7 @@ func BenchmarkHypergrad(b *testing.B) {
 func BenchmarkRHGDEpoch(b *testing.B) {
 	for _, name := range []string{"hinv", "cg", "ns", "ad"} {
 		b.Run("estimator="+name, func(b *testing.B) {
-			b.ReportAllocs()
-			r := warm(b, name)
-			for b.Loop() {
-				if _, err := r.Step(); err != nil {
-					b.Fatal(err)
-				}
-			}
+			testkit.BenchSteps(b, warm(b, name))
 		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/problems/synthetic"
 	"github.com/rhgd/rhgd/solver"
 )
@@ -46,7 +47,7 @@ func TestRetainKeepsPath(t *testing.T) {
 	g := make([]float64, len(m))
 	for s := range path {
 		path[s] = solver.Point{X: w, Y: append([]float64(nil), m...), XID: xid, YID: solver.NewID()}
-		must(t, p.GradGy(g, &path[s]))
+		testkit.Must(t, p.GradGy(g, &path[s]))
 		require.NoError(t, sp.SPD.Retract(m, m, g, -eta))
 	}
 	for s := range path {
@@ -61,15 +62,15 @@ func TestRetainKeepsPath(t *testing.T) {
 	for s := S - 1; s >= 0; s-- { // AD's order
 		pt := &path[s]
 		sp.SPD.RandTangent(v, pt.Y, rnd)
-		must(t, p.CrossGxy(gx, pt, v))
-		must(t, fresh.CrossGxy(wx, pt, v))
-		require.Less(t, rel(gx, wx), 1e-13, "CrossGxy at point %d", s)
-		must(t, p.HessGy(got, pt, v))
-		must(t, fresh.HessGy(want, pt, v))
-		require.Less(t, rel(got, want), 1e-13, "HessGy at point %d", s)
-		must(t, p.HessGyInv(got, pt, v))
-		must(t, fresh.HessGyInv(want, pt, v))
-		require.Less(t, rel(got, want), 1e-12, "HessGyInv at point %d", s)
+		testkit.Must(t, p.CrossGxy(gx, pt, v))
+		testkit.Must(t, fresh.CrossGxy(wx, pt, v))
+		require.Less(t, testkit.Rel(gx, wx), 1e-13, "CrossGxy at point %d", s)
+		testkit.Must(t, p.HessGy(got, pt, v))
+		testkit.Must(t, fresh.HessGy(want, pt, v))
+		require.Less(t, testkit.Rel(got, want), 1e-13, "HessGy at point %d", s)
+		testkit.Must(t, p.HessGyInv(got, pt, v))
+		testkit.Must(t, fresh.HessGyInv(want, pt, v))
+		require.Less(t, testkit.Rel(got, want), 1e-12, "HessGyInv at point %d", s)
 		gv, err := p.G(pt)
 		require.NoError(t, err)
 		wv, err := fresh.G(pt)
@@ -99,8 +100,8 @@ func TestADReusesExactly(t *testing.T) {
 	require.NoError(t, plain.Reset(x0, y0))
 	hgPlain, err := plain.Hypergradient(true)
 	require.NoError(t, err)
-	t.Logf("cached against uncached: %.3g", rel(hg, hgPlain))
-	require.Less(t, rel(hg, hgPlain), 1e-12, "cached against uncached")
+	t.Logf("cached against uncached: %.3g", testkit.Rel(hg, hgPlain))
+	require.Less(t, testkit.Rel(hg, hgPlain), 1e-12, "cached against uncached")
 
 	// The reverse pass written out, on the lower path recomputed.
 	d, rr, eta := 50, 20, s.EtaY
@@ -118,15 +119,15 @@ func TestADReusesExactly(t *testing.T) {
 	g := make([]float64, d*d)
 	for k := 0; k < s.InnerIters; k++ {
 		y := ys[k]
-		must(t, p.GradGy(g, at(x0, y)))
+		testkit.Must(t, p.GradGy(g, testkit.At(x0, y)))
 		next := make([]float64, d*d)
 		require.NoError(t, sp.SPD.Retract(next, y, g, -eta))
 		ys = append(ys, next)
 	}
 	S := s.InnerIters
 	lam, want := make([]float64, d*d), make([]float64, len(x0))
-	must(t, p.GradFy(lam, at(x0, ys[S])))
-	must(t, p.GradFx(want, at(x0, ys[S])))
+	testkit.Must(t, p.GradFy(lam, testkit.At(x0, ys[S])))
+	testkit.Must(t, p.GradFx(want, testkit.At(x0, ys[S])))
 	cross := make([]float64, len(x0))
 	for k := S - 1; k >= 0; k-- {
 		m := mat.NewDense(d, d, ys[k])
@@ -161,8 +162,8 @@ func TestADReusesExactly(t *testing.T) {
 		h.Add(&h, mu)
 		copy(lam, h.RawMatrix().Data)
 	}
-	t.Logf("cached against the written-out reverse pass: %.3g", rel(hg, want))
-	require.Less(t, rel(hg, want), 1e-12, "cached against the written-out reverse pass")
+	t.Logf("cached against the written-out reverse pass: %.3g", testkit.Rel(hg, want))
+	require.Less(t, testkit.Rel(hg, want), 1e-12, "cached against the written-out reverse pass")
 }
 
 // TestCheckProblem: every oracle passes solver.CheckProblem, including its

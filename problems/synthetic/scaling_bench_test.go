@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rhgd/rhgd/internal/race"
+	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/solver"
 )
 
@@ -66,20 +66,14 @@ func BenchmarkRHGDEpochScaling(b *testing.B) {
 // TestEpochAllocsScaled: a steady-state epoch at d = 200 allocates nothing
 // with any estimator, as at the paper's d = 50 (TestEpochAllocs).
 func TestEpochAllocsScaled(t *testing.T) {
-	if race.Enabled {
-		t.Skip("allocation counts under -race")
-	}
+	testkit.SkipRace(t)
 	if testing.Short() {
 		t.Skip("d = 200 epochs in -short")
 	}
 	for name := range paperEstimators() {
 		var hv int
 		r := warmScaled(t, name, 200, 1, &hv)
-		if a := testing.AllocsPerRun(1, func() {
-			if _, err := r.Step(); err != nil {
-				t.Fatal(err)
-			}
-		}); a != 0 {
+		if a := testkit.StepAllocs(t, r, 1); a != 0 {
 			t.Errorf("%s: %v allocations per epoch at d = 200", name, a)
 		}
 	}

@@ -194,13 +194,8 @@ func (p *Problem) factor(pt *solver.Point) ([]float64, error) {
 		if cl := p.SPD.CachedFactor(pt.Y); cl != nil {
 			copy(s.l, cl)
 		} else {
-			d, l := p.d, s.l
-			copy(l, pt.Y)
-			if !(lapackx.Impl{}).Dpotrf(gblas.Lower, d, l, d) {
+			if lapackx.Cholesky(s.l, pt.Y, p.d) != nil {
 				return nil, errNotPD
-			}
-			for i := 0; i < d; i++ { // L enters general products
-				clear(l[i*d+i+1 : (i+1)*d])
 			}
 		}
 		s.have |= hasL

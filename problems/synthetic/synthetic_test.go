@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/problems/synthetic"
 	"github.com/rhgd/rhgd/problemtest"
 	"github.com/rhgd/rhgd/solver"
@@ -23,29 +24,24 @@ func setup(t testing.TB, n, d, r int) (*synthetic.Problem, solver.Problem, []flo
 }
 
 // at is the point (x, y) with unknown identities: no cache can match it.
-func at(x, y []float64) *solver.Point { return &solver.Point{X: x, Y: y} }
 
 // must fails the test on an oracle error.
-func must(t testing.TB, err error) {
-	t.Helper()
-	require.NoError(t, err)
-}
 
 // value returns an objective at (x, y).
 func value(t testing.TB, f func(*solver.Point) (float64, error), x, y []float64) float64 {
-	v, err := f(at(x, y))
-	must(t, err)
+	v, err := f(testkit.At(x, y))
+	testkit.Must(t, err)
 	return v
 }
 
 // inX and inY turn an oracle into a function of x at a fixed y, or of y
 // at a fixed x, for the derivative checkers.
 func inX(t testing.TB, f func([]float64, *solver.Point) error, y []float64) func(dst, x []float64) {
-	return func(dst, x []float64) { must(t, f(dst, at(x, y))) }
+	return func(dst, x []float64) { testkit.Must(t, f(dst, testkit.At(x, y))) }
 }
 
 func inY(t testing.TB, f func([]float64, *solver.Point) error, x []float64) func(dst, y []float64) {
-	return func(dst, y []float64) { must(t, f(dst, at(x, y))) }
+	return func(dst, y []float64) { testkit.Must(t, f(dst, testkit.At(x, y))) }
 }
 
 // offIdentity moves m (the start's identity) along a random tangent, so
@@ -78,25 +74,16 @@ func TestOracles(t *testing.T) {
 	check("grad_M g", solver.CheckGradient(sp.SPD, func(y []float64) float64 { return value(t, p.G, w, y) }, inY(t, p.GradGy, w), m, um))
 	check("grad_W g", solver.CheckGradient(sp.St, func(x []float64) float64 { return value(t, p.G, x, m) }, inX(t, p.GradGx, m), w, uw))
 	check("Hess_M g", solver.CheckHessian(sp.SPD, func(y []float64) float64 { return value(t, p.G, w, y) },
-		inY(t, p.GradGy, w), func(dst, y, v []float64) { must(t, p.HessGy(dst, at(w, y), v)) }, m, um, um2))
-	check("cross", solver.CheckCrossDerivative(sp.St, sp.SPD, func(dst, x, y []float64) { must(t, p.GradGx(dst, at(x, y))) },
-		func(dst, x, y, v []float64) { must(t, p.CrossGxy(dst, at(x, y), v)) },
-		func(dst, x, y, u []float64) { must(t, p.CrossGyx(dst, at(x, y), u)) }, w, m, uw, um))
+		inY(t, p.GradGy, w), func(dst, y, v []float64) { testkit.Must(t, p.HessGy(dst, testkit.At(w, y), v)) }, m, um, um2))
+	check("cross", solver.CheckCrossDerivative(sp.St, sp.SPD, func(dst, x, y []float64) { testkit.Must(t, p.GradGx(dst, testkit.At(x, y))) },
+		func(dst, x, y, v []float64) { testkit.Must(t, p.CrossGxy(dst, testkit.At(x, y), v)) },
+		func(dst, x, y, u []float64) { testkit.Must(t, p.CrossGyx(dst, testkit.At(x, y), u)) }, w, m, uw, um))
 
 	// H(H⁻¹ V) = V.
 	hi, back := make([]float64, 64), make([]float64, 64)
-	require.NoError(t, p.HessGyInv(hi, at(w, m), um))
-	must(t, p.HessGy(back, at(w, m), hi))
-	require.Less(t, rel(back, um), 1e-12)
-}
-
-func rel(a, b []float64) float64 {
-	var n, d float64
-	for i := range a {
-		n += (a[i] - b[i]) * (a[i] - b[i])
-		d += b[i] * b[i]
-	}
-	return math.Sqrt(n / d)
+	require.NoError(t, p.HessGyInv(hi, testkit.At(w, m), um))
+	testkit.Must(t, p.HessGy(back, testkit.At(w, m), hi))
+	require.Less(t, testkit.Rel(back, um), 1e-12)
 }
 
 // solveLower runs Newton's method on g(w, ·) (steps −H⁻¹ grad) until
@@ -105,11 +92,11 @@ func solveLower(t testing.TB, sp *synthetic.Problem, p solver.Problem, w, m0 []f
 	m := append([]float64(nil), m0...)
 	g, s := make([]float64, len(m)), make([]float64, len(m))
 	for it := 0; it < 100; it++ {
-		must(t, p.GradGy(g, at(w, m)))
+		testkit.Must(t, p.GradGy(g, testkit.At(w, m)))
 		if sp.SPD.Norm(m, g) <= 1e-13 {
 			return m
 		}
-		require.NoError(t, p.HessGyInv(s, at(w, m), g))
+		require.NoError(t, p.HessGyInv(s, testkit.At(w, m), g))
 		require.NoError(t, sp.SPD.Exp(m, m, s, -1))
 	}
 	t.Fatalf("Newton did not converge")
@@ -154,7 +141,7 @@ func TestEstimatorErrorsShrink(t *testing.T) {
 		return hg
 	}
 	want := est(solver.HInv{}, mstar)
-	errOf := func(hg []float64) float64 { return rel(hg, want) }
+	errOf := func(hg []float64) float64 { return testkit.Rel(hg, want) }
 	var prev float64
 	for _, T := range []int{2, 5, 10, 20, 50} {
 		e := errOf(est(&solver.CG{MaxIter: T, Tol: 1e-16}, mstar))
@@ -241,28 +228,28 @@ func TestFiniteDifferenceOracles(t *testing.T) {
 	v := make([]float64, 64)
 	sp.SPD.RandTangent(v, m, rnd)
 	gy := make([]float64, 64)
-	must(t, p.GradGy(gy, at(w, m)))
+	testkit.Must(t, p.GradGy(gy, testkit.At(w, m)))
 	require.Greater(t, sp.SPD.Norm(m, gy), 0.1, "the point must be far from critical")
 
 	q := p
 	q.HessGy, q.CrossGxy = nil, nil
 	fd := solver.FillFD(q, 0)
 	exactH, fdH := make([]float64, 64), make([]float64, 64)
-	must(t, p.HessGy(exactH, at(w, m), v))
-	must(t, fd.HessGy(fdH, at(w, m), v))
-	require.Less(t, rel(fdH, exactH), 1e-7)
+	testkit.Must(t, p.HessGy(exactH, testkit.At(w, m), v))
+	testkit.Must(t, fd.HessGy(fdH, testkit.At(w, m), v))
+	require.Less(t, testkit.Rel(fdH, exactH), 1e-7)
 	exactC, fdC := make([]float64, 24), make([]float64, 24)
-	must(t, p.CrossGxy(exactC, at(w, m), v))
-	must(t, fd.CrossGxy(fdC, at(w, m), v))
-	require.Less(t, rel(fdC, exactC), 1e-7)
+	testkit.Must(t, p.CrossGxy(exactC, testkit.At(w, m), v))
+	testkit.Must(t, fd.CrossGxy(fdC, testkit.At(w, m), v))
+	require.Less(t, testkit.Rel(fdC, exactC), 1e-7)
 
 	// The identity transport, used directly, misses the connection term.
 	idH := make([]float64, 64)
 	plain := struct{ solver.Manifold }{sp.SPD} // hides ConnectionTerm
 	q.My = plain
-	must(t, solver.FillFD(q, 0).HessGy(idH, at(w, m), v))
-	t.Logf("FD Hessian error: with the connection %.2g, identity %.2g", rel(fdH, exactH), rel(idH, exactH))
-	require.Greater(t, rel(idH, exactH), 1e-3)
+	testkit.Must(t, solver.FillFD(q, 0).HessGy(idH, testkit.At(w, m), v))
+	t.Logf("FD Hessian error: with the connection %.2g, identity %.2g", testkit.Rel(fdH, exactH), testkit.Rel(idH, exactH))
+	require.Greater(t, testkit.Rel(idH, exactH), 1e-3)
 }
 
 // TestCachesInterleaved: the per-point caches (M⁻¹, its factors, T, P,
@@ -284,25 +271,25 @@ func TestCachesInterleaved(t *testing.T) {
 	wm := &solver.Point{X: w, Y: m, XID: idW, YID: idM}
 	products := func(pt *solver.Point) [][]float64 {
 		c, h, hi, gx := make([]float64, 24), make([]float64, 64), make([]float64, 64), make([]float64, 24)
-		must(t, p.CrossGxy(c, pt, v))
-		must(t, p.HessGy(h, pt, v))
+		testkit.Must(t, p.CrossGxy(c, pt, v))
+		testkit.Must(t, p.HessGy(h, pt, v))
 		require.NoError(t, p.HessGyInv(hi, pt, v))
-		must(t, p.GradGx(gx, pt))
+		testkit.Must(t, p.GradGx(gx, pt))
 		return [][]float64{c, h, hi, gx}
 	}
 	first := products(wm)
 	// G at another M moves the M⁻¹ cache while (w, m) stays the pair of
 	// T and P.
 	_, err := p.G(&solver.Point{X: w, Y: m2, XID: idW, YID: idM2})
-	must(t, err)
+	testkit.Must(t, err)
 	again := products(wm)
 	products(&solver.Point{X: w2, Y: m2, XID: idW2, YID: idM2})
 	_, err = p.G(&solver.Point{X: w2, Y: m, XID: idW2, YID: idM})
-	must(t, err)
+	testkit.Must(t, err)
 	third := products(wm)
-	products(at(w2, m2)) // unknown identities overwrite every cache
+	products(testkit.At(w2, m2)) // unknown identities overwrite every cache
 	fourth := products(wm)
-	fresh := products(at(w, m))
+	fresh := products(testkit.At(w, m))
 	for i := range first {
 		require.Equal(t, first[i], again[i], "product %d after G at another M", i)
 		require.Equal(t, first[i], third[i], "product %d after other points", i)
