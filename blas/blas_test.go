@@ -64,10 +64,12 @@ func TestConfigFromEnv(t *testing.T) {
 // TestStart applies configurations as start-up does and checks the
 // library state each leaves.
 func TestStart(t *testing.T) {
-	Start()
+	lazyStart()
 	restore(t)
 	defer shared.Store(shared.Load())
-	require.Empty(t, start(Config{Backend: Gonum}, env()))
+	defer owned.Store(owned.Load()) // start is Init's: it owns blas64
+	defer blas64.Use(blas64.Implementation())
+	require.Empty(t, start(Config{Backend: Gonum, Getenv: env()}))
 	require.Equal(t, Gonum, Current())
 	require.IsType(t, GoBLAS{}, blas64.Implementation())
 
@@ -75,7 +77,7 @@ func TestStart(t *testing.T) {
 		require.ErrorIs(t, Config{Backend: Native}.Validate(), ErrUnavailable)
 		return
 	}
-	require.Empty(t, start(Config{Threads: 1}, env()))
+	require.Empty(t, start(Config{Threads: 1, Getenv: env()}))
 	require.Equal(t, Native, Current())
 	require.IsType(t, Hybrid{}, blas64.Implementation())
 	require.Equal(t, 1, Threads())
@@ -84,7 +86,7 @@ func TestStart(t *testing.T) {
 	// Shared: the host's thread count stays, and the one-thread windows
 	// around small calls leave it alone.
 	nativeSetThreads(2)
-	require.Empty(t, start(Config{Shared: true}, env()))
+	require.Empty(t, start(Config{Shared: true, Getenv: env()}))
 	require.Equal(t, 2, Threads())
 	SerialBegin()
 	require.Equal(t, 2, nativeThreads())
@@ -93,14 +95,16 @@ func TestStart(t *testing.T) {
 
 	// Owning with OPENBLAS_NUM_THREADS set keeps what the library read.
 	nativeSetThreads(1)
-	require.Empty(t, start(Config{}, env("OPENBLAS_NUM_THREADS", "1")))
+	require.Empty(t, start(Config{Getenv: env("OPENBLAS_NUM_THREADS", "1")}))
 	require.Equal(t, 1, Threads())
-	require.Equal(t, PhysicalCores(), func() int { start(Config{}, env()); return Threads() }())
+	require.Equal(t, PhysicalCores(), func() int { start(Config{Getenv: env()}); return Threads() }())
 }
 
-func TestInitAfterStart(t *testing.T) {
-	Start()
-	require.ErrorIs(t, Init(Config{}), ErrStarted)
+// TestInitBadConfig: Init checks its Config before anything else. That
+// Init follows a start-up on first use and refuses a second call is
+// TestStartupPolicy's, in a process of its own.
+func TestInitBadConfig(t *testing.T) {
+	lazyStart()
 	require.ErrorIs(t, Init(Config{Threads: -1}), ErrBadSetting)
 	require.ErrorIs(t, Init(Config{Backend: Backend(9)}), ErrBadSetting)
 }
@@ -231,7 +235,7 @@ func TestStartWarns(t *testing.T) {
 	if os.Getenv("RHGD_BLAS_HELPER") == "1" {
 		Current()
 		Impl()
-		Start()
+		lazyStart()
 		return
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestStartWarns$")

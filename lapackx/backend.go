@@ -67,8 +67,9 @@ type backend interface {
 	schurWork(n int) int
 }
 
-// lp returns the LAPACK backend for the BLAS backend in use now: blas.Use
-// and RHGD_BLAS switch both together. It is the only place that chooses.
+// lp returns the LAPACK backend for rhgd's BLAS backend in use now
+// (blas.Current): blas.Use and RHGD_BLAS switch both together. It is the
+// only place that chooses.
 func lp() backend {
 	if lapacke.Available && blas.Current() == blas.Native {
 		return nativeLapack{}
@@ -77,10 +78,8 @@ func lp() backend {
 }
 
 // backends lists the backends this build contains, for workspace sizes
-// that must suit either. It starts the backend (blas.Start), so that a
-// workspace's constructor, not its first timed call, pays for start-up.
+// that must suit either.
 func backends() []backend {
-	blas.Start()
 	if lapacke.Available {
 		return []backend{gonumLapack{}, nativeLapack{}}
 	}

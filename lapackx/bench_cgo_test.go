@@ -29,7 +29,7 @@ import (
 // eigQLVecCutoff. The Jacobi methods are 10× slower or worse at every
 // order and less orthogonal (TestJacobiRivals).
 func BenchmarkEigDriver(b *testing.B) {
-	blas.Start() // else SerialBegin, finding one thread set, does nothing
+	_ = blas.Current() // starts the backend: else SerialBegin, finding one thread set, does nothing
 	for _, n := range []int{20, 32, 50, 64, 100, 128, 160, 200} {
 		a := benchSPD(n)
 		buf, w, z := make([]float64, n*n), make([]float64, n), make([]float64, n*n)
@@ -102,7 +102,7 @@ func boolInfo(ok bool) int {
 // n=200 2.45 ms, 3.75 ms. BenchmarkLapackThreads measures dsyevd with the
 // other LAPACK calls, quiet and beside busy processes, for eigThreadsFrom.
 func BenchmarkEigThreads(b *testing.B) {
-	blas.Start() // else SerialBegin, finding one thread set, does nothing
+	_ = blas.Current() // starts the backend: else SerialBegin, finding one thread set, does nothing
 	for _, n := range []int{50, 100, 200, 300, 500, 700, 1000} {
 		a := benchSPD(n)
 		buf, w := make([]float64, n*n), make([]float64, n)
@@ -198,7 +198,7 @@ func BenchmarkReduceSym(b *testing.B) {
 // quiet machine and beside two busy processes; the tables are beside the
 // windows.
 func BenchmarkLapackThreads(b *testing.B) {
-	blas.Start() // else SerialBegin, finding one thread set, does nothing
+	_ = blas.Current() // starts the backend: else SerialBegin, finding one thread set, does nothing
 	for _, n := range []int{32, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072} {
 		// The inputs are made on first use: a -bench pattern that picks a
 		// few sizes skips the others' set-up (seconds at n = 3072).

@@ -16,6 +16,9 @@
 // Calls go to LAPACKE when package blas has the native backend selected
 // and to gonum's pure-Go LAPACK otherwise (RHGD_BLAS=gonum, blas.Use, or a
 // CGO_ENABLED=0 or -tags purego build). The results agree to rounding.
+// rhgd's own BLAS calls go through blas.Impl; gonum's LAPACK routines
+// reach BLAS through gonum's blas64, which is rhgd's only after blas.Init
+// (blas's package doc has the policy).
 //
 // Where to look: the raw cgo bindings are in internal/lapacke (column-major
 // LAPACKE _work calls and nothing else); backend.go declares the LAPACK
