@@ -24,10 +24,8 @@ const (
 	Native
 )
 
-// OpenBLAS is the name the issue tracker and RHGD_BLAS use for Native.
-const OpenBLAS = Native
-
-// String returns "auto", "gonum" or "openblas".
+// String returns "auto", "gonum" or "openblas": the names RHGD_BLAS,
+// ParseBackend and the C ABI use.
 func (b Backend) String() string {
 	switch b {
 	case Auto:
@@ -40,15 +38,17 @@ func (b Backend) String() string {
 	return fmt.Sprintf("Backend(%d)", int(b))
 }
 
-// ParseBackend reads a backend name as RHGD_BLAS spells it: "auto",
-// "gonum", "openblas" or "native", in any case.
+// ParseBackend reads a backend name as String spells it, in any case and
+// with surrounding blanks: "auto" (or ""), "gonum" or "openblas", which
+// names Native with any linked library; "native", the constant's name, is
+// its one alias.
 func ParseBackend(s string) (Backend, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "auto", "":
 		return Auto, nil
-	case "gonum", "go", "purego":
+	case "gonum":
 		return Gonum, nil
-	case "openblas", "native", "cblas":
+	case "openblas", "native":
 		return Native, nil
 	}
 	return Auto, fmt.Errorf("%w: unknown backend %q (want auto, gonum or openblas)", ErrBadSetting, s)

@@ -43,6 +43,16 @@ func TestParseBackend(t *testing.T) {
 	_, err := ParseBackend("mkl2")
 	require.ErrorIs(t, err, ErrBadSetting)
 	require.Contains(t, err.Error(), "mkl2")
+	// One name per backend and one alias: the old extra spellings are gone.
+	for _, in := range []string{"go", "purego", "cblas"} {
+		_, err := ParseBackend(in)
+		require.ErrorIs(t, err, ErrBadSetting, in)
+	}
+	for _, b := range []Backend{Auto, Gonum, Native} {
+		got, err := ParseBackend(b.String())
+		require.NoError(t, err)
+		require.Equal(t, b, got, "String and ParseBackend agree")
+	}
 }
 
 func TestConfigFromEnv(t *testing.T) {
