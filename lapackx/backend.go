@@ -49,12 +49,6 @@ type backend interface {
 	// and reports whether it could (false: use the triangular solves).
 	getrs1(n int, lu []float64, ipiv []int32, b []float64) bool
 
-	// svd computes the thin SVD of the m×n a (overwritten): σ descending
-	// in s, U (m×k) and Vᵀ (k×n) row-major, k = min(m, n).
-	svd(m, n int, a, s, u, vt, work []float64, iwork []int32) error
-	// svdWork is the workspace svd needs for m×n matrices.
-	svdWork(m, n int) int
-
 	// reduceSym, cholInverse: see ReduceSym and CholInverse.
 	reduceSym(a, l []float64, n int)
 	cholInverse(dst, work, l []float64, n int)
