@@ -25,7 +25,7 @@ import (
 // 248 µs, jacobi 1.5 ms, hestenes 2.0 ms (SmallEig 218 µs against EigSym's
 // 98 µs); evr, ev and trd+steqr were LAPACK's dsyevr (MRRR), dsyev (QR)
 // and dsytrd+dorgtr+dsteqr, measured when the benchmark had them (their
-// bindings went as dead code after commit d1e5b8f). ql leads evd by 2.3×
+// bindings went as dead code; git history has them). ql leads evd by 2.3×
 // at n=20, 1.3× at n=100, 1.2× at n=128 and trails from n ≈ 150 (1.52 ms
 // against 1.46 ms at n=160); see eigQLVecCutoff. The Jacobi methods are 10× slower or worse at every
 // order and less orthogonal (TestJacobiRivals).
