@@ -126,10 +126,10 @@ var (
 // c: it re-selects OpenBLAS's kernels when they fall short of the CPU,
 // sets the thread count, and installs rhgd's implementation in gonum's
 // blas64, so that gonum/mat and gonum's LAPACK compute on it too (with
-// c.Shared, only the last: see Config.Shared). These are the only
-// process-wide changes rhgd makes, and it makes them only here, when a
-// program asks (the rhgd command, the C ABI's start-up), or through Use
-// and SetThreads after Init. Init runs once per process and returns
+// c.Shared, only the last: see Config.Shared). rhgd changes process-wide
+// state only when asked: here (the rhgd command and the C ABI's start-up
+// call Init), through SetThreads, through Use after Init, or by the
+// user's RHGD_THREADS (see the package doc). Init runs once per process and returns
 // ErrStarted on a second call; it may follow computations that started
 // the backend on first use (see the package doc), but must not run
 // concurrently with them. Programs that want bad environment settings
@@ -142,7 +142,8 @@ func Init(c Config) error {
 	initMu.Lock()
 	defer initMu.Unlock()
 	if initDone {
-		return fmt.Errorf("%w (configured %+v)", ErrStarted, startup.config)
+		sc := startup.config
+		return fmt.Errorf("%w (configured: backend %v, threads %d, shared %t)", ErrStarted, sc.Backend, sc.Threads, sc.Shared)
 	}
 	initDone = true
 	ran := false
