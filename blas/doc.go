@@ -24,8 +24,11 @@
 //     the environment: RHGD_BLAS=auto|openblas|gonum picks it and
 //     RHGD_SHARED=1 turns the one-thread windows below off. It leaves
 //     gonum's blas64, OpenBLAS's kernel set and its thread count as the
-//     program has them; the one exception is RHGD_THREADS=N, which the user
-//     sets to ask for N threads in the whole process. A bad value is
+//     program has them. Two variables are the user asking for more:
+//     RHGD_THREADS=N sets N threads for the whole process, and
+//     RHGD_SHARED=0, set explicitly, has rhgd own OpenBLAS's kernels and
+//     threads as Init does (not blas64), as it does in the C ABI; bench
+//     runs of the test binaries use it. A bad value is
 //     ignored with a warning on standard error (there is no caller to
 //     return an error to). The one-thread windows stay on: they drop the
 //     library to one thread around rhgd's own small calls and restore the

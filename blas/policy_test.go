@@ -36,22 +36,39 @@ type manifold interface {
 // succeeds, once. It runs in a process of its own, since Init is once per
 // process.
 func TestStartupPolicy(t *testing.T) {
-	if os.Getenv("RHGD_POLICY_HELPER") == "1" {
-		startupPolicy(t)
+	switch os.Getenv("RHGD_POLICY_HELPER") {
+	case "guest":
+		startupPolicy(t, false)
+		return
+	case "owner":
+		startupPolicy(t, true)
 		return
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestStartupPolicy$", "-test.v")
-	cmd.Env = append(os.Environ(), "RHGD_POLICY_HELPER=1", "RHGD_THREADS=", "RHGD_SHARED=")
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, string(out))
-	require.Contains(t, string(out), "--- PASS: TestStartupPolicy")
+	for _, mode := range []string{"guest", "owner"} {
+		shared := "" // unset
+		if mode == "owner" {
+			shared = "0"
+		}
+		cmd := exec.Command(os.Args[0], "-test.run=^TestStartupPolicy$", "-test.v")
+		cmd.Env = append(os.Environ(), "RHGD_POLICY_HELPER="+mode, "RHGD_THREADS=", "RHGD_SHARED="+shared,
+			"OPENBLAS_NUM_THREADS=", "OMP_NUM_THREADS=")
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s: %s", mode, out)
+		require.Contains(t, string(out), "--- PASS: TestStartupPolicy", mode)
+	}
 }
 
-func startupPolicy(t *testing.T) {
+// startupPolicy is TestStartupPolicy's process. With owner (RHGD_SHARED=0
+// set explicitly: the user asks rhgd to own OpenBLAS) the first use sets
+// the thread count as Init does, and still leaves blas64 alone.
+func startupPolicy(t *testing.T, owner bool) {
 	var x gblas.Float64 = programBLAS{}
 	blas64.Use(x)
 	blas.SetNativeThreads(3) // the host's count; a no-op in a pure-Go build
 	hostThreads := blas.NativeThreads()
+	if owner && len(blas.Available()) > 1 { // a native library to own
+		hostThreads = blas.PhysicalCores()
+	}
 
 	c, err := coupling.New([]float64{0.25, 0.75, 1}, []float64{1, 1})
 	require.NoError(t, err)

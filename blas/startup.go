@@ -149,10 +149,10 @@ func Init(c Config) error {
 	ran := false
 	lazyOnce.Do(func() {
 		ran = true
-		startup.warnings = start(c)
+		startup.warnings = start(c, true)
 	})
 	if !ran { // after the start-up on first use: Init's settings replace it
-		startup.warnings = start(c)
+		startup.warnings = start(c, true)
 	}
 	return nil
 }
@@ -163,7 +163,10 @@ func Init(c Config) error {
 // import time. It reads RHGD_BLAS, RHGD_THREADS and RHGD_SHARED and
 // changes nothing process-wide but the thread count RHGD_THREADS asks
 // for: it neither touches gonum's blas64 nor OpenBLAS's kernels, and
-// otherwise keeps the library's own thread count. A bad environment value
+// otherwise keeps the library's own thread count. RHGD_SHARED=0, set
+// explicitly, is the user asking rhgd to own OpenBLAS as Init does
+// (kernels, threads; still not blas64), as it is for the C ABI; benchmark
+// runs use it to measure what the rhgd command runs. A bad environment value
 // is ignored with a one-line warning on standard error (and in
 // CurrentInfo): there is no caller to return an error to. After the first
 // call it costs one atomic load.
@@ -173,6 +176,10 @@ func lazyStart() {
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "rhgd: %v; ignored\n", err)
 			startup.warnings = append(startup.warnings, err.Error()+"; ignored")
+		}
+		if v, err := strconv.ParseBool(strings.TrimSpace(os.Getenv(EnvShared))); err == nil && !v {
+			startup.warnings = append(startup.warnings, start(c, false)...)
+			return
 		}
 		startup.warnings = append(startup.warnings, startGuest(c)...)
 	})
@@ -199,12 +206,15 @@ func startGuest(c Config) (warnings []string) {
 	return warnings
 }
 
-// start applies c as Init does.
-func start(c Config) (warnings []string) {
+// start applies c as Init does; with install, it also hands blas64 to
+// rhgd, which only Init asks for.
+func start(c Config, install bool) (warnings []string) {
 	getenv := c.getenv()
 	startup.config = c
 	shared.Store(c.Shared)
-	owned.Store(true)
+	if install {
+		owned.Store(true)
+	}
 	if haveNative && !c.Shared {
 		selectCore(getenv)
 	}
