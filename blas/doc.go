@@ -27,10 +27,10 @@
 //     program has them. Two variables are the user asking for more:
 //     RHGD_THREADS=N sets N threads for the whole process, and
 //     RHGD_SHARED=0, set explicitly, has rhgd own OpenBLAS's kernels and
-//     threads as Init does (not blas64), as it does in the C ABI; bench
-//     runs of the test binaries use it. A bad value is
-//     ignored with a warning on standard error (there is no caller to
-//     return an error to). The one-thread windows stay on: they drop the
+//     threads as Init does (not blas64), as it does in the C ABI (benchmark
+//     runs of test binaries set it to measure what `rhgd` runs). A bad
+//     value is ignored with a warning on standard error (there is no
+//     caller to return an error to). The one-thread windows stay on: they drop the
 //     library to one thread around rhgd's own small calls and restore the
 //     count read at start-up (or set since by SetThreads).
 //   - Init(Config) is the one way for a program to hand the process's

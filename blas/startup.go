@@ -166,7 +166,7 @@ func Init(c Config) error {
 // otherwise keeps the library's own thread count. RHGD_SHARED=0, set
 // explicitly, is the user asking rhgd to own OpenBLAS as Init does
 // (kernels, threads; still not blas64), as it is for the C ABI; benchmark
-// runs use it to measure what the rhgd command runs. A bad environment value
+// runs set it to measure what the rhgd command runs. A bad environment value
 // is ignored with a one-line warning on standard error (and in
 // CurrentInfo): there is no caller to return an error to. After the first
 // call it costs one atomic load.
