@@ -2,7 +2,6 @@ package bench
 
 import (
 	"fmt"
-	"math"
 )
 
 // Case is one operation at one size.
@@ -122,6 +121,5 @@ func Cases(s Sizes) []Case {
 
 func sizeN(n int) string     { return fmt.Sprintf("n=%d", n) }
 func sizeNP(n, p int) string { return fmt.Sprintf("n=%d,p=%d", n, p) }
-func cube(n int) float64     { return math.Pow(float64(n), 3) }
 
 func itoa(n int) string { return fmt.Sprint(n) }

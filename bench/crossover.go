@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"time"
 
@@ -81,8 +80,4 @@ func derivedCrossover(cs []Crossover, op string) int {
 		}
 	}
 	return n
-}
-
-func (c Crossover) String() string {
-	return fmt.Sprintf("%s n=%d: go %s, native %s", c.Op, c.N, fmtSeconds(c.Go), fmtSeconds(c.Native))
 }

@@ -22,7 +22,7 @@ func BenchmarkHybridCrossover(b *testing.B) {
 	if !haveNative {
 		b.Skip("pure-Go build")
 	}
-	Start() // RHGD_THREADS applies
+	lazyStart() // RHGD_THREADS applies
 	impls := []struct {
 		name string
 		impl gblas.Float64
@@ -95,7 +95,7 @@ func BenchmarkSerialWindow(b *testing.B) {
 	if !haveNative {
 		b.Skip("pure-Go build")
 	}
-	Start() // else SerialBegin, finding one thread set, does nothing
+	lazyStart() // else SerialBegin, finding one thread set, does nothing
 	rnd := rand.New(rand.NewPCG(1, 1))
 	nat := nativeImpl()
 	modes := func(name string, n int, f func()) {
@@ -155,7 +155,7 @@ func BenchmarkSerialSwitch(b *testing.B) {
 	if !haveNative {
 		b.Skip("pure-Go build")
 	}
-	Start()
+	lazyStart()
 	b.ReportAllocs()
 	for b.Loop() {
 		SerialBegin()

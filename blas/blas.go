@@ -24,10 +24,8 @@ const (
 	Native
 )
 
-// OpenBLAS is the name the issue tracker and RHGD_BLAS use for Native.
-const OpenBLAS = Native
-
-// String returns "auto", "gonum" or "openblas".
+// String returns "auto", "gonum" or "openblas": the names RHGD_BLAS,
+// ParseBackend and the C ABI use.
 func (b Backend) String() string {
 	switch b {
 	case Auto:
@@ -40,41 +38,58 @@ func (b Backend) String() string {
 	return fmt.Sprintf("Backend(%d)", int(b))
 }
 
-// ParseBackend reads a backend name as RHGD_BLAS spells it: "auto",
-// "gonum", "openblas" or "native", in any case.
+// ParseBackend reads a backend name as String spells it, in any case and
+// with surrounding blanks: "auto" (or ""), "gonum" or "openblas", which
+// names Native with any linked library; "native", the constant's name, is
+// its one alias.
 func ParseBackend(s string) (Backend, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "auto", "":
 		return Auto, nil
-	case "gonum", "go", "purego":
+	case "gonum":
 		return Gonum, nil
-	case "openblas", "native", "cblas":
+	case "openblas", "native":
 		return Native, nil
 	}
 	return Auto, fmt.Errorf("%w: unknown backend %q (want auto, gonum or openblas)", ErrBadSetting, s)
 }
 
 var (
-	mu      sync.Mutex // guards threads, serialDepth and switches of current
+	mu      sync.Mutex // guards threads, serialDepth and switches of impl and current
 	current atomic.Int32
 	threads = 1
+	// impl is rhgd's BLAS implementation, nil before start-up. rhgd's
+	// packages call it through Impl; gonum's blas64 gets it only from Init.
+	impl atomic.Pointer[implBox]
+	// owned is set by Init: the program handed blas64 to rhgd, and Use
+	// switches blas64 along with rhgd's own implementation.
+	owned atomic.Bool
 )
 
-// Current returns the backend in use, starting the backend first if
-// nothing has (see Start). It is cheap enough to call per operation:
-// lapackx does, to route LAPACK calls to the same backend.
+// implBox holds an implementation for the atomic pointer: loading it costs
+// no allocation, unlike an atomic.Value of an interface.
+type implBox struct{ f gblas.Float64 }
+
+// Current returns the backend rhgd's packages compute on, starting it
+// first if nothing has (see the package doc). It is cheap enough to call
+// per operation: lapackx does, to route LAPACK calls to the same backend.
 func Current() Backend {
-	Start()
+	lazyStart()
 	return Backend(current.Load())
 }
 
-// Impl returns the BLAS implementation in use (gonum's blas64 one),
-// starting the backend first if nothing has. rhgd's packages call BLAS
-// through it, so that whichever of them a program uses first sets the
-// backend up.
+// Impl returns the BLAS implementation rhgd's packages call: the Hybrid or
+// GoBLAS of the current backend. It is rhgd's own value, not gonum's
+// blas64: a program that chose its own blas64 implementation keeps it
+// (until it calls Init). The first call starts the backend without
+// changing anything process-wide (see the package doc); later calls cost
+// one atomic load.
 func Impl() gblas.Float64 {
-	Start()
-	return blas64.Implementation()
+	if p := impl.Load(); p != nil {
+		return p.f
+	}
+	lazyStart()
+	return impl.Load().f
 }
 
 // Available returns the backends this build contains, Gonum first.
@@ -85,12 +100,13 @@ func Available() []Backend {
 	return []Backend{Gonum}
 }
 
-// Use switches gonum's blas64 (and rhgd's LAPACK calls) to backend b
-// (Auto: the default for this build). It returns ErrUnavailable if this
-// build does not contain b. Use is meant for start-up and benchmarks: calls
-// already running keep the backend they started with.
+// Use switches rhgd's packages (their BLAS calls through Impl and their
+// LAPACK calls) to backend b (Auto: the default for this build), and,
+// after Init, gonum's blas64 along with them. It returns ErrUnavailable if
+// this build does not contain b. Use is meant for start-up and benchmarks:
+// calls already running keep the backend they started with.
 func Use(b Backend) error {
-	Start()
+	lazyStart()
 	return use(b)
 }
 
@@ -98,29 +114,32 @@ func use(b Backend) error {
 	if b == Auto {
 		b = defaultBackend()
 	}
-	var impl gblas.Float64
+	var f gblas.Float64
 	switch b {
 	case Gonum:
-		impl = GoBLAS{}
+		f = GoBLAS{}
 	case Native:
 		if !haveNative {
 			return fmt.Errorf("%w: %v (this is a pure-Go build)", ErrUnavailable, b)
 		}
-		impl = NewHybrid()
+		f = NewHybrid()
 	default:
 		return fmt.Errorf("%w: %v", ErrUnavailable, b)
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	blas64.Use(impl)
+	impl.Store(&implBox{f})
 	current.Store(int32(b))
+	if owned.Load() {
+		blas64.Use(f)
+	}
 	return nil
 }
 
 // Threads returns the native library's thread count as rhgd last set or
 // read it, or 1 in a pure-Go build.
 func Threads() int {
-	Start()
+	lazyStart()
 	mu.Lock()
 	defer mu.Unlock()
 	return threads
@@ -130,7 +149,7 @@ func Threads() int {
 // explicit call is the caller's decision, see Config.Shared). It is a
 // no-op in a pure-Go build; it returns ErrBadSetting for n < 1.
 func SetThreads(n int) error {
-	Start()
+	lazyStart()
 	return setThreads(n)
 }
 

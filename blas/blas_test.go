@@ -43,6 +43,16 @@ func TestParseBackend(t *testing.T) {
 	_, err := ParseBackend("mkl2")
 	require.ErrorIs(t, err, ErrBadSetting)
 	require.Contains(t, err.Error(), "mkl2")
+	// One name per backend and one alias: the old extra spellings are gone.
+	for _, in := range []string{"go", "purego", "cblas"} {
+		_, err := ParseBackend(in)
+		require.ErrorIs(t, err, ErrBadSetting, in)
+	}
+	for _, b := range []Backend{Auto, Gonum, Native} {
+		got, err := ParseBackend(b.String())
+		require.NoError(t, err)
+		require.Equal(t, b, got, "String and ParseBackend agree")
+	}
 }
 
 func TestConfigFromEnv(t *testing.T) {
@@ -64,10 +74,12 @@ func TestConfigFromEnv(t *testing.T) {
 // TestStart applies configurations as start-up does and checks the
 // library state each leaves.
 func TestStart(t *testing.T) {
-	Start()
+	lazyStart()
 	restore(t)
 	defer shared.Store(shared.Load())
-	require.Empty(t, start(Config{Backend: Gonum}, env()))
+	defer owned.Store(owned.Load()) // start is Init's: it owns blas64
+	defer blas64.Use(blas64.Implementation())
+	require.Empty(t, start(Config{Backend: Gonum, Getenv: env()}, true))
 	require.Equal(t, Gonum, Current())
 	require.IsType(t, GoBLAS{}, blas64.Implementation())
 
@@ -75,7 +87,7 @@ func TestStart(t *testing.T) {
 		require.ErrorIs(t, Config{Backend: Native}.Validate(), ErrUnavailable)
 		return
 	}
-	require.Empty(t, start(Config{Threads: 1}, env()))
+	require.Empty(t, start(Config{Threads: 1, Getenv: env()}, true))
 	require.Equal(t, Native, Current())
 	require.IsType(t, Hybrid{}, blas64.Implementation())
 	require.Equal(t, 1, Threads())
@@ -84,7 +96,7 @@ func TestStart(t *testing.T) {
 	// Shared: the host's thread count stays, and the one-thread windows
 	// around small calls leave it alone.
 	nativeSetThreads(2)
-	require.Empty(t, start(Config{Shared: true}, env()))
+	require.Empty(t, start(Config{Shared: true, Getenv: env()}, true))
 	require.Equal(t, 2, Threads())
 	SerialBegin()
 	require.Equal(t, 2, nativeThreads())
@@ -93,14 +105,16 @@ func TestStart(t *testing.T) {
 
 	// Owning with OPENBLAS_NUM_THREADS set keeps what the library read.
 	nativeSetThreads(1)
-	require.Empty(t, start(Config{}, env("OPENBLAS_NUM_THREADS", "1")))
+	require.Empty(t, start(Config{Getenv: env("OPENBLAS_NUM_THREADS", "1")}, true))
 	require.Equal(t, 1, Threads())
-	require.Equal(t, PhysicalCores(), func() int { start(Config{}, env()); return Threads() }())
+	require.Equal(t, PhysicalCores(), func() int { start(Config{Getenv: env()}, true); return Threads() }())
 }
 
-func TestInitAfterStart(t *testing.T) {
-	Start()
-	require.ErrorIs(t, Init(Config{}), ErrStarted)
+// TestInitBadConfig: Init checks its Config before anything else. That
+// Init follows a start-up on first use and refuses a second call is
+// TestStartupPolicy's, in a process of its own.
+func TestInitBadConfig(t *testing.T) {
+	lazyStart()
 	require.ErrorIs(t, Init(Config{Threads: -1}), ErrBadSetting)
 	require.ErrorIs(t, Init(Config{Backend: Backend(9)}), ErrBadSetting)
 }
@@ -231,7 +245,7 @@ func TestStartWarns(t *testing.T) {
 	if os.Getenv("RHGD_BLAS_HELPER") == "1" {
 		Current()
 		Impl()
-		Start()
+		lazyStart()
 		return
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestStartWarns$")

@@ -1,5 +1,5 @@
-// Package blas selects the BLAS implementation that gonum's blas64 (and so
-// all of gonum/mat and rhgd) calls.
+// Package blas holds the BLAS implementation rhgd's packages compute on,
+// and sets up the native library (OpenBLAS) when a program asks.
 //
 // # Backends
 //
@@ -13,25 +13,49 @@
 //     on a goroutine pool started once instead of starting goroutines on
 //     every call, so that it allocates nothing.
 //
-// # Start-up
+// # Start-up: no process-wide change unless asked
 //
-// Nothing happens at import time. The backend is set up once, by Init or,
-// failing that, by the first computation of any rhgd package: the
-// manifold constructors (spd.New, coupling.New, ...), every BLAS call
-// through Impl and every LAPACK call of lapackx call Start, which reads
-// the environment:
-// RHGD_BLAS=auto|openblas|gonum picks the backend, RHGD_THREADS=N the
-// native library's thread count and RHGD_SHARED=1 the shared mode below.
-// Start has no caller to return an error to, so it reports a bad value on
-// standard error and ignores it; programs that want an error call
-// Init(ConfigFromEnv(...)) first, as the rhgd command does. After start-up,
-// Use and SetThreads switch the backend and thread count explicitly.
+// rhgd's packages call BLAS through Impl, rhgd's own value, never through
+// gonum's global blas64. Nothing happens at import time, and building a
+// manifold or computing on one changes nothing other code sees:
+//
+//   - On first use (the first Impl, Current or LAPACK call of any rhgd
+//     package, unless Init came first) rhgd sets up its own backend from
+//     the environment: RHGD_BLAS=auto|openblas|gonum picks it and
+//     RHGD_SHARED=1 turns the one-thread windows below off. It leaves
+//     gonum's blas64, OpenBLAS's kernel set and its thread count as the
+//     program has them. Two variables are the user asking for more:
+//     RHGD_THREADS=N sets N threads for the whole process, and
+//     RHGD_SHARED=0, set explicitly, has rhgd own OpenBLAS's kernels and
+//     threads as Init does (not blas64), as it does in the C ABI (benchmark
+//     runs of test binaries set it to measure what `rhgd` runs). A bad
+//     value is ignored with a warning on standard error (there is no
+//     caller to return an error to). The one-thread windows stay on: they drop the
+//     library to one thread around rhgd's own small calls and restore the
+//     count read at start-up (or set since by SetThreads).
+//   - Init(Config) is the one way for a program to hand the process's
+//     numerical set-up to rhgd: it re-selects OpenBLAS's kernels, sets the
+//     thread count (see below) and installs rhgd's implementation in
+//     blas64, so that gonum/mat and gonum's LAPACK routines compute on it
+//     too. It may follow the start-up on first use, runs once, and is what
+//     the rhgd command (Init(ConfigFromEnv(Config{})), reporting bad
+//     environment values as errors) and the C ABI (with Config.Shared)
+//     call. After Init, Use and SetThreads switch blas64 and the library
+//     along with rhgd; before it, Use switches only rhgd's own calls.
+//
+// Without Init, the gonum LAPACK routines rhgd calls (all of its LAPACK on
+// the Gonum backend) reach BLAS through the program's blas64, gonum's own
+// by default: the same results as GoBLAS, but its large products start
+// goroutines and so allocate. A program that wants rhgd's allocation-free
+// hot paths on the pure-Go backend, or its tuned kernel set and threads on
+// the native one, calls Init.
 //
 // # Who owns the native library
 //
-// OpenBLAS's kernel set and thread count are per process. By default rhgd
-// owns them: it sets the thread count to the physical core count (unless
-// OPENBLAS_NUM_THREADS or OMP_NUM_THREADS is set), re-selects the kernels
+// OpenBLAS's kernel set and thread count are per process. After Init
+// (without Config.Shared) rhgd owns them: it sets the thread count to the
+// physical core count (unless OPENBLAS_NUM_THREADS or OMP_NUM_THREADS is
+// set), re-selects the kernels
 // when OpenBLAS fell back to weaker ones than the CPU runs (unless
 // OPENBLAS_CORETYPE is set), and runs each call too small to gain from
 // threads on one thread (SerialBegin, SerialEnd). That is, a call runs on
@@ -46,6 +70,7 @@
 // library, such as a Python process with numpy calling rhgd's C ABI,
 // Config.Shared (RHGD_SHARED=1) turns all three off: rhgd then changes
 // nothing behind the host's back, and runs with the host's settings.
+// Without Init, only the windows apply (see Start-up).
 //
 // # CPU features
 //
@@ -54,7 +79,7 @@
 // count can be the VM host's). A DYNAMIC_ARCH OpenBLAS that does not
 // recognise a new CPU falls back to generic SSE3 ("Prescott") kernels,
 // several times slower than its AVX2 or AVX-512 ones; that is what the
-// kernel re-selection above repairs. Current tells what was chosen;
+// kernel re-selection of Init repairs. Current tells what was chosen;
 // CurrentInfo gives the whole picture as JSON.
 //
 // # Linking

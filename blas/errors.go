@@ -10,5 +10,5 @@ var ErrUnavailable = numerr.New(numerr.ErrInvalid, "blas: backend not available 
 // a thread count below one.
 var ErrBadSetting = numerr.New(numerr.ErrInvalid, "blas: bad setting")
 
-// ErrStarted signifies an Init after the backend was already set up.
-var ErrStarted = numerr.New(numerr.ErrInvalid, "blas: backend already started; call Init before any computation")
+// ErrStarted signifies a second Init: the process is set up once.
+var ErrStarted = numerr.New(numerr.ErrInvalid, "blas: backend already initialized; Init runs once per process")

@@ -12,7 +12,7 @@ import (
 	"github.com/klauspost/cpuid/v2"
 )
 
-// Environment variables read by Start and ConfigFromEnv.
+// Environment variables read by ConfigFromEnv and by the lazy start-up.
 const (
 	EnvBackend = "RHGD_BLAS"    // auto | gonum | openblas
 	EnvThreads = "RHGD_THREADS" // positive integer
@@ -40,6 +40,21 @@ type Config struct {
 	// do nothing). When not Shared, rhgd owns the library and does all
 	// three.
 	Shared bool
+	// Getenv reads the environment for ConfigFromEnv and Init (which
+	// consults OPENBLAS_CORETYPE, OPENBLAS_NUM_THREADS and
+	// OMP_NUM_THREADS); nil means os.Getenv. The C ABI passes C's getenv:
+	// inside a host process, os.Getenv sees the environment as it was when
+	// the process started, not what the host set since (Python's
+	// os.environ, C's setenv).
+	Getenv func(string) string
+}
+
+// getenv returns c.Getenv, or os.Getenv if it is nil.
+func (c Config) getenv() func(string) string {
+	if c.Getenv != nil {
+		return c.Getenv
+	}
+	return os.Getenv
 }
 
 // Validate reports a Config that cannot be honored.
@@ -55,18 +70,10 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// ConfigFromEnv reads RHGD_BLAS, RHGD_THREADS and RHGD_SHARED over base.
-// It returns the settings it could read and an error naming each bad
-// value.
-func ConfigFromEnv(base Config) (Config, error) { return configFrom(os.Getenv, base) }
-
-// ConfigFromGetenv is ConfigFromEnv reading the variables through getenv.
-// The C ABI passes C's getenv: inside a host process, os.Getenv sees the
-// environment as it was when the process started, not what the host set
-// since (Python's os.environ, C's setenv).
-func ConfigFromGetenv(getenv func(string) string, base Config) (Config, error) {
-	return configFrom(getenv, base)
-}
+// ConfigFromEnv reads RHGD_BLAS, RHGD_THREADS and RHGD_SHARED (through
+// base.Getenv) over base. It returns the settings it could read and an
+// error naming each bad value.
+func ConfigFromEnv(base Config) (Config, error) { return configFrom(base.getenv(), base) }
 
 func configFrom(getenv func(string) string, c Config) (Config, error) {
 	var errs []string
@@ -103,9 +110,11 @@ func configFrom(getenv func(string) string, c Config) (Config, error) {
 
 // Start-up state.
 var (
-	startOnce sync.Once
-	shared    atomic.Bool // Config.Shared of the start-up
-	startup   struct {
+	lazyOnce sync.Once  // the start-up on first use, or Init before any use
+	initMu   sync.Mutex // serializes Init
+	initDone bool       // Init ran (guarded by initMu)
+	shared   atomic.Bool
+	startup  struct {
 		config       Config
 		detectedCore string // the core OpenBLAS picked on its own
 		forcedCore   string // the core rhgd re-selected, if any
@@ -113,54 +122,99 @@ var (
 	}
 )
 
-// Init sets the backend up from c, once per process, before any
-// computation: it returns ErrStarted if the backend was already set up,
-// by an earlier Init or by the first computation (see Start). Programs
-// that want bad environment settings reported as errors call
-// Init(ConfigFromEnv(...)) first thing, as `rhgd` does; the C ABI calls it
-// with Shared set. After start-up, Use and SetThreads still switch the
-// backend and the thread count.
-func Init(c Config) error { return InitGetenv(c, os.Getenv) }
-
-// InitGetenv is Init reading the variables start-up consults
-// (OPENBLAS_CORETYPE, OPENBLAS_NUM_THREADS, OMP_NUM_THREADS) through
-// getenv; see ConfigFromGetenv.
-func InitGetenv(c Config, getenv func(string) string) error {
+// Init sets rhgd up as the owner of the process's numerical backend, from
+// c: it re-selects OpenBLAS's kernels when they fall short of the CPU,
+// sets the thread count, and installs rhgd's implementation in gonum's
+// blas64, so that gonum/mat and gonum's LAPACK compute on it too (with
+// c.Shared, only the last: see Config.Shared). rhgd changes process-wide
+// state only when asked: here (the rhgd command and the C ABI's start-up
+// call Init), through SetThreads, through Use after Init, or by the
+// user's RHGD_THREADS (see the package doc). Init runs once per process and returns
+// ErrStarted on a second call; it may follow computations that started
+// the backend on first use (see the package doc), but must not run
+// concurrently with them. Programs that want bad environment settings
+// reported as errors call Init(ConfigFromEnv(...)) first thing, as `rhgd`
+// does.
+func Init(c Config) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
+	initMu.Lock()
+	defer initMu.Unlock()
+	if initDone {
+		sc := startup.config
+		return fmt.Errorf("%w (configured: backend %v, threads %d, shared %t)", ErrStarted, sc.Backend, sc.Threads, sc.Shared)
+	}
+	initDone = true
 	ran := false
-	startOnce.Do(func() {
+	lazyOnce.Do(func() {
 		ran = true
-		startup.warnings = start(c, getenv)
+		startup.warnings = start(c, true)
 	})
-	if !ran {
-		return fmt.Errorf("%w (configured %+v)", ErrStarted, startup.config)
+	if !ran { // after the start-up on first use: Init's settings replace it
+		startup.warnings = start(c, true)
 	}
 	return nil
 }
 
-// Start sets the backend up from the environment (ConfigFromEnv over the
-// zero Config) if nothing has yet; every rhgd package that computes calls
-// it on first use, so no package does anything at import time. A bad
-// environment value is ignored with a one-line warning on standard error
-// (and in CurrentInfo): Start has no caller to return an error to. After
-// the first call it costs one atomic load.
-func Start() {
-	startOnce.Do(func() {
+// lazyStart sets up rhgd's own backend on the first computation of any
+// rhgd package, unless Init did: every BLAS call through Impl and every
+// LAPACK call of lapackx come here first, so no package does anything at
+// import time. It reads RHGD_BLAS, RHGD_THREADS and RHGD_SHARED and
+// changes nothing process-wide but the thread count RHGD_THREADS asks
+// for: it neither touches gonum's blas64 nor OpenBLAS's kernels, and
+// otherwise keeps the library's own thread count. RHGD_SHARED=0, set
+// explicitly, is the user asking rhgd to own OpenBLAS as Init does
+// (kernels, threads; still not blas64), as it is for the C ABI; benchmark
+// runs set it to measure what the rhgd command runs. A bad environment value
+// is ignored with a one-line warning on standard error (and in
+// CurrentInfo): there is no caller to return an error to. After the first
+// call it costs one atomic load.
+func lazyStart() {
+	lazyOnce.Do(func() {
 		c, err := ConfigFromEnv(Config{})
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "rhgd: %v; ignored\n", err)
 			startup.warnings = append(startup.warnings, err.Error()+"; ignored")
 		}
-		startup.warnings = append(startup.warnings, start(c, os.Getenv)...)
+		if v, err := strconv.ParseBool(strings.TrimSpace(os.Getenv(EnvShared))); err == nil && !v {
+			startup.warnings = append(startup.warnings, start(c, false)...)
+			return
+		}
+		startup.warnings = append(startup.warnings, startGuest(c)...)
 	})
 }
 
-// start applies c; it runs once, before any BLAS call of rhgd's.
-func start(c Config, getenv func(string) string) (warnings []string) {
+// startGuest is the start-up on first use: c's backend for rhgd's own
+// calls, and c.Threads (RHGD_THREADS) if set; nothing else changes.
+func startGuest(c Config) (warnings []string) {
 	startup.config = c
 	shared.Store(c.Shared)
+	if err := use(c.Backend); err != nil {
+		warnings = append(warnings, err.Error())
+		_ = use(Auto)
+	}
+	if c.Threads > 0 {
+		if err := setThreads(c.Threads); err != nil {
+			warnings = append(warnings, err.Error())
+		}
+	} else {
+		mu.Lock()
+		threads = nativeThreads() // the library's own setting, left as it is
+		mu.Unlock()
+	}
+	return warnings
+}
+
+// start applies c as Init does; with install, it also hands blas64 to
+// rhgd, which only Init asks for.
+func start(c Config, install bool) (warnings []string) {
+	getenv := c.getenv()
+	startup.config = c
+	shared.Store(c.Shared)
+	if install {
+		owned.Store(true)
+	}
 	if haveNative && !c.Shared {
 		selectCore(getenv)
 	}
@@ -186,7 +240,7 @@ func start(c Config, getenv func(string) string) (warnings []string) {
 
 // selectCore re-runs OpenBLAS's kernel choice when it picked kernels weaker
 // than the CPU supports and the user did not pick them with
-// OPENBLAS_CORETYPE. It must run before any BLAS call.
+// OPENBLAS_CORETYPE. No BLAS call may run meanwhile.
 func selectCore(getenv func(string) string) {
 	startup.detectedCore = nativeCore()
 	if getenv("OPENBLAS_CORETYPE") != "" {

@@ -45,13 +45,14 @@ func getenv(name string) string {
 // failing every call of a host for a typo in RHGD_THREADS would be worse.
 func startBackend() error {
 	backendOnce.Do(func() {
-		cfg, err := blas.ConfigFromGetenv(getenv, blas.Config{Shared: true})
+		cfg, err := blas.ConfigFromEnv(blas.Config{Shared: true, Getenv: getenv})
 		if err != nil {
 			backendWarn = err.Error() + "; ignored"
 		}
-		if err := blas.InitGetenv(cfg, getenv); err != nil && !errors.Is(err, blas.ErrStarted) {
+		if err := blas.Init(cfg); err != nil && !errors.Is(err, blas.ErrStarted) {
+			// The first computation then starts rhgd's own backend
+			// from the environment, changing nothing process-wide.
 			backendWarn = err.Error()
-			blas.Start()
 		}
 	})
 	return nil
@@ -64,7 +65,7 @@ func rhgdgo_init(backend *C.char, threads C.int64_t, shared C.int) (code C.int) 
 			code = fail(fmt.Errorf("%w: panic: %v", errInternal, r))
 		}
 	}()
-	cfg := blas.Config{Shared: shared != 0}
+	cfg := blas.Config{Shared: shared != 0, Getenv: getenv}
 	if backend != nil && C.GoString(backend) != "" {
 		b, err := blas.ParseBackend(C.GoString(backend))
 		if err != nil {
@@ -83,7 +84,7 @@ func rhgdgo_init(backend *C.char, threads C.int64_t, shared C.int) (code C.int) 
 	ran := false
 	backendOnce.Do(func() {
 		ran = true
-		err = blas.InitGetenv(cfg, getenv)
+		err = blas.Init(cfg)
 	})
 	if !ran {
 		return fail(argf("the backend has already started (rhgd_init must come before any computation): %+v", blas.CurrentInfo()))

@@ -119,7 +119,6 @@ type Coupling struct {
 // or stored in float32 do, are made equal by rescaling b to Σa, and Notes
 // says so.
 func New(a, b []float64) (*Coupling, error) {
-	blas.Start() // the backend is fixed before the first operation
 	if len(a) == 0 || len(b) == 0 {
 		return nil, fmt.Errorf("%w: empty marginal", ErrBadMarginal)
 	}

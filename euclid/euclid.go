@@ -15,7 +15,6 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/rhgd/rhgd/blas"
 	"github.com/rhgd/rhgd/numerr"
 )
 
@@ -25,7 +24,6 @@ type Euclidean struct{ r, c int }
 
 // New returns R^{r×c}. It panics if r or c is negative.
 func New(r, c int) *Euclidean {
-	blas.Start() // one backend for the whole program, whichever package starts it
 	if r < 0 || c < 0 {
 		panic("euclid: negative dimension")
 	}

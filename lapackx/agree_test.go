@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"gonum.org/v1/gonum/mat"
 
 	"github.com/rhgd/rhgd/blas"
 )
@@ -70,13 +69,6 @@ func TestBackendsAgree(t *testing.T) {
 			q := make([]float64, n*n/2)
 			qr.QTo(q)
 			return q
-		},
-		"svd-polar": func() []float64 {
-			d := NewSVD(n, n)
-			require.NoError(t, d.Factorize(spd))
-			var p mat.Dense
-			p.Mul(mat.NewDense(n, n, d.U()), mat.NewDense(n, n, d.VT()))
-			return append(append([]float64(nil), d.Values()...), p.RawMatrix().Data...)
 		},
 	}
 	for name, f := range cases {

@@ -49,12 +49,6 @@ type backend interface {
 	// and reports whether it could (false: use the triangular solves).
 	getrs1(n int, lu []float64, ipiv []int32, b []float64) bool
 
-	// svd computes the thin SVD of the m×n a (overwritten): σ descending
-	// in s, U (m×k) and Vᵀ (k×n) row-major, k = min(m, n).
-	svd(m, n int, a, s, u, vt, work []float64, iwork []int32) error
-	// svdWork is the workspace svd needs for m×n matrices.
-	svdWork(m, n int) int
-
 	// reduceSym, cholInverse: see ReduceSym and CholInverse.
 	reduceSym(a, l []float64, n int)
 	cholInverse(dst, work, l []float64, n int)
@@ -67,8 +61,9 @@ type backend interface {
 	schurWork(n int) int
 }
 
-// lp returns the LAPACK backend for the BLAS backend in use now: blas.Use
-// and RHGD_BLAS switch both together. It is the only place that chooses.
+// lp returns the LAPACK backend for rhgd's BLAS backend in use now
+// (blas.Current): blas.Use and RHGD_BLAS switch both together. It is the
+// only place that chooses.
 func lp() backend {
 	if lapacke.Available && blas.Current() == blas.Native {
 		return nativeLapack{}
@@ -77,10 +72,8 @@ func lp() backend {
 }
 
 // backends lists the backends this build contains, for workspace sizes
-// that must suit either. It starts the backend (blas.Start), so that a
-// workspace's constructor, not its first timed call, pays for start-up.
+// that must suit either.
 func backends() []backend {
-	blas.Start()
 	if lapacke.Available {
 		return []backend{gonumLapack{}, nativeLapack{}}
 	}

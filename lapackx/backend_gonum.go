@@ -138,20 +138,6 @@ func (g gonumLapack) getrf(n int, a []float64, ipiv []int32, gip []int) (bool, e
 
 func (gonumLapack) getrs1(int, []float64, []int32, []float64) bool { return false }
 
-func (g gonumLapack) svd(m, n int, a, s, u, vt, work []float64, _ []int32) error {
-	if !g.impl.Dgesvd(lapack.SVDStore, lapack.SVDStore, m, n, a, n, s, u, min(m, n), vt, n, work, len(work)) {
-		return fmt.Errorf("%w: Dgesvd did not converge", ErrLapack)
-	}
-	return nil
-}
-
-func (g gonumLapack) svdWork(m, n int) int {
-	var q [1]float64
-	a := make([]float64, m*n) // gonum's query slices a, so it cannot be nil
-	g.impl.Dgesvd(lapack.SVDStore, lapack.SVDStore, m, n, a, n, nil, nil, min(m, n), nil, n, q[:], -1)
-	return int(q[0])
-}
-
 func (gonumLapack) reduceSym(a, l []float64, n int) { reduceSymSolves(a, l, n) }
 
 // cholInverse calls dpotri: gonum's beats the solve-and-Gram route at every

@@ -43,7 +43,6 @@ func (nativeLapack) eigDriver() string {
 //	sygst     0.32/0.33  0.66/0.71  0.91/0.00  1.18/0.01  1.35/0.03  1.40/0.10  1.54/0.95
 //	syevd     0.67/0.00  0.81/0.01  0.88/1.03  1.13/0.08  1.17/0.10  1.30/0.20          -
 //	qr        0.33/0.01  0.70/0.01  0.76/0.22  0.89/0.34  1.00/0.61  1.09/1.13          -
-//	gesdd     0.64/0.55  0.81/0.83  0.84/1.08  1.11/1.24  1.19/0.21          -          -
 //	gees      0.87/0.01  0.85/0.08  0.91/1.34          -          -          -          -
 //	potrs1    1.02/1.08  0.96/0.99  1.02/0.98  1.01/0.92  1.05/1.16  1.02/1.14  1.09/1.55
 //	getrs1    1.03/1.09  1.08/1.06  0.97/1.03  0.96/1.06  1.09/1.43  1.04/2.11  0.96/1.04
@@ -60,7 +59,6 @@ const (
 	sygstThreadsFrom = 3072
 	eigThreadsFrom   = never // dsyevd; the QL solver below eigQLCutoff is rhgd's own, on one thread
 	qrThreadsFrom    = never // dgeqrf, dgelqf, dorgqr, dorglq
-	svdThreadsFrom   = never // dgesdd
 	schurThreadsFrom = never // dgees and dtrsyl, Sylvester's
 )
 
@@ -219,26 +217,6 @@ func (nativeLapack) getrs1(n int, lu []float64, ipiv []int32, b []float64) bool 
 		panic(lapackErr("dgetrs", info)) // only on invalid arguments
 	}
 	return true
-}
-
-// svd runs the divide-and-conquer dgesdd on the column-major view
-// Aᵀ = V σ Uᵀ, whose U and Vᵀ outputs land, row-major, as our Vᵀ and U.
-func (nativeLapack) svd(m, n int, a, s, u, vt, work []float64, iwork []int32) error {
-	if !threaded(squareOrder(m, n), svdThreadsFrom) {
-		blas.SerialBegin()
-		defer blas.SerialEnd()
-	}
-	k := min(m, n)
-	if info := lapacke.Dgesdd('S', n, m, a, n, s, vt, n, u, k, work, len(work), iwork); info != 0 {
-		return lapackErr("dgesdd", info)
-	}
-	return nil
-}
-
-func (nativeLapack) svdWork(m, n int) int {
-	var q [1]float64
-	lapacke.Dgesdd('S', n, m, nil, n, nil, nil, n, nil, min(m, n), q[:], -1, nil)
-	return int(q[0])
 }
 
 // sygstCutoff is the order from which ReduceSym calls dsygst rather than

@@ -8,14 +8,16 @@
 // a symmetric matrix). LAPACK is column-major, and a row-major buffer read
 // column-major is the transpose; every call here is arranged so that
 // LAPACKE never transposes: a symmetric matrix is its own transpose (flip
-// uplo), the QR of A is the LQ of Aᵀ, the SVD of Aᵀ hands back Vᵀ and U in
-// U's and Vᵀ's places, and so on. Each type's documentation says how.
+// uplo), the QR of A is the LQ of Aᵀ, and so on. Each type's documentation says how.
 //
 // # Backends
 //
 // Calls go to LAPACKE when package blas has the native backend selected
 // and to gonum's pure-Go LAPACK otherwise (RHGD_BLAS=gonum, blas.Use, or a
 // CGO_ENABLED=0 or -tags purego build). The results agree to rounding.
+// rhgd's own BLAS calls go through blas.Impl; gonum's LAPACK routines
+// reach BLAS through gonum's blas64, which is rhgd's only after blas.Init
+// (blas's package doc has the policy).
 //
 // Where to look: the raw cgo bindings are in internal/lapacke (column-major
 // LAPACKE _work calls and nothing else); backend.go declares the LAPACK
@@ -29,7 +31,7 @@
 //
 //   - Impl: gonum's lapack.Float64 with Dpotrf, Dpotrs, Dpotri, Dgeqrf,
 //     Dorgqr, Dgelqf and Dorglq on LAPACKE;
-//   - EigSym (dsyevd), LU (dgetrf), QR (dgelqf/dorglq), SVD (dgesdd);
+//   - EigSym (dsyevd), LU (dgetrf), QR (dgelqf/dorglq);
 //   - SymFunc: exp, log, √, 1/√, powers and user functions of symmetric
 //     matrices from one eigendecomposition, and their Fréchet derivatives
 //     by the Daleckii–Krein formula with cancellation-free divided

@@ -15,10 +15,10 @@ import (
 //	Dgeqrf, Dorgqr   row-major QR of A = column-major LQ of Aᵀ (dgelqf, dorglq)
 //	Dgelqf, Dorglq   row-major LQ of A = column-major QR of Aᵀ (dgeqrf, dorgqr)
 //
-// Every other routine is gonum's, whose inner BLAS calls go through blas64
-// and so reach the native BLAS anyway. Arguments are checked in Go with
-// gonum's panic messages before any C call. gonum's testlapack suites run
-// against Impl in both builds.
+// Every other routine is gonum's, whose inner BLAS calls go through blas64:
+// rhgd's backend after blas.Init, the program's choice otherwise.
+// Arguments are checked in Go with gonum's panic messages before any C
+// call. gonum's testlapack suites run against Impl in both builds.
 type Impl struct{ gonum.Implementation }
 
 var _ lapack.Float64 = Impl{}

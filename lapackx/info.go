@@ -19,7 +19,7 @@ func CurrentInfo() Info {
 		inf.ThreadsFrom = map[string]int{}
 		for name, from := range map[string]int{"dpotrf": potrfThreadsFrom, "dpotri": potriThreadsFrom,
 			"dgetrf": getrfThreadsFrom, "dsygst": sygstThreadsFrom, "dsyevd": eigThreadsFrom, "qr": qrThreadsFrom,
-			"dgesdd": svdThreadsFrom, "dgees": schurThreadsFrom} {
+			"dgees": schurThreadsFrom} {
 			if from != never {
 				inf.ThreadsFrom[name] = from
 			}

@@ -33,7 +33,6 @@ func NewLU(n int) *LU {
 	if n < 0 {
 		panic(errNegative)
 	}
-	blas.Start() // start-up belongs to the constructor
 	return &LU{n: n, lu: make([]float64, n*n), ip32: make([]int32, n), ip: make([]int, n)}
 }
 

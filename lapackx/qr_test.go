@@ -35,32 +35,6 @@ func TestQR(t *testing.T) {
 	})
 }
 
-func TestSVD(t *testing.T) {
-	forEachBackend(t, func(t *testing.T) {
-		rnd := newRand(11)
-		for _, mn := range [][2]int{{1, 1}, {6, 4}, {4, 6}, {50, 50}, {200, 20}} {
-			m, n := mn[0], mn[1]
-			k := min(m, n)
-			a := randGeneral(rnd, m, n, 1)
-			d := NewSVD(m, n)
-			require.NoError(t, d.Factorize(a))
-			s := d.Values()
-			us := mat.DenseCopyOf(mat.NewDense(m, k, d.U()))
-			for i := 0; i < m; i++ {
-				for j := 0; j < k; j++ {
-					us.Set(i, j, us.At(i, j)*s[j])
-				}
-				if i > 0 && i < k {
-					require.GreaterOrEqual(t, s[i-1], s[i])
-				}
-			}
-			var back mat.Dense
-			back.Mul(us, mat.NewDense(k, n, d.VT()))
-			require.Less(t, relErr(back.RawMatrix().Data, a), 100*float64(max(m, n))*eps, "m=%d n=%d", m, n)
-		}
-	})
-}
-
 func TestLUSolve(t *testing.T) {
 	forEachBackend(t, func(t *testing.T) {
 		rnd := newRand(15)

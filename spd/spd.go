@@ -66,7 +66,6 @@ type SPD struct {
 
 // New returns the manifold of n×n SPD matrices. It panics if n < 1.
 func New(n int) *SPD {
-	blas.Start() // the backend is fixed before the first operation
 	if n < 1 {
 		panic("spd: n must be positive")
 	}

@@ -74,7 +74,6 @@ type Stiefel struct {
 // New returns St(n, p) with the QR retraction. It panics unless
 // 0 < p ≤ n.
 func New(n, p int) *Stiefel {
-	blas.Start() // the backend is fixed before the first operation
 	if p <= 0 || p > n {
 		panic(fmt.Sprintf("stiefel: need 0 < p ≤ n, have n=%d p=%d", n, p))
 	}

@@ -46,9 +46,6 @@ func NewSmallEig(n int) *SmallEig {
 	return &SmallEig{n: n, d: make([]float64, n), e: make([]float64, n), vt: make([]float64, n*n)}
 }
 
-// N returns the order of the matrices the workspace takes.
-func (s *SmallEig) N() int { return s.n }
-
 // Values returns the eigenvalues of the last Factorize in ascending
 // order: the workspace's own slice.
 func (s *SmallEig) Values() []float64 { return s.d }

@@ -20,13 +20,6 @@ package lapacke
 // here: the address of a Go local passed to C would escape to the heap and
 // cost an allocation per call.
 
-static lapack_int rhgd_dsyevr(char jobz, char uplo, lapack_int n, double *a, lapack_int lda, double *w,
-		double *z, lapack_int ldz, lapack_int *isuppz, double *work, lapack_int lwork, lapack_int *iwork, lapack_int liwork) {
-	lapack_int m;
-	return LAPACKE_dsyevr_work(LAPACK_COL_MAJOR, jobz, 'A', uplo, n, a, lda, 0, 0, 0, 0, 0, &m, w, z, ldz, isuppz,
-		work, lwork, iwork, liwork);
-}
-
 static lapack_int rhgd_dgees(lapack_int n, double *a, lapack_int lda, double *wr, double *wi, double *vs, lapack_int ldvs,
 		double *work, lapack_int lwork) {
 	lapack_int sdim;
@@ -149,37 +142,6 @@ func Dsyevd(jobz, uplo byte, n int, a []float64, lda int, w, work []float64, iwo
 		dptr(w), dptr(work), C.lapack_int(len(work)), iptr(iwork), C.lapack_int(len(iwork))))
 }
 
-// Dsyev calls LAPACKE_dsyev_work in column-major layout and returns its info.
-func Dsyev(jobz, uplo byte, n int, a []float64, lda int, w, work []float64) int {
-	return int(C.LAPACKE_dsyev_work(colMajor, C.char(jobz), C.char(uplo), C.lapack_int(n), dptr(a), C.lapack_int(lda),
-		dptr(w), dptr(work), C.lapack_int(len(work))))
-}
-
-// Dsytrd calls LAPACKE_dsytrd_work in column-major layout and returns its info.
-func Dsytrd(uplo byte, n int, a []float64, lda int, d, e, tau, work []float64) int {
-	return int(C.LAPACKE_dsytrd_work(colMajor, C.char(uplo), C.lapack_int(n), dptr(a), C.lapack_int(lda),
-		dptr(d), dptr(e), dptr(tau), dptr(work), C.lapack_int(len(work))))
-}
-
-// Dorgtr calls LAPACKE_dorgtr_work in column-major layout and returns its info.
-func Dorgtr(uplo byte, n int, a []float64, lda int, tau, work []float64) int {
-	return int(C.LAPACKE_dorgtr_work(colMajor, C.char(uplo), C.lapack_int(n), dptr(a), C.lapack_int(lda),
-		dptr(tau), dptr(work), C.lapack_int(len(work))))
-}
-
-// Dsteqr calls LAPACKE_dsteqr_work in column-major layout and returns its
-// info; work has max(1, 2n−2) entries.
-func Dsteqr(compz byte, n int, d, e, z []float64, ldz int, work []float64) int {
-	return int(C.LAPACKE_dsteqr_work(colMajor, C.char(compz), C.lapack_int(n), dptr(d), dptr(e), dptr(z), C.lapack_int(ldz), dptr(work)))
-}
-
-// Dsyevr calls LAPACKE_dsyevr_work in column-major layout (through a C wrapper
-// that keeps its scalar outputs on the C stack) and returns its info.
-func Dsyevr(jobz, uplo byte, n int, a []float64, lda int, w, z []float64, ldz int, isuppz []int32, work []float64, iwork []int32) int {
-	return int(C.rhgd_dsyevr(C.char(jobz), C.char(uplo), C.lapack_int(n), dptr(a), C.lapack_int(lda), dptr(w), dptr(z),
-		C.lapack_int(ldz), iptr(isuppz), dptr(work), C.lapack_int(len(work)), iptr(iwork), C.lapack_int(len(iwork))))
-}
-
 // Dpotrf calls LAPACKE_dpotrf_work in column-major layout and returns its info.
 func Dpotrf(uplo byte, n int, a []float64, lda int) int {
 	return int(C.LAPACKE_dpotrf_work(colMajor, C.char(uplo), C.lapack_int(n), dptr(a), C.lapack_int(lda)))
@@ -218,13 +180,6 @@ func Dgelqf(m, n int, a []float64, lda int, tau, work []float64, lwork int) int 
 // Dorglq calls LAPACKE_dorglq_work in column-major layout and returns its info.
 func Dorglq(m, n, k int, a []float64, lda int, tau, work []float64, lwork int) int {
 	return int(C.LAPACKE_dorglq_work(colMajor, C.lapack_int(m), C.lapack_int(n), C.lapack_int(k), dptr(a), C.lapack_int(lda), dptr(tau), dptr(work), C.lapack_int(lwork)))
-}
-
-// Dgesdd calls LAPACKE_dgesdd_work in column-major layout and returns its info.
-// cDgesdd: lwork = -1 is a workspace query answered in work[0].
-func Dgesdd(jobz byte, m, n int, a []float64, lda int, s, u []float64, ldu int, vt []float64, ldvt int, work []float64, lwork int, iwork []int32) int {
-	return int(C.LAPACKE_dgesdd_work(colMajor, C.char(jobz), C.lapack_int(m), C.lapack_int(n), dptr(a), C.lapack_int(lda),
-		dptr(s), dptr(u), C.lapack_int(ldu), dptr(vt), C.lapack_int(ldvt), dptr(work), C.lapack_int(lwork), iptr(iwork)))
 }
 
 // Dgetrf calls LAPACKE_dgetrf_work in column-major layout and returns its info.

@@ -30,25 +30,6 @@ func Dsyevd(jobz, uplo byte, n int, a []float64, lda int, w, work []float64, iwo
 	return unavailable()
 }
 
-// Dsyev is unavailable in a pure-Go build.
-func Dsyev(jobz, uplo byte, n int, a []float64, lda int, w, work []float64) int { return unavailable() }
-
-// Dsytrd is unavailable in a pure-Go build.
-func Dsytrd(uplo byte, n int, a []float64, lda int, d, e, tau, work []float64) int {
-	return unavailable()
-}
-
-// Dorgtr is unavailable in a pure-Go build.
-func Dorgtr(uplo byte, n int, a []float64, lda int, tau, work []float64) int { return unavailable() }
-
-// Dsteqr is unavailable in a pure-Go build.
-func Dsteqr(compz byte, n int, d, e, z []float64, ldz int, work []float64) int { return unavailable() }
-
-// Dsyevr is unavailable in a pure-Go build.
-func Dsyevr(jobz, uplo byte, n int, a []float64, lda int, w, z []float64, ldz int, isuppz []int32, work []float64, iwork []int32) int {
-	return unavailable()
-}
-
 // Dpotrf is unavailable in a pure-Go build.
 func Dpotrf(uplo byte, n int, a []float64, lda int) int { return unavailable() }
 
@@ -78,11 +59,6 @@ func Dgelqf(m, n int, a []float64, lda int, tau, work []float64, lwork int) int 
 
 // Dorglq is unavailable in a pure-Go build.
 func Dorglq(m, n, k int, a []float64, lda int, tau, work []float64, lwork int) int {
-	return unavailable()
-}
-
-// Dgesdd is unavailable in a pure-Go build.
-func Dgesdd(jobz byte, m, n int, a []float64, lda int, s, u []float64, ldu int, vt []float64, ldvt int, work []float64, lwork int, iwork []int32) int {
 	return unavailable()
 }
 
