@@ -99,7 +99,7 @@ func BenchmarkSyntheticRun(b *testing.B) {
 		}
 		p, _ := synthetic.New(data)
 		w0, m0 := p.Start(7)
-		s := synthetic.PaperSettings()
+		s := synthetic.Paper.Settings
 		s.Estimator = solver.HInv{}
 		r, err := solver.New(p.Problem(), &s)
 		if err != nil {

@@ -24,7 +24,7 @@ func warm(tb testing.TB, name string, epochs int) (*solver.RHGD, *domainadapt.Pr
 	require.NoError(tb, err)
 	s := in.Settings
 	s.Epochs = epochs
-	if s.Estimator, err = domainadapt.PaperEstimator(name); err != nil {
+	if s.Estimator, err = domainadapt.Paper.Estimator(name); err != nil {
 		tb.Fatal(err)
 	}
 	r, err := solver.New(dp.Problem(), &s)
@@ -44,7 +44,7 @@ func TestEpochAllocs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads the D→W data and runs epochs at d = 128")
 	}
-	for _, name := range domainadapt.EstimatorNames {
+	for _, name := range domainadapt.Paper.Names() {
 		r, _ := warm(t, name, 2)
 		if a := testing.AllocsPerRun(2, func() {
 			if _, err := r.Step(); err != nil {

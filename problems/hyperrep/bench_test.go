@@ -18,9 +18,9 @@ func warm(tb testing.TB, name string, batches solver.Batches) *solver.RHGD {
 	tb.Helper()
 	_, hp, p := setup(tb, hyperrep.PaperSizes, 42)
 	w0, b0 := hp.Start()
-	est, err := hyperrep.PaperEstimator(name)
+	est, err := hyperrep.Paper.Estimator(name)
 	require.NoError(tb, err)
-	s := hyperrep.PaperSettings()
+	s := hyperrep.Paper.Settings
 	s.Epochs, s.Estimator, s.Batches = 5, est, batches
 	r, err := solver.New(p, &s)
 	require.NoError(tb, err)
@@ -36,8 +36,8 @@ func TestEpochAllocs(t *testing.T) {
 	if race.Enabled {
 		t.Skip("allocation counts under -race")
 	}
-	for _, name := range hyperrep.EstimatorNames {
-		for _, b := range []solver.Batches{{}, hyperrep.StochasticBatches} {
+	for _, name := range hyperrep.Paper.Names() {
+		for _, b := range []solver.Batches{{}, *hyperrep.Paper.Batches} {
 			r := warm(t, name, b)
 			if a := testing.AllocsPerRun(3, func() {
 				if _, err := r.Step(); err != nil {
@@ -89,7 +89,7 @@ func TestOracleAllocs(t *testing.T) {
 // settings (S = 50 lower steps, the estimate, the upper step), which
 // includes the features of both sets at the new W.
 func BenchmarkHyperrepEpoch(b *testing.B) {
-	for _, name := range hyperrep.EstimatorNames {
+	for _, name := range hyperrep.Paper.Names() {
 		b.Run("estimator="+name, func(b *testing.B) {
 			b.ReportAllocs()
 			r := warm(b, name, solver.Batches{})
@@ -105,10 +105,10 @@ func BenchmarkHyperrepEpoch(b *testing.B) {
 // BenchmarkRSHGDEpoch is one RSHGD epoch with the paper's batches
 // (StochasticBatches).
 func BenchmarkRSHGDEpoch(b *testing.B) {
-	for _, name := range hyperrep.EstimatorNames {
+	for _, name := range hyperrep.Paper.Names() {
 		b.Run("estimator="+name, func(b *testing.B) {
 			b.ReportAllocs()
-			r := warm(b, name, hyperrep.StochasticBatches)
+			r := warm(b, name, *hyperrep.Paper.Batches)
 			for b.Loop() {
 				if _, err := r.Step(); err != nil {
 					b.Fatal(err)

@@ -28,11 +28,11 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	est, err := hyperrep.PaperEstimator("hinv")
+	est, err := hyperrep.Paper.Estimator("hinv")
 	if err != nil {
 		panic(err)
 	}
-	s := hyperrep.PaperSettings()
+	s := hyperrep.Paper.Settings
 	s.Epochs, s.Estimator = 5, est
 	res, err := solver.Minimize(context.Background(), p, w0, beta0, &s)
 	if err != nil {

@@ -196,7 +196,7 @@ func TestHypergradient(t *testing.T) {
 	const h = 1e-5
 	wp, wm := make([]float64, len(w)), make([]float64, len(w))
 	for _, name := range []string{"hinv", "cg"} {
-		est, err := hyperrep.PaperEstimator(name)
+		est, err := hyperrep.Paper.Estimator(name)
 		require.NoError(t, err)
 		r, err := solver.New(p, &solver.Settings{Estimator: est})
 		require.NoError(t, err)
@@ -346,14 +346,14 @@ func TestRun(t *testing.T) {
 	w0, b0 := hp.Start()
 	f0, err := p.F(at(w0, b0))
 	require.NoError(t, err)
-	for _, name := range hyperrep.EstimatorNames {
+	for _, name := range hyperrep.Paper.Names() {
 		for _, stochastic := range []bool{false, true} {
-			est, err := hyperrep.PaperEstimator(name)
+			est, err := hyperrep.Paper.Estimator(name)
 			require.NoError(t, err)
-			s := hyperrep.PaperSettings()
+			s := hyperrep.Paper.Settings
 			s.Epochs, s.Estimator = 10, est
 			if stochastic {
-				s.Batches = hyperrep.StochasticBatches
+				s.Batches = *hyperrep.Paper.Batches
 			}
 			res, err := solver.Minimize(context.Background(), p, w0, b0, &s)
 			require.NoError(t, err, "%s stochastic=%v", name, stochastic)
@@ -383,16 +383,16 @@ func TestStochastic(t *testing.T) {
 	authors := solver.Batches{Lower: 32, Upper: 64, Cross: 32, Hess: 32}
 	for _, name := range []string{"hinv"} {
 		for _, seed := range []uint64{1, 2} {
-			for _, b := range []solver.Batches{hyperrep.StochasticBatches, authors} {
-				est, err := hyperrep.PaperEstimator(name)
+			for _, b := range []solver.Batches{*hyperrep.Paper.Batches, authors} {
+				est, err := hyperrep.Paper.Estimator(name)
 				require.NoError(t, err)
-				s := hyperrep.PaperSettings()
+				s := hyperrep.Paper.Settings
 				var r record
 				s.Estimator, s.Batches, s.Seed, s.Recorder = est, b, seed, &r
 				_, err = solver.Minimize(context.Background(), p, w0, b0, &s)
 				require.NoError(t, err)
 				t.Logf("%s seed %d batches %+v: f = %.3f, %.3f, %.3f, %.3f at epochs 0, 10, 50, 99", name, seed, b, r[0], r[10], r[50], r[99])
-				if b == hyperrep.StochasticBatches {
+				if b == *hyperrep.Paper.Batches {
 					require.Less(t, r[99], 0.1*f0, "%s seed %d", name, seed)
 				}
 			}

@@ -20,9 +20,9 @@ func warm(tb testing.TB, name string, ext bool) (*meta.Problem, *solver.RHGD) {
 	tb.Helper()
 	_, _, p, sp := setup(tb, defaultSpec, meta.DefaultTasks, meta.DefaultTestTasks, meta.DefaultP, meta.DefaultLambda, ext, 42)
 	th, w := p.Start()
-	est, err := meta.PaperEstimator(name)
+	est, err := meta.Paper.Estimator(name)
 	require.NoError(tb, err)
-	s := meta.PaperSettings()
+	s := meta.Paper.Settings
 	s.Epochs, s.Estimator = 3, est
 	r, err := solver.New(sp, &s)
 	require.NoError(tb, err)
@@ -38,7 +38,7 @@ func TestEpochAllocs(t *testing.T) {
 	if race.Enabled {
 		t.Skip("allocation counts under -race")
 	}
-	for _, name := range meta.EstimatorNames {
+	for _, name := range meta.Paper.Names() {
 		for _, ext := range []bool{false, true} {
 			p, r := warm(t, name, ext)
 			if a := testing.AllocsPerRun(2, func() {
@@ -96,7 +96,7 @@ func TestOracleAllocs(t *testing.T) {
 // meta-training images at the new Θ), RHGD and PHGD.
 func BenchmarkMetaEpoch(b *testing.B) {
 	for _, method := range []string{"rhgd", "phgd"} {
-		for _, name := range meta.EstimatorNames {
+		for _, name := range meta.Paper.Names() {
 			b.Run("method="+method+"/estimator="+name, func(b *testing.B) {
 				b.ReportAllocs()
 				_, r := warm(b, name, method == "phgd")

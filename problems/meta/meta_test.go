@@ -197,7 +197,7 @@ func TestHypergradient(t *testing.T) {
 	const h = 1e-5
 	tp, tm := make([]float64, len(theta)), make([]float64, len(theta))
 	for _, name := range []string{"hinv", "cg"} {
-		est, err := meta.PaperEstimator(name)
+		est, err := meta.Paper.Estimator(name)
 		require.NoError(t, err)
 		r, err := solver.New(sp, &solver.Settings{Estimator: est})
 		require.NoError(t, err)

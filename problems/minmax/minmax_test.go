@@ -273,7 +273,7 @@ func TestLowerRegion(t *testing.T) {
 // hypergradient norm falls to 1e−10.
 func runTo(t *testing.T, pr *minmax.Problem, est solver.Estimator) *solver.Result {
 	x0, y0 := pr.Start(7)
-	s := minmax.DefaultSettings()
+	s := minmax.Paper.Settings
 	s.Estimator, s.GradTol = est, 1e-10
 	r, err := solver.New(pr.Problem(), &s)
 	require.NoError(t, err)
@@ -288,7 +288,7 @@ func runTo(t *testing.T, pr *minmax.Problem, est solver.Estimator) *solver.Resul
 // optimum value F* (from the independent eigendecomposition), A's top-p
 // eigenspace and Y = (XᵀAX)⁻¹.
 func TestRunReachesSaddle(t *testing.T) {
-	data, pr := setup(t, minmax.DefaultN, minmax.DefaultP, minmax.DefaultCond, minmax.DefaultGap)
+	data, pr := setup(t, minmax.DefaultParams().N, minmax.DefaultParams().P, minmax.DefaultParams().Cond, minmax.DefaultParams().Gap)
 	tr := newTruth(t, data)
 	want := append([]float64(nil), tr.top...)
 	for i := range want {
@@ -296,7 +296,7 @@ func TestRunReachesSaddle(t *testing.T) {
 	}
 	sort.Float64s(want)
 	for _, name := range []string{"gda", "hinv", "cg", "ns", "ad"} {
-		est, err := solver.ParseEstimator(minmax.Estimators[name])
+		est, err := solver.ParseEstimator(minmax.Paper.Specs()[name])
 		require.NoError(t, err)
 		res := runTo(t, pr, est)
 		x, y := res.X, res.Y
@@ -323,10 +323,10 @@ func TestRunReachesSaddle(t *testing.T) {
 // default run diverges in its second epoch, as the package documentation
 // says (the reason New chooses the exponential map).
 func TestSecondOrderDiverges(t *testing.T) {
-	_, pr := setup(t, minmax.DefaultN, minmax.DefaultP, minmax.DefaultCond, minmax.DefaultGap)
+	_, pr := setup(t, minmax.DefaultParams().N, minmax.DefaultParams().P, minmax.DefaultParams().Cond, minmax.DefaultParams().Gap)
 	pr.SPD.Retraction = spd.SecondOrder
 	x0, y0 := pr.Start(7)
-	s := minmax.DefaultSettings()
+	s := minmax.Paper.Settings
 	res, err := solver.Minimize(context.Background(), pr.Problem(), x0, y0, &s)
 	require.Error(t, err)
 	require.Equal(t, solver.Diverged, res.Status)
@@ -346,7 +346,7 @@ func TestDanskin(t *testing.T) {
 	u := make([]float64, 36)
 	pr.St.RandTangent(u, x, rand.New(rand.NewPCG(8, 8)))
 	estimate := func(name string, y []float64) []float64 {
-		est, err := solver.ParseEstimator(minmax.Estimators[name])
+		est, err := solver.ParseEstimator(minmax.Paper.Specs()[name])
 		require.NoError(t, err)
 		r, err := solver.New(pr.Problem(), &solver.Settings{Estimator: est})
 		require.NoError(t, err)
@@ -373,7 +373,7 @@ func TestDanskin(t *testing.T) {
 func TestNewMinMax(t *testing.T) {
 	_, pr := setup(t, 12, 3, 20, 0.5)
 	x0, y0 := pr.Start(7)
-	s := minmax.DefaultSettings()
+	s := minmax.Paper.Settings
 	s.Epochs = 30
 	r, err := solver.NewMinMax(pr.MinMax(), &s)
 	require.NoError(t, err)
@@ -440,15 +440,17 @@ func TestNPZ(t *testing.T) {
 	data, pr := setup(t, 8, 3, 10, 0.5)
 	x0, y0 := pr.Start(2)
 	path := filepath.Join(dir, "mm.npz")
-	require.NoError(t, minmax.Save(path, data, x0, y0))
-	got, gx, gy, err := minmax.Load(path, 99)
+	require.NoError(t, minmax.Save(path, data, problems.Start{X: x0, Y: y0}))
+	got, st, err := minmax.Load(path, 99)
+	gx, gy := st.X, st.Y
 	require.NoError(t, err)
 	require.Equal(t, data.A, got.A)
 	require.Equal(t, 3, got.P, "p comes from X0")
 	require.Equal(t, x0, gx)
 	require.Equal(t, y0, gy)
-	require.NoError(t, minmax.Save(path, data, nil, nil))
-	got, gx, gy, err = minmax.Load(path, 2)
+	require.NoError(t, minmax.Save(path, data, problems.Start{}))
+	got, st, err = minmax.Load(path, 2)
+	gx, gy = st.X, st.Y
 	require.NoError(t, err)
 	require.Equal(t, data.A, got.A)
 	require.Equal(t, 2, got.P, "p from the argument without X0")
@@ -467,10 +469,10 @@ func TestNPZ(t *testing.T) {
 		}
 		p := filepath.Join(dir, name+".npz")
 		require.NoError(t, problems.WriteNPZ(p, arrays, shapes))
-		_, _, _, err := minmax.Load(p, 3)
+		_, _, err := minmax.Load(p, 3)
 		require.ErrorIs(t, err, problems.ErrBadData, name)
 	}
-	_, _, _, err = minmax.Load(filepath.Join(dir, "missing.npz"), 3)
+	_, _, err = minmax.Load(filepath.Join(dir, "missing.npz"), 3)
 	require.ErrorIs(t, err, problems.ErrBadData)
 }
 

@@ -19,9 +19,9 @@ func warm(tb testing.TB, name string, batches solver.Batches) *solver.RHGD {
 	tb.Helper()
 	_, _, p, sp := setup(tb, spdnet.PaperConfig, spdnet.PaperTrainPerClass, 0, 42)
 	w0, g0 := p.Start()
-	est, err := spdnet.PaperEstimator(name)
+	est, err := spdnet.Paper.Estimator(name)
 	require.NoError(tb, err)
-	s := spdnet.PaperSettings()
+	s := spdnet.Paper.Settings
 	s.Epochs, s.Estimator, s.Batches = 3, est, batches
 	r, err := solver.New(sp, &s)
 	require.NoError(tb, err)
@@ -37,8 +37,8 @@ func TestEpochAllocs(t *testing.T) {
 	if race.Enabled {
 		t.Skip("allocation counts under -race")
 	}
-	for _, name := range spdnet.EstimatorNames {
-		for _, b := range []solver.Batches{{}, spdnet.StochasticBatches} {
+	for _, name := range spdnet.Paper.Names() {
+		for _, b := range []solver.Batches{{}, *spdnet.Paper.Batches} {
 			r := warm(t, name, b)
 			if a := testing.AllocsPerRun(2, func() {
 				if _, err := r.Step(); err != nil {
@@ -107,7 +107,7 @@ func TestOracleAllocs(t *testing.T) {
 // settings (S = 50 lower steps, the estimate, the upper step), which
 // includes the network's forward pass on both sets at the new W.
 func BenchmarkSPDNetEpoch(b *testing.B) {
-	for _, name := range spdnet.EstimatorNames {
+	for _, name := range spdnet.Paper.Names() {
 		b.Run("estimator="+name, func(b *testing.B) {
 			b.ReportAllocs()
 			r := warm(b, name, solver.Batches{})
@@ -122,10 +122,10 @@ func BenchmarkSPDNetEpoch(b *testing.B) {
 
 // BenchmarkRSHGDEpoch is one RSHGD epoch with StochasticBatches.
 func BenchmarkRSHGDEpoch(b *testing.B) {
-	for _, name := range spdnet.EstimatorNames {
+	for _, name := range spdnet.Paper.Names() {
 		b.Run("estimator="+name, func(b *testing.B) {
 			b.ReportAllocs()
-			r := warm(b, name, spdnet.StochasticBatches)
+			r := warm(b, name, *spdnet.Paper.Batches)
 			for b.Loop() {
 				if _, err := r.Step(); err != nil {
 					b.Fatal(err)

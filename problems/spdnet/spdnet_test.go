@@ -343,7 +343,7 @@ func TestHypergradient(t *testing.T) {
 	const h = 1e-5
 	wp, wm := make([]float64, len(w)), make([]float64, len(w))
 	for _, name := range []string{"hinv", "cg"} {
-		est, err := spdnet.PaperEstimator(name)
+		est, err := spdnet.Paper.Estimator(name)
 		require.NoError(t, err)
 		r, err := solver.New(sp, &solver.Settings{Estimator: est})
 		require.NoError(t, err)

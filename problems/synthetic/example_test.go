@@ -25,7 +25,7 @@ func Example() {
 	}
 	w0, m0 := p.Start(7)
 
-	paper := synthetic.PaperSettings() // η_x = η_y = 0.5, S = 20, 200 epochs
+	paper := synthetic.Paper.Settings // η_x = η_y = 0.5, S = 20, 200 epochs
 	paper.Estimator = solver.HInv{}
 	res, err := solver.Minimize(context.Background(), p.Problem(), w0, m0, &paper)
 	if err != nil {

@@ -43,7 +43,7 @@ func FuzzEpoch(f *testing.F) {
 		}
 		fresh := fsp.Problem()
 		src := fuzzing.New(in)
-		est, err := solver.ParseEstimator(synthetic.EstimatorNames[src.Int(0, 3)])
+		est, err := solver.ParseEstimator(synthetic.Paper.Names()[src.Int(0, 3)])
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -27,7 +27,7 @@ func TestNilContext(t *testing.T) {
 	if _, err := solver.Minimize(nilCtx, p.Problem(), w0, m0, nil); !errors.Is(err, numerr.ErrInvalid) {
 		t.Errorf("Minimize(nil ctx): %v, want numerr.ErrInvalid", err)
 	}
-	s := synthetic.PaperSettings()
+	s := synthetic.Paper.Settings
 	s.Epochs = 2
 	r, err := solver.New(p.Problem(), &s)
 	if err != nil {

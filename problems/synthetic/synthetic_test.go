@@ -332,7 +332,7 @@ func TestConcurrentSolvers(t *testing.T) {
 			return nil, err
 		}
 		w, m := sp.Start(7)
-		est, err := synthetic.PaperEstimator(name)
+		est, err := synthetic.Paper.Estimator(name)
 		if err != nil {
 			return nil, err
 		}
@@ -343,7 +343,7 @@ func TestConcurrentSolvers(t *testing.T) {
 		return append(res.X, res.Y...), nil
 	}
 	want := map[string][]float64{}
-	for _, name := range synthetic.EstimatorNames {
+	for _, name := range synthetic.Paper.Names() {
 		x, err := run(name)
 		require.NoError(t, err)
 		want[name] = x
@@ -352,7 +352,7 @@ func TestConcurrentSolvers(t *testing.T) {
 	done := make(chan int)
 	for k := 0; k < workers; k++ {
 		go func() {
-			got[k], errs[k] = run(synthetic.EstimatorNames[k%len(synthetic.EstimatorNames)])
+			got[k], errs[k] = run(synthetic.Paper.Names()[k%len(synthetic.Paper.Names())])
 			done <- k
 		}()
 	}
@@ -361,6 +361,6 @@ func TestConcurrentSolvers(t *testing.T) {
 	}
 	for k := range got {
 		require.NoError(t, errs[k], "worker %d", k)
-		require.Equal(t, want[synthetic.EstimatorNames[k%len(synthetic.EstimatorNames)]], got[k], "worker %d", k)
+		require.Equal(t, want[synthetic.Paper.Names()[k%len(synthetic.Paper.Names())]], got[k], "worker %d", k)
 	}
 }
