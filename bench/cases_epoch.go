@@ -38,7 +38,7 @@ func epochCases(d int) []Case {
 				if s.Estimator, err = synthetic.Paper.Estimator(name); err != nil {
 					return nil, err
 				}
-				rh, err := solver.New(p.Problem(), &s)
+				rh, err := solver.New(p.Bilevel(), &s)
 				if err != nil {
 					return nil, err
 				}

@@ -101,7 +101,7 @@ func BenchmarkSyntheticRun(b *testing.B) {
 		w0, m0 := p.Start(7)
 		s := synthetic.Paper.Settings
 		s.Estimator = solver.HInv{}
-		r, err := solver.New(p.Problem(), &s)
+		r, err := solver.New(p.Bilevel(), &s)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -728,7 +728,7 @@ func syntheticGo(t *testing.T, n, d, r int, seed uint64, est solver.Estimator, e
 	s.Epochs, s.Estimator = epochs, est
 	var fs []float64
 	s.Recorder = recFunc(func(e *solver.EpochStats) error { fs = append(fs, e.F); return nil })
-	res, err := solver.Minimize(context.Background(), p.Problem(), w0, m0, &s)
+	res, err := solver.Minimize(context.Background(), p.Bilevel(), w0, m0, &s)
 	if err != nil {
 		t.Fatal(err)
 	}

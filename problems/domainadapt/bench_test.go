@@ -27,7 +27,7 @@ func warm(tb testing.TB, name string, epochs int) (*solver.RHGD, *domainadapt.Pr
 	if s.Estimator, err = domainadapt.Paper.Estimator(name); err != nil {
 		tb.Fatal(err)
 	}
-	r, err := solver.New(dp.Problem(), &s)
+	r, err := solver.New(dp.Bilevel(), &s)
 	require.NoError(tb, err)
 	res, err := r.Run(context.Background(), in.X0, in.Y0)
 	require.NoError(tb, err)

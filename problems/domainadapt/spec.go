@@ -99,7 +99,7 @@ func NewInstance(data *Data, c Config, baselineLambda float64) (*problems.Instan
 		return nil, err
 	}
 	in := Paper.Instance()
-	in.Problem, in.X0, in.Y0 = p.Problem(), x0, y0
+	in.Problem, in.X0, in.Y0 = p.Bilevel(), x0, y0
 	in.Describe = fmt.Sprintf("Π(%d,%d) × SPD(%d), %s, α = %g, λ = %g, ε = %g", p.n, p.m, p.d, data.Name, c.Alpha, c.Lambda, c.Ridge)
 	if len(p.srcLab) > 0 && len(p.tgtLab) > 0 {
 		in.Accuracy = p.Accuracy

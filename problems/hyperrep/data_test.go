@@ -116,7 +116,7 @@ func TestSaveLoad(t *testing.T) {
 	w, beta := hp.Start()
 	f1, err := p.F(at(w, beta))
 	require.NoError(t, err)
-	f2, err := hp2.Problem().F(at(w, beta))
+	f2, err := hp2.Bilevel().F(at(w, beta))
 	require.NoError(t, err)
 	require.Equal(t, f1, f2)
 }

@@ -22,7 +22,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	p := hp.Problem()
+	p := hp.Bilevel()
 	w0, beta0 := hp.Start()
 	f0, err := p.F(&solver.Point{X: w0, Y: beta0})
 	if err != nil {

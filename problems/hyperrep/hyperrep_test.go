@@ -25,7 +25,7 @@ func setup(t testing.TB, s hyperrep.Sizes, seed uint64) (*hyperrep.Data, *hyperr
 	require.NoError(t, err)
 	hp, err := hyperrep.New(data, hyperrep.PaperLambda)
 	require.NoError(t, err)
-	return data, hp, hp.Problem()
+	return data, hp, hp.Bilevel()
 }
 
 // at is (x, y) with unknown identities: no cache can match it.

@@ -61,7 +61,7 @@ func Build(p Params) (*problems.Instance, error) {
 		return nil, err
 	}
 	in := Paper.Instance()
-	in.Problem = pr.Problem()
+	in.Problem = pr.Bilevel()
 	in.X0, in.Y0 = pr.Start()
 	in.Notes = pr.Notes()
 	in.Describe = fmt.Sprintf("St(%d,%d) × R^%d, %d SPD matrices (%d train, %d validation), λ = %g, data %s",

@@ -14,7 +14,7 @@ import (
 // AdaptiveSettings reach the same ψ(φ(x)) as the fixed settings.
 func TestLowerSolveAdaptive(t *testing.T) {
 	_, p := setup(t, karcher.DefaultParams().N, karcher.DefaultParams().Count, karcher.DefaultParams().Spread)
-	q := p.Problem()
+	q := p.Bilevel()
 	x0, y0 := p.Start()
 	run := func(s solver.Settings) *solver.Result {
 		s.Estimator, s.GradTol = solver.HInv{}, 1e-10

@@ -25,7 +25,7 @@ func warm(tb testing.TB, name string) *solver.RHGD {
 	x0, y0 := p.Start()
 	s := karcher.Paper.Settings
 	s.Epochs = 5
-	q := p.Problem()
+	q := p.Bilevel()
 	if name == "cg-fd" {
 		name = "cg"
 		q.HessGy, q.HessGyInv, q.CrossGxy = nil, nil, nil

@@ -162,7 +162,7 @@ func TestConformance(t *testing.T) {
 	const n = 4
 	_, p := setup(t, n, 5, 1)
 	x, y, ys := points(t, p, 4)
-	problemtest.Run(t, p.Problem(), problemtest.Config{X: x, Y: y, YStar: ys, SecondOrderY: true, Seed: 1})
+	problemtest.Run(t, p.Bilevel(), problemtest.Config{X: x, Y: y, YStar: ys, SecondOrderY: true, Seed: 1})
 }
 
 // points returns a symmetric x, y* = φ(x) and a y at distance 0.8 from it.
@@ -183,7 +183,7 @@ func points(t testing.TB, p *karcher.Problem, seed uint64) (x, y, ys []float64) 
 // solver.Compositional provides, HessGy and CrossGxy filled by
 // solver.FillFD as solver.New does.
 func withoutSecondOrder(p *karcher.Problem) solver.Problem {
-	q := p.Problem()
+	q := p.Bilevel()
 	q.HessGy, q.HessGyInv, q.CrossGxy = nil, nil, nil
 	return solver.FillFD(q, solver.DefaultFDStep)
 }
@@ -200,7 +200,7 @@ func TestFiniteDifferences(t *testing.T) {
 	const n = 4
 	_, p := setup(t, n, 5, 1)
 	x, y, _ := points(t, p, 5)
-	exact, fd := p.Problem(), withoutSecondOrder(p)
+	exact, fd := p.Bilevel(), withoutSecondOrder(p)
 	rnd := rand.New(rand.NewPCG(6, 6))
 	v := make([]float64, n*n)
 	p.SPD.RandTangent(v, y, rnd)
@@ -225,7 +225,7 @@ func TestHessianAtSolution(t *testing.T) {
 	const n = 4
 	_, p := setup(t, n, 5, 1)
 	x, _, ys := points(t, p, 7)
-	q := p.Problem()
+	q := p.Bilevel()
 	v, h := make([]float64, n*n), make([]float64, n*n)
 	p.SPD.RandTangent(v, ys, rand.New(rand.NewPCG(7, 7)))
 	require.NoError(t, q.HessGy(h, at(x, ys), v))
@@ -240,7 +240,7 @@ func TestHessianAtSolution(t *testing.T) {
 func TestCrossGyx(t *testing.T) {
 	const n = 4
 	_, p := setup(t, n, 5, 1)
-	q := p.Problem()
+	q := p.Bilevel()
 	rnd := rand.New(rand.NewPCG(5, 5))
 	x := randSym(rnd, n, 0.4)
 	y := make([]float64, n*n)
@@ -277,7 +277,7 @@ func TestHypergradient(t *testing.T) {
 	r := solver.CheckGradient(p.X, F, func(dst, _ []float64) { copy(dst, chain) }, x, u)
 	require.True(t, r.OK, "chain rule: %v", r)
 	want := mat.NewDense(n, n, chain)
-	for variant, q := range map[string]solver.Problem{"exact": p.Problem(), "fd": withoutSecondOrder(p)} {
+	for variant, q := range map[string]solver.Problem{"exact": p.Bilevel(), "fd": withoutSecondOrder(p)} {
 		for name, spec := range karcher.Paper.Specs() {
 			if name == "hinv" && variant == "fd" {
 				continue
@@ -416,7 +416,7 @@ func TestRunReachesMean(t *testing.T) {
 			s.Estimator, err = solver.ParseEstimator(karcher.Paper.Specs()[est])
 			require.NoError(t, err)
 			s.GradTol = 1e-10
-			q := p.Problem()
+			q := p.Bilevel()
 			if fd { // the reformulation's own oracles, differences for the rest
 				q.HessGy, q.HessGyInv, q.CrossGxy = nil, nil, nil
 			}

@@ -69,7 +69,7 @@ func Build(p Params) (*problems.Instance, error) {
 		return nil, fmt.Errorf("karcher: %s: %w", p.Data, err)
 	}
 	fstar, _, _, err := pr.Solution()
-	in.Problem, in.X0, in.Y0 = pr.Problem(), st.X, st.Y
+	in.Problem, in.X0, in.Y0 = pr.Bilevel(), st.X, st.Y
 	in.Describe = fmt.Sprintf("Sym(%d) → SPD(%d), %d matrices %s; known optimum F* = %.12g (the Karcher mean)", data.N, data.N, data.Count, src, fstar)
 	if err != nil {
 		return nil, err

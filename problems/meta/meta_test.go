@@ -31,7 +31,7 @@ func setup(t testing.TB, spec meta.TaskSpec, ntrain, ntest, p int, lambda float6
 	require.NoError(t, err)
 	pr, err := meta.New(d, ts, meta.Config{P: p, Lambda: lambda, Extrinsic: ext}, seed)
 	require.NoError(t, err)
-	return d, ts, pr, pr.Problem()
+	return d, ts, pr, pr.Bilevel()
 }
 
 func at(x, y []float64) *solver.Point { return &solver.Point{X: x, Y: y} }

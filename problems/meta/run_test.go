@@ -109,7 +109,7 @@ func TestPaperRuns(t *testing.T) {
 					s := meta.Paper.Settings
 					rec := &accuracies{p: p, every: 10}
 					s.Estimator, s.Recorder = est, rec
-					res, err := solver.Minimize(context.Background(), p.Problem(), th, w, &s)
+					res, err := solver.Minimize(context.Background(), p.Bilevel(), th, w, &s)
 					require.NoError(t, err)
 					var b strings.Builder
 					for i, a := range rec.acc {

@@ -93,7 +93,7 @@ func NewInstance(d *Data, t *Tasks, cfg Config, by SplitBy, seed uint64) (*probl
 	}
 	s := t.Spec
 	in := Paper.Instance()
-	in.Problem, in.X0, in.Y0, in.Accuracy = p.Problem(), th, w, p.Accuracy
+	in.Problem, in.X0, in.Y0, in.Accuracy = p.Bilevel(), th, w, p.Accuracy
 	in.Baseline = func() (string, float64, error) {
 		acc, err := p.BaselineAccuracy()
 		return fmt.Sprintf("PCA(%d) features", cfg.P), acc, err

@@ -16,7 +16,7 @@ import (
 func TestLowerSolveAdaptive(t *testing.T) {
 	data, pr := setup(t, minmax.DefaultParams().N, minmax.DefaultParams().P, minmax.DefaultParams().Cond, minmax.DefaultParams().Gap)
 	tr := newTruth(t, data)
-	p := pr.Problem()
+	p := pr.Bilevel()
 	x0, y0 := pr.Start(7)
 	ys, g := make([]float64, len(y0)), make([]float64, len(y0))
 	require.NoError(t, p.LowerSolve(ys, &solver.Point{X: x0, Y: y0}))

@@ -24,7 +24,7 @@ func warm(tb testing.TB, name string) *solver.RHGD {
 	est, err := solver.ParseEstimator(minmax.Paper.Specs()[name])
 	require.NoError(tb, err)
 	s.Estimator = est
-	r, err := solver.New(pr.Problem(), &s)
+	r, err := solver.New(pr.Bilevel(), &s)
 	require.NoError(tb, err)
 	res, err := r.Run(context.Background(), x0, y0)
 	require.NoError(tb, err)

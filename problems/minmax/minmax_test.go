@@ -166,7 +166,7 @@ func TestConformance(t *testing.T) {
 	u := make([]float64, 9)
 	pr.SPD.RandTangent(u, y, rnd)
 	require.NoError(t, pr.SPD.Retract(y, y, u, 0.7))
-	problemtest.Run(t, pr.Problem(), problemtest.Config{X: x, Y: y, SecondOrderY: true, Seed: 1})
+	problemtest.Run(t, pr.Bilevel(), problemtest.Config{X: x, Y: y, SecondOrderY: true, Seed: 1})
 	for _, r := range solver.CheckProblem(pr.MinMax(), x, y, &solver.ProblemCheck{Seed: 2}) {
 		require.True(t, r.OK, "min-max form: %v", r)
 	}
@@ -180,7 +180,7 @@ func TestConformance(t *testing.T) {
 func TestHessianBounds(t *testing.T) {
 	data, pr := setup(t, 10, 4, 30, 0.5)
 	tr := newTruth(t, data)
-	p := pr.Problem()
+	p := pr.Bilevel()
 	x, _ := pr.Start(1)
 	rnd := rand.New(rand.NewPCG(6, 6))
 	y := make([]float64, 16)
@@ -234,7 +234,7 @@ func TestHessianBounds(t *testing.T) {
 // documentation derives.
 func TestLowerRegion(t *testing.T) {
 	data, pr := setup(t, 10, 4, 30, 0.5)
-	p := pr.Problem()
+	p := pr.Bilevel()
 	x, _ := pr.Start(1)
 	ys := newTruth(t, data).ystar(t, x)
 	const eta = 0.5
@@ -275,7 +275,7 @@ func runTo(t *testing.T, pr *minmax.Problem, est solver.Estimator) *solver.Resul
 	x0, y0 := pr.Start(7)
 	s := minmax.Paper.Settings
 	s.Estimator, s.GradTol = est, 1e-10
-	r, err := solver.New(pr.Problem(), &s)
+	r, err := solver.New(pr.Bilevel(), &s)
 	require.NoError(t, err)
 	res, err := r.Run(context.Background(), x0, y0)
 	require.NoError(t, err)
@@ -327,7 +327,7 @@ func TestSecondOrderDiverges(t *testing.T) {
 	pr.SPD.Retraction = spd.SecondOrder
 	x0, y0 := pr.Start(7)
 	s := minmax.Paper.Settings
-	res, err := solver.Minimize(context.Background(), pr.Problem(), x0, y0, &s)
+	res, err := solver.Minimize(context.Background(), pr.Bilevel(), x0, y0, &s)
 	require.Error(t, err)
 	require.Equal(t, solver.Diverged, res.Status)
 	require.Equal(t, 1, res.Stats.Epochs, "one epoch completed")
@@ -348,7 +348,7 @@ func TestDanskin(t *testing.T) {
 	estimate := func(name string, y []float64) []float64 {
 		est, err := solver.ParseEstimator(minmax.Paper.Specs()[name])
 		require.NoError(t, err)
-		r, err := solver.New(pr.Problem(), &solver.Settings{Estimator: est})
+		r, err := solver.New(pr.Bilevel(), &solver.Settings{Estimator: est})
 		require.NoError(t, err)
 		hg, err := r.Estimate(x, y)
 		require.NoError(t, err)
@@ -379,7 +379,7 @@ func TestNewMinMax(t *testing.T) {
 	require.NoError(t, err)
 	a, err := r.Run(context.Background(), x0, y0)
 	require.NoError(t, err)
-	r, err = solver.New(pr.Problem(), &s)
+	r, err = solver.New(pr.Bilevel(), &s)
 	require.NoError(t, err)
 	b, err := r.Run(context.Background(), x0, y0)
 	require.NoError(t, err)

@@ -85,7 +85,7 @@ func Build(p Params) (*problems.Instance, error) {
 		return nil, fmt.Errorf("minmax: %s: %w", p.Data, err)
 	}
 	fstar, _, _, _ := pr.Solution()
-	in.Problem, in.X0, in.Y0 = pr.Problem(), st.X, st.Y
+	in.Problem, in.X0, in.Y0 = pr.Bilevel(), st.X, st.Y
 	in.Describe = fmt.Sprintf("St(%d,%d) × SPD(%d), %s; known optimum F* = %.12g", data.N, data.P, data.P, src, fstar)
 	return in, nil
 }

@@ -78,7 +78,7 @@ func TestPaperRuns(t *testing.T) {
 		require.NoError(t, err)
 		p, err := spdnet.New(data, split, spdnet.PaperConfig, seed)
 		require.NoError(t, err)
-		sp := p.Problem()
+		sp := p.Bilevel()
 		bl, err := p.BaselineAccuracy()
 		require.NoError(t, err)
 		base = append(base, bl)

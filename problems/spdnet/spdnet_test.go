@@ -45,7 +45,7 @@ func setup(t testing.TB, cfg spdnet.Config, perClass, nval int, seed uint64) (*s
 	}
 	p, err := spdnet.New(data, split, cfg, seed)
 	require.NoError(t, err)
-	return data, split, p, p.Problem()
+	return data, split, p, p.Bilevel()
 }
 
 // at is (x, y) with unknown identities: no cache can match it.
@@ -213,7 +213,7 @@ func TestConformance(t *testing.T) {
 				var err error
 				p, err = spdnet.New(data, split, c.cfg, 5)
 				require.NoError(t, err)
-				sp = p.Problem()
+				sp = p.Bilevel()
 			}
 			problemtest.Run(t, sp, problemtest.Config{X: w, Y: g, Seed: 9})
 		})

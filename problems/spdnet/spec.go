@@ -79,7 +79,7 @@ func NewInstance(data *Data, split Split, cfg Config, seed uint64) (*problems.In
 	b := in.Stochastic
 	b.Lower, b.Upper = min(b.Lower, ntr), min(b.Upper, nval)
 	b.Cross, b.Hess = min(b.Cross, ntr), min(b.Hess, ntr)
-	in.Problem, in.Accuracy, in.Notes = p.Problem(), p.Accuracy, p.Notes()
+	in.Problem, in.Accuracy, in.Notes = p.Bilevel(), p.Accuracy, p.Notes()
 	in.Baseline = func() (string, float64, error) {
 		acc, err := p.BaselineAccuracy()
 		return "log-Euclidean 1-NN", acc, err

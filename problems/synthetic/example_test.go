@@ -27,7 +27,7 @@ func Example() {
 
 	paper := synthetic.Paper.Settings // η_x = η_y = 0.5, S = 20, 200 epochs
 	paper.Estimator = solver.HInv{}
-	res, err := solver.Minimize(context.Background(), p.Problem(), w0, m0, &paper)
+	res, err := solver.Minimize(context.Background(), p.Bilevel(), w0, m0, &paper)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -36,7 +36,7 @@ func Example() {
 
 	fast := solver.AdaptiveSettings()
 	fast.EtaX, fast.Estimator, fast.GradTol = 0.5, solver.HInv{}, 1e-8
-	res, err = solver.Minimize(context.Background(), p.Problem(), w0, m0, &fast)
+	res, err = solver.Minimize(context.Background(), p.Bilevel(), w0, m0, &fast)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -78,7 +78,7 @@ func Build(p Params) (*problems.Instance, error) {
 		src = "from " + p.Data
 	}
 	in := Paper.Instance()
-	in.Problem, in.X0, in.Y0, in.Notes = pr.Problem(), st.X, st.Y, notes
+	in.Problem, in.X0, in.Y0, in.Notes = pr.Bilevel(), st.X, st.Y, notes
 	in.Describe = fmt.Sprintf("St(%d,%d) × SPD(%d), n = %d, ν = %g, data %s", data.D, data.R, data.D, data.N, data.Nu, src)
 	return in, nil
 }

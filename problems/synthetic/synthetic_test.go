@@ -19,7 +19,7 @@ func setup(t testing.TB, n, d, r int) (*synthetic.Problem, solver.Problem, []flo
 	sp, err := synthetic.New(data)
 	require.NoError(t, err)
 	w, m := sp.Start(7)
-	return sp, sp.Problem(), w, m
+	return sp, sp.Bilevel(), w, m
 }
 
 // at is the point (x, y) with unknown identities: no cache can match it.
@@ -336,7 +336,7 @@ func TestConcurrentSolvers(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		res, err := solver.Minimize(context.Background(), sp.Problem(), w, m, &solver.Settings{Estimator: est, EtaX: 0.5, EtaY: 0.5, Epochs: 15})
+		res, err := solver.Minimize(context.Background(), sp.Bilevel(), w, m, &solver.Settings{Estimator: est, EtaX: 0.5, EtaY: 0.5, Epochs: 15})
 		if err != nil {
 			return nil, err
 		}
