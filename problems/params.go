@@ -111,10 +111,23 @@ func Fields(p Params) []Field {
 }
 
 // SetParams sets parameters of p from "key=value" strings, as the C ABI
-// and Python give them; a key is a Field's Key or its Name. The error
-// names the parameter (its message is the C ABI's, without a prefix) and
-// wraps ErrBadParam.
+// and Python give them; a key is a Field's Key or its Name. It sets all
+// or, on error, none of them. The error names the parameter (its message
+// is the C ABI's, without a prefix) and wraps ErrBadParam.
 func SetParams(p Params, kv ...string) error {
+	// Set a copy: the flag package zeroes a field whose value fails to parse.
+	dst := reflect.ValueOf(p).Elem()
+	cp := reflect.New(dst.Type())
+	cp.Elem().Set(dst)
+	if err := setParams(cp.Interface().(Params), kv); err != nil {
+		return err
+	}
+	dst.Set(cp.Elem())
+	return nil
+}
+
+// setParams is SetParams on p itself.
+func setParams(p Params, kv []string) error {
 	fields := Fields(p)
 	for _, s := range kv {
 		k, v, ok := strings.Cut(s, "=")
