@@ -227,14 +227,16 @@ type Array struct {
 // them.
 type Dims map[string]int
 
-// ReadNPZ reads arrays from the .npz file at path (OpenNPZ, then Read).
-func ReadNPZ(path string, dims Dims, arrays ...Array) error {
+// ReadNPZ reads arrays from the .npz file at path (OpenNPZ, then Read)
+// and returns the sizes it learned.
+func ReadNPZ(path string, arrays ...Array) (Dims, error) {
 	z, err := OpenNPZ(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer z.Close()
-	return z.Read(dims, arrays...)
+	dims := Dims{}
+	return dims, z.Read(dims, arrays...)
 }
 
 // Read reads arrays in order into their Data, checking their shapes

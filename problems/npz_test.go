@@ -104,8 +104,8 @@ func TestReadSaveArrays(t *testing.T) {
 
 	var gx, gy, gs []float64
 	go2 := []float64{1}
-	dims := Dims{}
-	require.NoError(t, ReadNPZ(path, dims, list(&gx, &gy, &gs, &go2)...))
+	dims, err := ReadNPZ(path, list(&gx, &gy, &gs, &go2)...)
+	require.NoError(t, err)
 	require.Equal(t, Dims{"n": 2, "d": 3}, dims)
 	require.Equal(t, x, gx)
 	require.Equal(t, y, gy)
@@ -113,19 +113,22 @@ func TestReadSaveArrays(t *testing.T) {
 	require.Nil(t, go2, "an absent optional array reads as nil")
 
 	// Sizes given beforehand are checked; so are axes named twice.
-	err = ReadNPZ(path, Dims{"n": 3}, list(&gx, &gy, &gs, &go2)...)
+	z, err = OpenNPZ(path)
+	require.NoError(t, err)
+	err = z.Read(Dims{"n": 3}, list(&gx, &gy, &gs, &go2)...)
+	require.NoError(t, z.Close())
 	require.ErrorIs(t, err, ErrBadData)
 	require.ErrorContains(t, err, "X has shape [2 3], want [3 -1]")
 	bad := filepath.Join(t.TempDir(), "bad.npz")
 	require.NoError(t, WriteNPZ(bad, map[string][]float64{"X": x, "Y": x}, map[string][]int{"X": {2, 3}, "Y": {2, 3}}))
-	err = ReadNPZ(bad, Dims{}, list(&gx, &gy, &gs, &go2)...)
+	_, err = ReadNPZ(bad, list(&gx, &gy, &gs, &go2)...)
 	require.ErrorIs(t, err, ErrBadData)
 	require.ErrorContains(t, err, "Y has shape [2 3], want [2 2]")
 	require.NoError(t, WriteNPZ(bad, map[string][]float64{"Y": x}, map[string][]int{"Y": {3, 2}}))
-	err = ReadNPZ(bad, Dims{}, Array{Name: "Y", Shape: "n×n", Data: &gy})
+	_, err = ReadNPZ(bad, Array{Name: "Y", Shape: "n×n", Data: &gy})
 	require.ErrorIs(t, err, ErrBadData)
 	require.ErrorContains(t, err, "Y has shape [3 2], want n×n")
-	err = ReadNPZ(bad, Dims{}, Array{Name: "X", Shape: "n×d", Data: &gx})
+	_, err = ReadNPZ(bad, Array{Name: "X", Shape: "n×d", Data: &gx})
 	require.ErrorIs(t, err, ErrBadData)
 	require.ErrorContains(t, err, `has no array "X"`)
 }

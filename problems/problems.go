@@ -81,6 +81,19 @@ type Spec struct {
 	Build func(Params) (*Instance, error)
 }
 
+// LoadOr returns the data of the file o.Data names, with the start the
+// file holds, through load; or, when o names none, generate's data and no
+// start. src says where the data came from, for Instance.Describe: "from
+// <file>", or generated.
+func LoadOr[D any](o Options, generated string, load func(path string) (D, Start, error), generate func() (D, error)) (data D, start Start, src string, err error) {
+	if o.Data != "" {
+		data, start, err = load(o.Data)
+		return data, start, "from " + o.Data, err
+	}
+	data, err = generate()
+	return data, Start{}, generated, err
+}
+
 // ErrBadData signifies data that a problem cannot use: a missing or
 // malformed file, arrays of the wrong shape, non-finite values
 // (numerr.ErrInvalid).

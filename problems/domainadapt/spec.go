@@ -116,13 +116,13 @@ func NewInstance(data *Data, c Config, baselineLambda float64) (*problems.Instan
 // and Ylabels (m), positive integers, which Accuracy and the baseline need.
 // The features are used as they are (no preprocessing).
 func Load(path string) (*Data, error) {
-	data, dims := &Data{Name: "data from " + path}, problems.Dims{}
+	data := &Data{Name: "data from " + path}
 	var xl, yl []float64
-	if err := problems.ReadNPZ(path, dims, arrays(data, &xl, &yl)...); err != nil {
+	dims, err := problems.ReadNPZ(path, arrays(data, &xl, &yl)...)
+	if err != nil {
 		return nil, err
 	}
 	data.N, data.M, data.D = dims["n"], dims["m"], dims["d"]
-	var err error
 	if data.SourceLabels, err = labels("Xlabels", xl); err != nil {
 		return nil, err
 	}

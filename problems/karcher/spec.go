@@ -28,25 +28,18 @@ func DefaultParams() Params {
 var Paper = problems.Paper{Settings: solver.Settings{EtaX: 0.5, EtaY: 0.5, InnerIters: 20, Epochs: 200},
 	Estimators: []string{"hinv", "cg:maxiter=50,tol=1e-10", "ns:gamma=1,terms=50", "ad"}}
 
-// Spec is the compositional Karcher-mean problem for the command line and the C ABI.
+// Spec is the compositional Karcher-mean problem for the command line and
+// the C ABI.
 var Spec = problems.Define(problems.Spec{Name: "karcher",
 	Summary: "min over Sym(n) of ψ(C^½ exp(x) C^½), ψ the weighted Karcher-mean objective on SPD(n), as a compositional bilevel problem; known optimum: the Karcher mean",
 	Data:    "a .npz file with arrays B (count×n×n, SPD) and C (n×n, SPD) and optionally w (count weights), x0 and y0 (n×n), the start",
 }, DefaultParams, Build)
 
-// Build returns the problem from the start in the data file, or x0 = 0,
-// and y0 = φ(x0) when the file has none; Describe gives the optimum.
+// Build returns the problem with the Paper's settings; Describe gives the
+// known optimum.
 func Build(p Params) (*problems.Instance, error) {
-	var data *Data
-	var st problems.Start
-	var err error
-	src := "from " + p.Data
-	if p.Data != "" {
-		data, st, err = Load(p.Data)
-	} else {
-		data, err = Generate(p.N, p.Count, p.Spread, p.Seed)
-		src = fmt.Sprintf("generated from seed %d (spread %g)", p.Seed, p.Spread)
-	}
+	gen := func() (*Data, error) { return Generate(p.N, p.Count, p.Spread, p.Seed) }
+	data, st, src, err := problems.LoadOr(p.Options, fmt.Sprintf("generated from seed %d (spread %g)", p.Seed, p.Spread), Load, gen)
 	if err != nil {
 		return nil, err
 	}
@@ -56,25 +49,36 @@ func Build(p Params) (*problems.Instance, error) {
 	}
 	in := Paper.Instance()
 	in.Notes = pr.Notes()
-	sx, sy := pr.Start()
-	if st.X == nil {
-		st.X = sx
-	}
-	if st.Y == nil {
-		if err := pr.Phi(sy, st.X); err != nil {
-			return nil, fmt.Errorf("%w: x0: %w", problems.ErrBadData, err)
-		}
-		st.Y = sy
-	} else if err := problems.SnapInput(&in.Notes, pr.SPD, "y0", st.Y); err != nil {
-		return nil, fmt.Errorf("karcher: %s: %w", p.Data, err)
+	if in.X0, in.Y0, err = start(pr, st, &in.Notes, p.Data); err != nil {
+		return nil, err
 	}
 	fstar, _, _, err := pr.Solution()
-	in.Problem, in.X0, in.Y0 = pr.Bilevel(), st.X, st.Y
-	in.Describe = fmt.Sprintf("Sym(%d) → SPD(%d), %d matrices %s; known optimum F* = %.12g (the Karcher mean)", data.N, data.N, data.Count, src, fstar)
 	if err != nil {
 		return nil, err
 	}
+	in.Problem = pr.Bilevel()
+	in.Describe = fmt.Sprintf("Sym(%d) → SPD(%d), %d matrices %s; known optimum F* = %.12g (the Karcher mean)", data.N, data.N, data.Count, src, fstar)
 	return in, nil
+}
+
+// start returns the data file's start, y0 projected onto SPD(n) when it is
+// within float32 rounding of it (noted); x0 = 0 without one in the file,
+// and y0 = φ(x0) without y0.
+func start(pr *Problem, st problems.Start, notes *[]string, path string) (x0, y0 []float64, err error) {
+	x0, y0 = pr.Start()
+	if st.X != nil {
+		x0 = st.X
+	}
+	if st.Y != nil {
+		if err := problems.SnapInput(notes, pr.SPD, "y0", st.Y); err != nil {
+			return nil, nil, fmt.Errorf("karcher: %s: %w", path, err)
+		}
+		return x0, st.Y, nil
+	}
+	if err := pr.Phi(y0, x0); err != nil {
+		return nil, nil, fmt.Errorf("%w: x0: %w", problems.ErrBadData, err)
+	}
+	return x0, y0, nil
 }
 
 // arrays are the problem's .npz file: B (count×n×n), C (n×n) and
@@ -88,12 +92,14 @@ func arrays(d *Data, st *problems.Start) []problems.Array {
 // Load reads the arrays from a .npz file as they are (New validates them;
 // x0 is any n×n matrix, Build snaps a y0 within float32 rounding of SPD(n)).
 func Load(path string) (*Data, problems.Start, error) {
-	d, st, dims := &Data{}, problems.Start{}, problems.Dims{}
-	if err := problems.ReadNPZ(path, dims, arrays(d, &st)...); err != nil {
+	var d Data
+	var st problems.Start
+	dims, err := problems.ReadNPZ(path, arrays(&d, &st)...)
+	if err != nil {
 		return nil, problems.Start{}, err
 	}
 	d.N, d.Count = dims["n"], dims["count"]
-	return d, st, nil
+	return &d, st, nil
 }
 
 // Save writes data (w: uniform weights when data.W is nil) and a start (a

@@ -51,16 +51,10 @@ var Spec = problems.Define(problems.Spec{
 // p.Data, starting at the file's (X0, Y0), or a random X0 (p.StartSeed)
 // and Y0 = I/λ_max(X0ᵀAX0); Describe gives the known optimum.
 func Build(p Params) (*problems.Instance, error) {
-	var data *Data
-	var st problems.Start
-	var err error
-	src := "A from " + p.Data
-	if p.Data != "" {
-		data, st, err = Load(p.Data, p.P)
-	} else {
-		data, err = Generate(p.N, p.P, p.Cond, p.Gap, p.Seed)
-		src = fmt.Sprintf("A generated from seed %d (cond %g, gap %g)", p.Seed, p.Cond, p.Gap)
-	}
+	gen := func() (*Data, error) { return Generate(p.N, p.P, p.Cond, p.Gap, p.Seed) }
+	load := func(path string) (*Data, problems.Start, error) { return Load(path, p.P) }
+	gensrc := fmt.Sprintf("generated from seed %d (cond %g, gap %g)", p.Seed, p.Cond, p.Gap)
+	data, st, src, err := problems.LoadOr(p.Options, gensrc, load, gen)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +80,7 @@ func Build(p Params) (*problems.Instance, error) {
 	}
 	fstar, _, _, _ := pr.Solution()
 	in.Problem, in.X0, in.Y0 = pr.Bilevel(), st.X, st.Y
-	in.Describe = fmt.Sprintf("St(%d,%d) × SPD(%d), %s; known optimum F* = %.12g", data.N, data.P, data.P, src, fstar)
+	in.Describe = fmt.Sprintf("St(%d,%d) × SPD(%d), A %s; known optimum F* = %.12g", data.N, data.P, data.P, src, fstar)
 	return in, nil
 }
 

@@ -98,9 +98,10 @@ func arrays(d *Data, lab *[]float64) []problems.Array {
 // symmetric positive definite) and labels (N, integers 1..C; C is their
 // largest value). Data.Validate checks them.
 func Load(path string) (*Data, error) {
-	d, dims := &Data{Name: "data from " + path}, problems.Dims{}
+	d := &Data{Name: "data from " + path}
 	var lab []float64
-	if err := problems.ReadNPZ(path, dims, arrays(d, &lab)...); err != nil {
+	dims, err := problems.ReadNPZ(path, arrays(d, &lab)...)
+	if err != nil {
 		return nil, err
 	}
 	d.N, d.D, d.Labels = dims["N"], dims["D"], make([]int, dims["N"])

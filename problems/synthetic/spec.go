@@ -41,14 +41,9 @@ var Spec = problems.Define(problems.Spec{
 // Build returns the problem with p's data, generated from p.Seed with p's
 // sizes or loaded from p.Data, ready to run with the Paper's settings.
 func Build(p Params) (*problems.Instance, error) {
-	var data *Data
-	var st problems.Start
-	var err error
-	if p.Data != "" {
-		data, st, err = Load(p.Data, p.Nu)
-	} else {
-		data, err = Generate(p.N, p.D, p.R, p.Nu, p.Seed)
-	}
+	gen := func() (*Data, error) { return Generate(p.N, p.D, p.R, p.Nu, p.Seed) }
+	load := func(path string) (*Data, problems.Start, error) { return Load(path, p.Nu) }
+	data, st, src, err := problems.LoadOr(p.Options, fmt.Sprintf("generated from seed %d", p.Seed), load, gen)
 	if err != nil {
 		return nil, err
 	}
@@ -72,10 +67,6 @@ func Build(p Params) (*problems.Instance, error) {
 		if err := Save(p.Save, data, st); err != nil {
 			return nil, err
 		}
-	}
-	src := fmt.Sprintf("generated from seed %d", p.Seed)
-	if p.Data != "" {
-		src = "from " + p.Data
 	}
 	in := Paper.Instance()
 	in.Problem, in.X0, in.Y0, in.Notes = pr.Bilevel(), st.X, st.Y, notes
@@ -101,8 +92,8 @@ func Load(path string, nu float64) (*Data, problems.Start, error) {
 	data := Data{Nu: nu}
 	var st problems.Start
 	var nuv []float64
-	dims := problems.Dims{}
-	if err := problems.ReadNPZ(path, dims, arrays(&data, &st, &nuv)...); err != nil {
+	dims, err := problems.ReadNPZ(path, arrays(&data, &st, &nuv)...)
+	if err != nil {
 		return nil, problems.Start{}, err
 	}
 	data.N, data.D, data.R = dims["n"], dims["d"], dims["r"]
