@@ -85,7 +85,7 @@ func Build(p Params) (*problems.Instance, error) {
 }
 
 // NewInstance returns the problem for data and c, ready to run: starting at
-// the independent plan μνᵀ and M*(μνᵀ), with PaperSettings, the estimators
+// the independent plan μνᵀ and M*(μνᵀ), with the Paper's settings, the estimators
 // with the authors' settings, the accuracy of a plan and metric when the data
 // have labels, and the OT-SKH baseline with λ = baselineLambda.
 func NewInstance(data *Data, c Config, baselineLambda float64) (*problems.Instance, error) {

@@ -79,7 +79,7 @@ func Build(p Params) (*problems.Instance, error) {
 }
 
 // NewInstance returns the problem ready to run from a random Θ (seed) and
-// zero heads, with PaperSettings, the estimators, the test accuracy and the
+// zero heads, with the Paper's settings, the estimators, the test accuracy and the
 // PCA baseline. by only labels the description.
 func NewInstance(d *Data, t *Tasks, cfg Config, by SplitBy, seed uint64) (*problems.Instance, error) {
 	p, err := New(d, t, cfg, seed)

@@ -65,8 +65,8 @@ func Build(p Params) (*problems.Instance, error) {
 }
 
 // NewInstance returns the problem for data, split and cfg, ready to run
-// from the authors' start (γ drawn from seed) with PaperSettings, the
-// paper's estimators, RSHGD's StochasticBatches, the validation accuracy
+// from the authors' start (γ drawn from seed) with the Paper's
+// settings, estimators and RSHGD batches, the validation accuracy
 // and the log-Euclidean 1-NN baseline.
 func NewInstance(data *Data, split Split, cfg Config, seed uint64) (*problems.Instance, error) {
 	p, err := New(data, split, cfg, seed)
