@@ -12,7 +12,7 @@ import (
 
 // Params is a pointer to a problem's Params struct. The struct embeds
 // Options (Common returns it) and tags each of its own parameters with
-// its name and help text:
+// its name and help text, which is the field's documentation:
 //
 //	N int `rhgd:"n" doc:"samples (rows of X and Y) of generated data"`
 //

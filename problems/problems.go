@@ -47,7 +47,10 @@ type Instance struct {
 	Notes []string
 }
 
-// Options are the parameters every problem takes.
+// Options are the parameters every problem takes; each problem's Params
+// struct embeds them. The command line, the C ABI and Python give them
+// apart from the problem's own (-data and -seed; the data and seed
+// arguments).
 type Options struct {
 	// Data is a file (or, for some problems, a directory) to load instead
 	// of the built-in or generated data; "" means the default.

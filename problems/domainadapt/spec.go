@@ -10,22 +10,15 @@ import (
 
 // Params are the problem's parameters; DefaultParams gives the paper's.
 // Options.Data names a .npz file (Load) that replaces Source, Target and
-// Features.
+// Features. Each field's doc tag documents it (problems.Params).
 type Params struct {
 	problems.Options
-	// Source is the labelled Office-Caltech10 domain.
-	Source string `rhgd:"source" doc:"source domain (labelled): amazon, caltech, dslr or webcam"`
-	// Target is the domain classified.
-	Target string `rhgd:"target" doc:"target domain (classified): amazon, caltech, dslr or webcam"`
-	// Features are decaf6 or surf.
-	Features string `rhgd:"features" doc:"features: decaf6 (dslr and webcam only) or surf (all four domains)"`
-	// Alpha is α ∈ [0, 1], the weight of d²(M, XᵀX) in the lower objective.
-	Alpha float64 `rhgd:"alpha" doc:"α ∈ [0, 1], the weight of d²(M, XᵀX) in the lower objective"`
-	// Lambda is λ ≥ 0, the entropic regularization of the upper objective.
-	Lambda float64 `rhgd:"lambda" doc:"λ ≥ 0, the entropic regularization of the upper objective"`
-	// Ridge is ε > 0 in XᵀX + εI and X̂ᵀX̂ + εI.
-	Ridge float64 `rhgd:"ridge" doc:"ε > 0 in XᵀX + εI and X̂ᵀX̂ + εI"`
-	// BaselineLambda is the OT-SKH baseline's λ; 0 means the paper's.
+	Source         string  `rhgd:"source" doc:"source domain (labelled): amazon, caltech, dslr or webcam"`
+	Target         string  `rhgd:"target" doc:"target domain (classified): amazon, caltech, dslr or webcam"`
+	Features       string  `rhgd:"features" doc:"features: decaf6 (dslr and webcam only) or surf (all four domains)"`
+	Alpha          float64 `rhgd:"alpha" doc:"α ∈ [0, 1], the weight of d²(M, XᵀX) in the lower objective"`
+	Lambda         float64 `rhgd:"lambda" doc:"λ ≥ 0, the entropic regularization of the upper objective"`
+	Ridge          float64 `rhgd:"ridge" doc:"ε > 0 in XᵀX + εI and X̂ᵀX̂ + εI"`
 	BaselineLambda float64 `rhgd:"baseline-lambda" doc:"λ of the OT-SKH baseline on the squared Euclidean costs; 0 means the paper's (1e-3 for W→D, 5e-3 otherwise)"`
 }
 

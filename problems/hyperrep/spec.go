@@ -8,20 +8,15 @@ import (
 
 // Params are the problem's parameters; DefaultParams gives the paper's.
 // The sizes and the noise apply to data generated from Options.Seed;
-// Options.Data names a .npz file (Load) to use instead.
+// Options.Data names a .npz file (Load) to use instead. Each field's doc
+// tag documents it (problems.Params).
 type Params struct {
 	problems.Options
-	// N is the number of SPD matrices A_i.
-	N int `rhgd:"n" doc:"number of SPD matrices A_i of generated data"`
-	// D is the order of the A_i.
-	D int `rhgd:"d" doc:"order d of the A_i of generated data"`
-	// K is the number of columns of W.
-	K int `rhgd:"k" doc:"columns k of W, the order of the features WᵀA_iW, of generated data"`
-	// NTrain is the number of training samples, the first ones.
-	NTrain int `rhgd:"ntrain" doc:"training samples (the first ones; the rest validate) of generated data"`
-	// Noise is the standard deviation of the label noise.
-	Noise float64 `rhgd:"noise" doc:"standard deviation of the label noise of generated data"`
-	// Lambda is λ, the ridge of the lower problem.
+	N      int     `rhgd:"n" doc:"number of SPD matrices A_i of generated data"`
+	D      int     `rhgd:"d" doc:"order d of the A_i of generated data"`
+	K      int     `rhgd:"k" doc:"columns k of W, the order of the features WᵀA_iW, of generated data"`
+	NTrain int     `rhgd:"ntrain" doc:"training samples (the first ones; the rest validate) of generated data"`
+	Noise  float64 `rhgd:"noise" doc:"standard deviation of the label noise of generated data"`
 	Lambda float64 `rhgd:"lambda" doc:"λ, the ridge of the lower problem"`
 }
 

@@ -8,7 +8,8 @@ import (
 )
 
 // Params are the problem's parameters; Options.Data names a .npz file
-// (Load) to use instead of data generated from Options.Seed.
+// (Load) to use instead of data generated from Options.Seed. Each field's
+// doc tag documents it (problems.Params).
 type Params struct {
 	problems.Options
 	N      int     `rhgd:"n" doc:"order of the generated matrices"`

@@ -8,29 +8,19 @@ import (
 
 // Params are the problem's parameters; DefaultParams gives the defaults.
 // The digits are embedded: Options.Data must be empty; Options.Seed draws
-// the tasks and the start.
+// the tasks and the start. Each field's doc tag documents it
+// (problems.Params).
 type Params struct {
 	problems.Options
-	// Ways is the number of classes per task.
-	Ways int `rhgd:"ways" doc:"classes per task"`
-	// Shots is the number of support images per class.
-	Shots int `rhgd:"shots" doc:"support images per class"`
-	// Queries is the number of query images per class.
-	Queries int `rhgd:"queries" doc:"query images per class"`
-	// Tasks is the number of meta-training tasks.
-	Tasks int `rhgd:"tasks" doc:"meta-training tasks (the lower level has one head per task)"`
-	// TestTasks is the number of held-out tasks of the test accuracy.
-	TestTasks int `rhgd:"test-tasks" doc:"held-out tasks of the test accuracy"`
-	// P is the number of columns of Θ.
-	P int `rhgd:"features" doc:"P, the columns of Θ ∈ St(64, P)"`
-	// Lambda is λ > 0, the ridge of each head.
-	Lambda float64 `rhgd:"lambda" doc:"λ > 0, the ridge of each head"`
-	// Split is how the images are split between meta-training and test
-	// tasks (ParseSplit).
-	Split string `rhgd:"split" doc:"samples: each class's images halved between meta-training and test tasks; classes: digits 0–4 for meta-training, 5–9 for test tasks"`
-	// Baseline is "" for RHGD on St(64, P), or phgd for the extrinsic
-	// baseline.
-	Baseline string `rhgd:"baseline" doc:"\"\" for RHGD on St(64, P), phgd for the extrinsic baseline (Euclidean hypergradient step, then projection onto St)"`
+	Ways      int     `rhgd:"ways" doc:"classes per task"`
+	Shots     int     `rhgd:"shots" doc:"support images per class"`
+	Queries   int     `rhgd:"queries" doc:"query images per class"`
+	Tasks     int     `rhgd:"tasks" doc:"meta-training tasks (the lower level has one head per task)"`
+	TestTasks int     `rhgd:"test-tasks" doc:"held-out tasks of the test accuracy"`
+	P         int     `rhgd:"features" doc:"P, the columns of Θ ∈ St(64, P)"`
+	Lambda    float64 `rhgd:"lambda" doc:"λ > 0, the ridge of each head"`
+	Split     string  `rhgd:"split" doc:"samples: each class's images halved between meta-training and test tasks; classes: digits 0–4 for meta-training, 5–9 for test tasks"`
+	Baseline  string  `rhgd:"baseline" doc:"\"\" for RHGD on St(64, P), phgd for the extrinsic baseline (Euclidean hypergradient step, then projection onto St)"`
 }
 
 // DefaultParams returns the defaults, with the rhgd command's seed.

@@ -8,19 +8,15 @@ import (
 )
 
 // Params are the problem's parameters; Options.Data names a .npz file
-// (Load) to use instead of an A generated from Options.Seed.
+// (Load) to use instead of an A generated from Options.Seed. Each field's
+// doc tag documents it (problems.Params).
 type Params struct {
 	problems.Options
-	// N is the order of the generated A.
-	N int `rhgd:"n" doc:"order of the generated A"`
-	// P is the number of columns of X; a data file's X0 sets it.
-	P int `rhgd:"p" doc:"columns of X (a .npz file's X0 wins)"`
-	// Cond is the condition number of the generated A.
-	Cond float64 `rhgd:"cond" doc:"condition number λ_1/λ_n of the generated A"`
-	// Gap is the eigenvalue ratio λ_{p+1}/λ_p of the generated A.
-	Gap float64 `rhgd:"gap" doc:"eigenvalue ratio λ_{p+1}/λ_p of the generated A, in (0, 1]"`
-	// StartSeed seeds the random starting X; a data file's X0, Y0 win.
-	StartSeed uint64 `rhgd:"start-seed" doc:"seed of the random starting X (Y0 = I/λ_max(X0ᵀAX0)); a .npz file's X0, Y0 win"`
+	N         int     `rhgd:"n" doc:"order of the generated A"`
+	P         int     `rhgd:"p" doc:"columns of X (a .npz file's X0 wins)"`
+	Cond      float64 `rhgd:"cond" doc:"condition number λ_1/λ_n of the generated A"`
+	Gap       float64 `rhgd:"gap" doc:"eigenvalue ratio λ_{p+1}/λ_p of the generated A, in (0, 1]"`
+	StartSeed uint64  `rhgd:"start-seed" doc:"seed of the random starting X (Y0 = I/λ_max(X0ᵀAX0)); a .npz file's X0, Y0 win"`
 }
 
 // DefaultParams returns St(50, 10) × SPD(10), A with condition number 100

@@ -8,23 +8,17 @@ import (
 
 // Params are the problem's parameters; DefaultParams gives the paper's.
 // Options.Data names a .npz file (Load) to use instead of the embedded
-// ETH-80 covariances; Options.Seed draws the split and the start.
+// ETH-80 covariances; Options.Seed draws the split and the start. Each
+// field's doc tag documents it (problems.Params).
 type Params struct {
 	problems.Options
-	// D1 is the order of the first layer's output.
-	D1 int `rhgd:"d1" doc:"D1, the order of the first layer's output (W1 ∈ St(D, D1))"`
-	// D2 is the order of the second layer's output.
-	D2 int `rhgd:"d2" doc:"D2, the order of the second layer's output (W2 ∈ St(D1, D2))"`
-	// Lambda is λ > 0, the ridge of the lower problem.
-	Lambda float64 `rhgd:"lambda" doc:"λ > 0, the ridge of the lower problem"`
-	// Threshold is ReEig's ε.
-	Threshold float64 `rhgd:"reeig" doc:"ε of ReEig, max(ε, λ)"`
-	// PixelScale divides ETH-80's pixels before the covariances.
+	D1         int     `rhgd:"d1" doc:"D1, the order of the first layer's output (W1 ∈ St(D, D1))"`
+	D2         int     `rhgd:"d2" doc:"D2, the order of the second layer's output (W2 ∈ St(D1, D2))"`
+	Lambda     float64 `rhgd:"lambda" doc:"λ > 0, the ridge of the lower problem"`
+	Threshold  float64 `rhgd:"reeig" doc:"ε of ReEig, max(ε, λ)"`
 	PixelScale float64 `rhgd:"pixel-scale" doc:"ETH-80: divide the pixels (0..255) by this before the covariances"`
-	// CovEps is added times I to each ETH-80 covariance.
-	CovEps float64 `rhgd:"cov-eps" doc:"ETH-80: add this times I to each covariance"`
-	// Train is the number of training matrices per class.
-	Train int `rhgd:"train" doc:"training matrices per class (the rest validate)"`
+	CovEps     float64 `rhgd:"cov-eps" doc:"ETH-80: add this times I to each covariance"`
+	Train      int     `rhgd:"train" doc:"training matrices per class (the rest validate)"`
 }
 
 // DefaultParams returns the paper's network and split, with the rhgd

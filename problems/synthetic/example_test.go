@@ -46,3 +46,32 @@ func Example() {
 	// paper:    IterationLimit after 200 epochs, f = -0.7511
 	// adaptive: GradientThreshold within 100 epochs: true, f = -0.7662
 }
+
+// Build makes the ready-made problem from typed parameters, as rhgd run
+// does from its flags and the C ABI from key=value pairs: the paper's by
+// default, here on smaller data, with one of the paper's estimators.
+func ExampleBuild() {
+	p := synthetic.DefaultParams()
+	p.N, p.D, p.R = 30, 8, 3
+	in, err := synthetic.Build(p)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	s := in.Settings
+	s.Epochs = 20
+	if s.Estimator, err = synthetic.Paper.Estimator("cg"); err != nil {
+		fmt.Println(err)
+		return
+	}
+	res, err := solver.Minimize(context.Background(), in.Problem, in.X0, in.Y0, &s)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(in.Describe)
+	fmt.Printf("%v after %d epochs with %v\n", res.Status, res.Stats.Epochs, s.Estimator)
+	// Output:
+	// St(8,3) × SPD(8), n = 30, ν = 0.01, data generated from seed 42
+	// IterationLimit after 20 epochs with cg:maxiter=50,tol=1e-10
+}

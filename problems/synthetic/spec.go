@@ -7,22 +7,17 @@ import (
 )
 
 // Params are the synthetic problem's parameters; DefaultParams gives the
-// paper's. The tags name the command line's flags and the C ABI's
-// parameters.
+// paper's. Options.Data names a .npz file (Load) to use instead of data
+// generated from Options.Seed. Each field's doc tag documents it, as the
+// help of its flag and C parameter (problems.Params).
 type Params struct {
-	// Options are the data file (see Load) and the seed of generated data.
 	problems.Options
-	// N, D and R are the sizes of generated data: X is N×D, Y is N×R.
-	N int `rhgd:"n" doc:"samples (rows of X and Y) of generated data"`
-	D int `rhgd:"d" doc:"features (columns of X) of generated data"`
-	R int `rhgd:"r" doc:"columns of Y and of W of generated data"`
-	// Nu is ν, the ridge of the lower problem; a data file's nu wins.
-	Nu float64 `rhgd:"nu" doc:"ν, the ridge in B(W) = W YᵀY Wᵀ + νI (a .npz file's nu wins)"`
-	// StartSeed seeds the random starting W; a data file's W0, M0 win.
-	StartSeed uint64 `rhgd:"start-seed" doc:"seed of the random starting W (M starts at I); a .npz file's W0, M0 win"`
-	// Save, when not empty, is a .npz file to write the data and the
-	// start to (Save), for other implementations.
-	Save string `rhgd:"save" doc:"write the data and the start to this .npz file (arrays X, Y, W0, M0, nu) for other implementations"`
+	N         int     `rhgd:"n" doc:"samples (rows of X and Y) of generated data"`
+	D         int     `rhgd:"d" doc:"features (columns of X) of generated data"`
+	R         int     `rhgd:"r" doc:"columns of Y and of W of generated data"`
+	Nu        float64 `rhgd:"nu" doc:"ν, the ridge in B(W) = W YᵀY Wᵀ + νI (a .npz file's nu wins)"`
+	StartSeed uint64  `rhgd:"start-seed" doc:"seed of the random starting W (M starts at I); a .npz file's W0, M0 win"`
+	Save      string  `rhgd:"save" doc:"write the data and the start to this .npz file (arrays X, Y, W0, M0, nu) for other implementations"`
 }
 
 // DefaultParams returns the paper's parameters, with the rhgd command's
