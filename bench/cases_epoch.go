@@ -15,8 +15,8 @@ import (
 // formulation (bench/torch_synthetic.py) in float64 and float32.
 func epochCases(d int) []Case {
 	var cs []Case
-	s := synthetic.PaperSettings()
-	for _, name := range synthetic.EstimatorNames {
+	s := synthetic.Paper.Settings
+	for _, name := range synthetic.Paper.Names() {
 		var peers []string
 		if name == "hinv" || name == "ad" {
 			peers = []string{"torch.epoch64", "torch.epoch32"}
@@ -35,10 +35,10 @@ func epochCases(d int) []Case {
 					return nil, err
 				}
 				s := s
-				if s.Estimator, err = synthetic.PaperEstimator(name); err != nil {
+				if s.Estimator, err = synthetic.Paper.Estimator(name); err != nil {
 					return nil, err
 				}
-				rh, err := solver.New(p.Problem(), &s)
+				rh, err := solver.New(p.Bilevel(), &s)
 				if err != nil {
 					return nil, err
 				}

@@ -99,9 +99,9 @@ func BenchmarkSyntheticRun(b *testing.B) {
 		}
 		p, _ := synthetic.New(data)
 		w0, m0 := p.Start(7)
-		s := synthetic.PaperSettings()
+		s := synthetic.Paper.Settings
 		s.Estimator = solver.HInv{}
-		r, err := solver.New(p.Problem(), &s)
+		r, err := solver.New(p.Bilevel(), &s)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -724,11 +724,11 @@ func syntheticGo(t *testing.T, n, d, r int, seed uint64, est solver.Estimator, e
 		t.Fatal(err)
 	}
 	w0, m0 := p.Start(7)
-	s := synthetic.PaperSettings()
+	s := synthetic.Paper.Settings
 	s.Epochs, s.Estimator = epochs, est
 	var fs []float64
 	s.Recorder = recFunc(func(e *solver.EpochStats) error { fs = append(fs, e.F); return nil })
-	res, err := solver.Minimize(context.Background(), p.Problem(), w0, m0, &s)
+	res, err := solver.Minimize(context.Background(), p.Bilevel(), w0, m0, &s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -758,7 +758,7 @@ func TestBuiltinSynthetic(t *testing.T) {
 		if rc, msg := call(func() int { return ctest.SolverRun(s, nil, nil, nil) }); rc != okC {
 			t.Fatalf("%s: run: %d %s", est, rc, msg)
 		}
-		goEst, _ := synthetic.PaperEstimator(est)
+		goEst, _ := synthetic.Paper.Estimator(est)
 		want, wantF := syntheticGo(t, 30, 8, 3, 5, goEst, 12)
 		x, y := make([]float64, lx), make([]float64, ly)
 		ctest.SolverX(s, lx, x)

@@ -8,9 +8,7 @@ package main
 import "C"
 
 import (
-	"flag"
 	"fmt"
-	"io"
 	"regexp"
 	"slices"
 	"strings"
@@ -72,36 +70,25 @@ func snapStart(name string, m solver.Manifold, x []float64) ([]float64, string, 
 
 func (*problemObj) kind() string { return "problem" }
 
-// builtinFlags returns the FlagSet of the built-in problem name, with its
-// builder.
-func builtinFlags(name string) (*problems.Spec, *flag.FlagSet, func(problems.Options) (*problems.Instance, error), error) {
+// builtinParams returns the built-in problem name with its parameters at
+// their defaults (the paper's).
+func builtinParams(name string) (*problems.Spec, problems.Params, error) {
 	sp, err := catalog.Lookup(name)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	return sp, fs, sp.Flags(fs), nil
+	return sp, sp.New(), nil
 }
 
-// paramName is the C ABI's name of a problem's flag: its words joined by
-// '_' ("start_seed" for -start-seed), as the solver settings are named
-// (eta_x), so that every parameter is also a Python keyword. The flags
-// themselves use '-'; newBuiltin takes either spelling.
-func paramName(flag string) string { return strings.ReplaceAll(flag, "-", "_") }
-
-// paramList lists a FlagSet's parameters as rhgd_problem_params does.
-func paramList(fs *flag.FlagSet) string {
+// paramList lists a problem's parameters as rhgd_problem_params does:
+// "key=default<TAB>description" lines, keys in the C ABI's spelling
+// (problems.Field.Key: "start_seed" for the flag -start-seed).
+func paramList(p problems.Params) string {
 	var b strings.Builder
-	fs.VisitAll(func(f *flag.Flag) { fmt.Fprintf(&b, "%s=%s\t%s\n", paramName(f.Name), f.DefValue, f.Usage) })
+	for _, f := range problems.Fields(p) {
+		fmt.Fprintf(&b, "%s=%s\t%s\n", f.Key, f.Default, f.Doc)
+	}
 	return b.String()
-}
-
-// paramNames lists a FlagSet's parameter names, for error messages.
-func paramNames(fs *flag.FlagSet) string {
-	var names []string
-	fs.VisitAll(func(f *flag.Flag) { names = append(names, paramName(f.Name)) })
-	return strings.Join(names, ", ")
 }
 
 // flagMention matches a command-line flag named in a message ("-source",
@@ -109,10 +96,14 @@ func paramNames(fs *flag.FlagSet) string {
 // parenthesis, then a lower-case name.
 var flagMention = regexp.MustCompile(`(^|[\s"'(])-([a-z][a-z0-9]*(?:-[a-z0-9]+)*)\b`)
 
-// inParamTerms renames the flags of fs (and -data) that err's message
-// names, as the problems' builders write them for the command line, to
-// the parameter names a C or Python caller gives.
-func inParamTerms(err error, fs *flag.FlagSet) error {
+// inParamTerms renames the flags of the problem's parameters p (and
+// -data) that err's message names, as the problems' builders write them
+// for the command line, to the parameter names a C or Python caller gives.
+func inParamTerms(err error, p problems.Params) error {
+	keys := map[string]string{}
+	for _, f := range problems.Fields(p) {
+		keys[f.Name] = f.Key
+	}
 	msg := err.Error()
 	out := flagMention.ReplaceAllStringFunc(msg, func(m string) string {
 		i := strings.IndexByte(m, '-')
@@ -120,8 +111,8 @@ func inParamTerms(err error, fs *flag.FlagSet) error {
 		switch {
 		case name == "data":
 			return m[:i] + "data"
-		case fs.Lookup(name) != nil:
-			return m[:i] + paramName(name)
+		case keys[name] != "":
+			return m[:i] + keys[name]
 		}
 		return m
 	})
@@ -135,26 +126,17 @@ func inParamTerms(err error, fs *flag.FlagSet) error {
 // parameters, as `rhgd run` does from flags: any problem that joins the
 // catalog is reachable without changes here.
 func newBuiltin(name string, params []string, data string, seed uint64) (*problemObj, error) {
-	_, fs, build, err := builtinFlags(name)
+	sp, p, err := builtinParams(name)
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range params {
-		k, v, ok := strings.Cut(p, "=")
-		if !ok || k == "" || strings.HasPrefix(k, "-") {
-			return nil, argf("problem %q: parameter %q is not key=value", name, p)
-		}
-		f := fs.Lookup(strings.ReplaceAll(k, "_", "-"))
-		if f == nil {
-			return nil, argf("problem %q: unknown parameter %q; its parameters are %s", name, k, paramNames(fs))
-		}
-		if err := fs.Set(f.Name, v); err != nil {
-			return nil, argf("problem %q: invalid value %q for parameter %s (%s, default %s): %v", name, v, k, f.Usage, f.DefValue, err)
-		}
+	if err := problems.SetParams(p, params...); err != nil {
+		return nil, argf("problem %q: %v", name, err)
 	}
-	in, err := build(problems.Options{Data: data, Seed: seed})
+	*p.Common() = problems.Options{Data: data, Seed: seed}
+	in, err := sp.Build(p)
 	if err != nil {
-		return nil, inParamTerms(err, fs)
+		return nil, inParamTerms(err, sp.New())
 	}
 	return &problemObj{p: in.Problem, x0: in.X0, y0: in.Y0, inst: in, desc: name + ": " + in.Describe, notes: slices.Clone(in.Notes)}, nil
 }
@@ -174,11 +156,11 @@ func rhgdgo_problem_params(name *C.char, buf *C.char, n C.size_t) C.int {
 		if err != nil {
 			return "", err
 		}
-		_, fs, _, err := builtinFlags(s)
+		_, p, err := builtinParams(s)
 		if err != nil {
 			return "", err
 		}
-		return paramList(fs), nil
+		return paramList(p), nil
 	})
 }
 

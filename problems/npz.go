@@ -200,3 +200,103 @@ func denseOf(v []float64, shape []int) any {
 	}
 	panic(fmt.Sprintf("problems: WriteNPZ of a %d-axis array", len(shape)))
 }
+
+// Start is a starting point (x, y) that a problem's data file may hold
+// beside its data; a nil part is absent.
+type Start struct{ X, Y []float64 }
+
+// Array is one array of a problem's .npz file, for Read and SaveNPZ: a
+// problem lists its arrays once, and both directions follow the list.
+type Array struct {
+	// Name is the array's name in the file, without ".npy".
+	Name string
+	// Shape names the array's axes by sizes, separated by '×' ("n×d"):
+	// Read learns a size from the first array that has it and checks
+	// every other axis of that name against it; "" is a scalar (one
+	// entry, which SaveNPZ writes as a 1-d array).
+	Shape string
+	// Data is where Read puts the array and what SaveNPZ writes.
+	Data *[]float64
+	// Optional arrays may be absent: Read sets *Data to nil then, and
+	// SaveNPZ leaves out a nil one.
+	Optional bool
+}
+
+// Dims are the sizes that name the axes of Arrays ("n" → 100): Read
+// fills in those it learns from the file, SaveNPZ takes the shapes from
+// them.
+type Dims map[string]int
+
+// ReadNPZ reads arrays from the .npz file at path (OpenNPZ, then Read)
+// and returns the sizes it learned.
+func ReadNPZ(path string, arrays ...Array) (Dims, error) {
+	z, err := OpenNPZ(path)
+	if err != nil {
+		return nil, err
+	}
+	defer z.Close()
+	dims := Dims{}
+	return dims, z.Read(dims, arrays...)
+}
+
+// Read reads arrays in order into their Data, checking their shapes
+// against dims and adding the sizes it learns to dims. A missing array
+// that is not Optional, a shape that disagrees, or a non-finite entry is
+// an error naming the array and wrapping ErrBadData.
+func (z *NPZ) Read(dims Dims, arrays ...Array) error {
+	for _, a := range arrays {
+		if a.Optional && !z.Has(a.Name) {
+			*a.Data = nil
+			continue
+		}
+		if a.Shape == "" {
+			v, err := z.Scalar(a.Name)
+			if err != nil {
+				return err
+			}
+			*a.Data = []float64{v}
+			continue
+		}
+		axes := strings.Split(a.Shape, "×")
+		want := make([]int, len(axes))
+		for i, ax := range axes {
+			want[i] = -1
+			if n, ok := dims[ax]; ok {
+				want[i] = n
+			}
+		}
+		v, shape, err := z.Array(a.Name, want...)
+		if err != nil {
+			return err
+		}
+		for i, ax := range axes {
+			if n, ok := dims[ax]; ok && n != shape[i] {
+				return fmt.Errorf("%w: %s: %s has shape %v, want %s", ErrBadData, z.path, a.Name, shape, a.Shape)
+			}
+			dims[ax] = shape[i]
+		}
+		*a.Data = v
+	}
+	return nil
+}
+
+// SaveNPZ writes arrays to a new .npz file at path, each with the shape
+// its axes' sizes in dims give (WriteNPZ), leaving out the Optional ones
+// that are nil.
+func SaveNPZ(path string, dims Dims, arrays ...Array) error {
+	vals := map[string][]float64{}
+	shapes := map[string][]int{}
+	for _, a := range arrays {
+		if a.Optional && *a.Data == nil {
+			continue
+		}
+		vals[a.Name] = *a.Data
+		if a.Shape == "" {
+			continue
+		}
+		for _, ax := range strings.Split(a.Shape, "×") {
+			shapes[a.Name] = append(shapes[a.Name], dims[ax])
+		}
+	}
+	return WriteNPZ(path, vals, shapes)
+}

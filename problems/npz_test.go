@@ -81,3 +81,54 @@ func TestFortranToRowMajor(t *testing.T) {
 	}
 	require.Equal(t, []float64{0, 1, 10, 11, 100, 101, 110, 111}, fortranToRowMajor(f, []int{2, 2, 2}))
 }
+
+// TestReadSaveArrays: SaveNPZ and Read round-trip a list of arrays, with
+// sizes learned from the file and checked across arrays, scalars and
+// optional arrays; a shape that disagrees is an error naming the array.
+func TestReadSaveArrays(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "d.npz")
+	x, y, s := []float64{1, 2, 3, 4, 5, 6}, []float64{7, 8, 9, 10}, []float64{0.5}
+	var none []float64
+	list := func(x, y, s, o *[]float64) []Array {
+		return []Array{{Name: "X", Shape: "n×d", Data: x}, {Name: "Y", Shape: "n×n", Data: y},
+			{Name: "s", Data: s}, {Name: "o", Shape: "d", Data: o, Optional: true}}
+	}
+	require.NoError(t, SaveNPZ(path, Dims{"n": 2, "d": 3}, list(&x, &y, &s, &none)...))
+	z, err := OpenNPZ(path)
+	require.NoError(t, err)
+	require.ElementsMatch(t, []string{"X", "Y", "s"}, z.Names(), "a nil optional array is left out")
+	_, shape, err := z.Array("s")
+	require.NoError(t, err)
+	require.Equal(t, []int{1}, shape, "a scalar is written as a 1-d array")
+	require.NoError(t, z.Close())
+
+	var gx, gy, gs []float64
+	go2 := []float64{1}
+	dims, err := ReadNPZ(path, list(&gx, &gy, &gs, &go2)...)
+	require.NoError(t, err)
+	require.Equal(t, Dims{"n": 2, "d": 3}, dims)
+	require.Equal(t, x, gx)
+	require.Equal(t, y, gy)
+	require.Equal(t, s, gs)
+	require.Nil(t, go2, "an absent optional array reads as nil")
+
+	// Sizes given beforehand are checked; so are axes named twice.
+	z, err = OpenNPZ(path)
+	require.NoError(t, err)
+	err = z.Read(Dims{"n": 3}, list(&gx, &gy, &gs, &go2)...)
+	require.NoError(t, z.Close())
+	require.ErrorIs(t, err, ErrBadData)
+	require.ErrorContains(t, err, "X has shape [2 3], want [3 -1]")
+	bad := filepath.Join(t.TempDir(), "bad.npz")
+	require.NoError(t, WriteNPZ(bad, map[string][]float64{"X": x, "Y": x}, map[string][]int{"X": {2, 3}, "Y": {2, 3}}))
+	_, err = ReadNPZ(bad, list(&gx, &gy, &gs, &go2)...)
+	require.ErrorIs(t, err, ErrBadData)
+	require.ErrorContains(t, err, "Y has shape [2 3], want [2 2]")
+	require.NoError(t, WriteNPZ(bad, map[string][]float64{"Y": x}, map[string][]int{"Y": {3, 2}}))
+	_, err = ReadNPZ(bad, Array{Name: "Y", Shape: "n×n", Data: &gy})
+	require.ErrorIs(t, err, ErrBadData)
+	require.ErrorContains(t, err, "Y has shape [3 2], want n×n")
+	_, err = ReadNPZ(bad, Array{Name: "X", Shape: "n×d", Data: &gx})
+	require.ErrorIs(t, err, ErrBadData)
+	require.ErrorContains(t, err, `has no array "X"`)
+}

@@ -1,13 +1,14 @@
 // Package problems holds what every ready-made problem of rhgd (the
 // paper's applications, in the subpackages) gives its users: an Instance
-// to run, and a Spec that builds one from named parameters, so that the
-// command line (rhgd run) and the C ABI construct any problem the same
-// way. The catalog of Specs is package problems/catalog.
+// to run, built by the problem's Build from its typed Params (whose
+// struct tags give the command line's flags, the C ABI's key=value
+// parameters and Python's keywords: Bind, Fields, SetParams), its paper
+// settings as one Paper value, and the .npz helpers that read and write
+// its data (ReadNPZ, SaveNPZ). The catalog of Specs is package
+// problems/catalog.
 package problems
 
 import (
-	"flag"
-
 	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/solver"
 )
@@ -46,7 +47,10 @@ type Instance struct {
 	Notes []string
 }
 
-// Options are the parameters every problem takes.
+// Options are the parameters every problem takes; each problem's Params
+// struct embeds them. The command line, the C ABI and Python give them
+// apart from the problem's own (-data and -seed; the data and seed
+// arguments).
 type Options struct {
 	// Data is a file (or, for some problems, a directory) to load instead
 	// of the built-in or generated data; "" means the default.
@@ -60,7 +64,9 @@ type Options struct {
 // the three build the same instance unless told otherwise.
 const DefaultSeed = 42
 
-// Spec describes a ready-made problem.
+// Spec describes a ready-made problem. Define fills New and Build from
+// the problem's DefaultParams and Build; Flags derives the command line's
+// flags from them.
 type Spec struct {
 	// Name is how the command line and the C ABI call the problem.
 	Name string
@@ -70,10 +76,25 @@ type Spec struct {
 	// shapes; empty when the problem takes no data file (Options.Data must
 	// then be empty).
 	Data string
-	// Flags registers the problem's own parameters on fs (their defaults
-	// are the paper's) and returns the function that builds an Instance
-	// from them once fs is parsed. Flags may be called once per FlagSet.
-	Flags func(fs *flag.FlagSet) func(o Options) (*Instance, error)
+	// New returns the problem's parameters with their defaults (the
+	// paper's): a pointer to its Params struct, for Bind, Fields and
+	// SetParams to set.
+	New func() Params
+	// Build builds an Instance from a value that New returned.
+	Build func(Params) (*Instance, error)
+}
+
+// LoadOr returns the data of the file o.Data names, with the start the
+// file holds, through load; or, when o names none, generate's data and no
+// start. src says where the data came from, for Instance.Describe: "from
+// <file>", or generated.
+func LoadOr[D any](o Options, generated string, load func(path string) (D, Start, error), generate func() (D, error)) (data D, start Start, src string, err error) {
+	if o.Data != "" {
+		data, start, err = load(o.Data)
+		return data, start, "from " + o.Data, err
+	}
+	data, err = generate()
+	return data, Start{}, generated, err
 }
 
 // ErrBadData signifies data that a problem cannot use: a missing or

@@ -237,7 +237,7 @@ func TestRunFromNPZ(t *testing.T) {
 	require.NoError(t, err)
 	w0, m0 := p.Start(7)
 	path := filepath.Join(dir, "d.npz")
-	require.NoError(t, synthetic.Save(path, data, w0, m0))
+	require.NoError(t, synthetic.Save(path, data, problems.Start{X: w0, Y: m0}))
 	args := []string{"run", "synthetic", "-epochs", "5", "-estimator", "hinv", "-quiet"}
 	require.NoError(t, run(append(args, "-n", "60", "-d", "12", "-r", "5", "-seed", "3", "-out", filepath.Join(dir, "gen")), &bytes.Buffer{}))
 	require.NoError(t, run(append(args, "-data", path, "-out", filepath.Join(dir, "npz")), &bytes.Buffer{}))

@@ -23,10 +23,10 @@ func warm(tb testing.TB, name string, epochs int) (*solver.RHGD, *domainadapt.Pr
 	require.NoError(tb, err)
 	s := in.Settings
 	s.Epochs = epochs
-	if s.Estimator, err = domainadapt.PaperEstimator(name); err != nil {
+	if s.Estimator, err = domainadapt.Paper.Estimator(name); err != nil {
 		tb.Fatal(err)
 	}
-	r := testkit.Warm(tb, dp.Problem(), s, in.X0, in.Y0)
+	r := testkit.Warm(tb, dp.Bilevel(), s, in.X0, in.Y0)
 	return r, dp
 }
 
@@ -37,7 +37,7 @@ func TestEpochAllocs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads the D→W data and runs epochs at d = 128")
 	}
-	for _, name := range domainadapt.EstimatorNames {
+	for _, name := range domainadapt.Paper.Names() {
 		r, _ := warm(t, name, 2)
 		if a := testkit.StepAllocs(t, r, 2); a != 0 {
 			t.Errorf("%s: %v allocations per epoch", name, a)

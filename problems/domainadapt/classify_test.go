@@ -167,7 +167,7 @@ func TestSpec(t *testing.T) {
 	require.Equal(t, 0.5, in.Settings.EtaX)
 	require.Equal(t, 100, in.Settings.Epochs)
 	require.Equal(t, "cg:maxiter=200,tol=1e-10", in.Estimators["cg"])
-	for _, name := range domainadapt.EstimatorNames {
+	for _, name := range domainadapt.Paper.Names() {
 		e, err := in.Estimator(name)
 		require.NoError(t, err, name)
 		require.Equal(t, name, e.Name())

@@ -760,8 +760,8 @@ func (p *Problem) CrossGyx(dst []float64, pt *solver.Point, u []float64) error {
 	return nil
 }
 
-// Problem returns the solver's view of p, on Π(μ, ν) × SPD(d).
-func (p *Problem) Problem() solver.Problem {
+// Bilevel returns the solver's view of p, on Π(μ, ν) × SPD(d).
+func (p *Problem) Bilevel() solver.Problem {
 	return solver.Problem{Mx: p.Coupling, My: p.SPD, F: p.F, G: p.G, GradFx: p.GradFx, GradFy: p.GradFy,
 		GradGy: p.GradGy, GradGx: p.GradGx, HessGy: p.HessGy, CrossGxy: p.CrossGxy, CrossGyx: p.CrossGyx,
 		HessGyInv: p.HessGyInv, LowerSolve: func(dst []float64, pt *solver.Point) error { return p.LowerSolution(dst, pt.X) }}

@@ -44,7 +44,7 @@ func setup(t testing.TB, c domainadapt.Config) (*domainadapt.Problem, solver.Pro
 	dp.Coupling.RandPoint(g, rnd)
 	m := make([]float64, 16)
 	dp.SPD.RandPoint(m, rnd)
-	return dp, dp.Problem(), g, m
+	return dp, dp.Bilevel(), g, m
 }
 
 // TestConformance runs the problem suite (every oracle against finite

@@ -1,43 +1,24 @@
 package domainadapt
 
 import (
-	"fmt"
-
 	officecaltech "github.com/rhgd/rhgd/data/office-caltech10"
+	"github.com/rhgd/rhgd/problems"
 	"github.com/rhgd/rhgd/solver"
 )
 
-// PaperSettings returns the settings of the authors' run
-// (test_da_barycenter.py): η_x = 0.5, 100 epochs, the CG estimator with
-// at most 200 iterations. The authors set M to its closed form M*(Γ) before
-// each estimate instead of taking lower steps; here the run starts at
-// M*(Γ₀) (Instance.Y0) and follows it with S = 20 lower steps of η_y = 0.25
-// per epoch, which keep ‖grad_M g‖ below 3·10⁻⁸ over the 100 epochs of the
-// DeCAF6 pairs (the lower Hessian's spectrum lies in [2, 2 max h], so η_y
-// must stay below 1/max h; η_y = 0.5 diverges from M = I on D→W).
-func PaperSettings() solver.Settings {
-	est, err := solver.ParseEstimator(paperSpecs["cg"])
-	if err != nil {
-		panic(err) // a constant spec
-	}
-	return solver.Settings{EtaX: 0.5, EtaY: 0.25, InnerIters: 20, Epochs: 100, Estimator: est}
-}
-
-// EstimatorNames lists the estimators the problem supports, in the paper's
-// order.
-var EstimatorNames = []string{"hinv", "cg", "ns", "ad"}
-
-// paperSpecs are the estimators with the authors' settings (CG: 200
-// iterations; NS: γ = 0.1, 50 terms) as solver.ParseEstimator reads them.
-var paperSpecs = map[string]string{"hinv": "hinv", "cg": "cg:maxiter=200,tol=1e-10", "ns": "ns:gamma=0.1,terms=50", "ad": "ad"}
-
-// PaperEstimator returns the named estimator with the authors' settings.
-func PaperEstimator(name string) (solver.Estimator, error) {
-	spec, ok := paperSpecs[name]
-	if !ok {
-		return nil, fmt.Errorf("domainadapt: unknown estimator %q (want one of %v)", name, EstimatorNames)
-	}
-	return solver.ParseEstimator(spec)
+// Paper holds the settings of the authors' run (test_da_barycenter.py):
+// η_x = 0.5, 100 epochs, the CG estimator with at most 200 iterations. The
+// authors set M to its closed form M*(Γ) before each estimate instead of
+// taking lower steps; here the run starts at M*(Γ₀) (Instance.Y0) and
+// follows it with S = 20 lower steps of η_y = 0.25 per epoch, which keep
+// ‖grad_M g‖ below 3·10⁻⁸ over the 100 epochs of the DeCAF6 pairs (the
+// lower Hessian's spectrum lies in [2, 2 max h], so η_y must stay below
+// 1/max h; η_y = 0.5 diverges from M = I on D→W). Its estimators, in the
+// paper's order, have the authors' settings (CG: 200 iterations; NS:
+// γ = 0.1, 50 terms); Settings.Estimator is the CG one.
+var Paper = problems.Paper{
+	Settings:   solver.Settings{EtaX: 0.5, EtaY: 0.25, InnerIters: 20, Epochs: 100, Estimator: &solver.CG{MaxIter: 200, Tol: 1e-10}},
+	Estimators: []string{"hinv", "cg:maxiter=200,tol=1e-10", "ns:gamma=0.1,terms=50", "ad"},
 }
 
 // PaperBaselineLambda returns the paper's λ for the OT-SKH baseline of a

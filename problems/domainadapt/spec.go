@@ -1,7 +1,6 @@
 package domainadapt
 
 import (
-	"flag"
 	"fmt"
 	"math"
 
@@ -9,63 +8,77 @@ import (
 	"github.com/rhgd/rhgd/problems"
 )
 
+// Params are the problem's parameters; DefaultParams gives the paper's.
+// Options.Data names a .npz file (Load) that replaces Source, Target and
+// Features. Each field's doc tag documents it (problems.Params).
+type Params struct {
+	problems.Options
+	Source         string  `rhgd:"source" doc:"source domain (labelled): amazon, caltech, dslr or webcam"`
+	Target         string  `rhgd:"target" doc:"target domain (classified): amazon, caltech, dslr or webcam"`
+	Features       string  `rhgd:"features" doc:"features: decaf6 (dslr and webcam only) or surf (all four domains)"`
+	Alpha          float64 `rhgd:"alpha" doc:"α ∈ [0, 1], the weight of d²(M, XᵀX) in the lower objective"`
+	Lambda         float64 `rhgd:"lambda" doc:"λ ≥ 0, the entropic regularization of the upper objective"`
+	Ridge          float64 `rhgd:"ridge" doc:"ε > 0 in XᵀX + εI and X̂ᵀX̂ + εI"`
+	BaselineLambda float64 `rhgd:"baseline-lambda" doc:"λ of the OT-SKH baseline on the squared Euclidean costs; 0 means the paper's (1e-3 for W→D, 5e-3 otherwise)"`
+}
+
+// DefaultParams returns the paper's D→W pair on DeCAF6 features, with the
+// rhgd command's seed.
+func DefaultParams() Params {
+	return Params{Options: problems.Options{Seed: problems.DefaultSeed}, Source: "dslr", Target: "webcam", Features: "decaf6",
+		Alpha: PaperAlpha, Lambda: PaperLambda, Ridge: PaperRidge}
+}
+
 // Spec is the domain adaptation problem for the command line and the C
 // ABI: a pair of Office-Caltech10 domains (embedded in the binary) or the
 // data of a .npz file (see Load), with the paper's settings by default.
-var Spec = problems.Spec{
+var Spec = problems.Define(problems.Spec{
 	Name:    "domainadapt",
 	Summary: "the paper's unsupervised domain adaptation (Sec. 4.4): a transport plan on Π(μ,ν) whose cost uses the metric M*, a weighted geometric mean on SPD(d)",
 	Data:    "a .npz file with arrays X (n×d, the source), Y (m×d, the target) and optionally Xlabels (n) and Ylabels (m), positive integers that the accuracy and the baseline need; the features are used as they are; replaces -source, -target and -features",
-	Flags: func(fs *flag.FlagSet) func(problems.Options) (*problems.Instance, error) {
-		src := fs.String("source", "dslr", "source domain (labelled): amazon, caltech, dslr or webcam")
-		tgt := fs.String("target", "webcam", "target domain (classified): amazon, caltech, dslr or webcam")
-		feat := fs.String("features", "decaf6", "features: decaf6 (dslr and webcam only) or surf (all four domains)")
-		alpha := fs.Float64("alpha", PaperAlpha, "α ∈ [0, 1], the weight of d²(M, XᵀX) in the lower objective")
-		lambda := fs.Float64("lambda", PaperLambda, "λ ≥ 0, the entropic regularization of the upper objective")
-		ridge := fs.Float64("ridge", PaperRidge, "ε > 0 in XᵀX + εI and X̂ᵀX̂ + εI")
-		blam := fs.Float64("baseline-lambda", 0, "λ of the OT-SKH baseline on the squared Euclidean costs; 0 means the paper's (1e-3 for W→D, 5e-3 otherwise)")
-		return func(o problems.Options) (*problems.Instance, error) {
-			var data *Data
-			var err error
-			bl := *blam
-			if o.Data != "" {
-				if data, err = Load(o.Data); err != nil {
-					return nil, err
-				}
-				if bl == 0 {
-					bl = 5e-3
-				}
-			} else {
-				s, err := officecaltech.ParseDomain(*src)
-				if err != nil {
-					return nil, fmt.Errorf("%w: -source: %w", ErrBadData, err)
-				}
-				t, err := officecaltech.ParseDomain(*tgt)
-				if err != nil {
-					return nil, fmt.Errorf("%w: -target: %w", ErrBadData, err)
-				}
-				f, err := officecaltech.ParseFeatures(*feat)
-				if err != nil {
-					return nil, fmt.Errorf("%w: -features: %w", ErrBadData, err)
-				}
-				if data, err = LoadPair(s, t, f); err != nil {
-					return nil, err
-				}
-				if bl == 0 {
-					bl = PaperBaselineLambda(s, t)
-				}
-			}
-			if !(bl > 0) || math.IsInf(bl, 0) {
-				return nil, fmt.Errorf("%w: -baseline-lambda %v must be positive", ErrBadData, bl)
-			}
-			c := Config{Alpha: *alpha, Lambda: *lambda, Ridge: *ridge}
-			return NewInstance(data, c, bl)
+}, DefaultParams, Build)
+
+// Build returns the problem for p's pair of domains or data file
+// (NewInstance).
+func Build(p Params) (*problems.Instance, error) {
+	var data *Data
+	var err error
+	bl := p.BaselineLambda
+	if p.Data != "" {
+		if data, err = Load(p.Data); err != nil {
+			return nil, err
 		}
-	},
+		if bl == 0 {
+			bl = 5e-3
+		}
+	} else {
+		s, err := officecaltech.ParseDomain(p.Source)
+		if err != nil {
+			return nil, fmt.Errorf("%w: -source: %w", ErrBadData, err)
+		}
+		t, err := officecaltech.ParseDomain(p.Target)
+		if err != nil {
+			return nil, fmt.Errorf("%w: -target: %w", ErrBadData, err)
+		}
+		f, err := officecaltech.ParseFeatures(p.Features)
+		if err != nil {
+			return nil, fmt.Errorf("%w: -features: %w", ErrBadData, err)
+		}
+		if data, err = LoadPair(s, t, f); err != nil {
+			return nil, err
+		}
+		if bl == 0 {
+			bl = PaperBaselineLambda(s, t)
+		}
+	}
+	if !(bl > 0) || math.IsInf(bl, 0) {
+		return nil, fmt.Errorf("%w: -baseline-lambda %v must be positive", ErrBadData, bl)
+	}
+	return NewInstance(data, Config{Alpha: p.Alpha, Lambda: p.Lambda, Ridge: p.Ridge}, bl)
 }
 
 // NewInstance returns the problem for data and c, ready to run: starting at
-// the independent plan μνᵀ and M*(μνᵀ), with PaperSettings, the estimators
+// the independent plan μνᵀ and M*(μνᵀ), with the Paper's settings, the estimators
 // with the authors' settings, the accuracy of a plan and metric when the data
 // have labels, and the OT-SKH baseline with λ = baselineLambda.
 func NewInstance(data *Data, c Config, baselineLambda float64) (*problems.Instance, error) {
@@ -78,15 +91,9 @@ func NewInstance(data *Data, c Config, baselineLambda float64) (*problems.Instan
 	if err := p.LowerSolution(y0, x0); err != nil {
 		return nil, err
 	}
-	in := &problems.Instance{
-		Problem: p.Problem(), X0: x0, Y0: y0, Settings: PaperSettings(),
-		Estimators: map[string]string{},
-		Describe: fmt.Sprintf("Π(%d,%d) × SPD(%d), %s, α = %g, λ = %g, ε = %g",
-			p.n, p.m, p.d, data.Name, c.Alpha, c.Lambda, c.Ridge),
-	}
-	for _, name := range EstimatorNames {
-		in.Estimators[name] = paperSpecs[name]
-	}
+	in := Paper.Instance()
+	in.Problem, in.X0, in.Y0 = p.Bilevel(), x0, y0
+	in.Describe = fmt.Sprintf("Π(%d,%d) × SPD(%d), %s, α = %g, λ = %g, ε = %g", p.n, p.m, p.d, data.Name, c.Alpha, c.Lambda, c.Ridge)
 	if len(p.srcLab) > 0 && len(p.tgtLab) > 0 {
 		in.Accuracy = p.Accuracy
 		in.Baseline = func() (string, float64, error) {
@@ -102,62 +109,59 @@ func NewInstance(data *Data, c Config, baselineLambda float64) (*problems.Instan
 // and Ylabels (m), positive integers, which Accuracy and the baseline need.
 // The features are used as they are (no preprocessing).
 func Load(path string) (*Data, error) {
-	z, err := problems.OpenNPZ(path)
+	data := &Data{Name: "data from " + path}
+	var xl, yl []float64
+	dims, err := problems.ReadNPZ(path, arrays(data, &xl, &yl)...)
 	if err != nil {
 		return nil, err
 	}
-	defer z.Close()
-	x, xs, err := z.Array("X", -1, -1)
-	if err != nil {
+	data.N, data.M, data.D = dims["n"], dims["m"], dims["d"]
+	if data.SourceLabels, err = labels("Xlabels", xl); err != nil {
 		return nil, err
 	}
-	n, d := xs[0], xs[1]
-	y, ys, err := z.Array("Y", -1, d)
-	if err != nil {
-		return nil, err
-	}
-	data := &Data{N: n, M: ys[0], D: d, X: x, Y: y, Name: "data from " + path}
-	labels := func(name string, k int) ([]int, error) {
-		if !z.Has(name) {
-			return nil, nil
-		}
-		v, _, err := z.Array(name, k)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]int, k)
-		for i, f := range v {
-			if f != math.Trunc(f) || f < 1 || f > math.MaxInt32 {
-				return nil, fmt.Errorf("%w: %s[%d] = %v is not a positive integer", ErrBadData, name, i, f)
-			}
-			out[i] = int(f)
-		}
-		return out, nil
-	}
-	if data.SourceLabels, err = labels("Xlabels", n); err != nil {
-		return nil, err
-	}
-	if data.TargetLabels, err = labels("Ylabels", data.M); err != nil {
+	if data.TargetLabels, err = labels("Ylabels", yl); err != nil {
 		return nil, err
 	}
 	return data, nil
+}
+
+// arrays are the problem's .npz file; xl and yl hold the labels as float64.
+func arrays(d *Data, xl, yl *[]float64) []problems.Array {
+	return []problems.Array{{Name: "X", Shape: "n×d", Data: &d.X}, {Name: "Y", Shape: "m×d", Data: &d.Y},
+		{Name: "Xlabels", Shape: "n", Data: xl, Optional: true}, {Name: "Ylabels", Shape: "m", Data: yl, Optional: true}}
+}
+
+// labels returns the array name as positive integers (nil for nil).
+func labels(name string, v []float64) ([]int, error) {
+	if v == nil {
+		return nil, nil
+	}
+	out := make([]int, len(v))
+	for i, f := range v {
+		if f != math.Trunc(f) || f < 1 || f > math.MaxInt32 {
+			return nil, fmt.Errorf("%w: %s[%d] = %v is not a positive integer", ErrBadData, name, i, f)
+		}
+		out[i] = int(f)
+	}
+	return out, nil
+}
+
+// labelValues returns labels as float64 (nil for nil).
+func labelValues(labels []int) []float64 {
+	if labels == nil {
+		return nil
+	}
+	v := make([]float64, len(labels))
+	for i, l := range labels {
+		v[i] = float64(l)
+	}
+	return v
 }
 
 // Save writes data to a .npz file that Load reads (arrays X, Y and, when
 // present, Xlabels and Ylabels), for other implementations to run the same
 // problem.
 func Save(path string, data *Data) error {
-	arrays := map[string][]float64{"X": data.X, "Y": data.Y}
-	shapes := map[string][]int{"X": {data.N, data.D}, "Y": {data.M, data.D}}
-	for name, labs := range map[string][]int{"Xlabels": data.SourceLabels, "Ylabels": data.TargetLabels} {
-		if labs == nil {
-			continue
-		}
-		v := make([]float64, len(labs))
-		for i, l := range labs {
-			v[i] = float64(l)
-		}
-		arrays[name], shapes[name] = v, []int{len(v)}
-	}
-	return problems.WriteNPZ(path, arrays, shapes)
+	xl, yl := labelValues(data.SourceLabels), labelValues(data.TargetLabels)
+	return problems.SaveNPZ(path, problems.Dims{"n": data.N, "m": data.M, "d": data.D}, arrays(data, &xl, &yl)...)
 }

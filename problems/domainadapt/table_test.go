@@ -118,9 +118,9 @@ func tableRow(t *testing.T, s, g officecaltech.Domain, f officecaltech.Features)
 // authorsLoop runs the authors' scheme for the given number of epochs and
 // returns the final and the largest accuracy.
 func authorsLoop(t *testing.T, dp *domainadapt.Problem, epochs int) (final, best float64) {
-	est, err := domainadapt.PaperEstimator("cg")
+	est, err := domainadapt.Paper.Estimator("cg")
 	require.NoError(t, err)
-	r, err := solver.New(dp.Problem(), &solver.Settings{EtaX: 0.5, EtaY: 1e-300, InnerIters: 1, Estimator: est})
+	r, err := solver.New(dp.Bilevel(), &solver.Settings{EtaX: 0.5, EtaY: 1e-300, InnerIters: 1, Estimator: est})
 	require.NoError(t, err)
 	_, _, d := dp.Dims()
 	x, y := dp.Start(), make([]float64, d*d)

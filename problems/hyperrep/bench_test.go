@@ -18,9 +18,9 @@ func warm(tb testing.TB, name string, batches solver.Batches) *solver.RHGD {
 	tb.Helper()
 	_, hp, p := setup(tb, hyperrep.PaperSizes, 42)
 	w0, b0 := hp.Start()
-	est, err := hyperrep.PaperEstimator(name)
+	est, err := hyperrep.Paper.Estimator(name)
 	require.NoError(tb, err)
-	s := hyperrep.PaperSettings()
+	s := hyperrep.Paper.Settings
 	s.Epochs, s.Estimator, s.Batches = 5, est, batches
 	return testkit.Warm(tb, p, s, w0, b0)
 }
@@ -35,8 +35,8 @@ func warmOn(batches solver.Batches) func(testing.TB, string) *solver.RHGD {
 // estimator, for RHGD and RSHGD.
 func TestEpochAllocs(t *testing.T) {
 	testkit.SkipRace(t)
-	for _, b := range []solver.Batches{{}, hyperrep.StochasticBatches} {
-		testkit.EpochAllocs(t, hyperrep.EstimatorNames, 3, fmt.Sprintf(", batches %+v", b), warmOn(b))
+	for _, b := range []solver.Batches{{}, *hyperrep.Paper.Batches} {
+		testkit.EpochAllocs(t, hyperrep.Paper.Names(), 3, fmt.Sprintf(", batches %+v", b), warmOn(b))
 	}
 }
 
@@ -53,13 +53,13 @@ func TestOracleAllocs(t *testing.T) {
 // settings (S = 50 lower steps, the estimate, the upper step), which
 // includes the features of both sets at the new W.
 func BenchmarkHyperrepEpoch(b *testing.B) {
-	testkit.EpochBench(b, hyperrep.EstimatorNames, warmOn(solver.Batches{}))
+	testkit.EpochBench(b, hyperrep.Paper.Names(), warmOn(solver.Batches{}))
 }
 
 // BenchmarkRSHGDEpoch is one RSHGD epoch with the paper's batches
 // (StochasticBatches).
 func BenchmarkRSHGDEpoch(b *testing.B) {
-	testkit.EpochBench(b, hyperrep.EstimatorNames, warmOn(hyperrep.StochasticBatches))
+	testkit.EpochBench(b, hyperrep.Paper.Names(), warmOn(*hyperrep.Paper.Batches))
 }
 
 // BenchmarkFeatures is the work of one new W: the features of both sets

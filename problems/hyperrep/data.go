@@ -174,6 +174,12 @@ func (data *Data) Validate() error {
 	return nil
 }
 
+// arrays are the problem's .npz file; "m" is k(k+1)/2 and nt n_train.
+func arrays(d *Data, nt *[]float64) []problems.Array {
+	return []problems.Array{{Name: "A", Shape: "N×d×d", Data: &d.A}, {Name: "y", Shape: "N", Data: &d.Y},
+		{Name: "W0", Shape: "d×k", Data: &d.W0}, {Name: "beta0", Shape: "m", Data: &d.Beta0}, {Name: "n_train", Data: nt}}
+}
+
 // Load reads data from a numpy .npz file with arrays A (N×d×d), y (N),
 // W0 (d×k), beta0 (k(k+1)/2) and n_train (a scalar), and validates them
 // (Validate).
@@ -183,35 +189,21 @@ func Load(path string) (*Data, error) {
 		return nil, err
 	}
 	defer z.Close()
-	a, as, err := z.Array("A", -1, -1, -1)
-	if err != nil {
+	data, dims := &Data{}, problems.Dims{}
+	var nts []float64
+	a := arrays(data, &nts)
+	if err := z.Read(dims, a[:3]...); err != nil {
 		return nil, err
 	}
-	n, d := as[0], as[1]
-	if as[2] != d {
-		return nil, fmt.Errorf("hyperrep: %w: %s: A has shape %v, want N×d×d", problems.ErrBadData, path, as)
-	}
-	y, _, err := z.Array("y", n)
-	if err != nil {
+	dims["m"] = dims["k"] * (dims["k"] + 1) / 2
+	if err := z.Read(dims, a[3:]...); err != nil {
 		return nil, err
 	}
-	w0, ws, err := z.Array("W0", d, -1)
-	if err != nil {
-		return nil, err
-	}
-	k := ws[1]
-	beta0, _, err := z.Array("beta0", k*(k+1)/2)
-	if err != nil {
-		return nil, err
-	}
-	nt, err := z.Scalar("n_train")
-	if err != nil {
-		return nil, err
-	}
+	n, nt := dims["N"], nts[0]
 	if nt != math.Trunc(nt) || !(nt > 0 && nt < float64(n)) {
 		return nil, fmt.Errorf("hyperrep: %w: %s: n_train = %v must be an integer in (0, N = %d)", problems.ErrBadData, path, nt, n)
 	}
-	data := &Data{N: n, D: d, K: k, NTrain: int(nt), A: a, Y: y, W0: w0, Beta0: beta0}
+	data.N, data.D, data.K, data.NTrain = n, dims["d"], dims["k"], int(nt)
 	if err := data.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -224,7 +216,6 @@ func Save(path string, data *Data) error {
 	if err := data.Validate(); err != nil {
 		return err
 	}
-	return problems.WriteNPZ(path,
-		map[string][]float64{"A": data.A, "y": data.Y, "W0": data.W0, "beta0": data.Beta0, "n_train": {float64(data.NTrain)}},
-		map[string][]int{"A": {data.N, data.D, data.D}, "W0": {data.D, data.K}})
+	nt := []float64{float64(data.NTrain)}
+	return problems.SaveNPZ(path, problems.Dims{"N": data.N, "d": data.D, "k": data.K, "m": data.K * (data.K + 1) / 2}, arrays(data, &nt)...)
 }

@@ -117,7 +117,7 @@ func TestSaveLoad(t *testing.T) {
 	w, beta := hp.Start()
 	f1, err := p.F(testkit.At(w, beta))
 	require.NoError(t, err)
-	f2, err := hp2.Problem().F(testkit.At(w, beta))
+	f2, err := hp2.Bilevel().F(testkit.At(w, beta))
 	require.NoError(t, err)
 	require.Equal(t, f1, f2)
 }
@@ -178,12 +178,12 @@ func TestSpec(t *testing.T) {
 	in, err := build(problems.Options{Seed: 3})
 	require.NoError(t, err)
 	require.Equal(t, "hyperrep", hyperrep.Spec.Name)
-	require.Equal(t, hyperrep.PaperSettings(), in.Settings)
+	require.Equal(t, hyperrep.Paper.Settings, in.Settings)
 	require.Equal(t, 18, in.Problem.NF)
 	require.Equal(t, 12, in.Problem.NG)
-	require.Equal(t, hyperrep.StochasticBatches, *in.Stochastic)
+	require.Equal(t, *hyperrep.Paper.Batches, *in.Stochastic)
 	require.Contains(t, in.Describe, "St(8,3)")
-	for _, name := range hyperrep.EstimatorNames {
+	for _, name := range hyperrep.Paper.Names() {
 		est, err := in.Estimator(name)
 		require.NoError(t, err, name)
 		for _, b := range []solver.Batches{{}, *in.Stochastic} {

@@ -22,17 +22,17 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	p := hp.Problem()
+	p := hp.Bilevel()
 	w0, beta0 := hp.Start()
 	f0, err := p.F(&solver.Point{X: w0, Y: beta0})
 	if err != nil {
 		panic(err)
 	}
-	est, err := hyperrep.PaperEstimator("hinv")
+	est, err := hyperrep.Paper.Estimator("hinv")
 	if err != nil {
 		panic(err)
 	}
-	s := hyperrep.PaperSettings()
+	s := hyperrep.Paper.Settings
 	s.Epochs, s.Estimator = 5, est
 	res, err := solver.Minimize(context.Background(), p, w0, beta0, &s)
 	if err != nil {

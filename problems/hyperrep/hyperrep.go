@@ -134,12 +134,12 @@ func (p *Problem) Start() (w, beta []float64) {
 	return append([]float64(nil), p.w0...), append([]float64(nil), p.b0...)
 }
 
-// Problem returns the solver's view of p, on St(d, k) × R^{k(k+1)/2}, with
+// Bilevel returns the solver's view of p, on St(d, k) × R^{k(k+1)/2}, with
 // NF = n_val and NG = n_tr components.
 //
 // Its LowerSolve is the ridge solution β*(W) = β − H⁻¹ grad_β g(W, β),
 // exact because g is quadratic in β: one Newton step through HessGyInv.
-func (p *Problem) Problem() solver.Problem {
+func (p *Problem) Bilevel() solver.Problem {
 	grad := make([]float64, p.Eu.Len())
 	lower := func(dst []float64, pt *solver.Point) error {
 		if err := p.GradGy(grad, pt); err != nil {

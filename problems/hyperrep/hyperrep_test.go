@@ -26,7 +26,7 @@ func setup(t testing.TB, s hyperrep.Sizes, seed uint64) (*hyperrep.Data, *hyperr
 	require.NoError(t, err)
 	hp, err := hyperrep.New(data, hyperrep.PaperLambda)
 	require.NoError(t, err)
-	return data, hp, hp.Problem()
+	return data, hp, hp.Bilevel()
 }
 
 // at is (x, y) with unknown identities: no cache can match it.
@@ -169,7 +169,7 @@ func TestHypergradient(t *testing.T) {
 		testkit.Must(t, err)
 		return v
 	}
-	testkit.Hypergradient(t, p, hyperrep.PaperEstimator, w, bstar, F, 1e-7)
+	testkit.Hypergradient(t, p, hyperrep.Paper.Estimator, w, bstar, F, 1e-7)
 }
 
 // TestBatches: an oracle on a batch is the average of its components:
@@ -255,14 +255,14 @@ func TestRun(t *testing.T) {
 	w0, b0 := hp.Start()
 	f0, err := p.F(testkit.At(w0, b0))
 	require.NoError(t, err)
-	for _, name := range hyperrep.EstimatorNames {
+	for _, name := range hyperrep.Paper.Names() {
 		for _, stochastic := range []bool{false, true} {
-			est, err := hyperrep.PaperEstimator(name)
+			est, err := hyperrep.Paper.Estimator(name)
 			require.NoError(t, err)
-			s := hyperrep.PaperSettings()
+			s := hyperrep.Paper.Settings
 			s.Epochs, s.Estimator = 10, est
 			if stochastic {
-				s.Batches = hyperrep.StochasticBatches
+				s.Batches = *hyperrep.Paper.Batches
 			}
 			res, err := solver.Minimize(context.Background(), p, w0, b0, &s)
 			require.NoError(t, err, "%s stochastic=%v", name, stochastic)
@@ -292,16 +292,16 @@ func TestStochastic(t *testing.T) {
 	authors := solver.Batches{Lower: 32, Upper: 64, Cross: 32, Hess: 32}
 	for _, name := range []string{"hinv"} {
 		for _, seed := range []uint64{1, 2} {
-			for _, b := range []solver.Batches{hyperrep.StochasticBatches, authors} {
-				est, err := hyperrep.PaperEstimator(name)
+			for _, b := range []solver.Batches{*hyperrep.Paper.Batches, authors} {
+				est, err := hyperrep.Paper.Estimator(name)
 				require.NoError(t, err)
-				s := hyperrep.PaperSettings()
+				s := hyperrep.Paper.Settings
 				var r record
 				s.Estimator, s.Batches, s.Seed, s.Recorder = est, b, seed, &r
 				_, err = solver.Minimize(context.Background(), p, w0, b0, &s)
 				require.NoError(t, err)
 				t.Logf("%s seed %d batches %+v: f = %.3f, %.3f, %.3f, %.3f at epochs 0, 10, 50, 99", name, seed, b, r[0], r[10], r[50], r[99])
-				if b == hyperrep.StochasticBatches {
+				if b == *hyperrep.Paper.Batches {
 					require.Less(t, r[99], 0.1*f0, "%s seed %d", name, seed)
 				}
 			}

@@ -13,8 +13,8 @@ import (
 // TestLowerSolveAdaptive: LowerSolve is φ(x), where g vanishes, and
 // AdaptiveSettings reach the same ψ(φ(x)) as the fixed settings.
 func TestLowerSolveAdaptive(t *testing.T) {
-	_, p := setup(t, karcher.DefaultN, karcher.DefaultCount, karcher.DefaultSpread)
-	q := p.Problem()
+	_, p := setup(t, karcher.DefaultParams().N, karcher.DefaultParams().Count, karcher.DefaultParams().Spread)
+	q := p.Bilevel()
 	x0, y0 := p.Start()
 	run := func(s solver.Settings) *solver.Result {
 		s.Estimator, s.GradTol = solver.HInv{}, 1e-10
@@ -30,9 +30,9 @@ func TestLowerSolveAdaptive(t *testing.T) {
 	gv, err := q.G(&solver.Point{X: x0, Y: ys})
 	require.NoError(t, err)
 	require.Less(t, gv, 1e-28)
-	fixed := run(karcher.DefaultSettings())
+	fixed := run(karcher.Paper.Settings)
 	a := solver.AdaptiveSettings()
-	d := karcher.DefaultSettings()
+	d := karcher.Paper.Settings
 	a.EtaX, a.EtaY, a.InnerIters, a.Epochs = d.EtaX, d.EtaY, d.InnerIters, d.Epochs
 	res := run(a)
 	t.Logf("adaptive: %d epochs (fixed %d), f %.15g (fixed %.15g)", res.Stats.Epochs, fixed.Stats.Epochs, res.F, fixed.F)

@@ -20,16 +20,16 @@ var epochEstimators = []string{"hinv", "cg", "ns", "ad", "cg-fd"}
 // default start, still far from the optimum (which it reaches in about
 // 35), so benchmarks and allocation tests see a representative iterate.
 func warm(tb testing.TB, name string) *solver.RHGD {
-	_, p := setup(tb, karcher.DefaultN, karcher.DefaultCount, karcher.DefaultSpread)
+	_, p := setup(tb, karcher.DefaultParams().N, karcher.DefaultParams().Count, karcher.DefaultParams().Spread)
 	x0, y0 := p.Start()
-	s := karcher.DefaultSettings()
+	s := karcher.Paper.Settings
 	s.Epochs = 5
-	q := p.Problem()
+	q := p.Bilevel()
 	if name == "cg-fd" {
 		name = "cg"
 		q.HessGy, q.HessGyInv, q.CrossGxy = nil, nil, nil
 	}
-	est, err := solver.ParseEstimator(karcher.Estimators[name])
+	est, err := solver.ParseEstimator(karcher.Paper.Specs()[name])
 	require.NoError(tb, err)
 	s.Estimator = est
 	return testkit.Warm(tb, q, s, x0, y0)

@@ -23,7 +23,7 @@ func Example() {
 		return
 	}
 	x0, y0 := p.Start()
-	s := karcher.DefaultSettings()
+	s := karcher.Paper.Settings
 	s.Estimator, s.GradTol = &solver.CG{}, 1e-10
 	r, err := solver.NewCompositional(p.Compositional(), p.X, p.SPD, &s)
 	if err != nil {

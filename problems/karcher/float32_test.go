@@ -19,8 +19,8 @@ import (
 // accuracy. A B_i clearly asymmetric, or a y0 that is not positive
 // definite, is still rejected.
 func TestFloat32Data(t *testing.T) {
-	const n, count = karcher.DefaultN, karcher.DefaultCount
-	data, err := karcher.Generate(n, count, karcher.DefaultSpread, 3)
+	n, count := karcher.DefaultParams().N, karcher.DefaultParams().Count
+	data, err := karcher.Generate(n, count, karcher.DefaultParams().Spread, 3)
 	if err != nil {
 		t.Fatal(err)
 	}

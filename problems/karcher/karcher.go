@@ -580,7 +580,7 @@ func (p *Problem) Compositional() solver.Compositional {
 	return solver.Compositional{Psi: p.Psi, GradPsi: p.GradPsi, Phi: p.Phi, PhiAdjoint: p.PhiAdjoint}
 }
 
-// Problem returns the bilevel form p.Compositional().Problem(p.X, p.SPD)
+// Bilevel returns the bilevel form p.Compositional().Problem(p.X, p.SPD)
 // with F and GradFy replaced by their twins that return ψ's errors
 // (solver.Compositional's Psi and GradPsi have no error result) and the
 // exact second-order oracles of g added (HessGy, HessGyInv, CrossGxy,
@@ -588,7 +588,7 @@ func (p *Problem) Compositional() solver.Compositional {
 // NS and AD. Clear HessGy and CrossGxy (solver.New then fills them by
 // finite differences, as for any solver.Compositional problem) to run on
 // the reformulation's first-order oracles alone.
-func (p *Problem) Problem() solver.Problem {
+func (p *Problem) Bilevel() solver.Problem {
 	q, err := p.Compositional().Problem(p.X, p.SPD)
 	if err != nil {
 		panic(err) // both manifolds set, SPD has a Log, every function set

@@ -162,7 +162,7 @@ func TestConformance(t *testing.T) {
 	const n = 4
 	_, p := setup(t, n, 5, 1)
 	x, y, ys := points(t, p, 4)
-	problemtest.Run(t, p.Problem(), problemtest.Config{X: x, Y: y, YStar: ys, SecondOrderY: true, Seed: 1})
+	problemtest.Run(t, p.Bilevel(), problemtest.Config{X: x, Y: y, YStar: ys, SecondOrderY: true, Seed: 1})
 }
 
 // points returns a symmetric x, y* = φ(x) and a y at distance 0.8 from it.
@@ -183,7 +183,7 @@ func points(t testing.TB, p *karcher.Problem, seed uint64) (x, y, ys []float64) 
 // solver.Compositional provides, HessGy and CrossGxy filled by
 // solver.FillFD as solver.New does.
 func withoutSecondOrder(p *karcher.Problem) solver.Problem {
-	q := p.Problem()
+	q := p.Bilevel()
 	q.HessGy, q.HessGyInv, q.CrossGxy = nil, nil, nil
 	return solver.FillFD(q, solver.DefaultFDStep)
 }
@@ -200,7 +200,7 @@ func TestFiniteDifferences(t *testing.T) {
 	const n = 4
 	_, p := setup(t, n, 5, 1)
 	x, y, _ := points(t, p, 5)
-	exact, fd := p.Problem(), withoutSecondOrder(p)
+	exact, fd := p.Bilevel(), withoutSecondOrder(p)
 	rnd := rand.New(rand.NewPCG(6, 6))
 	v := make([]float64, n*n)
 	p.SPD.RandTangent(v, y, rnd)
@@ -225,7 +225,7 @@ func TestHessianAtSolution(t *testing.T) {
 	const n = 4
 	_, p := setup(t, n, 5, 1)
 	x, _, ys := points(t, p, 7)
-	q := p.Problem()
+	q := p.Bilevel()
 	v, h := make([]float64, n*n), make([]float64, n*n)
 	p.SPD.RandTangent(v, ys, rand.New(rand.NewPCG(7, 7)))
 	require.NoError(t, q.HessGy(h, testkit.At(x, ys), v))
@@ -240,7 +240,7 @@ func TestHessianAtSolution(t *testing.T) {
 func TestCrossGyx(t *testing.T) {
 	const n = 4
 	_, p := setup(t, n, 5, 1)
-	q := p.Problem()
+	q := p.Bilevel()
 	rnd := rand.New(rand.NewPCG(5, 5))
 	x := randSym(rnd, n, 0.4)
 	y := make([]float64, n*n)
@@ -277,8 +277,8 @@ func TestHypergradient(t *testing.T) {
 	r := solver.CheckGradient(p.X, F, func(dst, _ []float64) { copy(dst, chain) }, x, u)
 	require.True(t, r.OK, "chain rule: %v", r)
 	want := mat.NewDense(n, n, chain)
-	for variant, q := range map[string]solver.Problem{"exact": p.Problem(), "fd": withoutSecondOrder(p)} {
-		for name, spec := range karcher.Estimators {
+	for variant, q := range map[string]solver.Problem{"exact": p.Bilevel(), "fd": withoutSecondOrder(p)} {
+		for name, spec := range karcher.Paper.Specs() {
 			if name == "hinv" && variant == "fd" {
 				continue
 			}
@@ -385,7 +385,7 @@ func commuting(t testing.TB, rnd *rand.Rand, n, count int) commutingCase {
 // fixed point for generated data, the closed form for commuting B_i),
 // x = log(C^{−½} M C^{−½}) and F(x) − F* ≈ 0, with F* = ψ(M) by gonum.
 func TestRunReachesMean(t *testing.T) {
-	data, _ := setup(t, karcher.DefaultN, karcher.DefaultCount, karcher.DefaultSpread)
+	data, _ := setup(t, karcher.DefaultParams().N, karcher.DefaultParams().Count, karcher.DefaultParams().Spread)
 	cm := commuting(t, rand.New(rand.NewPCG(8, 8)), 6, 5)
 	cases := []struct {
 		name string
@@ -411,12 +411,12 @@ func TestRunReachesMean(t *testing.T) {
 			p, err := karcher.New(c.data)
 			require.NoError(t, err)
 			x0, y0 := p.Start()
-			s := karcher.DefaultSettings()
+			s := karcher.Paper.Settings
 			est, fd := strings.CutSuffix(name, "/fd")
-			s.Estimator, err = solver.ParseEstimator(karcher.Estimators[est])
+			s.Estimator, err = solver.ParseEstimator(karcher.Paper.Specs()[est])
 			require.NoError(t, err)
 			s.GradTol = 1e-10
-			q := p.Problem()
+			q := p.Bilevel()
 			if fd { // the reformulation's own oracles, differences for the rest
 				q.HessGy, q.HessGyInv, q.CrossGxy = nil, nil, nil
 			}
@@ -495,14 +495,16 @@ func TestNPZ(t *testing.T) {
 	x0, y0 := p.Start()
 	x0[0] = 0.1
 	path := filepath.Join(dir, "k.npz")
-	require.NoError(t, karcher.Save(path, data, x0, y0))
-	got, gx, gy, err := karcher.Load(path)
+	require.NoError(t, karcher.Save(path, data, problems.Start{X: x0, Y: y0}))
+	got, st, err := karcher.Load(path)
+	gx, gy := st.X, st.Y
 	require.NoError(t, err)
 	require.Equal(t, data, got)
 	require.Equal(t, x0, gx)
 	require.Equal(t, y0, gy)
-	require.NoError(t, karcher.Save(path, &karcher.Data{N: 3, Count: 4, B: data.B, C: data.C}, nil, nil))
-	got, gx, gy, err = karcher.Load(path)
+	require.NoError(t, karcher.Save(path, &karcher.Data{N: 3, Count: 4, B: data.B, C: data.C}, problems.Start{}))
+	got, st, err = karcher.Load(path)
+	gx, gy = st.X, st.Y
 	require.NoError(t, err)
 	require.Equal(t, data, got, "nil weights saved as uniform ones")
 	require.Nil(t, gx)
@@ -523,10 +525,10 @@ func TestNPZ(t *testing.T) {
 	} {
 		p := filepath.Join(dir, name+".npz")
 		require.NoError(t, problems.WriteNPZ(p, c.arrays, c.shapes))
-		_, _, _, err := karcher.Load(p)
+		_, _, err := karcher.Load(p)
 		require.ErrorIs(t, err, problems.ErrBadData, name)
 	}
-	_, _, _, err = karcher.Load(filepath.Join(dir, "missing.npz"))
+	_, _, err = karcher.Load(filepath.Join(dir, "missing.npz"))
 	require.ErrorIs(t, err, problems.ErrBadData)
 }
 

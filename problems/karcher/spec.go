@@ -1,153 +1,117 @@
 package karcher
 
 import (
-	"flag"
 	"fmt"
-	"maps"
 
 	"github.com/rhgd/rhgd/problems"
 	"github.com/rhgd/rhgd/solver"
 )
 
-// Defaults of the generated problem: 20 matrices of order 10 at geodesic
-// distance 1 from their centre.
-const (
-	DefaultN, DefaultCount = 10, 20
-	DefaultSpread          = 1.0
-)
-
-// DefaultSettings returns the settings of the paper's synthetic
-// experiment, which suit this problem (package documentation): η_x = η_y
-// = ½, S = 20 lower steps, K = 200 epochs; the estimator is left to the
-// caller (Estimators).
-func DefaultSettings() solver.Settings {
-	return solver.Settings{EtaX: 0.5, EtaY: 0.5, InnerIters: 20, Epochs: 200}
+// Params are the problem's parameters; Options.Data names a .npz file
+// (Load) to use instead of data generated from Options.Seed. Each field's
+// doc tag documents it (problems.Params).
+type Params struct {
+	problems.Options
+	N      int     `rhgd:"n" doc:"order of the generated matrices"`
+	Count  int     `rhgd:"count" doc:"number of generated matrices B_i"`
+	Spread float64 `rhgd:"spread" doc:"geodesic distance of the generated B_i and C from their centre, in (0, 10]"`
 }
 
-// Estimators are the estimators that run on Problem, with the paper's
-// settings in solver.ParseEstimator's syntax. The lower Hessian is the
-// identity at y*(x), so NS with γ = 1 is well inside its range there.
-var Estimators = map[string]string{"hinv": "hinv", "cg": "cg:maxiter=50,tol=1e-10", "ns": "ns:gamma=1,terms=50", "ad": "ad"}
+// DefaultParams returns 20 matrices of order 10 at geodesic distance 1
+// from their centre, from the rhgd command's seed.
+func DefaultParams() Params {
+	return Params{Options: problems.Options{Seed: problems.DefaultSeed}, N: 10, Count: 20, Spread: 1}
+}
+
+// Paper holds the settings of the paper's synthetic experiment, which suit
+// this problem: η_x = η_y = ½, S = 20, K = 200, and its estimators. The
+// lower Hessian is I at y*(x), so NS with γ = 1 is well inside its range.
+var Paper = problems.Paper{Settings: solver.Settings{EtaX: 0.5, EtaY: 0.5, InnerIters: 20, Epochs: 200},
+	Estimators: []string{"hinv", "cg:maxiter=50,tol=1e-10", "ns:gamma=1,terms=50", "ad"}}
 
 // Spec is the compositional Karcher-mean problem for the command line and
-// the C ABI: data generated from the seed, or loaded from a .npz file (see
-// Load).
-var Spec = problems.Spec{
-	Name:    "karcher",
+// the C ABI.
+var Spec = problems.Define(problems.Spec{Name: "karcher",
 	Summary: "min over Sym(n) of ψ(C^½ exp(x) C^½), ψ the weighted Karcher-mean objective on SPD(n), as a compositional bilevel problem; known optimum: the Karcher mean",
 	Data:    "a .npz file with arrays B (count×n×n, SPD) and C (n×n, SPD) and optionally w (count weights), x0 and y0 (n×n), the start",
-	Flags: func(fs *flag.FlagSet) func(problems.Options) (*problems.Instance, error) {
-		n := fs.Int("n", DefaultN, "order of the generated matrices")
-		count := fs.Int("count", DefaultCount, "number of generated matrices B_i")
-		spread := fs.Float64("spread", DefaultSpread, "geodesic distance of the generated B_i and C from their centre, in (0, 10]")
-		return func(o problems.Options) (*problems.Instance, error) {
-			var data *Data
-			var x0, y0 []float64
-			var err error
-			if o.Data != "" {
-				data, x0, y0, err = Load(o.Data)
-			} else {
-				data, err = Generate(*n, *count, *spread, o.Seed)
-			}
-			if err != nil {
-				return nil, err
-			}
-			p, err := New(data)
-			if err != nil {
-				return nil, err
-			}
-			notes := p.Notes()
-			sx, sy := p.Start()
-			if x0 == nil {
-				x0 = sx
-			}
-			if y0 == nil {
-				if err := p.Phi(sy, x0); err != nil {
-					return nil, fmt.Errorf("%w: x0: %w", problems.ErrBadData, err)
-				}
-				y0 = sy
-			} else if err := problems.SnapInput(&notes, p.SPD, "y0", y0); err != nil {
-				return nil, fmt.Errorf("karcher: %s: %w", o.Data, err)
-			}
-			src := fmt.Sprintf("generated from seed %d (spread %g)", o.Seed, *spread)
-			if o.Data != "" {
-				src = "from " + o.Data
-			}
-			fstar, _, _, err := p.Solution()
-			if err != nil {
-				return nil, err
-			}
-			return &problems.Instance{
-				Problem: p.Problem(), X0: x0, Y0: y0, Settings: DefaultSettings(), Estimators: maps.Clone(Estimators),
-				Describe: fmt.Sprintf("Sym(%d) → SPD(%d), %d matrices %s; known optimum F* = %.12g (the Karcher mean)", data.N, data.N, data.Count, src, fstar),
-				Notes:    notes,
-			}, nil
-		}
-	},
+}, DefaultParams, Build)
+
+// Build returns the problem with the Paper's settings; Describe gives the
+// known optimum.
+func Build(p Params) (*problems.Instance, error) {
+	gen := func() (*Data, error) { return Generate(p.N, p.Count, p.Spread, p.Seed) }
+	data, st, src, err := problems.LoadOr(p.Options, fmt.Sprintf("generated from seed %d (spread %g)", p.Seed, p.Spread), Load, gen)
+	if err != nil {
+		return nil, err
+	}
+	pr, err := New(data)
+	if err != nil {
+		return nil, err
+	}
+	in := Paper.Instance()
+	in.Notes = pr.Notes()
+	if in.X0, in.Y0, err = start(pr, st, &in.Notes, p.Data); err != nil {
+		return nil, err
+	}
+	fstar, _, _, err := pr.Solution()
+	if err != nil {
+		return nil, err
+	}
+	in.Problem = pr.Bilevel()
+	in.Describe = fmt.Sprintf("Sym(%d) → SPD(%d), %d matrices %s; known optimum F* = %.12g (the Karcher mean)", data.N, data.N, data.Count, src, fstar)
+	return in, nil
 }
 
-// Load reads the problem's data from a numpy .npz file with arrays B
-// (count×n×n), C (n×n) and optionally w (count weights), x0 and y0 (n×n).
-// It returns x0 and y0 as nil when absent and as they are in the file;
-// the data are validated by New. Spec projects a y0 within float32
-// rounding of SPD(n) onto it (problems.SnapInput) and rejects one clearly
-// off; x0 is any n×n matrix (F depends on its symmetric part only).
-func Load(path string) (data *Data, x0, y0 []float64, err error) {
-	z, err := problems.OpenNPZ(path)
-	if err != nil {
-		return nil, nil, nil, err
+// start returns the data file's start, y0 projected onto SPD(n) when it is
+// within float32 rounding of it (noted); x0 = 0 without one in the file,
+// and y0 = φ(x0) without y0.
+func start(pr *Problem, st problems.Start, notes *[]string, path string) (x0, y0 []float64, err error) {
+	x0, y0 = pr.Start()
+	if st.X != nil {
+		x0 = st.X
 	}
-	defer z.Close()
-	b, bs, err := z.Array("B", -1, -1, -1)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	k, n := bs[0], bs[1]
-	if bs[2] != n {
-		return nil, nil, nil, fmt.Errorf("%w: %s: B has shape %v, want count×n×n", problems.ErrBadData, path, bs)
-	}
-	c, _, err := z.Array("C", n, n)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	data = &Data{N: n, Count: k, B: b, C: c}
-	if z.Has("w") {
-		if data.W, _, err = z.Array("w", k); err != nil {
-			return nil, nil, nil, err
+	if st.Y != nil {
+		if err := problems.SnapInput(notes, pr.SPD, "y0", st.Y); err != nil {
+			return nil, nil, fmt.Errorf("karcher: %s: %w", path, err)
 		}
+		return x0, st.Y, nil
 	}
-	if z.Has("x0") {
-		if x0, _, err = z.Array("x0", n, n); err != nil {
-			return nil, nil, nil, err
-		}
+	if err := pr.Phi(y0, x0); err != nil {
+		return nil, nil, fmt.Errorf("%w: x0: %w", problems.ErrBadData, err)
 	}
-	if z.Has("y0") {
-		if y0, _, err = z.Array("y0", n, n); err != nil {
-			return nil, nil, nil, err
-		}
-	}
-	return data, x0, y0, nil
+	return x0, y0, nil
 }
 
-// Save writes data and a starting point to a .npz file that Load reads
-// (arrays B, C, w, x0 and y0; w is data.W, or uniform weights when it is
-// nil; a nil x0 or y0 is left out), so that other implementations can run
-// the same problem.
-func Save(path string, data *Data, x0, y0 []float64) error {
-	w := data.W
-	if w == nil {
-		w = make([]float64, data.Count)
-		for i := range w {
-			w[i] = 1 / float64(data.Count)
+// arrays are the problem's .npz file: B (count×n×n), C (n×n) and
+// optionally w (count weights), x0 and y0 (n×n), the start.
+func arrays(d *Data, st *problems.Start) []problems.Array {
+	return []problems.Array{{Name: "B", Shape: "count×n×n", Data: &d.B}, {Name: "C", Shape: "n×n", Data: &d.C},
+		{Name: "w", Shape: "count", Data: &d.W, Optional: true},
+		{Name: "x0", Shape: "n×n", Data: &st.X, Optional: true}, {Name: "y0", Shape: "n×n", Data: &st.Y, Optional: true}}
+}
+
+// Load reads the arrays from a .npz file as they are (New validates them;
+// x0 is any n×n matrix, Build snaps a y0 within float32 rounding of SPD(n)).
+func Load(path string) (*Data, problems.Start, error) {
+	var d Data
+	var st problems.Start
+	dims, err := problems.ReadNPZ(path, arrays(&d, &st)...)
+	if err != nil {
+		return nil, problems.Start{}, err
+	}
+	d.N, d.Count = dims["n"], dims["count"]
+	return &d, st, nil
+}
+
+// Save writes data (w: uniform weights when data.W is nil) and a start (a
+// nil part is left out) to a .npz file that Load reads.
+func Save(path string, data *Data, start problems.Start) error {
+	d := *data
+	if d.W == nil {
+		d.W = make([]float64, d.Count)
+		for i := range d.W {
+			d.W[i] = 1 / float64(d.Count)
 		}
 	}
-	n := data.N
-	arrays := map[string][]float64{"B": data.B, "C": data.C, "w": w}
-	if x0 != nil {
-		arrays["x0"] = x0
-	}
-	if y0 != nil {
-		arrays["y0"] = y0
-	}
-	return problems.WriteNPZ(path, arrays, map[string][]int{"B": {data.Count, n, n}, "C": {n, n}, "x0": {n, n}, "y0": {n, n}})
+	return problems.SaveNPZ(path, problems.Dims{"n": d.N, "count": d.Count}, arrays(&d, &start)...)
 }

@@ -19,9 +19,9 @@ func warm(tb testing.TB, name string, ext bool) (*meta.Problem, *solver.RHGD) {
 	tb.Helper()
 	_, _, p, sp := setup(tb, defaultSpec, meta.DefaultTasks, meta.DefaultTestTasks, meta.DefaultP, meta.DefaultLambda, ext, 42)
 	th, w := p.Start()
-	est, err := meta.PaperEstimator(name)
+	est, err := meta.Paper.Estimator(name)
 	require.NoError(tb, err)
-	s := meta.PaperSettings()
+	s := meta.Paper.Settings
 	s.Epochs, s.Estimator = 3, est
 	r := testkit.Warm(tb, sp, s, th, w)
 	return p, r
@@ -31,7 +31,7 @@ func warm(tb testing.TB, name string, ext bool) (*meta.Problem, *solver.RHGD) {
 // estimator, for RHGD and PHGD, and neither does the test accuracy.
 func TestEpochAllocs(t *testing.T) {
 	testkit.SkipRace(t)
-	for _, name := range meta.EstimatorNames {
+	for _, name := range meta.Paper.Names() {
 		for _, ext := range []bool{false, true} {
 			p, r := warm(t, name, ext)
 			if a := testkit.StepAllocs(t, r, 2); a != 0 {
@@ -61,7 +61,7 @@ func TestOracleAllocs(t *testing.T) {
 // meta-training images at the new Θ), RHGD and PHGD.
 func BenchmarkMetaEpoch(b *testing.B) {
 	for _, method := range []string{"rhgd", "phgd"} {
-		for _, name := range meta.EstimatorNames {
+		for _, name := range meta.Paper.Names() {
 			b.Run("method="+method+"/estimator="+name, func(b *testing.B) {
 				_, r := warm(b, name, method == "phgd")
 				testkit.BenchSteps(b, r)

@@ -187,10 +187,10 @@ func (p *Problem) Start() (theta, heads []float64) {
 // Tasks returns the number of meta-training and meta-test tasks.
 func (p *Problem) Tasks() (train, test int) { return len(p.tr.tasks), len(p.te.tasks) }
 
-// Problem returns the solver's view of p: on Mx × R^{M·(P+1)×W}, without
+// Bilevel returns the solver's view of p: on Mx × R^{M·(P+1)×W}, without
 // finite-sum structure (every epoch uses every meta-training task), with
 // LowerSolve the heads' exact solutions.
-func (p *Problem) Problem() solver.Problem {
+func (p *Problem) Bilevel() solver.Problem {
 	return solver.Problem{Mx: p.Mx, My: p.Eu,
 		F: p.F, GradFx: p.GradFx, GradFy: p.GradFy,
 		G: p.G, GradGy: p.GradGy, GradGx: p.GradGx, HessGy: p.HessGy,

@@ -33,7 +33,7 @@ func setup(t testing.TB, spec meta.TaskSpec, ntrain, ntest, p int, lambda float6
 	require.NoError(t, err)
 	pr, err := meta.New(d, ts, meta.Config{P: p, Lambda: lambda, Extrinsic: ext}, seed)
 	require.NoError(t, err)
-	return d, ts, pr, pr.Problem()
+	return d, ts, pr, pr.Bilevel()
 }
 
 // randomHeads returns heads with normal entries of standard deviation s.
@@ -165,7 +165,7 @@ func TestLowerSolve(t *testing.T) {
 func TestHypergradient(t *testing.T) {
 	_, _, p, sp := setup(t, meta.TaskSpec{Ways: 5, Shots: 5, Queries: 5}, 6, 2, 16, meta.DefaultLambda, false, 7)
 	theta, zero := p.Start()
-	testkit.HypergradientLower(t, sp, meta.PaperEstimator, theta, zero, 1e-6)
+	testkit.HypergradientLower(t, sp, meta.Paper.Estimator, theta, zero, 1e-6)
 }
 
 // TestExtrinsic: PHGD's manifold. Its retraction is the polar factor of

@@ -46,13 +46,13 @@ func TestRun(t *testing.T) {
 	require.NoError(t, err)
 	for _, ext := range []bool{false, true} {
 		_, _, p, sp := setup(t, defaultSpec, 10, 40, meta.DefaultP, meta.DefaultLambda, ext, 1)
-		for _, name := range meta.EstimatorNames {
+		for _, name := range meta.Paper.Names() {
 			if ext && name != "hinv" {
 				continue
 			}
-			est, err := meta.PaperEstimator(name)
+			est, err := meta.Paper.Estimator(name)
 			require.NoError(t, err)
-			s := meta.PaperSettings()
+			s := meta.Paper.Settings
 			s.Epochs, s.Estimator = 15, est
 			res, err := solver.Minimize(context.Background(), sp, th, w, &s)
 			require.NoError(t, err, "%s", name)
@@ -103,13 +103,13 @@ func TestPaperRuns(t *testing.T) {
 					require.NoError(t, err)
 					base, start = append(base, b), append(start, a)
 				}
-				for _, name := range meta.EstimatorNames {
-					est, err := meta.PaperEstimator(name)
+				for _, name := range meta.Paper.Names() {
+					est, err := meta.Paper.Estimator(name)
 					require.NoError(t, err)
-					s := meta.PaperSettings()
+					s := meta.Paper.Settings
 					rec := &accuracies{p: p, every: 10}
 					s.Estimator, s.Recorder = est, rec
-					res, err := solver.Minimize(context.Background(), p.Problem(), th, w, &s)
+					res, err := solver.Minimize(context.Background(), p.Bilevel(), th, w, &s)
 					require.NoError(t, err)
 					var b strings.Builder
 					for i, a := range rec.acc {
@@ -125,7 +125,7 @@ func TestPaperRuns(t *testing.T) {
 	}
 	for _, by := range []string{"samples", "classes"} {
 		for _, method := range []string{"rhgd", "phgd"} {
-			for _, name := range meta.EstimatorNames {
+			for _, name := range meta.Paper.Names() {
 				t.Logf("%s %s %s: final test accuracy %s%% over %d seeds", by, method, name, testkit.MeanStd(final[key{by, method, name}]), runs)
 			}
 		}

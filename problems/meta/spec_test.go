@@ -29,7 +29,7 @@ func TestSpec(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 64*16, len(in.X0))
 	require.Equal(t, 50*17*5, len(in.Y0))
-	require.Equal(t, meta.PaperSettings(), in.Settings)
+	require.Equal(t, meta.Paper.Settings, in.Settings)
 	require.Len(t, in.Estimators, 4)
 	require.Nil(t, in.Stochastic)
 	require.NoError(t, in.Problem.Mx.CheckPoint(in.X0))

@@ -15,9 +15,9 @@ import (
 // AdaptiveSettings (which use it) reach the saddle's F* in fewer epochs
 // than the fixed settings.
 func TestLowerSolveAdaptive(t *testing.T) {
-	data, pr := setup(t, minmax.DefaultN, minmax.DefaultP, minmax.DefaultCond, minmax.DefaultGap)
+	data, pr := setup(t, minmax.DefaultParams().N, minmax.DefaultParams().P, minmax.DefaultParams().Cond, minmax.DefaultParams().Gap)
 	tr := newTruth(t, data)
-	p := pr.Problem()
+	p := pr.Bilevel()
 	x0, y0 := pr.Start(7)
 	ys, g := make([]float64, len(y0)), make([]float64, len(y0))
 	require.NoError(t, p.LowerSolve(ys, &solver.Point{X: x0, Y: y0}))
@@ -27,7 +27,7 @@ func TestLowerSolveAdaptive(t *testing.T) {
 
 	fixed := runTo(t, pr, solver.HInv{})
 	s := solver.AdaptiveSettings()
-	d := minmax.DefaultSettings()
+	d := minmax.Paper.Settings
 	s.EtaX, s.EtaY, s.InnerIters, s.Epochs = d.EtaX, d.EtaY, d.InnerIters, d.Epochs
 	s.Estimator, s.GradTol = solver.HInv{}, 1e-10
 	r, err := solver.New(p, &s)

@@ -16,14 +16,14 @@ var estimatorNames = []string{"gda", "hinv", "cg", "ns", "ad"}
 // default start, still far from the optimum (which it reaches in about
 // 35), so benchmarks and allocation tests see a representative iterate.
 func warm(tb testing.TB, name string) *solver.RHGD {
-	_, pr := setup(tb, minmax.DefaultN, minmax.DefaultP, minmax.DefaultCond, minmax.DefaultGap)
+	_, pr := setup(tb, minmax.DefaultParams().N, minmax.DefaultParams().P, minmax.DefaultParams().Cond, minmax.DefaultParams().Gap)
 	x0, y0 := pr.Start(7)
-	s := minmax.DefaultSettings()
+	s := minmax.Paper.Settings
 	s.Epochs = 10
-	est, err := solver.ParseEstimator(minmax.Estimators[name])
+	est, err := solver.ParseEstimator(minmax.Paper.Specs()[name])
 	require.NoError(tb, err)
 	s.Estimator = est
-	return testkit.Warm(tb, pr.Problem(), s, x0, y0)
+	return testkit.Warm(tb, pr.Bilevel(), s, x0, y0)
 }
 
 // TestEpochAllocs: one steady-state epoch allocates nothing, with each

@@ -23,7 +23,7 @@ func Example() {
 		return
 	}
 	x0, y0 := pr.Start(7)
-	s := minmax.DefaultSettings() // GDA, η_x = η_y = ½, S = 20
+	s := minmax.Paper.Settings // GDA, η_x = η_y = ½, S = 20
 	s.GradTol = 1e-10
 	r, err := solver.NewMinMax(pr.MinMax(), &s)
 	if err != nil {

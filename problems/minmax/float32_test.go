@@ -20,8 +20,8 @@ import (
 // projected, with a note, and a run from it agrees with the run from the
 // float64 data to float32 accuracy. Inputs clearly off are still rejected.
 func TestFloat32Data(t *testing.T) {
-	const n, p = minmax.DefaultN, minmax.DefaultP
-	data, err := minmax.Generate(n, p, minmax.DefaultCond, minmax.DefaultGap, 3)
+	n, p := minmax.DefaultParams().N, minmax.DefaultParams().P
+	data, err := minmax.Generate(n, p, minmax.DefaultParams().Cond, minmax.DefaultParams().Gap, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestFloat32Data(t *testing.T) {
 	for i := 0; i < p; i++ {
 		for j := 0; j < p; j++ {
 			for k := 0; k < p; k++ {
-				y0[i*p+j] += q[i*p+k] * (0.5 + 0.5*float64(k)/p) * q[j*p+k] * sy[0]
+				y0[i*p+j] += q[i*p+k] * (0.5 + 0.5*float64(k)/float64(p)) * q[j*p+k] * sy[0]
 			}
 		}
 	}

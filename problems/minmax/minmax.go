@@ -477,11 +477,11 @@ func (pr *Problem) MinMax() solver.Problem {
 	return solver.Problem{Mx: pr.St, My: pr.SPD, F: pr.F, GradFx: pr.GradFx, GradFy: pr.GradFy}
 }
 
-// Problem returns the bilevel form solver.MinMax(pr.MinMax()), g = −f,
+// Bilevel returns the bilevel form solver.MinMax(pr.MinMax()), g = −f,
 // with the exact second-order oracles of g added (HessGy, CrossGxy,
 // CrossGyx, HessGyInv), so that every estimator runs on it: GDA (the
 // paper's Algorithm 3) and the hypergradient estimators HINV, CG, NS and AD.
-func (pr *Problem) Problem() solver.Problem {
+func (pr *Problem) Bilevel() solver.Problem {
 	q := solver.MinMax(pr.MinMax())
 	q.HessGy, q.CrossGxy, q.CrossGyx, q.HessGyInv = pr.HessGy, pr.CrossGxy, pr.CrossGyx, pr.HessGyInv
 	q.LowerSolve = pr.LowerSolve

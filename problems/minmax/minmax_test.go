@@ -157,7 +157,7 @@ func TestConformance(t *testing.T) {
 	u := make([]float64, 9)
 	pr.SPD.RandTangent(u, y, rnd)
 	require.NoError(t, pr.SPD.Retract(y, y, u, 0.7))
-	problemtest.Run(t, pr.Problem(), problemtest.Config{X: x, Y: y, SecondOrderY: true, Seed: 1})
+	problemtest.Run(t, pr.Bilevel(), problemtest.Config{X: x, Y: y, SecondOrderY: true, Seed: 1})
 	for _, r := range solver.CheckProblem(pr.MinMax(), x, y, &solver.ProblemCheck{Seed: 2}) {
 		require.True(t, r.OK, "min-max form: %v", r)
 	}
@@ -171,7 +171,7 @@ func TestConformance(t *testing.T) {
 func TestHessianBounds(t *testing.T) {
 	data, pr := setup(t, 10, 4, 30, 0.5)
 	tr := newTruth(t, data)
-	p := pr.Problem()
+	p := pr.Bilevel()
 	x, _ := pr.Start(1)
 	rnd := rand.New(rand.NewPCG(6, 6))
 	y := make([]float64, 16)
@@ -225,7 +225,7 @@ func TestHessianBounds(t *testing.T) {
 // documentation derives.
 func TestLowerRegion(t *testing.T) {
 	data, pr := setup(t, 10, 4, 30, 0.5)
-	p := pr.Problem()
+	p := pr.Bilevel()
 	x, _ := pr.Start(1)
 	ys := newTruth(t, data).ystar(t, x)
 	const eta = 0.5
@@ -264,9 +264,9 @@ func TestLowerRegion(t *testing.T) {
 // hypergradient norm falls to 1e−10.
 func runTo(t *testing.T, pr *minmax.Problem, est solver.Estimator) *solver.Result {
 	x0, y0 := pr.Start(7)
-	s := minmax.DefaultSettings()
+	s := minmax.Paper.Settings
 	s.Estimator, s.GradTol = est, 1e-10
-	r, err := solver.New(pr.Problem(), &s)
+	r, err := solver.New(pr.Bilevel(), &s)
 	require.NoError(t, err)
 	res, err := r.Run(context.Background(), x0, y0)
 	require.NoError(t, err)
@@ -279,7 +279,7 @@ func runTo(t *testing.T, pr *minmax.Problem, est solver.Estimator) *solver.Resul
 // optimum value F* (from the independent eigendecomposition), A's top-p
 // eigenspace and Y = (XᵀAX)⁻¹.
 func TestRunReachesSaddle(t *testing.T) {
-	data, pr := setup(t, minmax.DefaultN, minmax.DefaultP, minmax.DefaultCond, minmax.DefaultGap)
+	data, pr := setup(t, minmax.DefaultParams().N, minmax.DefaultParams().P, minmax.DefaultParams().Cond, minmax.DefaultParams().Gap)
 	tr := newTruth(t, data)
 	want := append([]float64(nil), tr.top...)
 	for i := range want {
@@ -287,7 +287,7 @@ func TestRunReachesSaddle(t *testing.T) {
 	}
 	sort.Float64s(want)
 	for _, name := range []string{"gda", "hinv", "cg", "ns", "ad"} {
-		est, err := solver.ParseEstimator(minmax.Estimators[name])
+		est, err := solver.ParseEstimator(minmax.Paper.Specs()[name])
 		require.NoError(t, err)
 		res := runTo(t, pr, est)
 		x, y := res.X, res.Y
@@ -314,11 +314,11 @@ func TestRunReachesSaddle(t *testing.T) {
 // default run diverges in its second epoch, as the package documentation
 // says (the reason New chooses the exponential map).
 func TestSecondOrderDiverges(t *testing.T) {
-	_, pr := setup(t, minmax.DefaultN, minmax.DefaultP, minmax.DefaultCond, minmax.DefaultGap)
+	_, pr := setup(t, minmax.DefaultParams().N, minmax.DefaultParams().P, minmax.DefaultParams().Cond, minmax.DefaultParams().Gap)
 	pr.SPD.Retraction = spd.SecondOrder
 	x0, y0 := pr.Start(7)
-	s := minmax.DefaultSettings()
-	res, err := solver.Minimize(context.Background(), pr.Problem(), x0, y0, &s)
+	s := minmax.Paper.Settings
+	res, err := solver.Minimize(context.Background(), pr.Bilevel(), x0, y0, &s)
 	require.Error(t, err)
 	require.Equal(t, solver.Diverged, res.Status)
 	require.Equal(t, 1, res.Stats.Epochs, "one epoch completed")
@@ -337,9 +337,9 @@ func TestDanskin(t *testing.T) {
 	u := make([]float64, 36)
 	pr.St.RandTangent(u, x, rand.New(rand.NewPCG(8, 8)))
 	estimate := func(name string, y []float64) []float64 {
-		est, err := solver.ParseEstimator(minmax.Estimators[name])
+		est, err := solver.ParseEstimator(minmax.Paper.Specs()[name])
 		require.NoError(t, err)
-		r, err := solver.New(pr.Problem(), &solver.Settings{Estimator: est})
+		r, err := solver.New(pr.Bilevel(), &solver.Settings{Estimator: est})
 		require.NoError(t, err)
 		hg, err := r.Estimate(x, y)
 		require.NoError(t, err)
@@ -364,13 +364,13 @@ func TestDanskin(t *testing.T) {
 func TestNewMinMax(t *testing.T) {
 	_, pr := setup(t, 12, 3, 20, 0.5)
 	x0, y0 := pr.Start(7)
-	s := minmax.DefaultSettings()
+	s := minmax.Paper.Settings
 	s.Epochs = 30
 	r, err := solver.NewMinMax(pr.MinMax(), &s)
 	require.NoError(t, err)
 	a, err := r.Run(context.Background(), x0, y0)
 	require.NoError(t, err)
-	r, err = solver.New(pr.Problem(), &s)
+	r, err = solver.New(pr.Bilevel(), &s)
 	require.NoError(t, err)
 	b, err := r.Run(context.Background(), x0, y0)
 	require.NoError(t, err)
@@ -431,15 +431,17 @@ func TestNPZ(t *testing.T) {
 	data, pr := setup(t, 8, 3, 10, 0.5)
 	x0, y0 := pr.Start(2)
 	path := filepath.Join(dir, "mm.npz")
-	require.NoError(t, minmax.Save(path, data, x0, y0))
-	got, gx, gy, err := minmax.Load(path, 99)
+	require.NoError(t, minmax.Save(path, data, problems.Start{X: x0, Y: y0}))
+	got, st, err := minmax.Load(path, 99)
+	gx, gy := st.X, st.Y
 	require.NoError(t, err)
 	require.Equal(t, data.A, got.A)
 	require.Equal(t, 3, got.P, "p comes from X0")
 	require.Equal(t, x0, gx)
 	require.Equal(t, y0, gy)
-	require.NoError(t, minmax.Save(path, data, nil, nil))
-	got, gx, gy, err = minmax.Load(path, 2)
+	require.NoError(t, minmax.Save(path, data, problems.Start{}))
+	got, st, err = minmax.Load(path, 2)
+	gx, gy = st.X, st.Y
 	require.NoError(t, err)
 	require.Equal(t, data.A, got.A)
 	require.Equal(t, 2, got.P, "p from the argument without X0")
@@ -458,10 +460,10 @@ func TestNPZ(t *testing.T) {
 		}
 		p := filepath.Join(dir, name+".npz")
 		require.NoError(t, problems.WriteNPZ(p, arrays, shapes))
-		_, _, _, err := minmax.Load(p, 3)
+		_, _, err := minmax.Load(p, 3)
 		require.ErrorIs(t, err, problems.ErrBadData, name)
 	}
-	_, _, _, err = minmax.Load(filepath.Join(dir, "missing.npz"), 3)
+	_, _, err = minmax.Load(filepath.Join(dir, "missing.npz"), 3)
 	require.ErrorIs(t, err, problems.ErrBadData)
 }
 

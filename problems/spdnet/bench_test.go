@@ -19,9 +19,9 @@ func warm(tb testing.TB, name string, batches solver.Batches) *solver.RHGD {
 	tb.Helper()
 	_, _, p, sp := setup(tb, spdnet.PaperConfig, spdnet.PaperTrainPerClass, 0, 42)
 	w0, g0 := p.Start()
-	est, err := spdnet.PaperEstimator(name)
+	est, err := spdnet.Paper.Estimator(name)
 	require.NoError(tb, err)
-	s := spdnet.PaperSettings()
+	s := spdnet.Paper.Settings
 	s.Epochs, s.Estimator, s.Batches = 3, est, batches
 	return testkit.Warm(tb, sp, s, w0, g0)
 }
@@ -36,8 +36,8 @@ func warmOn(batches solver.Batches) func(testing.TB, string) *solver.RHGD {
 // estimator, for RHGD and RSHGD, and with the exact lower solve.
 func TestEpochAllocs(t *testing.T) {
 	testkit.SkipRace(t)
-	for _, b := range []solver.Batches{{}, spdnet.StochasticBatches} {
-		testkit.EpochAllocs(t, spdnet.EstimatorNames, 2, fmt.Sprintf(", batches %+v", b), warmOn(b))
+	for _, b := range []solver.Batches{{}, *spdnet.Paper.Batches} {
+		testkit.EpochAllocs(t, spdnet.Paper.Names(), 2, fmt.Sprintf(", batches %+v", b), warmOn(b))
 	}
 	_, _, p, sp := setup(t, spdnet.PaperConfig, spdnet.PaperTrainPerClass, 0, 42)
 	w0, g0 := p.Start()
@@ -66,12 +66,12 @@ func TestOracleAllocs(t *testing.T) {
 // settings (S = 50 lower steps, the estimate, the upper step), which
 // includes the network's forward pass on both sets at the new W.
 func BenchmarkSPDNetEpoch(b *testing.B) {
-	testkit.EpochBench(b, spdnet.EstimatorNames, warmOn(solver.Batches{}))
+	testkit.EpochBench(b, spdnet.Paper.Names(), warmOn(solver.Batches{}))
 }
 
 // BenchmarkRSHGDEpoch is one RSHGD epoch with StochasticBatches.
 func BenchmarkRSHGDEpoch(b *testing.B) {
-	testkit.EpochBench(b, spdnet.EstimatorNames, warmOn(spdnet.StochasticBatches))
+	testkit.EpochBench(b, spdnet.Paper.Names(), warmOn(*spdnet.Paper.Batches))
 }
 
 // BenchmarkForward is the network on both sets at a new W (F and GradGy

@@ -38,14 +38,14 @@ func TestRun(t *testing.T) {
 	require.NoError(t, err)
 	a0, err := p.Accuracy(w0, g0)
 	require.NoError(t, err)
-	for _, name := range spdnet.EstimatorNames {
-		for _, b := range []solver.Batches{{}, spdnet.StochasticBatches} {
+	for _, name := range spdnet.Paper.Names() {
+		for _, b := range []solver.Batches{{}, *spdnet.Paper.Batches} {
 			if b.Lower > 0 && name != "hinv" {
 				continue
 			}
-			est, err := spdnet.PaperEstimator(name)
+			est, err := spdnet.Paper.Estimator(name)
 			require.NoError(t, err)
-			s := spdnet.PaperSettings()
+			s := spdnet.Paper.Settings
 			rec := &accuracies{p: p}
 			s.Epochs, s.Estimator, s.Batches, s.Recorder = 6, est, b, rec
 			res, err := solver.Minimize(context.Background(), sp, w0, g0, &s)
@@ -78,22 +78,22 @@ func TestPaperRuns(t *testing.T) {
 		require.NoError(t, err)
 		p, err := spdnet.New(data, split, spdnet.PaperConfig, seed)
 		require.NoError(t, err)
-		sp := p.Problem()
+		sp := p.Bilevel()
 		bl, err := p.BaselineAccuracy()
 		require.NoError(t, err)
 		base = append(base, bl)
 		w0, g0 := p.Start()
-		for _, name := range append(append([]string(nil), spdnet.EstimatorNames...), "rshgd") {
-			est, err := spdnet.PaperEstimator(name)
+		for _, name := range append(append([]string(nil), spdnet.Paper.Names()...), "rshgd") {
+			est, err := spdnet.Paper.Estimator(name)
 			if name == "rshgd" {
-				est, err = spdnet.PaperEstimator("hinv")
+				est, err = spdnet.Paper.Estimator("hinv")
 			}
 			require.NoError(t, err)
-			s := spdnet.PaperSettings()
+			s := spdnet.Paper.Settings
 			rec := &accuracies{p: p}
 			s.Estimator, s.Recorder, s.Seed = est, rec, seed
 			if name == "rshgd" {
-				s.Batches = spdnet.StochasticBatches
+				s.Batches = *spdnet.Paper.Batches
 			}
 			res, err := solver.Minimize(context.Background(), sp, w0, g0, &s)
 			require.NoError(t, err)
@@ -106,7 +106,7 @@ func TestPaperRuns(t *testing.T) {
 			t.Logf("split %d %s: f = %.4f, accuracy %v (%.2f s)", seed, name, res.F, rec.acc, res.Stats.Runtime.Seconds())
 		}
 	}
-	for _, name := range append(append([]string(nil), spdnet.EstimatorNames...), "rshgd") {
+	for _, name := range append(append([]string(nil), spdnet.Paper.Names()...), "rshgd") {
 		t.Logf("%-6s final accuracy %s%%, best %s%% over %d splits", name, testkit.MeanStd(final[name]), testkit.MeanStd(best[name]), runs)
 	}
 	t.Logf("log-Euclidean 1-NN %s%%", testkit.MeanStd(base))

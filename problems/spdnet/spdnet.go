@@ -188,10 +188,10 @@ func (p *Problem) Start() (w, gamma []float64) {
 // Sizes returns the training and validation set sizes.
 func (p *Problem) Sizes() (train, val int) { return p.tr.n, p.val.n }
 
-// Problem returns the solver's view of p, on (St(D, D1) × St(D1, D2)) ×
+// Bilevel returns the solver's view of p, on (St(D, D1) × St(D1, D2)) ×
 // R^{m×c}, with NF = n_val and NG = n_tr components, and LowerSolve the
 // damped Newton method on the strongly convex lower problem.
-func (p *Problem) Problem() solver.Problem {
+func (p *Problem) Bilevel() solver.Problem {
 	return solver.Problem{Mx: p.Mx, My: p.Eu, NF: p.val.n, NG: p.tr.n,
 		F: p.F, GradFx: p.GradFx, GradFy: p.GradFy,
 		G: p.G, GradGy: p.GradGy, GradGx: p.GradGx, HessGy: p.HessGy,

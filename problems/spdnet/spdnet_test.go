@@ -45,7 +45,7 @@ func setup(t testing.TB, cfg spdnet.Config, perClass, nval int, seed uint64) (*s
 	}
 	p, err := spdnet.New(data, split, cfg, seed)
 	require.NoError(t, err)
-	return data, split, p, p.Problem()
+	return data, split, p, p.Bilevel()
 }
 
 // at is (x, y) with unknown identities: no cache can match it.
@@ -191,7 +191,7 @@ func TestConformance(t *testing.T) {
 				var err error
 				p, err = spdnet.New(data, split, c.cfg, 5)
 				require.NoError(t, err)
-				sp = p.Problem()
+				sp = p.Bilevel()
 			}
 			problemtest.Run(t, sp, problemtest.Config{X: w, Y: g, Seed: 9})
 		})
@@ -305,7 +305,7 @@ func TestHypergradient(t *testing.T) {
 	_, _, p, sp := setup(t, cfg, 5, 0, 7)
 	w := testkit.RandPoint(p.Mx, 6)
 	_, g0 := p.Start()
-	testkit.HypergradientLower(t, sp, spdnet.PaperEstimator, w, g0, 1e-6)
+	testkit.HypergradientLower(t, sp, spdnet.Paper.Estimator, w, g0, 1e-6)
 }
 
 // TestBatches: an oracle on a batch is the average of its components: the

@@ -30,10 +30,10 @@ func TestSpec(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 100*20+20*5, len(in.X0))
 	require.Equal(t, 15*8, len(in.Y0))
-	require.Equal(t, spdnet.PaperSettings(), in.Settings)
+	require.Equal(t, spdnet.Paper.Settings, in.Settings)
 	require.Len(t, in.Estimators, 4)
-	require.Equal(t, spdnet.StochasticBatches, *in.Stochastic)
-	for _, name := range spdnet.EstimatorNames {
+	require.Equal(t, *spdnet.Paper.Batches, *in.Stochastic)
+	for _, name := range spdnet.Paper.Names() {
 		_, err := in.Estimator(name)
 		require.NoError(t, err)
 	}

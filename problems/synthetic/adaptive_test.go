@@ -83,7 +83,7 @@ func TestAdaptiveReachesPaperSolution(t *testing.T) {
 	}
 	noSolve := p
 	noSolve.LowerSolve = nil // a problem without a closed-form lower solution
-	paper, prec := run(synthetic.PaperSettings(), p)
+	paper, prec := run(synthetic.Paper.Settings, p)
 	res, _ := run(solver.AdaptiveSettings(), noSolve)
 	require.InDelta(t, paper.F, res.F, 1e-4*math.Abs(paper.F))
 	require.Less(t, res.Stats.Epochs, paper.Stats.Epochs/2)

@@ -11,9 +11,9 @@ import (
 // paperEstimators are the four estimators with the paper's settings.
 func paperEstimators() map[string]func() solver.Estimator {
 	m := map[string]func() solver.Estimator{}
-	for _, name := range synthetic.EstimatorNames {
+	for _, name := range synthetic.Paper.Names() {
 		m[name] = func() solver.Estimator {
-			e, err := synthetic.PaperEstimator(name)
+			e, err := synthetic.Paper.Estimator(name)
 			if err != nil {
 				panic(err)
 			}
@@ -23,7 +23,7 @@ func paperEstimators() map[string]func() solver.Estimator {
 	return m
 }
 
-var paperSettings = synthetic.PaperSettings()
+var paperSettings = synthetic.Paper.Settings
 
 // warm returns an RHGD at the paper's sizes after 20 epochs from the paper's
 // start, so benchmarks and allocation tests see a representative iterate.

@@ -41,9 +41,9 @@ func FuzzEpoch(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fresh := fsp.Problem()
+		fresh := fsp.Bilevel()
 		src := fuzzing.New(in)
-		est, err := solver.ParseEstimator(synthetic.EstimatorNames[src.Int(0, 3)])
+		est, err := solver.ParseEstimator(synthetic.Paper.Names()[src.Int(0, 3)])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -51,7 +51,7 @@ func FuzzEpoch(f *testing.F) {
 		w, m := sp.Start(uint64(src.Int(0, 255)))
 		u := src.Symmetric(4)
 		rec := &lastEpoch{}
-		r, err := solver.New(sp.Problem(), &solver.Settings{Estimator: est, EtaX: etaX, EtaY: etaY, InnerIters: 3, Recorder: rec})
+		r, err := solver.New(sp.Bilevel(), &solver.Settings{Estimator: est, EtaX: etaX, EtaY: etaY, InnerIters: 3, Recorder: rec})
 		if err != nil {
 			if !errors.Is(err, solver.ErrBadSetting) {
 				t.Fatalf("η = %v, %v: %v", etaX, etaY, err)

@@ -24,12 +24,12 @@ func TestNilContext(t *testing.T) {
 	}
 	w0, m0 := p.Start(1)
 	var nilCtx context.Context
-	if _, err := solver.Minimize(nilCtx, p.Problem(), w0, m0, nil); !errors.Is(err, numerr.ErrInvalid) {
+	if _, err := solver.Minimize(nilCtx, p.Bilevel(), w0, m0, nil); !errors.Is(err, numerr.ErrInvalid) {
 		t.Errorf("Minimize(nil ctx): %v, want numerr.ErrInvalid", err)
 	}
-	s := synthetic.PaperSettings()
+	s := synthetic.Paper.Settings
 	s.Epochs = 2
-	r, err := solver.New(p.Problem(), &s)
+	r, err := solver.New(p.Bilevel(), &s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,7 +40,7 @@ func TestRetainKeepsPath(t *testing.T) {
 	offIdentity(t, sp, m, 5)
 	sp.Retain(S + 1)
 	ref, _, _, _ := setup(t, 40, 12, 4)
-	fresh := anonymous(ref.Problem())
+	fresh := anonymous(ref.Bilevel())
 
 	xid := solver.NewID()
 	path := make([]solver.Point, S)

@@ -486,8 +486,8 @@ func (p *Problem) LowerSolve(dst []float64, pt *solver.Point) error {
 	return nil
 }
 
-// Problem returns the solver's view of p, on St(d, r) × SPD(d).
-func (p *Problem) Problem() solver.Problem {
+// Bilevel returns the solver's view of p, on St(d, r) × SPD(d).
+func (p *Problem) Bilevel() solver.Problem {
 	return solver.Problem{Mx: p.St, My: p.SPD, F: p.F, G: p.G, GradFx: p.GradFx, GradFy: p.GradFy, GradGy: p.GradGy,
 		GradGx: p.GradGx, HessGy: p.HessGy, CrossGxy: p.CrossGxy, CrossGyx: p.CrossGyx, HessGyInv: p.HessGyInv, LowerSolve: p.LowerSolve,
 		Retain: p.Retain}

@@ -20,7 +20,7 @@ func setup(t testing.TB, n, d, r int) (*synthetic.Problem, solver.Problem, []flo
 	sp, err := synthetic.New(data)
 	require.NoError(t, err)
 	w, m := sp.Start(7)
-	return sp, sp.Problem(), w, m
+	return sp, sp.Bilevel(), w, m
 }
 
 // at is the point (x, y) with unknown identities: no cache can match it.
@@ -322,18 +322,18 @@ func TestConcurrentSolvers(t *testing.T) {
 			return nil, err
 		}
 		w, m := sp.Start(7)
-		est, err := synthetic.PaperEstimator(name)
+		est, err := synthetic.Paper.Estimator(name)
 		if err != nil {
 			return nil, err
 		}
-		res, err := solver.Minimize(context.Background(), sp.Problem(), w, m, &solver.Settings{Estimator: est, EtaX: 0.5, EtaY: 0.5, Epochs: 15})
+		res, err := solver.Minimize(context.Background(), sp.Bilevel(), w, m, &solver.Settings{Estimator: est, EtaX: 0.5, EtaY: 0.5, Epochs: 15})
 		if err != nil {
 			return nil, err
 		}
 		return append(res.X, res.Y...), nil
 	}
 	want := map[string][]float64{}
-	for _, name := range synthetic.EstimatorNames {
+	for _, name := range synthetic.Paper.Names() {
 		x, err := run(name)
 		require.NoError(t, err)
 		want[name] = x
@@ -342,7 +342,7 @@ func TestConcurrentSolvers(t *testing.T) {
 	done := make(chan int)
 	for k := 0; k < workers; k++ {
 		go func() {
-			got[k], errs[k] = run(synthetic.EstimatorNames[k%len(synthetic.EstimatorNames)])
+			got[k], errs[k] = run(synthetic.Paper.Names()[k%len(synthetic.Paper.Names())])
 			done <- k
 		}()
 	}
@@ -351,6 +351,6 @@ func TestConcurrentSolvers(t *testing.T) {
 	}
 	for k := range got {
 		require.NoError(t, errs[k], "worker %d", k)
-		require.Equal(t, want[synthetic.EstimatorNames[k%len(synthetic.EstimatorNames)]], got[k], "worker %d", k)
+		require.Equal(t, want[synthetic.Paper.Names()[k%len(synthetic.Paper.Names())]], got[k], "worker %d", k)
 	}
 }

@@ -19,7 +19,7 @@ var ttsSettings = []struct {
 	name string
 	set  func() solver.Settings
 }{
-	{"paper", synthetic.PaperSettings},
+	{"paper", func() solver.Settings { return synthetic.Paper.Settings }},
 	{"adaptive", func() solver.Settings {
 		s := solver.AdaptiveSettings()
 		s.EtaX, s.EtaY, s.InnerIters = 0.5, 0.5, 20

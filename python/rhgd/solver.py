@@ -425,7 +425,12 @@ def problem_names():
 
 
 def problem_params(name):
-    """A built-in problem's parameters: {key: (default, description)}."""
+    """A built-in problem's parameters: {key: (default, description)}.
+
+    The list comes from the problem's Go Params struct (its rhgd and doc
+    tags), the same table as the rhgd command's flags ("start-seed" there,
+    start_seed here): a parameter added in Go is a keyword of builtin at
+    once. Defaults are the paper's, as strings."""
     s = _lib.copy_out(_lib.lib().rhgd_problem_params, name.encode())
     out = {}
     for line in s.splitlines():

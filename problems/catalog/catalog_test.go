@@ -1,0 +1,69 @@
+package catalog_test
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rhgd/rhgd/problems"
+	"github.com/rhgd/rhgd/problems/catalog"
+	"github.com/rhgd/rhgd/problems/domainadapt"
+	"github.com/rhgd/rhgd/problems/hyperrep"
+	"github.com/rhgd/rhgd/problems/karcher"
+	"github.com/rhgd/rhgd/problems/meta"
+	"github.com/rhgd/rhgd/problems/minmax"
+	"github.com/rhgd/rhgd/problems/spdnet"
+	"github.com/rhgd/rhgd/problems/synthetic"
+	"github.com/rhgd/rhgd/solver"
+)
+
+// TestParams: every problem's Params bind as flags, each parameter with
+// help text, a C key and the rhgd command's seed by default, and its
+// Build rejects another problem's Params.
+func TestParams(t *testing.T) {
+	for _, name := range catalog.Names() {
+		spec, err := catalog.Lookup(name)
+		require.NoError(t, err)
+		p := spec.New()
+		require.Equal(t, problems.Options{Seed: problems.DefaultSeed}, *p.Common(), name)
+		fields := problems.Fields(p)
+		require.NotEmpty(t, fields, name)
+		for _, f := range fields {
+			require.NotEmpty(t, f.Doc, "%s: %s", name, f.Name)
+			require.NotContains(t, f.Key, "-", "%s: %s", name, f.Name)
+		}
+		fs := flag.NewFlagSet(name, flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		require.NotPanics(t, func() { spec.Flags(fs) }, name)
+		var other problems.Params = &struct{ problems.Options }{}
+		_, err = spec.Build(other)
+		require.ErrorIs(t, err, problems.ErrBadParam, name)
+	}
+	_, err := catalog.Lookup("nope")
+	require.ErrorIs(t, err, catalog.ErrUnknown)
+}
+
+// TestPapers: every paper estimator parses, to its own spec, and a
+// problem's own estimator is the one of its list with that name.
+func TestPapers(t *testing.T) {
+	for name, p := range map[string]problems.Paper{"synthetic": synthetic.Paper, "hyperrep": hyperrep.Paper,
+		"domainadapt": domainadapt.Paper, "minmax": minmax.Paper, "karcher": karcher.Paper, "spdnet": spdnet.Paper, "meta": meta.Paper} {
+		require.NotEmpty(t, p.Estimators, name)
+		for _, n := range p.Names() {
+			e, err := p.Estimator(n)
+			require.NoError(t, err, "%s: %s", name, n)
+			require.Equal(t, n, e.Name(), name)
+		}
+		if own := p.Settings.Estimator; own != nil {
+			e, err := p.Estimator(own.Name())
+			require.NoError(t, err, name)
+			require.Equal(t, fmt.Sprint(e), fmt.Sprint(own), name)
+		}
+		_, err := p.Settings.WithDefaults()
+		require.NoError(t, err, name)
+	}
+	require.Equal(t, solver.GDA{}, minmax.Paper.Settings.Estimator)
+}

@@ -1,0 +1,162 @@
+package problems_test
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"reflect"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rhgd/rhgd/numerr"
+	"github.com/rhgd/rhgd/problems"
+	"github.com/rhgd/rhgd/solver"
+)
+
+// toyParams is a Params struct with one field of each kind Bind binds.
+type toyParams struct {
+	problems.Options
+	N         int     `rhgd:"n" doc:"samples"`
+	Nu        float64 `rhgd:"nu" doc:"ridge"`
+	StartSeed uint64  `rhgd:"start-seed" doc:"seed of the start"`
+	Name      string  `rhgd:"name" doc:"a name"`
+	Verbose   bool    `rhgd:"verbose" doc:"say more"`
+	hidden    int
+	Untagged  int
+}
+
+func toyDefaults() toyParams {
+	return toyParams{N: 10, Nu: 0.01, StartSeed: 7, Name: "toy", hidden: 1, Untagged: 2}
+}
+
+// toyBuild records what it was built from in Describe.
+func toyBuild(p toyParams) (*problems.Instance, error) {
+	if p.N < 1 {
+		return nil, errors.New("-n must be positive")
+	}
+	return &problems.Instance{Describe: flagString(p)}, nil
+}
+
+func flagString(p toyParams) string {
+	return p.Data + "|" + p.Name + "|" + strconv.Itoa(p.N)
+}
+
+var toySpec = problems.Define(problems.Spec{Name: "toy"}, toyDefaults, toyBuild)
+
+func TestFields(t *testing.T) {
+	p := toyDefaults()
+	fields := problems.Fields(&p)
+	var names, keys, defaults []string
+	var kinds []reflect.Kind
+	for _, f := range fields {
+		names, keys, defaults, kinds = append(names, f.Name), append(keys, f.Key), append(defaults, f.Default), append(kinds, f.Kind)
+	}
+	// Sorted by name, as the flag package lists them; untagged fields and
+	// the embedded Options are left out.
+	require.Equal(t, []string{"n", "name", "nu", "start-seed", "verbose"}, names)
+	require.Equal(t, []string{"n", "name", "nu", "start_seed", "verbose"}, keys)
+	require.Equal(t, []string{"10", "toy", "0.01", "7", "false"}, defaults)
+	require.Equal(t, []reflect.Kind{reflect.Int, reflect.String, reflect.Float64, reflect.Uint64, reflect.Bool}, kinds)
+	require.Equal(t, "seed of the start", fields[3].Doc)
+	require.NoError(t, fields[3].Set("9"))
+	require.Equal(t, uint64(9), p.StartSeed)
+}
+
+func TestSetParams(t *testing.T) {
+	p := toyDefaults()
+	require.NoError(t, problems.SetParams(&p, "n=3", "start_seed=4", "start-seed=5", "nu=0.5", "name=x", "verbose=true"))
+	want := toyDefaults()
+	want.N, want.StartSeed, want.Nu, want.Name, want.Verbose = 3, 5, 0.5, "x", true
+	require.Equal(t, want, p)
+
+	for _, c := range []struct{ kv, msg string }{
+		{"n", `parameter "n" is not key=value`},
+		{"-n=3", `parameter "-n=3" is not key=value`},
+		{"=3", `parameter "=3" is not key=value`},
+		{"bogus=1", `unknown parameter "bogus"; its parameters are n, name, nu, start_seed, verbose`},
+		{"n=abc", `invalid value "abc" for parameter n (samples, default 3): parse error`},
+		{"start_seed=-1", `invalid value "-1" for parameter start_seed (seed of the start, default 5): parse error`},
+	} {
+		err := problems.SetParams(&p, c.kv)
+		require.ErrorIs(t, err, problems.ErrBadParam, c.kv)
+		require.ErrorIs(t, err, numerr.ErrInvalid, c.kv)
+		require.EqualError(t, err, c.msg)
+	}
+	require.Equal(t, want, p, "a failed SetParams leaves the fields it did not set")
+}
+
+func TestBind(t *testing.T) {
+	p := toyDefaults()
+	fs := flag.NewFlagSet("toy", flag.ContinueOnError)
+	problems.Bind(fs, &p)
+	f := fs.Lookup("start-seed")
+	require.NotNil(t, f)
+	require.Equal(t, "7", f.DefValue)
+	require.Equal(t, "seed of the start", f.Usage)
+	require.Nil(t, fs.Lookup("Untagged"))
+	require.NoError(t, fs.Parse([]string{"-n", "4", "-verbose", "-name", "y"}))
+	require.Equal(t, 4, p.N)
+	require.True(t, p.Verbose)
+	require.Equal(t, "y", p.Name)
+
+	type bad struct {
+		problems.Options
+		X []int `rhgd:"x"`
+	}
+	require.Panics(t, func() { problems.Bind(flag.NewFlagSet("", flag.ContinueOnError), &bad{}) })
+}
+
+func TestDefine(t *testing.T) {
+	p := toySpec.New()
+	require.IsType(t, &toyParams{}, p)
+	require.Equal(t, toyDefaults(), *p.(*toyParams))
+	p.Common().Data = "f.npz"
+	in, err := toySpec.Build(p)
+	require.NoError(t, err)
+	require.Equal(t, "f.npz|toy|10", in.Describe)
+
+	// Another problem's Params, or none, are an error, not a panic.
+	_, err = toySpec.Build(&struct{ problems.Options }{})
+	require.ErrorIs(t, err, problems.ErrBadParam)
+	_, err = toySpec.Build((*toyParams)(nil))
+	require.ErrorIs(t, err, problems.ErrBadParam)
+
+	// Flags: the command line's way, the Options given at build time.
+	fs := flag.NewFlagSet("toy", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	mk := toySpec.Flags(fs)
+	require.NoError(t, fs.Parse([]string{"-name", "z", "-n", "2"}))
+	in, err = mk(problems.Options{Data: "d"})
+	require.NoError(t, err)
+	require.Equal(t, "d|z|2", in.Describe)
+	require.NoError(t, fs.Parse([]string{"-n", "0"}))
+	_, err = mk(problems.Options{})
+	require.EqualError(t, err, "-n must be positive")
+}
+
+func TestPaper(t *testing.T) {
+	p := problems.Paper{
+		Settings:   solver.Settings{EtaX: 0.5, Epochs: 3},
+		Estimators: []string{"hinv", "cg:maxiter=50,tol=1e-10", "ns:gamma=1,terms=50", "ad"},
+		Batches:    &solver.Batches{Lower: 2, Upper: 3},
+	}
+	require.Equal(t, []string{"hinv", "cg", "ns", "ad"}, p.Names())
+	require.Equal(t, map[string]string{"hinv": "hinv", "cg": "cg:maxiter=50,tol=1e-10", "ns": "ns:gamma=1,terms=50", "ad": "ad"}, p.Specs())
+	e, err := p.Estimator("cg")
+	require.NoError(t, err)
+	require.Equal(t, "cg:maxiter=50,tol=1e-10", fmt.Sprint(e))
+	_, err = p.Estimator("gda")
+	require.ErrorIs(t, err, solver.ErrBadSetting)
+	require.ErrorContains(t, err, `unknown estimator "gda" (want one of [hinv cg ns ad])`)
+
+	in := p.Instance()
+	require.Equal(t, p.Settings, in.Settings)
+	require.Equal(t, p.Specs(), in.Estimators)
+	require.Equal(t, *p.Batches, *in.Stochastic)
+	in.Stochastic.Lower = 9
+	require.Equal(t, 2, p.Batches.Lower, "the Instance's batches are a copy")
+	require.Nil(t, problems.Paper{}.Instance().Stochastic)
+}
