@@ -49,7 +49,9 @@ func quadratic(hessScale float64) (solver.Problem, []float64, []float64) {
 		HessGy: func(dst []float64, pt *solver.Point, v []float64) error {
 			return each(dst, func(i int) float64 { return hessScale * q[i] * v[i] })
 		},
-		CrossGxy: func(dst []float64, pt *solver.Point, v []float64) error { return each(dst, func(i int) float64 { return -v[i] }) },
+		CrossGxy: func(dst []float64, pt *solver.Point, v []float64) error {
+			return each(dst, func(i int) float64 { return -v[i] })
+		},
 		HessGyInv: func(dst []float64, pt *solver.Point, v []float64) error {
 			return each(dst, func(i int) float64 { return v[i] / q[i] })
 		},
