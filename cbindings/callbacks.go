@@ -135,11 +135,11 @@ func (c *cOracles) problem(mx, my solver.Manifold, euclidean bool) (solver.Probl
 	if c.hessGi != nil {
 		return solver.Problem{}, argf("hess_gy_inv is given with RHGD_EUCLIDEAN: an inverse Hessian must be Riemannian")
 	}
-	return solver.EuclideanProblem{Mx: mx, My: my,
+	return solver.Euclidean(solver.EuclideanProblem{Mx: mx, My: my,
 		F: c.value(c.f, "f"), GradFx: c.grad(c.gradFx, "grad_fx"), GradFy: c.grad(c.gradFy, "grad_fy"),
 		G: c.value(c.g, "g"), GradGx: c.grad(c.gradGx, "grad_gx"), GradGy: c.grad(c.gradGy, "grad_gy"),
 		HessGy: c.hvp(c.hessGy, "hess_gy"), CrossGxy: c.hvp(c.crossGxy, "cross_gxy"),
-		CrossGyx: c.hvp(c.crossGyx, "cross_gyx")}.Riemannian(), nil
+		CrossGyx: c.hvp(c.crossGyx, "cross_gyx")}), nil
 }
 
 // recorder keeps a solver's per-epoch history and calls the caller's epoch

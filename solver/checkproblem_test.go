@@ -100,7 +100,7 @@ func TestCheckProblemCrossGyx(t *testing.T) {
 	}
 	run := func(e solver.EuclideanProblem) map[string]solver.CheckReport {
 		out := map[string]solver.CheckReport{}
-		for _, r := range solver.CheckProblem(e.Riemannian(), x, y, &solver.ProblemCheck{Seed: 3}) {
+		for _, r := range solver.CheckProblem(solver.Euclidean(e), x, y, &solver.ProblemCheck{Seed: 3}) {
 			out[strings.SplitN(r.Name, ":", 2)[0]] = r
 		}
 		return out
@@ -158,7 +158,7 @@ func TestCheckProblemBadTol(t *testing.T) {
 	for i := range a {
 		a[i] = rnd.NormFloat64()
 	}
-	p := crossProblem(a, 1.01, 1).Riemannian()
+	p := solver.Euclidean(crossProblem(a, 1.01, 1))
 	x, y := make([]float64, 8), make([]float64, 8)
 	p.Mx.RandPoint(x, rnd)
 	p.My.RandPoint(y, rnd)

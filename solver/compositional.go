@@ -8,7 +8,7 @@ import (
 	"github.com/rhgd/rhgd/numerr"
 )
 
-// Compositional is the problem min_{x ∈ Mx} ψ(φ(x)) with φ: Mx → My,
+// CompositionalProblem is the problem min_{x ∈ Mx} ψ(φ(x)) with φ: Mx → My,
 // which the paper (Appendix: compositional optimization) solves as the
 // bilevel problem
 //
@@ -17,7 +17,7 @@ import (
 // g being geodesically strongly convex in y where the squared distance is
 // (everywhere on SPD and Euclidean space; within a curvature-dependent
 // radius on positively curved manifolds).
-type Compositional struct {
+type CompositionalProblem struct {
 	// Psi returns ψ(y).
 	Psi func(y []float64) float64
 	// GradPsi sets dst ∈ T_y to the Riemannian gradient of ψ.
@@ -34,7 +34,7 @@ type Compositional struct {
 // is needed (numerr.ErrInvalid).
 var ErrNoLog = numerr.New(numerr.ErrInvalid, "solver: the lower manifold has no Log")
 
-// Problem returns the bilevel problem on mx × my (which must have a
+// Compositional returns the bilevel problem on mx × my (which must have a
 // logarithm, see AsLogger):
 //
 //	f = ψ(y), grad_x f = 0, grad_y f = grad ψ(y),
@@ -48,7 +48,7 @@ var ErrNoLog = numerr.New(numerr.ErrInvalid, "solver: the lower manifold has no 
 // is kept per x (by the point's identity). A failing φ or Log is an error
 // with its cause. The functions share scratch space: use the problem from
 // one goroutine.
-func (c Compositional) Problem(mx, my Manifold) (Problem, error) {
+func Compositional(c CompositionalProblem, mx, my Manifold) (Problem, error) {
 	if mx == nil || my == nil {
 		return Problem{}, fmt.Errorf("%w: Compositional needs both manifolds", ErrBadSetting)
 	}
@@ -119,14 +119,4 @@ func (c Compositional) Problem(mx, my Manifold) (Problem, error) {
 		}
 	}
 	return p, nil
-}
-
-// NewCompositional returns RHGD for min ψ(φ(x)) through c.Problem, with
-// settings s; c.PhiAdjoint is required (the cross derivative needs it).
-func NewCompositional(c Compositional, mx, my Manifold, s *Settings) (*RHGD, error) {
-	p, err := c.Problem(mx, my)
-	if err != nil {
-		return nil, err
-	}
-	return New(p, s)
 }

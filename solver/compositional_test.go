@@ -71,9 +71,9 @@ func (c *logdetComp) phi(dst, x []float64) error {
 	return c.m.CheckPoint(dst)
 }
 
-func (c *logdetComp) problem() solver.Compositional {
+func (c *logdetComp) problem() solver.CompositionalProblem {
 	n := c.n
-	return solver.Compositional{
+	return solver.CompositionalProblem{
 		Psi: func(y []float64) float64 {
 			var chol mat.Cholesky
 			if !chol.Factorize(mat.NewSymDense(n, append([]float64(nil), y...))) {
@@ -132,7 +132,7 @@ func TestCompositionalHypergradient(t *testing.T) {
 	x := []float64{0.3, -0.2, 0.5, 0.1}
 	y := make([]float64, 9)
 	require.NoError(t, c.phi(y, x))
-	p, err := c.problem().Problem(euclid.New(4, 1), c.m)
+	p, err := solver.Compositional(c.problem(), euclid.New(4, 1), c.m)
 	require.NoError(t, err)
 	for _, est := range []solver.Estimator{&solver.CG{}, &solver.Neumann{Terms: 200}} {
 		hg := estimateAt(t, p, euclid.New(4, 1), c.m, est, x, y, nil)
@@ -159,7 +159,7 @@ func TestCompositionalRun(t *testing.T) {
 	// y0 = y*(x0): the first lower gradient is rounding noise, which
 	// must not make later ones look divergent.
 	require.NoError(t, c.phi(y0, x0))
-	r, err := solver.NewCompositional(c.problem(), euclid.New(4, 1), c.m, &solver.Settings{Estimator: &solver.CG{}, Epochs: 2000, InnerIters: 5, EtaX: 0.5, EtaY: 0.8, GradTol: 1e-8})
+	r, err := newCompositional(c.problem(), euclid.New(4, 1), c.m, &solver.Settings{Estimator: &solver.CG{}, Epochs: 2000, InnerIters: 5, EtaX: 0.5, EtaY: 0.8, GradTol: 1e-8})
 	require.NoError(t, err)
 	res, err := r.Run(context.Background(), x0, y0)
 	require.NoError(t, err)
@@ -172,15 +172,15 @@ func TestCompositionalRun(t *testing.T) {
 
 func TestCompositionalBadSetup(t *testing.T) {
 	c := newLogdetComp(rand.New(rand.NewPCG(33, 33)), 2, 2)
-	_, err := c.problem().Problem(euclid.New(2, 1), struct{ solver.Manifold }{c.m})
+	_, err := solver.Compositional(c.problem(), euclid.New(2, 1), struct{ solver.Manifold }{c.m})
 	require.ErrorIs(t, err, solver.ErrNoLog)
 	pr := c.problem()
 	pr.Phi = nil
-	_, err = pr.Problem(euclid.New(2, 1), c.m)
+	_, err = solver.Compositional(pr, euclid.New(2, 1), c.m)
 	require.ErrorIs(t, err, solver.ErrMissing)
 	pr = c.problem()
 	pr.PhiAdjoint = nil
-	_, err = solver.NewCompositional(pr, euclid.New(2, 1), c.m, &solver.Settings{Estimator: nil})
+	_, err = newCompositional(pr, euclid.New(2, 1), c.m, &solver.Settings{Estimator: nil})
 	require.ErrorIs(t, err, solver.ErrMissing)
 }
 
@@ -200,11 +200,20 @@ func TestCompositionalPhiFails(t *testing.T) {
 	x0 := make([]float64, 4)
 	y0 := make([]float64, 9)
 	require.NoError(t, c.phi(y0, x0))
-	r, err := solver.NewCompositional(pr, euclid.New(4, 1), c.m, &solver.Settings{Estimator: &solver.CG{}, Epochs: 500, InnerIters: 5, EtaX: 0.5, EtaY: 0.8})
+	r, err := newCompositional(pr, euclid.New(4, 1), c.m, &solver.Settings{Estimator: &solver.CG{}, Epochs: 500, InnerIters: 5, EtaX: 0.5, EtaY: 0.8})
 	require.NoError(t, err)
 	res, err := r.Run(context.Background(), x0, y0)
 	require.ErrorContains(t, err, "φ(x): out of domain")
 	require.Equal(t, solver.Failure, res.Status)
 	require.LessOrEqual(t, math.Abs(res.X[0]), 0.05)
 	require.NoError(t, pr.Phi(y0, res.X))
+}
+
+// newCompositional runs New on solver.Compositional(c, mx, my).
+func newCompositional(c solver.CompositionalProblem, mx, my solver.Manifold, s *solver.Settings) (*solver.RHGD, error) {
+	p, err := solver.Compositional(c, mx, my)
+	if err != nil {
+		return nil, err
+	}
+	return solver.New(p, s)
 }

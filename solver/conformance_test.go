@@ -36,7 +36,7 @@ func TestConformance(t *testing.T) {
 	})
 	t.Run("compositional", func(t *testing.T) {
 		c := newLogdetComp(rand.New(rand.NewPCG(53, 53)), 3, 4)
-		p, err := c.problem().Problem(euclid.New(4, 1), c.m)
+		p, err := solver.Compositional(c.problem(), euclid.New(4, 1), c.m)
 		if err != nil {
 			t.Fatal(err)
 		}

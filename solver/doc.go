@@ -7,11 +7,13 @@
 // its two manifolds and a struct of output-first oracles, each reading x
 // and y from a *Point and returning an error when it cannot compute a
 // finite result. A nil oracle means "not available". Problems are built
-// from other descriptions by functions that compose in any order:
-// EuclideanProblem.Riemannian converts Euclidean derivatives, FillFD fills
-// missing second-order oracles by finite differences, MinMax turns
-// min_x max_y f into a bilevel problem and Compositional turns
-// min ψ(φ(x)) into one. A finite-sum problem (Problem.NF, NG) receives its
+// from other descriptions in one style, by functions that return a
+// Problem and compose in any order: Euclidean(EuclideanProblem) converts
+// Euclidean derivatives, FillFD fills missing second-order oracles by
+// finite differences, MinMax turns min_x max_y f into a bilevel problem
+// (run it with the GDA estimator for the paper's Algorithm 3) and
+// Compositional(CompositionalProblem, Mx, My) turns min ψ(φ(x)) into one.
+// Every one is then run by New. A finite-sum problem (Problem.NF, NG) receives its
 // minibatch in the Point, so RSHGD is Settings.Batches on any of them.
 //
 // # Points and caches

@@ -2,7 +2,7 @@ package solver
 
 // EuclideanProblem gives a bilevel problem by Euclidean oracles, the
 // gradients and derivatives of f and g as functions on the ambient spaces
-// of Mx and My. Riemannian converts it; each field means what the field
+// of Mx and My. Euclidean converts it; each field means what the field
 // of the same name in Problem means, with Euclidean in place of
 // Riemannian.
 type EuclideanProblem struct {
@@ -22,7 +22,8 @@ type EuclideanProblem struct {
 	CrossGyx func(dst []float64, pt *Point, u []float64) error
 }
 
-// Riemannian returns the Riemannian problem on Mx × My:
+// Euclidean returns the Riemannian problem on e.Mx × e.My that e
+// describes:
 //
 //	grad_x f = Mx.EGradToRGrad(∇_x f), and likewise for the other gradients;
 //	H_y g[v] = My.EHessToRHess(∇_y g, ∇²_yy g[v], v);
@@ -38,7 +39,7 @@ type EuclideanProblem struct {
 // HessGy call at the same point (and batch), so the products of one
 // estimate evaluate it once. The returned functions share scratch space:
 // use the problem from one goroutine.
-func (e EuclideanProblem) Riemannian() Problem {
+func Euclidean(e EuclideanProblem) Problem {
 	mx, my := e.Mx, e.My
 	p := Problem{Mx: mx, My: my, NF: e.NF, NG: e.NG, F: e.F, G: e.G}
 	if mx == nil || my == nil {

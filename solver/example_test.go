@@ -13,7 +13,7 @@ import (
 // minimized at x* = c/2.
 func ExampleMinimize() {
 	c := []float64{1, 2}
-	p := solver.EuclideanProblem{
+	p := solver.Euclidean(solver.EuclideanProblem{
 		Mx: euclid.New(2, 1), My: euclid.New(2, 1),
 		F: func(pt *solver.Point) (float64, error) {
 			var f float64
@@ -42,7 +42,7 @@ func ExampleMinimize() {
 			}
 			return nil
 		},
-	}.Riemannian()
+	})
 	est, err := solver.ParseEstimator("cg:tol=1e-12")
 	if err != nil {
 		fmt.Println(err)

@@ -45,7 +45,9 @@ func negated(o func([]float64, *Point) error) func([]float64, *Point) error {
 // GDA is the estimator of min-max problems: ĝrad F(x) = grad_x f(x, y),
 // exact at y = y*(x) because grad_y f vanishes there (Danskin). With it
 // RHGD is the paper's Algorithm 3, Riemannian gradient descent–ascent: S
-// ascent steps in y, then one descent step in x.
+// ascent steps in y, then one descent step in x:
+//
+//	r, err := New(MinMax(p), &Settings{Estimator: GDA{}, EtaY: ...})
 type GDA struct{}
 
 // Name returns "gda".
@@ -72,16 +74,3 @@ type gda struct{ env *Env }
 func (gda) Reset() {}
 
 func (g gda) Estimate(dst []float64, at *Point) error { return g.env.GradFx(dst, at) }
-
-// NewMinMax returns Riemannian gradient descent–ascent (paper, Algorithm
-// 3) for min_x max_y f(x, y), given by p's F, GradFx and GradFy: RHGD on
-// MinMax(p) with the GDA estimator (which replaces s.Estimator). EtaY is
-// the ascent step.
-func NewMinMax(p Problem, s *Settings) (*RHGD, error) {
-	var st Settings
-	if s != nil {
-		st = *s
-	}
-	st.Estimator = GDA{}
-	return New(MinMax(p), &st)
-}

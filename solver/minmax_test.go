@@ -71,7 +71,7 @@ func TestMinMaxEuclidean(t *testing.T) {
 	xs.ScaleVec(-1, &xs)
 	ys.MulVec(&qc, &xs)
 
-	r, err := solver.NewMinMax(on(s.problem(), euclid.New(p, 1), euclid.New(q, 1)), &solver.Settings{Epochs: 400, InnerIters: 10, EtaX: 0.2, EtaY: 0.3, GradTol: 1e-10})
+	r, err := solver.New(solver.MinMax(on(s.problem(), euclid.New(p, 1), euclid.New(q, 1))), &solver.Settings{Estimator: solver.GDA{}, Epochs: 400, InnerIters: 10, EtaX: 0.2, EtaY: 0.3, GradTol: 1e-10})
 	require.NoError(t, err)
 	res, err := r.Run(context.Background(), make([]float64, p), make([]float64, q))
 	require.NoError(t, err)
@@ -110,7 +110,7 @@ func TestMinMaxSphere(t *testing.T) {
 		sphere.EGradToRGrad(dst, pt.X, dst)
 		return nil
 	}
-	r, err := solver.NewMinMax(on(pr, sphere, euclid.New(q, 1)), &solver.Settings{Epochs: 3000, InnerIters: 5, EtaX: 0.5 / vals[n-1], EtaY: 0.5, GradTol: 1e-9})
+	r, err := solver.New(solver.MinMax(on(pr, sphere, euclid.New(q, 1))), &solver.Settings{Estimator: solver.GDA{}, Epochs: 3000, InnerIters: 5, EtaX: 0.5 / vals[n-1], EtaY: 0.5, GradTol: 1e-9})
 	require.NoError(t, err)
 	res, err := r.Run(context.Background(), x0, make([]float64, q))
 	require.NoError(t, err)
@@ -163,7 +163,7 @@ func TestMinMaxMissing(t *testing.T) {
 		} else {
 			p.GradFy = nil
 		}
-		_, err := solver.NewMinMax(on(p, euclid.New(2, 1), euclid.New(2, 1)), nil)
+		_, err := solver.New(solver.MinMax(on(p, euclid.New(2, 1), euclid.New(2, 1))), &solver.Settings{Estimator: solver.GDA{}})
 		require.ErrorIs(t, err, solver.ErrMissing, drop)
 	}
 }

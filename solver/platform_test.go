@@ -64,7 +64,7 @@ func TestEuclideanKeepsGradient(t *testing.T) {
 	e, ep, calls := countingQuad(40)
 	x := []float64{0.3, -0.2, 0.5, 0.1}
 	y := e.ystar(x)
-	r, err := solver.New(ep.Riemannian(), &solver.Settings{Estimator: &solver.CG{Tol: 1e-14}})
+	r, err := solver.New(solver.Euclidean(ep), &solver.Settings{Estimator: &solver.CG{Tol: 1e-14}})
 	require.NoError(t, err)
 	*calls = 0
 	hg, err := r.Estimate(x, y)
@@ -92,8 +92,8 @@ func TestCompose(t *testing.T) {
 	want, err := solver.Minimize(context.Background(), s.mean.problem(), x0, y0, set)
 	require.NoError(t, err)
 	for name, p := range map[string]solver.Problem{
-		"fd(euclidean)": solver.FillFD(ep.Riemannian(), 0),
-		"euclidean+new": ep.Riemannian(), // New fills
+		"fd(euclidean)": solver.FillFD(solver.Euclidean(ep), 0),
+		"euclidean+new": solver.Euclidean(ep), // New fills
 	} {
 		got, err := solver.Minimize(context.Background(), p, x0, y0, withBatches(set, solver.Batches{}))
 		require.NoError(t, err, name)
@@ -101,7 +101,7 @@ func TestCompose(t *testing.T) {
 	}
 	// Sampled batches run too, and the FD Hessian sees B4 (checked in
 	// TestStochasticBatches); here: zero allocations per epoch.
-	r, err := solver.New(solver.FillFD(ep.Riemannian(), 0), withBatches(with(&solver.Neumann{}, set), solver.Batches{Lower: 4, Upper: 4, Cross: 4, Hess: 4, Report: 4}))
+	r, err := solver.New(solver.FillFD(solver.Euclidean(ep), 0), withBatches(with(&solver.Neumann{}, set), solver.Batches{Lower: 4, Upper: 4, Cross: 4, Hess: 4, Report: 4}))
 	require.NoError(t, err)
 	require.NoError(t, r.Reset(x0, y0))
 	_, err = r.Step()
@@ -216,7 +216,7 @@ func TestSettingsValidated(t *testing.T) {
 // spdLower is g(x, y) = ½‖y − S(x)‖²_F on SPD(2) with S(x) = diag(1+x²,
 // 1+x²) and f = tr(y): a lower problem on SPD for the error-path tests.
 func spdLower() solver.Problem {
-	return solver.EuclideanProblem{
+	return solver.Euclidean(solver.EuclideanProblem{
 		Mx: euclid.New(1, 1), My: spd.New(2),
 		F: func(pt *solver.Point) (float64, error) { return pt.Y[0] + pt.Y[3], nil },
 		GradFx: func(dst []float64, _ *solver.Point) error {
@@ -239,7 +239,7 @@ func spdLower() solver.Problem {
 			dst[0] = -2 * pt.X[0] * ((pt.Y[0] - s) + (pt.Y[3] - s))
 			return nil
 		},
-	}.Riemannian()
+	})
 }
 
 // TestErrorsKeepCause: a failing manifold operation or oracle stops the

@@ -31,7 +31,7 @@ import (
 // Problems compose: Euclidean, FillFD, MinMax and Compositional build a
 // Problem from another description, and minibatches are part of the
 // evaluation point (Point.Batch), so a Euclidean finite-sum problem with
-// finite-difference Hessians run by RSHGD is FillFD(e.Riemannian(), h)
+// finite-difference Hessians run by RSHGD is FillFD(Euclidean(e), h)
 // with Settings.Batches.
 type Problem struct {
 	// Mx and My are the upper and lower manifolds.

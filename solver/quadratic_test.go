@@ -67,7 +67,7 @@ func newQuad(rnd *rand.Rand, p, q int, mu, L float64) *quad {
 
 func vec(v []float64) *mat.VecDense { return mat.NewVecDense(len(v), v) }
 
-func (e *quad) problem() solver.Problem { return e.euclidean().Riemannian() }
+func (e *quad) problem() solver.Problem { return solver.Euclidean(e.euclidean()) }
 
 // euclidean returns the problem's Euclidean oracles on R^p × R^q.
 func (e *quad) euclidean() solver.EuclideanProblem {

@@ -25,7 +25,12 @@ func Example() {
 	x0, y0 := p.Start()
 	s := karcher.Paper.Settings
 	s.Estimator, s.GradTol = &solver.CG{}, 1e-10
-	r, err := solver.NewCompositional(p.Compositional(), p.X, p.SPD, &s)
+	q, err := solver.Compositional(p.Compositional(), p.X, p.SPD)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	r, err := solver.New(q, &s)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -576,11 +576,11 @@ func (p *Problem) CrossGxy(dst []float64, pt *solver.Point, v []float64) error {
 }
 
 // Compositional returns the problem's description for solver.Compositional.
-func (p *Problem) Compositional() solver.Compositional {
-	return solver.Compositional{Psi: p.Psi, GradPsi: p.GradPsi, Phi: p.Phi, PhiAdjoint: p.PhiAdjoint}
+func (p *Problem) Compositional() solver.CompositionalProblem {
+	return solver.CompositionalProblem{Psi: p.Psi, GradPsi: p.GradPsi, Phi: p.Phi, PhiAdjoint: p.PhiAdjoint}
 }
 
-// Bilevel returns the bilevel form p.Compositional().Problem(p.X, p.SPD)
+// Bilevel returns the bilevel form solver.Compositional(p.Compositional(), p.X, p.SPD)
 // with F and GradFy replaced by their twins that return ψ's errors
 // (solver.Compositional's Psi and GradPsi have no error result) and the
 // exact second-order oracles of g added (HessGy, HessGyInv, CrossGxy,
@@ -589,7 +589,7 @@ func (p *Problem) Compositional() solver.Compositional {
 // finite differences, as for any solver.Compositional problem) to run on
 // the reformulation's first-order oracles alone.
 func (p *Problem) Bilevel() solver.Problem {
-	q, err := p.Compositional().Problem(p.X, p.SPD)
+	q, err := solver.Compositional(p.Compositional(), p.X, p.SPD)
 	if err != nil {
 		panic(err) // both manifolds set, SPD has a Log, every function set
 	}

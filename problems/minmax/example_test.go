@@ -25,7 +25,7 @@ func Example() {
 	x0, y0 := pr.Start(7)
 	s := minmax.Paper.Settings // GDA, η_x = η_y = ½, S = 20
 	s.GradTol = 1e-10
-	r, err := solver.NewMinMax(pr.MinMax(), &s)
+	r, err := solver.New(solver.MinMax(pr.MinMax()), &s)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -472,7 +472,7 @@ func (pr *Problem) HessGyInv(dst []float64, pt *solver.Point, v []float64) error
 }
 
 // MinMax returns the min-max form, f with its gradients on St(n, p) ×
-// SPD(p), for solver.NewMinMax.
+// SPD(p), for solver.MinMax.
 func (pr *Problem) MinMax() solver.Problem {
 	return solver.Problem{Mx: pr.St, My: pr.SPD, F: pr.F, GradFx: pr.GradFx, GradFy: pr.GradFy}
 }

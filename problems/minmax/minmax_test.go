@@ -359,14 +359,15 @@ func TestDanskin(t *testing.T) {
 	require.Greater(t, testkit.Rel(gda, hinv), 1e-2)
 }
 
-// TestNewMinMax: solver.NewMinMax on the min-max form (f and its
+// TestMinMaxForm: GDA on solver.MinMax of the min-max form (f and its
 // gradients only) is the same run as GDA on the bilevel form.
-func TestNewMinMax(t *testing.T) {
+func TestMinMaxForm(t *testing.T) {
 	_, pr := setup(t, 12, 3, 20, 0.5)
 	x0, y0 := pr.Start(7)
 	s := minmax.Paper.Settings
 	s.Epochs = 30
-	r, err := solver.NewMinMax(pr.MinMax(), &s)
+	s.Estimator = solver.GDA{}
+	r, err := solver.New(solver.MinMax(pr.MinMax()), &s)
 	require.NoError(t, err)
 	a, err := r.Run(context.Background(), x0, y0)
 	require.NoError(t, err)
