@@ -139,11 +139,12 @@ test-c: lib
 # `cc prog.c $(pkg-config --cflags --libs rhgd)` builds a program that runs
 # without LD_LIBRARY_PATH: rhgd.pc's Libs carry an rpath to LIBDIR.
 # pkg-config searches /usr/local/lib/pkgconfig; for another PREFIX, set
-# PKG_CONFIG_PATH=$(PREFIX)/lib/pkgconfig. The version is the header's.
+# PKG_CONFIG_PATH=$(PREFIX)/lib/pkgconfig. The version is VERSION's (the one
+# place it is written; cbindings' TestVersionOnePlace checks the copies).
 PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
-LIB_VERSION = $(shell sed -n 's/^\#define RHGD_VERSION "\(.*\)"$$/\1/p' cbindings/rhgd.h)
+LIB_VERSION = $(shell cat VERSION)
 
 install: lib
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)

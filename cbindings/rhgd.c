@@ -11,7 +11,7 @@
 // Go exports are hidden (-fvisibility=hidden); only RHGD_API names are
 // in the library's dynamic symbol table.
 
-const char *rhgd_version(void) { return "0.1.0"; }
+const char *rhgd_version(void) { return RHGD_VERSION; }
 
 const char *rhgd_strerror(int code) {
 	switch (code) {

@@ -101,9 +101,10 @@ extern "C" {
 #define RHGD_API
 #endif
 
-/* RHGD_VERSION is the version of this header; rhgd_version gives the
+/* RHGD_VERSION is the version of this header (the repository's VERSION
+ * file; a test checks the copies); rhgd_version gives the
  * library's. */
-#define RHGD_VERSION "0.1.0"
+#define RHGD_VERSION "0.2.0"
 
 /* Status codes. */
 #define RHGD_OK 0
