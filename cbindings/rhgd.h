@@ -227,10 +227,22 @@ RHGD_API int rhgd_coupling_retr(int64_t m, int64_t n, const double *a, const dou
 /* Manifolds                                                           */
 /* ------------------------------------------------------------------ */
 
-/* A manifold handle; 0 is never a valid handle. Handles of every kind are
- * 64-bit integers from one table: using a freed handle, or one of another
- * kind, is RHGD_EBADHANDLE. */
-typedef int64_t rhgd_manifold;
+/* HANDLES
+ *
+ * A handle names an object the library owns: a manifold, a problem or a
+ * solver. Each kind is its own struct type holding one 64-bit key, so that
+ * passing a problem where a solver is expected does not compile; the
+ * struct is passed by value exactly as a 64-bit integer is (one integer
+ * register on every supported ABI). A handle whose id is 0, such as one
+ * initialized with RHGD_NO_HANDLE or {0}, is never valid; ids are never
+ * reused. A freed handle, or an id forged from another kind's, is
+ * RHGD_EBADHANDLE. */
+#define RHGD_NO_HANDLE {0}
+
+/* A manifold handle. */
+typedef struct rhgd_manifold {
+    uint64_t id;
+} rhgd_manifold;
 
 /* rhgd_manifold_new creates a manifold from a spec, a name and
  * comma-separated settings:
@@ -306,7 +318,9 @@ RHGD_API int rhgd_manifold_retract(rhgd_manifold m, const double *x, const doubl
 /* A problem handle: a bilevel problem
  *   min_{x in Mx} f(x, y*(x)),  y*(x) = argmin_{y in My} g(x, y),
  * with its oracles and scratch space (use it from one thread at a time). */
-typedef int64_t rhgd_problem;
+typedef struct rhgd_problem {
+    uint64_t id;
+} rhgd_problem;
 
 /* rhgd_default_seed returns the seed of generated data and random starts
  * that the rhgd command uses by default (42): with it,
@@ -443,7 +457,9 @@ RHGD_API int rhgd_problem_accuracy(rhgd_problem p, const double *x, const double
 
 /* A solver handle: RHGD (the paper's Algorithm 1; RSHGD, Algorithm 2, with
  * batches) on one problem, with its settings, buffers and last result. */
-typedef int64_t rhgd_solver;
+typedef struct rhgd_solver {
+    uint64_t id;
+} rhgd_solver;
 
 /* rhgd_solver_new creates a solver for p.
  *

@@ -148,9 +148,9 @@ int main(void) {
     o.grad_fy = toy_grad_fy;
     o.grad_gx = toy_grad_gx;
     o.grad_gy = toy_grad_gy;
-    rhgd_manifold rx = 0, ry = 0;
-    rhgd_problem p = 0;
-    rhgd_solver sol = 0;
+    rhgd_manifold rx = RHGD_NO_HANDLE, ry = RHGD_NO_HANDLE;
+    rhgd_problem p = RHGD_NO_HANDLE;
+    rhgd_solver sol = RHGD_NO_HANDLE;
     double x0[2] = {0, 0}, y0[2] = {0, 0}, x[2];
     if (ok(rhgd_manifold_new("euclid:r=2", &rx), "manifold") && ok(rhgd_manifold_new("euclid:r=2", &ry), "manifold") &&
         ok(rhgd_problem_callbacks(rx, ry, &o, RHGD_EUCLIDEAN, &t, &p), "problem") &&
@@ -171,7 +171,8 @@ int main(void) {
     /* ---- 3. The synthetic problem, built in ---- */
     const char *params[] = {"n=60", "d=20", "r=5"};
     progress pr = {0, 0, 0};
-    p = sol = 0;
+    p = (rhgd_problem){0};
+    sol = (rhgd_solver){0};
     if (ok(rhgd_problem_builtin("synthetic", 3, params, NULL, 1, &p), "builtin") &&
         ok(rhgd_solver_new(p, "hinv", "epochs=200", &sol), "solver")) {
         char desc[256];

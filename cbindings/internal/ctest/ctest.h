@@ -237,7 +237,7 @@ static inline int ctest_loop_lyap(long iters, int64_t n, const double *a, const 
 /* ctest_loop_oracle calls one oracle of p iters times from C. */
 static inline int ctest_loop_oracle(long iters, rhgd_problem p, const char *name, const double *x, const double *y,
                              const double *v, double *out) {
-    for (long i = 0; i < iters; i++) {
+    for (long i = RHGD_NO_HANDLE; i < iters; i++) {
         int rc = rhgd_problem_oracle(p, name, x, y, v, out);
         if (rc != RHGD_OK) return rc;
     }
@@ -277,8 +277,8 @@ static inline void ctest_sym4(double *a, int id) {
  * seed 3) with HINV for CTEST_EPOCHS epochs and copies x into x. */
 static inline int ctest_run_synthetic(double *x, const char *estimator, char *err, size_t errlen) {
     const char *params[] = {"n=40", "d=10", "r=4"};
-    rhgd_problem p = 0;
-    rhgd_solver s = 0;
+    rhgd_problem p = RHGD_NO_HANDLE;
+    rhgd_solver s = RHGD_NO_HANDLE;
     int rc = rhgd_problem_builtin("synthetic", 3, params, NULL, 3, &p);
     if (rc == RHGD_OK) rc = rhgd_solver_new(p, estimator, "epochs=25", &s);
     if (rc == RHGD_OK) rc = rhgd_solver_run(s, NULL, NULL, NULL, NULL);
@@ -288,8 +288,8 @@ static inline int ctest_run_synthetic(double *x, const char *estimator, char *er
         rhgd_last_error(msg, sizeof msg);
         snprintf(err, errlen, "synthetic: %s: %s", rhgd_strerror(rc), msg);
     }
-    if (s) rhgd_solver_free(s);
-    if (p) rhgd_problem_free(p);
+    if (s.id) rhgd_solver_free(s);
+    if (p.id) rhgd_problem_free(p);
     return rc;
 }
 
@@ -301,9 +301,9 @@ static inline int ctest_run_quad(double *x, int full, const char *estimator, cha
     static const double c[4] = {1, -1, 0.5, 2};
     ctest_quad q = {3, 4, 0.1, a, b, c, 0, 0};
     rhgd_oracles o = ctest_quad_oracles(full);
-    rhgd_manifold mx = 0, my = 0;
-    rhgd_problem p = 0;
-    rhgd_solver s = 0;
+    rhgd_manifold mx = RHGD_NO_HANDLE, my = RHGD_NO_HANDLE;
+    rhgd_problem p = RHGD_NO_HANDLE;
+    rhgd_solver s = RHGD_NO_HANDLE;
     double x0[3] = {0, 0, 0}, y0[4] = {0, 0, 0, 0};
     int rc = rhgd_manifold_new("euclid:r=3", &mx);
     if (rc == RHGD_OK) rc = rhgd_manifold_new("euclid:r=4", &my);
@@ -316,10 +316,10 @@ static inline int ctest_run_quad(double *x, int full, const char *estimator, cha
         rhgd_last_error(msg, sizeof msg);
         snprintf(err, errlen, "quad: %s: %s", rhgd_strerror(rc), msg);
     }
-    if (s) rhgd_solver_free(s);
-    if (p) rhgd_problem_free(p);
-    if (mx) rhgd_manifold_free(mx);
-    if (my) rhgd_manifold_free(my);
+    if (s.id) rhgd_solver_free(s);
+    if (p.id) rhgd_problem_free(p);
+    if (mx.id) rhgd_manifold_free(mx);
+    if (my.id) rhgd_manifold_free(my);
     return rc;
 }
 
