@@ -124,12 +124,17 @@ LDLIBS_STATIC = -llapacke -lopenblas -lpthread -lm
 # test (cbindings/testdata/threads_main.c): 8 pthreads on independent
 # handles with one OpenBLAS thread each (concurrent callers that each use
 # OpenBLAS's thread pool spin against one another), then 2 pthreads with
-# OpenBLAS's default thread count.
+# OpenBLAS's default thread count. abi_growth
+# (cbindings/testdata/abi_growth.c) is the proof that the ABI can grow: a
+# program built with the first layouts of rhgd.h's size-prefixed structs
+# and the history's first 11 columns runs unchanged against the library.
 test-c: lib
 	$(CC) $(CFLAGS_C) examples/c/example.c -o build/example -Lbuild -lrhgd -Wl,-rpath,'$$ORIGIN' -lm
 	$(CC) $(CFLAGS_C) examples/c/example.c -o build/example-static build/librhgd.a $(LDLIBS_STATIC)
 	$(CC) $(CFLAGS_C) cbindings/testdata/threads_main.c -o build/threads -Lbuild -lrhgd -Wl,-rpath,'$$ORIGIN' -lpthread -lm
+	$(CC) $(CFLAGS_C) cbindings/testdata/abi_growth.c -o build/abi_growth -Lbuild -lrhgd -Wl,-rpath,'$$ORIGIN' -lm
 	build/example
+	build/abi_growth
 	build/example-static > /dev/null
 	RHGD_THREADS=1 build/threads 8 4
 	build/threads 2 2

@@ -142,8 +142,17 @@ int rhgd_solver_cancel(rhgd_solver s) { return rhgdgo_solver_cancel(s.id); }
 int rhgd_solver_result(rhgd_solver s, rhgd_result *out) { return rhgdgo_solver_result(s.id, out); }
 int rhgd_solver_x(rhgd_solver s, int64_t len, double *out) { return rhgdgo_solver_x(s.id, len, out); }
 int rhgd_solver_y(rhgd_solver s, int64_t len, double *out) { return rhgdgo_solver_y(s.id, len, out); }
-int rhgd_solver_history(rhgd_solver s, int64_t max_rows, double *rows, int64_t *nrows) {
-	return rhgdgo_solver_history(s.id, max_rows, rows, nrows);
+int rhgd_result_names(char *buf, size_t len) { return rhgdgo_result_names(buf, len); }
+int rhgd_solver_result_value(rhgd_solver s, const char *name, double *value) {
+	return rhgdgo_solver_result_value(s.id, (char *)name, value);
 }
+int rhgd_solver_best(rhgd_solver s, int64_t len_x, double *best_x, int64_t len_y, double *best_y) {
+	return rhgdgo_solver_best(s.id, len_x, best_x, len_y, best_y);
+}
+int rhgd_solver_history(rhgd_solver s, int64_t max_rows, int64_t cols, double *rows, int64_t *nrows) {
+	return rhgdgo_solver_history(s.id, max_rows, cols, rows, nrows);
+}
+int rhgd_history_cols(int64_t *ncols) { return rhgdgo_history_cols(ncols); }
+int rhgd_history_names(char *buf, size_t len) { return rhgdgo_history_names(buf, len); }
 int rhgd_solver_free(rhgd_solver s) { return rhgdgo_solver_free(s.id); }
 int rhgd_live_handles(int64_t *n) { return rhgdgo_live_handles(n); }

@@ -8,7 +8,7 @@ package ctest
 #include <stdlib.h>
 #include "ctest.h"
 
-static rhgd_oracles ctest_noop_oracles_ = {0};
+static rhgd_oracles ctest_noop_oracles_ = {.size = sizeof(rhgd_oracles)};
 static rhgd_oracles *ctest_noop_oracles(void) {
 	ctest_noop_oracles_.f = ctest_noop_grad;
 	ctest_noop_oracles_.grad_fx = ctest_noop_grad;
@@ -459,7 +459,7 @@ type Result struct {
 }
 
 func SolverResult(h int64) (Result, int) {
-	var r C.rhgd_result
+	r := C.rhgd_result{size: C.sizeof_rhgd_result}
 	rc := int(C.rhgd_solver_result(sh(h), &r))
 	return Result{int(r.status), int(r.error), int64(r.epochs), float64(r.f), float64(r.best_f),
 		float64(r.hypergrad_norm), float64(r.runtime), int64(r.upper_grads), int64(r.lower_grads),
@@ -481,7 +481,7 @@ func SolverHistory(h int64, maxRows int) ([]float64, int64, int) {
 		rows = make([]float64, maxRows*int(C.RHGD_HISTORY_COLS))
 	}
 	var n C.int64_t
-	rc := int(C.rhgd_solver_history(sh(h), C.int64_t(maxRows), p(rows), &n))
+	rc := int(C.rhgd_solver_history(sh(h), C.int64_t(maxRows), C.RHGD_HISTORY_COLS, p(rows), &n))
 	return rows, int64(n), rc
 }
 
@@ -524,3 +524,103 @@ func LoopOracle(iters int, h int64, name string, x, y, v, out []float64) int {
 func mh(id int64) C.rhgd_manifold { return C.rhgd_manifold{id: C.uint64_t(id)} }
 func ph(id int64) C.rhgd_problem  { return C.rhgd_problem{id: C.uint64_t(id)} }
 func sh(id int64) C.rhgd_solver   { return C.rhgd_solver{id: C.uint64_t(id)} }
+
+// Fsum is the finite-sum problem of ctest.h (C memory), with the batches
+// its oracles saw.
+type Fsum struct{ q *C.ctest_fsum }
+
+// NewFsum allocates its counters.
+func NewFsum() *Fsum {
+	return &Fsum{(*C.ctest_fsum)(C.calloc(1, C.sizeof_ctest_fsum))}
+}
+
+// Free releases the C memory.
+func (f *Fsum) Free() { C.free(unsafe.Pointer(f.q)) }
+
+// Calls returns the oracle calls with the full sum and with minibatches,
+// the bad batches seen and the lower_solve calls.
+func (f *Fsum) Calls() (full, batch, bad, lowerSolves int64) {
+	return int64(f.q.full_calls), int64(f.q.batch_calls), int64(f.q.bad_batches), int64(f.q.lower_solves)
+}
+
+// FsumXStar returns the closed-form x*.
+func FsumXStar() []float64 {
+	x := make([]float64, 2)
+	C.ctest_fsum_xstar((*C.double)(unsafe.Pointer(&x[0])))
+	return x
+}
+
+// FsumProblem builds the finite-sum problem on mx, my (R^2 each) with
+// rhgd_oracles.size = size (0: sizeof) and lower_solve when lowerSolve.
+func FsumProblem(f *Fsum, mx, my int64, lowerSolve bool, size int) (int64, int) {
+	ls := 0
+	if lowerSolve {
+		ls = 1
+	}
+	o := C.ctest_fsum_oracles(C.int(ls), C.size_t(size))
+	var h C.rhgd_problem
+	rc := C.rhgd_problem_callbacks(mh(mx), mh(my), &o, C.RHGD_EUCLIDEAN, unsafe.Pointer(f.q), &h)
+	return int64(h.id), int(rc)
+}
+
+// OraclesSize1 and ResultSize1 are RHGD_ORACLES_SIZE_1 and
+// RHGD_RESULT_SIZE_1; ResultSize is sizeof(rhgd_result).
+func OraclesSize1() int { return int(C.RHGD_ORACLES_SIZE_1) }
+func ResultSize1() int  { return int(C.RHGD_RESULT_SIZE_1) }
+func ResultSize() int   { return int(C.sizeof_rhgd_result) }
+
+// SolverResultSized calls rhgd_solver_result with out->size = size on a
+// buffer of sizeof(rhgd_result) + 64 bytes filled with 0xA5, and returns
+// the buffer after the call.
+func SolverResultSized(h int64, size int) ([]byte, int) {
+	n := C.sizeof_rhgd_result + 64
+	buf := (*C.rhgd_result)(C.malloc(C.size_t(n)))
+	defer C.free(unsafe.Pointer(buf))
+	b := unsafe.Slice((*byte)(unsafe.Pointer(buf)), n)
+	for i := range b {
+		b[i] = 0xA5
+	}
+	buf.size = C.size_t(size)
+	rc := int(C.rhgd_solver_result(sh(h), buf))
+	return append([]byte(nil), b...), rc
+}
+
+// ResultNames calls rhgd_result_names.
+func ResultNames(size int) (int, string) {
+	return copyOut(size, func(b *C.char, n C.size_t) C.int { return C.rhgd_result_names(b, n) })
+}
+
+// SolverResultValue calls rhgd_solver_result_value.
+func SolverResultValue(h int64, name string) (float64, int) {
+	s := cstr(name)
+	defer free(s)
+	var v C.double
+	rc := int(C.rhgd_solver_result_value(sh(h), s, &v))
+	return float64(v), rc
+}
+
+// SolverBest calls rhgd_solver_best.
+func SolverBest(h, lx int64, x []float64, ly int64, y []float64) int {
+	return int(C.rhgd_solver_best(sh(h), C.int64_t(lx), p(x), C.int64_t(ly), p(y)))
+}
+
+// SolverHistoryCols calls rhgd_solver_history with rows of cols doubles.
+func SolverHistoryCols(h int64, maxRows, cols int) ([]float64, int64, int) {
+	var rows []float64
+	if maxRows > 0 && cols > 0 {
+		rows = make([]float64, maxRows*cols)
+	}
+	var n C.int64_t
+	rc := int(C.rhgd_solver_history(sh(h), C.int64_t(maxRows), C.int64_t(cols), p(rows), &n))
+	return rows, int64(n), rc
+}
+
+// HistoryCols calls rhgd_history_cols; HistoryNames rhgd_history_names.
+func HistoryCols() (int64, int) {
+	var n C.int64_t
+	rc := int(C.rhgd_history_cols(&n))
+	return int64(n), rc
+}
+func HistoryNames(size int) (int, string) {
+	return copyOut(size, func(b *C.char, n C.size_t) C.int { return C.rhgd_history_names(b, n) })
+}
