@@ -199,7 +199,7 @@ python-deps:
 test-python: lib python-deps
 	RHGD_LIBRARY=$(CURDIR)/build/librhgd.so PYTHONPATH=$(CURDIR)/python $(PYTHON) -m pytest -q -rs -p no:cacheprovider python/tests
 
-# valgrind runs the C example under valgrind's memcheck: no invalid reads
+# valgrind runs the C example and abi_growth under valgrind's memcheck: no invalid reads
 # or writes and no definite leaks. The suppressions cover errors whose
 # innermost frame is the Go runtime's (its stack copying reads slots
 # valgrind never saw written; cbindings/testdata/valgrind.supp);
@@ -215,6 +215,7 @@ valgrind: test-c
 	@command -v valgrind >/dev/null || { $(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq valgrind; }
 	$(VALGRIND) build/example
+	$(VALGRIND) build/abi_growth
 
 # fuzz runs every fuzz target for FUZZ_EXECS executions (a count, not a
 # duration: Go 1.26's -fuzztime=<duration> can fail with "context deadline
