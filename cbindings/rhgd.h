@@ -63,8 +63,12 @@
  *     library checks RHGD_HAS_FIELD before reading a newer field.
  * A size smaller than the struct's first layout (RHGD_ORACLES_SIZE_1,
  * RHGD_RESULT_SIZE_1: the fields up to the one marked "end of the first
- * layout") is RHGD_EINVAL. The history (rhgd_solver_history) grows the same
- * way: the caller says how many columns its rows hold.
+ * layout") is RHGD_EINVAL. The first layouts are those of version 0.2.0
+ * without the fields after that mark (they were appended later, as new
+ * fields will be); cbindings/testdata/abi_growth.c, a program built with
+ * them, runs in `make test`. The history (rhgd_solver_history) grows the
+ * same way: the caller says how many columns its rows hold, and
+ * rhgd_history_cols and rhgd_history_names give the library's.
  *
  * THREADS
  *
@@ -128,7 +132,8 @@ extern "C" {
 #define RHGD_VERSION "0.2.0"
 
 /* RHGD_STRUCT_INIT(type) is a value of a size-prefixed struct with its
- * size set and every other field zero (NULL):
+ * size set and every other field zero (NULL), a C99 compound literal (in
+ * C++, value-initialize the struct and set size):
  *   rhgd_result r = RHGD_STRUCT_INIT(rhgd_result); */
 #define RHGD_STRUCT_INIT(type) ((type){.size = sizeof(type)})
 
