@@ -281,7 +281,16 @@ class Problem(_Handle):
             self._c[name] = cb
             setattr(o, name, cb)
         flags = 1 if gradients == "euclidean" else 0
-        self._own(_new_handle(_lib.lib().rhgd_problem_callbacks, mx.handle, my.handle, ctypes.byref(o), flags, None))
+        try:
+            self._own(_new_handle(_lib.lib().rhgd_problem_callbacks, mx.handle, my.handle, ctypes.byref(o), flags,
+                                  None))
+        except BaseException:
+            # A problem the library refused keeps nothing alive: its
+            # callbacks refer back to it through ctypes objects, a cycle
+            # that would hold the manifolds' handles until a later
+            # collection.
+            self._c, self.mx, self.my = {}, None, None
+            raise
         self._dims()
         if x0 is not None or y0 is not None:
             self.set_start(x0, y0)
