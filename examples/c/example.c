@@ -51,38 +51,35 @@ typedef struct {
 } toy;
 
 static int toy_f(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch, double *out) {
-    (void)batch, (void)nbatch;
     const toy *p = u;
+    (void)batch, (void)nbatch;
     double a = y[0] - p->t[0], b = y[1] - p->t[1];
     *out = 0.5 * (a * a + b * b) + 0.5 * p->lambda * (x[0] * x[0] + x[1] * x[1]);
     return 0;
 }
 static int toy_grad_fx(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch, double *out) {
-    (void)batch, (void)nbatch;
     const toy *p = u;
-    (void)y;
+    (void)y, (void)batch, (void)nbatch;
     out[0] = p->lambda * x[0];
     out[1] = p->lambda * x[1];
     return 0;
 }
 static int toy_grad_fy(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch, double *out) {
-    (void)batch, (void)nbatch;
     const toy *p = u;
-    (void)x;
+    (void)x, (void)batch, (void)nbatch;
     out[0] = y[0] - p->t[0];
     out[1] = y[1] - p->t[1];
     return 0;
 }
 static int toy_grad_gx(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch, double *out) {
-    (void)batch, (void)nbatch;
-    (void)u;
+    (void)u, (void)batch, (void)nbatch;
     out[0] = x[0] - y[0];
     out[1] = x[1] - y[1];
     return 0;
 }
 static int toy_grad_gy(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch, double *out) {
-    (void)batch, (void)nbatch;
     const toy *p = u;
+    (void)batch, (void)nbatch;
     out[0] = y[0] - x[0] + p->mu * y[0];
     out[1] = y[1] - x[1] + p->mu * y[1];
     return 0;

@@ -36,8 +36,8 @@ typedef struct {
 } ctest_quad;
 
 static inline int ctest_quad_f(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch, double *out) {
-    (void)batch, (void)nbatch;
     ctest_quad *q = u;
+    (void)batch, (void)nbatch;
     double s = 0, t = 0;
     q->calls++;
     for (int i = 0; i < q->m; i++) s += (y[i] - q->c[i]) * (y[i] - q->c[i]);
@@ -47,8 +47,8 @@ static inline int ctest_quad_f(void *u, const double *x, const double *y, const 
 }
 
 static inline int ctest_quad_g(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch, double *out) {
-    (void)batch, (void)nbatch;
     ctest_quad *q = u;
+    (void)batch, (void)nbatch;
     double s = 0;
     q->calls++;
     for (int i = 0; i < q->m; i++) {
@@ -61,27 +61,24 @@ static inline int ctest_quad_g(void *u, const double *x, const double *y, const 
 }
 
 static inline int ctest_quad_grad_fx(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch, double *out) {
-    (void)batch, (void)nbatch;
     ctest_quad *q = u;
-    (void)y;
+    (void)y, (void)batch, (void)nbatch;
     q->calls++;
     for (int j = 0; j < q->k; j++) out[j] = q->lambda * x[j];
     return 0;
 }
 
 static inline int ctest_quad_grad_fy(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch, double *out) {
-    (void)batch, (void)nbatch;
     ctest_quad *q = u;
-    (void)x;
+    (void)x, (void)batch, (void)nbatch;
     q->calls++;
     for (int i = 0; i < q->m; i++) out[i] = y[i] - q->c[i];
     return 0;
 }
 
 static inline int ctest_quad_grad_gx(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch, double *out) {
-    (void)batch, (void)nbatch;
     ctest_quad *q = u;
-    (void)x;
+    (void)x, (void)batch, (void)nbatch;
     q->calls++;
     for (int j = 0; j < q->k; j++) {
         double s = 0;
@@ -92,8 +89,8 @@ static inline int ctest_quad_grad_gx(void *u, const double *x, const double *y, 
 }
 
 static inline int ctest_quad_grad_gy(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch, double *out) {
-    (void)batch, (void)nbatch;
     ctest_quad *q = u;
+    (void)batch, (void)nbatch;
     q->calls++;
     if (q->fail_at > 0 && q->calls >= q->fail_at) return 7;
     for (int i = 0; i < q->m; i++) {
@@ -105,18 +102,16 @@ static inline int ctest_quad_grad_gy(void *u, const double *x, const double *y, 
 }
 
 static inline int ctest_quad_hess_gy(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch, const double *v, double *out) {
-    (void)batch, (void)nbatch;
     ctest_quad *q = u;
-    (void)x, (void)y;
+    (void)x, (void)y, (void)batch, (void)nbatch;
     q->calls++;
     for (int i = 0; i < q->m; i++) out[i] = q->a[i] * v[i];
     return 0;
 }
 
 static inline int ctest_quad_hess_gy_inv(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch, const double *v, double *out) {
-    (void)batch, (void)nbatch;
     ctest_quad *q = u;
-    (void)x, (void)y;
+    (void)x, (void)y, (void)batch, (void)nbatch;
     q->calls++;
     for (int i = 0; i < q->m; i++) out[i] = v[i] / q->a[i];
     return 0;
@@ -124,9 +119,8 @@ static inline int ctest_quad_hess_gy_inv(void *u, const double *x, const double 
 
 /* cross_gxy(v) = D_y grad_x g [v] = -B'v (in R^k) */
 static inline int ctest_quad_cross_gxy(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch, const double *v, double *out) {
-    (void)batch, (void)nbatch;
     ctest_quad *q = u;
-    (void)x, (void)y;
+    (void)x, (void)y, (void)batch, (void)nbatch;
     q->calls++;
     for (int j = 0; j < q->k; j++) {
         double s = 0;
@@ -139,9 +133,8 @@ static inline int ctest_quad_cross_gxy(void *u, const double *x, const double *y
 /* cross_gyx(w) = D_x grad_y g [w] = -B w (in R^m) */
 static inline int ctest_quad_cross_gyx(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch,
                                         const double *w, double *out) {
-    (void)batch, (void)nbatch;
     ctest_quad *q = u;
-    (void)x, (void)y;
+    (void)x, (void)y, (void)batch, (void)nbatch;
     q->calls++;
     for (int i = 0; i < q->m; i++) {
         double s = 0;
@@ -173,8 +166,7 @@ static inline rhgd_oracles ctest_quad_oracles(int full) {
 
 /* A no-op gradient oracle, to time one callback crossing. */
 static inline int ctest_noop_grad(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch, double *out) {
-    (void)batch, (void)nbatch;
-    (void)u, (void)x, (void)y, (void)out;
+    (void)u, (void)x, (void)y, (void)out, (void)batch, (void)nbatch;
     return 0;
 }
 
