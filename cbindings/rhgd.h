@@ -453,8 +453,8 @@ typedef struct rhgd_oracles {
  * oracles (copied, as far as oracles->size reaches: RHGD_EINVAL below
  * RHGD_ORACLES_SIZE_1; the function pointers must stay valid while the
  * problem lives) with flags RHGD_RIEMANNIAN or RHGD_EUCLIDEAN (lower_solve
- * returns a point either way); user is passed back to every oracle. The problem has no starting point until
- * rhgd_problem_set_start. */
+ * returns a point either way); user is passed back to every oracle. The
+ * problem has no starting point until rhgd_problem_set_start. */
 RHGD_API int rhgd_problem_callbacks(rhgd_manifold mx, rhgd_manifold my, const rhgd_oracles *oracles,
                                     int flags, void *user, rhgd_problem *out);
 
