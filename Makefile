@@ -124,12 +124,17 @@ LDLIBS_STATIC = -llapacke -lopenblas -lpthread -lm
 # test (cbindings/testdata/threads_main.c): 8 pthreads on independent
 # handles with one OpenBLAS thread each (concurrent callers that each use
 # OpenBLAS's thread pool spin against one another), then 2 pthreads with
-# OpenBLAS's default thread count.
+# OpenBLAS's default thread count. abi_growth
+# (cbindings/testdata/abi_growth.c) is the proof that the ABI can grow: a
+# program built with the first layouts of rhgd.h's size-prefixed structs
+# and the history's first 11 columns runs unchanged against the library.
 test-c: lib
 	$(CC) $(CFLAGS_C) examples/c/example.c -o build/example -Lbuild -lrhgd -Wl,-rpath,'$$ORIGIN' -lm
 	$(CC) $(CFLAGS_C) examples/c/example.c -o build/example-static build/librhgd.a $(LDLIBS_STATIC)
 	$(CC) $(CFLAGS_C) cbindings/testdata/threads_main.c -o build/threads -Lbuild -lrhgd -Wl,-rpath,'$$ORIGIN' -lpthread -lm
+	$(CC) $(CFLAGS_C) cbindings/testdata/abi_growth.c -o build/abi_growth -Lbuild -lrhgd -Wl,-rpath,'$$ORIGIN' -lm
 	build/example
+	build/abi_growth
 	build/example-static > /dev/null
 	RHGD_THREADS=1 build/threads 8 4
 	build/threads 2 2
@@ -139,11 +144,12 @@ test-c: lib
 # `cc prog.c $(pkg-config --cflags --libs rhgd)` builds a program that runs
 # without LD_LIBRARY_PATH: rhgd.pc's Libs carry an rpath to LIBDIR.
 # pkg-config searches /usr/local/lib/pkgconfig; for another PREFIX, set
-# PKG_CONFIG_PATH=$(PREFIX)/lib/pkgconfig. The version is the header's.
+# PKG_CONFIG_PATH=$(PREFIX)/lib/pkgconfig. The version is VERSION's (the one
+# place it is written; cbindings' TestVersionOnePlace checks the copies).
 PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
-LIB_VERSION = $(shell sed -n 's/^\#define RHGD_VERSION "\(.*\)"$$/\1/p' cbindings/rhgd.h)
+LIB_VERSION = $(shell cat VERSION)
 
 install: lib
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)
@@ -193,7 +199,7 @@ python-deps:
 test-python: lib python-deps
 	RHGD_LIBRARY=$(CURDIR)/build/librhgd.so PYTHONPATH=$(CURDIR)/python $(PYTHON) -m pytest -q -rs -p no:cacheprovider python/tests
 
-# valgrind runs the C example under valgrind's memcheck: no invalid reads
+# valgrind runs the C example and abi_growth under valgrind's memcheck: no invalid reads
 # or writes and no definite leaks. The suppressions cover errors whose
 # innermost frame is the Go runtime's (its stack copying reads slots
 # valgrind never saw written; cbindings/testdata/valgrind.supp);
@@ -209,6 +215,7 @@ valgrind: test-c
 	@command -v valgrind >/dev/null || { $(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq valgrind; }
 	$(VALGRIND) build/example
+	$(VALGRIND) build/abi_growth
 
 # fuzz runs every fuzz target for FUZZ_EXECS executions (a count, not a
 # duration: Go 1.26's -fuzztime=<duration> can fail with "context deadline

@@ -86,7 +86,7 @@ func TestConstants(t *testing.T) {
 		"RHGD_STATUS_NOT_TERMINATED": int64(solver.NotTerminated), "RHGD_STATUS_GRADIENT_THRESHOLD": int64(solver.GradientThreshold),
 		"RHGD_STATUS_ITERATION_LIMIT": int64(solver.IterationLimit), "RHGD_STATUS_RUNTIME_LIMIT": int64(solver.RuntimeLimit),
 		"RHGD_STATUS_CANCELLED": int64(solver.Cancelled), "RHGD_STATUS_DIVERGED": int64(solver.Diverged),
-		"RHGD_STATUS_FAILURE": int64(solver.Failure), "RHGD_HISTORY_COLS": histCols, "RHGD_RIEMANNIAN": 0, "RHGD_EUCLIDEAN": 1}
+		"RHGD_STATUS_FAILURE": int64(solver.Failure), "RHGD_HISTORY_COLS": int64(histCols), "RHGD_RIEMANNIAN": 0, "RHGD_EUCLIDEAN": 1}
 	for i, name := range ctest.ConstNames {
 		if got := ctest.Const(i); got != want[name] {
 			t.Errorf("%s = %d in rhgd.h, %d in Go", name, got, want[name])

@@ -4,20 +4,34 @@ package main
 
 /*
 #include <stdlib.h>
+#include <string.h>
 #include "rhgd.h"
 
 // Go cannot call a C function pointer directly: these trampolines do. The
 // user pointer travels as uintptr_t on the Go side, so that whatever value
 // a caller passes (Python often passes an integer) never reaches the Go
 // garbage collector as a pointer.
-static int rhgd_call_value_(rhgd_value_fn fn, uintptr_t user, const double *x, const double *y, double *out) {
-	return fn((void *)user, x, y, out);
+static int rhgd_call_value_(rhgd_value_fn fn, uintptr_t user, const double *x, const double *y,
+                            const int64_t *batch, int64_t nbatch, double *out) {
+	return fn((void *)user, x, y, batch, nbatch, out);
 }
-static int rhgd_call_grad_(rhgd_grad_fn fn, uintptr_t user, const double *x, const double *y, double *out) {
-	return fn((void *)user, x, y, out);
+static int rhgd_call_grad_(rhgd_grad_fn fn, uintptr_t user, const double *x, const double *y,
+                           const int64_t *batch, int64_t nbatch, double *out) {
+	return fn((void *)user, x, y, batch, nbatch, out);
 }
-static int rhgd_call_hvp_(rhgd_hvp_fn fn, uintptr_t user, const double *x, const double *y, const double *v, double *out) {
-	return fn((void *)user, x, y, v, out);
+static int rhgd_call_hvp_(rhgd_hvp_fn fn, uintptr_t user, const double *x, const double *y,
+                          const int64_t *batch, int64_t nbatch, const double *v, double *out) {
+	return fn((void *)user, x, y, batch, nbatch, v, out);
+}
+
+// rhgd_oracles_copy_ copies the caller's oracles, of the caller's size, into
+// a zeroed struct of the library's: fields beyond the caller's size stay
+// NULL/0. The caller checked size >= RHGD_ORACLES_SIZE_1.
+static void rhgd_oracles_copy_(rhgd_oracles *dst, const rhgd_oracles *src) {
+	size_t n = src->size < sizeof *dst ? src->size : sizeof *dst;
+	memset(dst, 0, sizeof *dst);
+	memcpy(dst, src, n);
+	dst->size = sizeof *dst;
 }
 static int rhgd_call_epoch_(rhgd_epoch_fn fn, uintptr_t user, const rhgd_epoch *e) {
 	return fn((void *)user, e);
@@ -34,6 +48,7 @@ typedef struct {
 static rhgd_epoch_buf_ *rhgd_epoch_alloc_(int64_t lx, int64_t ly) {
 	rhgd_epoch_buf_ *b = calloc(1, sizeof(rhgd_epoch_buf_) + (size_t)(2 * lx + ly) * sizeof(double));
 	if (b == NULL) return NULL;
+	b->e.size = sizeof(rhgd_epoch);
 	b->e.len_x = lx;
 	b->e.len_y = ly;
 	b->e.x = b->data;
@@ -60,18 +75,52 @@ func ptr(s []float64) *C.double { return (*C.double)(unsafe.Pointer(&s[0])) }
 // with a one-double buffer for the values of f and g. A C function
 // pointer is not a Go heap pointer, so keeping them here is allowed.
 type cOracles struct {
-	f, g                               C.rhgd_value_fn
-	gradFx, gradFy, gradGx, gradGy     C.rhgd_grad_fn
-	hessGy, crossGxy, crossGyx, hessGi C.rhgd_hvp_fn
-	user                               C.uintptr_t
-	scalar                             []float64
+	f, g                                       C.rhgd_value_fn
+	gradFx, gradFy, gradGx, gradGy, lowerSolve C.rhgd_grad_fn
+	hessGy, crossGxy, crossGyx, hessGi         C.rhgd_hvp_fn
+	nf, ng                                     int
+	user                                       C.uintptr_t
+	scalar                                     []float64
 }
 
-// newCOracles copies the caller's struct.
-func newCOracles(o *C.rhgd_oracles, user C.uintptr_t) *cOracles {
+// oraclesSize1 is the size of rhgd_oracles' first layout
+// (RHGD_ORACLES_SIZE_1), the smallest size accepted.
+const oraclesSize1 = C.size_t(unsafe.Offsetof(C.rhgd_oracles{}.n_f))
+
+// newCOracles copies the caller's struct, reading only the fields within
+// its size.
+func newCOracles(src *C.rhgd_oracles, user C.uintptr_t) (*cOracles, error) {
+	if src.size < oraclesSize1 {
+		return nil, argf("oracles->size = %d, want sizeof(rhgd_oracles) (at least RHGD_ORACLES_SIZE_1 = %d)",
+			uint64(src.size), uint64(oraclesSize1))
+	}
+	var o C.rhgd_oracles
+	C.rhgd_oracles_copy_(&o, src)
+	if o.n_f < 0 || o.n_g < 0 {
+		return nil, argf("oracles->n_f = %d, n_g = %d: want >= 0", int64(o.n_f), int64(o.n_g))
+	}
 	return &cOracles{f: o.f, g: o.g, gradFx: o.grad_fx, gradFy: o.grad_fy, gradGx: o.grad_gx, gradGy: o.grad_gy,
 		hessGy: o.hess_gy, crossGxy: o.cross_gxy, crossGyx: o.cross_gyx, hessGi: o.hess_gy_inv,
-		user: user, scalar: make([]float64, 1)}
+		lowerSolve: o.lower_solve, nf: int(o.n_f), ng: int(o.n_g),
+		user: user, scalar: make([]float64, 1)}, nil
+}
+
+// Component indices cross to C as int64_t without a copy.
+var _ [unsafe.Sizeof(int(0)) - 8]struct{}
+
+// noBatch stands for an empty, non-nil minibatch: a non-NULL pointer with
+// nbatch 0 (NULL means the full sum).
+var noBatch C.int64_t
+
+// batch returns pt's minibatch for C: NULL and 0 for the full sum.
+func batch(pt *solver.Point) (*C.int64_t, C.int64_t) {
+	switch {
+	case pt.Batch == nil:
+		return nil, 0
+	case len(pt.Batch) == 0:
+		return &noBatch, 0
+	}
+	return (*C.int64_t)(unsafe.Pointer(&pt.Batch[0])), C.int64_t(len(pt.Batch))
 }
 
 func callbackErr(name string, rc C.int) error {
@@ -83,7 +132,8 @@ func (c *cOracles) value(fn C.rhgd_value_fn, name string) func(*solver.Point) (f
 		return nil
 	}
 	return func(pt *solver.Point) (float64, error) {
-		if rc := C.rhgd_call_value_(fn, c.user, ptr(pt.X), ptr(pt.Y), ptr(c.scalar)); rc != 0 {
+		b, nb := batch(pt)
+		if rc := C.rhgd_call_value_(fn, c.user, ptr(pt.X), ptr(pt.Y), b, nb, ptr(c.scalar)); rc != 0 {
 			return 0, callbackErr(name, rc)
 		}
 		return c.scalar[0], nil
@@ -95,7 +145,8 @@ func (c *cOracles) grad(fn C.rhgd_grad_fn, name string) func([]float64, *solver.
 		return nil
 	}
 	return func(dst []float64, pt *solver.Point) error {
-		if rc := C.rhgd_call_grad_(fn, c.user, ptr(pt.X), ptr(pt.Y), ptr(dst)); rc != 0 {
+		b, nb := batch(pt)
+		if rc := C.rhgd_call_grad_(fn, c.user, ptr(pt.X), ptr(pt.Y), b, nb, ptr(dst)); rc != 0 {
 			return callbackErr(name, rc)
 		}
 		return nil
@@ -107,7 +158,8 @@ func (c *cOracles) hvp(fn C.rhgd_hvp_fn, name string) func([]float64, *solver.Po
 		return nil
 	}
 	return func(dst []float64, pt *solver.Point, v []float64) error {
-		if rc := C.rhgd_call_hvp_(fn, c.user, ptr(pt.X), ptr(pt.Y), ptr(v), ptr(dst)); rc != 0 {
+		b, nb := batch(pt)
+		if rc := C.rhgd_call_hvp_(fn, c.user, ptr(pt.X), ptr(pt.Y), b, nb, ptr(v), ptr(dst)); rc != 0 {
 			return callbackErr(name, rc)
 		}
 		return nil
@@ -126,20 +178,24 @@ func (c *cOracles) problem(mx, my solver.Manifold, euclidean bool) (solver.Probl
 		}
 	}
 	if !euclidean {
-		return solver.Problem{Mx: mx, My: my,
+		return solver.Problem{Mx: mx, My: my, NF: c.nf, NG: c.ng,
 			F: c.value(c.f, "f"), GradFx: c.grad(c.gradFx, "grad_fx"), GradFy: c.grad(c.gradFy, "grad_fy"),
 			G: c.value(c.g, "g"), GradGx: c.grad(c.gradGx, "grad_gx"), GradGy: c.grad(c.gradGy, "grad_gy"),
 			HessGy: c.hvp(c.hessGy, "hess_gy"), CrossGxy: c.hvp(c.crossGxy, "cross_gxy"),
-			CrossGyx: c.hvp(c.crossGyx, "cross_gyx"), HessGyInv: c.hvp(c.hessGi, "hess_gy_inv")}, nil
+			CrossGyx: c.hvp(c.crossGyx, "cross_gyx"), HessGyInv: c.hvp(c.hessGi, "hess_gy_inv"),
+			LowerSolve: c.grad(c.lowerSolve, "lower_solve")}, nil
 	}
 	if c.hessGi != nil {
 		return solver.Problem{}, argf("hess_gy_inv is given with RHGD_EUCLIDEAN: an inverse Hessian must be Riemannian")
 	}
-	return solver.Euclidean(solver.EuclideanProblem{Mx: mx, My: my,
+	p := solver.Euclidean(solver.EuclideanProblem{Mx: mx, My: my, NF: c.nf, NG: c.ng,
 		F: c.value(c.f, "f"), GradFx: c.grad(c.gradFx, "grad_fx"), GradFy: c.grad(c.gradFy, "grad_fy"),
 		G: c.value(c.g, "g"), GradGx: c.grad(c.gradGx, "grad_gx"), GradGy: c.grad(c.gradGy, "grad_gy"),
 		HessGy: c.hvp(c.hessGy, "hess_gy"), CrossGxy: c.hvp(c.crossGxy, "cross_gxy"),
-		CrossGyx: c.hvp(c.crossGyx, "cross_gyx")}), nil
+		CrossGyx: c.hvp(c.crossGyx, "cross_gyx")})
+	// The lower solution is a point, the same in either description.
+	p.LowerSolve = c.grad(c.lowerSolve, "lower_solve")
+	return p, nil
 }
 
 // recorder keeps a solver's per-epoch history and calls the caller's epoch
@@ -156,7 +212,13 @@ type recorder struct {
 // histRow is one epoch of the history, in the column order of rhgd.h.
 type histRow [histCols]float64
 
-const histCols = 14
+// histNames are the history's columns, in order: the RHGD_HISTORY_*
+// indices of rhgd.h, and the names of rhgd_epoch's fields they copy
+// (TestHistoryNames checks both). Columns are only ever appended.
+var histNames = [...]string{"epoch", "f", "hypergrad_norm", "lower_grad_norm", "elapsed", "upper_grads", "lower_grads",
+	"hess_vecs", "cross_vecs", "iterations", "residual", "lower_steps", "upper_step", "lower_solves"}
+
+const histCols = len(histNames)
 
 // begin prepares a run: the history's capacity for the epochs expected
 // (so that recording allocates nothing), and the C record for fn.
@@ -214,5 +276,9 @@ func (r *recorder) Record(e *solver.EpochStats) error {
 // problemFromOracles is rhgd_problem_callbacks on Go manifolds, for the
 // benchmark of one callback crossing: o points to a C rhgd_oracles.
 func problemFromOracles(o unsafe.Pointer, user uintptr, mx, my solver.Manifold, euclidean bool) (solver.Problem, error) {
-	return newCOracles((*C.rhgd_oracles)(o), C.uintptr_t(user)).problem(mx, my, euclidean)
+	c, err := newCOracles((*C.rhgd_oracles)(o), C.uintptr_t(user))
+	if err != nil {
+		return solver.Problem{}, err
+	}
+	return c.problem(mx, my, euclidean)
 }

@@ -185,13 +185,11 @@ var goName = regexp.MustCompile(`\bSettings\.Lower must be zero|\bSettings\.[A-Z
 	strings.Join(oracleFields(), "|") + `)\b`)
 
 // abiOracles are the oracles of rhgd_oracles (and Python's Problem): all
-// but LowerSolve, which only built-in problems have.
+// of the solver's, in its order.
 func abiOracles() []solver.Oracle {
 	var out []solver.Oracle
 	for o := solver.OracleF; o <= solver.OracleLowerSolve; o++ {
-		if o != solver.OracleLowerSolve {
-			out = append(out, o)
-		}
+		out = append(out, o)
 	}
 	return out
 }

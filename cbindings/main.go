@@ -17,6 +17,20 @@
 //     (errors.Is), the per-thread last error, guard.
 //   - kernels.go, manifolds.go, problems.go, solvers.go: the exports.
 //   - callbacks.go: the C trampolines for the caller's function pointers.
+//   - results.go: resultFields, the one table of rhgd_result's fields and
+//     the solver.Result fields they copy.
+//
+// # Growing the ABI
+//
+// rhgd_oracles, rhgd_epoch and rhgd_result begin with their size and grow
+// only at the end; rhgd.h's "STRUCTS THAT GROW" is the rule. To add a
+// field: append it to the struct in rhgd.h (and to python/rhgd/_lib.py's
+// mirror); for rhgd_result add its row to resultFields (TestResultFieldsCover
+// fails until every Go field has one); for rhgd_oracles read it in
+// newCOracles, which sees it as NULL/0 for callers built before it. A new
+// history column is appended to histNames and gets an RHGD_HISTORY_*
+// index. testdata/abi_growth.c, built with the first layouts, must keep
+// running (make test-c). The version is the repository's VERSION file.
 //   - handles.go: the handle table.
 //
 // # Boundary rules
@@ -28,7 +42,9 @@
 // viewed with unsafe.Slice for the call only and never kept; outputs may
 // alias inputs (a scratch buffer is used when they overlap). Handles are
 // int64 keys into one mutex-protected table, starting far from zero and
-// never reused; each object admits one call at a time (a second concurrent
+// never reused; C sees each kind as its own one-field struct (rhgd.c
+// unwraps them), so that mixing kinds does not compile. Each object admits
+// one call at a time (a second concurrent
 // call gets RHGD_EBUSY instead of a data race on the object's scratch
 // space). Kernel workspaces come from per-size sync.Pools, so calls from
 // many threads each get their own and repeated calls allocate nothing.

@@ -225,7 +225,10 @@ func rhgdgo_problem_callbacks(mx, my C.int64_t, oracles *C.rhgd_oracles, flags C
 			}
 			o.release()
 		}
-		cb := newCOracles(oracles, user)
+		cb, err := newCOracles(oracles, user)
+		if err != nil {
+			return err
+		}
 		p, err := cb.problem(ms[0], ms[1], flags == C.RHGD_EUCLIDEAN)
 		if err != nil {
 			return err
@@ -415,10 +418,10 @@ func rhgdgo_problem_oracle(h C.int64_t, cname *C.char, x, y, v, out *C.double) C
 			}
 			*out = C.double(val)
 			return nil
-		case solver.OracleGradFx, solver.OracleGradFy, solver.OracleGradGx, solver.OracleGradGy:
+		case solver.OracleGradFx, solver.OracleGradFy, solver.OracleGradGx, solver.OracleGradGy, solver.OracleLowerSolve:
 			f, n := map[solver.Oracle]func([]float64, *solver.Point) error{
 				solver.OracleGradFx: p.GradFx, solver.OracleGradFy: p.GradFy, solver.OracleGradGx: p.GradGx,
-				solver.OracleGradGy: p.GradGy}[which], ly
+				solver.OracleGradGy: p.GradGy, solver.OracleLowerSolve: p.LowerSolve}[which], ly
 			if which == solver.OracleGradFx || which == solver.OracleGradGx {
 				n = lx
 			}

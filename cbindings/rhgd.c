@@ -11,7 +11,7 @@
 // Go exports are hidden (-fvisibility=hidden); only RHGD_API names are
 // in the library's dynamic symbol table.
 
-const char *rhgd_version(void) { return "0.1.0"; }
+const char *rhgd_version(void) { return RHGD_VERSION; }
 
 const char *rhgd_strerror(int code) {
 	switch (code) {
@@ -70,32 +70,32 @@ int rhgd_coupling_retr(int64_t m, int64_t n, const double *a, const double *b,
 	return rhgdgo_coupling_retr(m, n, (double *)a, (double *)b, (double *)gamma, (double *)u, out);
 }
 
-int rhgd_manifold_new(const char *spec, rhgd_manifold *out) { return rhgdgo_manifold_new((char *)spec, out); }
+int rhgd_manifold_new(const char *spec, rhgd_manifold *out) { return rhgdgo_manifold_new((char *)spec, (int64_t *)out); }
 int rhgd_manifold_coupling(int64_t m, int64_t n, const double *a, const double *b,
                            const char *options, rhgd_manifold *out) {
-	return rhgdgo_manifold_coupling(m, n, (double *)a, (double *)b, (char *)options, out);
+	return rhgdgo_manifold_coupling(m, n, (double *)a, (double *)b, (char *)options, (int64_t *)out);
 }
 int rhgd_manifold_product(int64_t k, const rhgd_manifold *factors, rhgd_manifold *out) {
-	return rhgdgo_manifold_product(k, (int64_t *)factors, out);
+	return rhgdgo_manifold_product(k, (int64_t *)factors, (int64_t *)out);
 }
-int rhgd_manifold_free(rhgd_manifold m) { return rhgdgo_manifold_free(m); }
+int rhgd_manifold_free(rhgd_manifold m) { return rhgdgo_manifold_free(m.id); }
 int rhgd_manifold_shape(rhgd_manifold m, int64_t *rows, int64_t *cols, int64_t *factors) {
-	return rhgdgo_manifold_shape(m, rows, cols, factors);
+	return rhgdgo_manifold_shape(m.id, rows, cols, factors);
 }
-int rhgd_manifold_factor(rhgd_manifold m, int64_t i, rhgd_manifold *out) { return rhgdgo_manifold_factor(m, i, out); }
-int rhgd_manifold_describe(rhgd_manifold m, char *buf, size_t len) { return rhgdgo_manifold_describe(m, buf, len); }
-int rhgd_manifold_len(rhgd_manifold m, int64_t *len, int64_t *dim) { return rhgdgo_manifold_len(m, len, dim); }
+int rhgd_manifold_factor(rhgd_manifold m, int64_t i, rhgd_manifold *out) { return rhgdgo_manifold_factor(m.id, i, (int64_t *)out); }
+int rhgd_manifold_describe(rhgd_manifold m, char *buf, size_t len) { return rhgdgo_manifold_describe(m.id, buf, len); }
+int rhgd_manifold_len(rhgd_manifold m, int64_t *len, int64_t *dim) { return rhgdgo_manifold_len(m.id, len, dim); }
 int rhgd_manifold_check_point(rhgd_manifold m, const double *x) {
-	return rhgdgo_manifold_check_point(m, (double *)x);
+	return rhgdgo_manifold_check_point(m.id, (double *)x);
 }
 int rhgd_manifold_rand_point(rhgd_manifold m, uint64_t seed, double *x) {
-	return rhgdgo_manifold_rand_point(m, seed, x);
+	return rhgdgo_manifold_rand_point(m.id, seed, x);
 }
 int rhgd_manifold_project(rhgd_manifold m, const double *x, const double *v, double *out) {
-	return rhgdgo_manifold_project(m, (double *)x, (double *)v, out);
+	return rhgdgo_manifold_project(m.id, (double *)x, (double *)v, out);
 }
 int rhgd_manifold_retract(rhgd_manifold m, const double *x, const double *u, double t, double *out) {
-	return rhgdgo_manifold_retract(m, (double *)x, (double *)u, t, out);
+	return rhgdgo_manifold_retract(m.id, (double *)x, (double *)u, t, out);
 }
 
 uint64_t rhgd_default_seed(void) { return rhgdgo_default_seed(); }
@@ -105,45 +105,54 @@ int rhgd_problem_params(const char *name, char *buf, size_t len) {
 }
 int rhgd_problem_builtin(const char *name, int64_t nparams, const char *const *params,
                          const char *data, uint64_t seed, rhgd_problem *out) {
-	return rhgdgo_problem_builtin((char *)name, nparams, (char **)params, (char *)data, seed, out);
+	return rhgdgo_problem_builtin((char *)name, nparams, (char **)params, (char *)data, seed, (int64_t *)out);
 }
 int rhgd_problem_callbacks(rhgd_manifold mx, rhgd_manifold my, const rhgd_oracles *oracles,
                            int flags, void *user, rhgd_problem *out) {
-	return rhgdgo_problem_callbacks(mx, my, (rhgd_oracles *)oracles, flags, (uintptr_t)user, out);
+	return rhgdgo_problem_callbacks(mx.id, my.id, (rhgd_oracles *)oracles, flags, (uintptr_t)user, (int64_t *)out);
 }
-int rhgd_problem_free(rhgd_problem p) { return rhgdgo_problem_free(p); }
+int rhgd_problem_free(rhgd_problem p) { return rhgdgo_problem_free(p.id); }
 int rhgd_problem_manifolds(rhgd_problem p, rhgd_manifold *mx, rhgd_manifold *my) {
-	return rhgdgo_problem_manifolds(p, mx, my);
+	return rhgdgo_problem_manifolds(p.id, (int64_t *)mx, (int64_t *)my);
 }
-int rhgd_problem_dims(rhgd_problem p, int64_t *len_x, int64_t *len_y) { return rhgdgo_problem_dims(p, len_x, len_y); }
-int rhgd_problem_start(rhgd_problem p, double *x0, double *y0) { return rhgdgo_problem_start(p, x0, y0); }
+int rhgd_problem_dims(rhgd_problem p, int64_t *len_x, int64_t *len_y) { return rhgdgo_problem_dims(p.id, len_x, len_y); }
+int rhgd_problem_start(rhgd_problem p, double *x0, double *y0) { return rhgdgo_problem_start(p.id, x0, y0); }
 int rhgd_problem_set_start(rhgd_problem p, const double *x0, const double *y0) {
-	return rhgdgo_problem_set_start(p, (double *)x0, (double *)y0);
+	return rhgdgo_problem_set_start(p.id, (double *)x0, (double *)y0);
 }
-int rhgd_problem_describe(rhgd_problem p, char *buf, size_t len) { return rhgdgo_problem_describe(p, buf, len); }
-int rhgd_problem_notes(rhgd_problem p, char *buf, size_t len) { return rhgdgo_problem_notes(p, buf, len); }
+int rhgd_problem_describe(rhgd_problem p, char *buf, size_t len) { return rhgdgo_problem_describe(p.id, buf, len); }
+int rhgd_problem_notes(rhgd_problem p, char *buf, size_t len) { return rhgdgo_problem_notes(p.id, buf, len); }
 int rhgd_problem_oracle(rhgd_problem p, const char *name, const double *x, const double *y,
                         const double *v, double *out) {
-	return rhgdgo_problem_oracle(p, (char *)name, (double *)x, (double *)y, (double *)v, out);
+	return rhgdgo_problem_oracle(p.id, (char *)name, (double *)x, (double *)y, (double *)v, out);
 }
 
 int rhgd_problem_accuracy(rhgd_problem p, const double *x, const double *y, double *accuracy) {
-	return rhgdgo_problem_accuracy(p, (double *)x, (double *)y, accuracy);
+	return rhgdgo_problem_accuracy(p.id, (double *)x, (double *)y, accuracy);
 }
 
 int rhgd_solver_new(rhgd_problem p, const char *estimator, const char *settings, rhgd_solver *out) {
-	return rhgdgo_solver_new(p, (char *)estimator, (char *)settings, out);
+	return rhgdgo_solver_new(p.id, (char *)estimator, (char *)settings, (int64_t *)out);
 }
-int rhgd_solver_settings(rhgd_solver s, char *buf, size_t len) { return rhgdgo_solver_settings(s, buf, len); }
+int rhgd_solver_settings(rhgd_solver s, char *buf, size_t len) { return rhgdgo_solver_settings(s.id, buf, len); }
 int rhgd_solver_run(rhgd_solver s, const double *x0, const double *y0, rhgd_epoch_fn callback, void *user) {
-	return rhgdgo_solver_run(s, (double *)x0, (double *)y0, callback, (uintptr_t)user);
+	return rhgdgo_solver_run(s.id, (double *)x0, (double *)y0, callback, (uintptr_t)user);
 }
-int rhgd_solver_cancel(rhgd_solver s) { return rhgdgo_solver_cancel(s); }
-int rhgd_solver_result(rhgd_solver s, rhgd_result *out) { return rhgdgo_solver_result(s, out); }
-int rhgd_solver_x(rhgd_solver s, int64_t len, double *out) { return rhgdgo_solver_x(s, len, out); }
-int rhgd_solver_y(rhgd_solver s, int64_t len, double *out) { return rhgdgo_solver_y(s, len, out); }
-int rhgd_solver_history(rhgd_solver s, int64_t max_rows, double *rows, int64_t *nrows) {
-	return rhgdgo_solver_history(s, max_rows, rows, nrows);
+int rhgd_solver_cancel(rhgd_solver s) { return rhgdgo_solver_cancel(s.id); }
+int rhgd_solver_result(rhgd_solver s, rhgd_result *out) { return rhgdgo_solver_result(s.id, out); }
+int rhgd_solver_x(rhgd_solver s, int64_t len, double *out) { return rhgdgo_solver_x(s.id, len, out); }
+int rhgd_solver_y(rhgd_solver s, int64_t len, double *out) { return rhgdgo_solver_y(s.id, len, out); }
+int rhgd_result_names(char *buf, size_t len) { return rhgdgo_result_names(buf, len); }
+int rhgd_solver_result_value(rhgd_solver s, const char *name, double *value) {
+	return rhgdgo_solver_result_value(s.id, (char *)name, value);
 }
-int rhgd_solver_free(rhgd_solver s) { return rhgdgo_solver_free(s); }
+int rhgd_solver_best(rhgd_solver s, int64_t len_x, double *best_x, int64_t len_y, double *best_y) {
+	return rhgdgo_solver_best(s.id, len_x, best_x, len_y, best_y);
+}
+int rhgd_solver_history(rhgd_solver s, int64_t max_rows, int64_t cols, double *rows, int64_t *nrows) {
+	return rhgdgo_solver_history(s.id, max_rows, cols, rows, nrows);
+}
+int rhgd_history_cols(int64_t *ncols) { return rhgdgo_history_cols(ncols); }
+int rhgd_history_names(char *buf, size_t len) { return rhgdgo_history_names(buf, len); }
+int rhgd_solver_free(rhgd_solver s) { return rhgdgo_solver_free(s.id); }
 int rhgd_live_handles(int64_t *n) { return rhgdgo_live_handles(n); }

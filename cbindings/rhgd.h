@@ -45,6 +45,31 @@
  * with the defect and the bound. The kernels and rhgd_manifold_check_point
  * check points to the tolerances above.
  *
+ * STRUCTS THAT GROW
+ *
+ * The structs passed across the ABI (rhgd_oracles, rhgd_epoch,
+ * rhgd_result) begin with a size_t size and only ever grow at the end: a
+ * new field is appended after the last one, never inserted, resized or
+ * removed. The caller sets size = sizeof(the struct) as its header
+ * declares it (RHGD_STRUCT_INIT does this), so a program built against an
+ * older header keeps working with a newer library:
+ *   - rhgd_oracles (read by the library): fields that lie beyond size are
+ *     taken as absent (NULL, 0);
+ *   - rhgd_result (written by the library): only the first
+ *     min(size, the library's sizeof) bytes are written, and size is left
+ *     as the caller set it;
+ *   - rhgd_epoch (written by the library for a callback): size is the
+ *     library's sizeof; a callback built against a newer header than the
+ *     library checks RHGD_HAS_FIELD before reading a newer field.
+ * A size smaller than the struct's first layout (RHGD_ORACLES_SIZE_1,
+ * RHGD_RESULT_SIZE_1: the fields up to the one marked "end of the first
+ * layout") is RHGD_EINVAL. The first layouts are those of version 0.2.0
+ * without the fields after that mark (they were appended later, as new
+ * fields will be); cbindings/testdata/abi_growth.c, a program built with
+ * them, runs in `make test`. The history (rhgd_solver_history) grows the
+ * same way: the caller says how many columns its rows hold, and
+ * rhgd_history_cols and rhgd_history_names give the library's.
+ *
  * THREADS
  *
  * Every function may be called from any thread. Independent handles may be
@@ -101,9 +126,20 @@ extern "C" {
 #define RHGD_API
 #endif
 
-/* RHGD_VERSION is the version of this header; rhgd_version gives the
+/* RHGD_VERSION is the version of this header (the repository's VERSION
+ * file; a test checks the copies); rhgd_version gives the
  * library's. */
-#define RHGD_VERSION "0.1.0"
+#define RHGD_VERSION "0.2.0"
+
+/* RHGD_STRUCT_INIT(type) is a value of a size-prefixed struct with its
+ * size set and every other field zero (NULL), a C99 compound literal (in
+ * C++, value-initialize the struct and set size):
+ *   rhgd_result r = RHGD_STRUCT_INIT(rhgd_result); */
+#define RHGD_STRUCT_INIT(type) ((type){.size = sizeof(type)})
+
+/* RHGD_HAS_FIELD(p, type, field) says whether the struct *p, whose size
+ * field the other side set, holds field. */
+#define RHGD_HAS_FIELD(p, type, field) ((p)->size >= offsetof(type, field) + sizeof(((type *)0)->field))
 
 /* Status codes. */
 #define RHGD_OK 0
@@ -226,10 +262,22 @@ RHGD_API int rhgd_coupling_retr(int64_t m, int64_t n, const double *a, const dou
 /* Manifolds                                                           */
 /* ------------------------------------------------------------------ */
 
-/* A manifold handle; 0 is never a valid handle. Handles of every kind are
- * 64-bit integers from one table: using a freed handle, or one of another
- * kind, is RHGD_EBADHANDLE. */
-typedef int64_t rhgd_manifold;
+/* HANDLES
+ *
+ * A handle names an object the library owns: a manifold, a problem or a
+ * solver. Each kind is its own struct type holding one 64-bit key, so that
+ * passing a problem where a solver is expected does not compile; the
+ * struct is passed by value exactly as a 64-bit integer is (one integer
+ * register on every supported ABI). A handle whose id is 0, such as one
+ * initialized with RHGD_NO_HANDLE or {0}, is never valid; ids are never
+ * reused. A freed handle, or an id forged from another kind's, is
+ * RHGD_EBADHANDLE. */
+#define RHGD_NO_HANDLE {0}
+
+/* A manifold handle. */
+typedef struct rhgd_manifold {
+    uint64_t id;
+} rhgd_manifold;
 
 /* rhgd_manifold_new creates a manifold from a spec, a name and
  * comma-separated settings:
@@ -305,7 +353,9 @@ RHGD_API int rhgd_manifold_retract(rhgd_manifold m, const double *x, const doubl
 /* A problem handle: a bilevel problem
  *   min_{x in Mx} f(x, y*(x)),  y*(x) = argmin_{y in My} g(x, y),
  * with its oracles and scratch space (use it from one thread at a time). */
-typedef int64_t rhgd_problem;
+typedef struct rhgd_problem {
+    uint64_t id;
+} rhgd_problem;
 
 /* rhgd_default_seed returns the seed of generated data and random starts
  * that the rhgd command uses by default (42): with it,
@@ -339,21 +389,36 @@ RHGD_API int rhgd_problem_builtin(const char *name, int64_t nparams, const char 
 
 /* Oracles of a problem given by callbacks. Each gets the user pointer given
  * to rhgd_problem_callbacks, the points x (length len(Mx)) and y (length
- * len(My)) and, for the products, a tangent direction v; it writes its
- * result to out and returns 0, or nonzero to stop the run (RHGD_ECALLBACK,
- * with the oracle's name and the value in the message). x, y, v and out
- * are valid only during the call; an oracle must not modify x, y or v. A
- * callback may call rhgd's kernels. */
-typedef int (*rhgd_value_fn)(void *user, const double *x, const double *y, double *out);
-typedef int (*rhgd_grad_fn)(void *user, const double *x, const double *y, double *out);
-typedef int (*rhgd_hvp_fn)(void *user, const double *x, const double *y, const double *v, double *out);
+ * len(My)), the minibatch and, for the products, a tangent direction v; it
+ * writes its result to out and returns 0, or nonzero to stop the run
+ * (RHGD_ECALLBACK, with the oracle's name and the value in the message).
+ * x, y, batch, v and out are valid only during the call; an oracle must
+ * not modify x, y, batch or v. A callback may call rhgd's kernels.
+ *
+ * The minibatch: for a finite-sum problem (rhgd_oracles.n_f or n_g > 0,
+ * f = (1/n_f) sum_i f_i and likewise g), batch lists nbatch component
+ * indices (from 0, possibly repeated) and the oracle averages over them;
+ * batch is NULL and nbatch 0 for the full sum, and always for a problem
+ * without components. RSHGD (the solver setting batch_lower, ...) draws
+ * the minibatches. */
+typedef int (*rhgd_value_fn)(void *user, const double *x, const double *y, const int64_t *batch, int64_t nbatch,
+                             double *out);
+typedef int (*rhgd_grad_fn)(void *user, const double *x, const double *y, const int64_t *batch, int64_t nbatch,
+                            double *out);
+typedef int (*rhgd_hvp_fn)(void *user, const double *x, const double *y, const int64_t *batch, int64_t nbatch,
+                           const double *v, double *out);
 
-/* rhgd_oracles: the problem's oracles. Required: f, grad_fx, grad_fy,
- * grad_gy. Optional (NULL when absent): g (checks only), grad_gx (lets the
- * library fill cross_gxy by finite differences), hess_gy and cross_gxy
- * (filled by central differences of grad_gy and grad_gx when NULL, exact
- * to O(h^2)), cross_gyx (checks only), hess_gy_inv (for the "hinv"
- * estimator).
+/* rhgd_oracles: the problem's oracles, a size-prefixed struct (see STRUCTS
+ * THAT GROW; start from RHGD_STRUCT_INIT(rhgd_oracles)). Required: f,
+ * grad_fx, grad_fy, grad_gy. Optional (NULL when absent): g (checks only),
+ * grad_gx (lets the library fill cross_gxy by finite differences), hess_gy
+ * and cross_gxy (filled by central differences of grad_gy and grad_gx when
+ * NULL, exact to O(h^2)), cross_gyx (checks only), hess_gy_inv (for the
+ * "hinv" estimator), lower_solve (out = y*(x) = argmin_y g(x, y), of length
+ * len(My), given the current lower iterate y as a warm start; the solver
+ * setting lower_solve=true runs it instead of lower steps).
+ * n_f and n_g (>= 0) are the numbers of components of a finite-sum f and
+ * g, 0 when f or g is not one; with them the oracles receive minibatches.
  *
  * With RHGD_RIEMANNIAN the gradients are Riemannian (grad_fx in T_x Mx,
  * ...), hess_gy(v) = Hess_y g[v], cross_gxy(v) = D_y grad_x g[v] in T_x for
@@ -362,6 +427,7 @@ typedef int (*rhgd_hvp_fn)(void *user, const double *x, const double *y, const d
  * the ambient coordinates, converted by the manifolds (hess_gy_inv is then
  * not allowed). */
 typedef struct rhgd_oracles {
+    size_t size; /* sizeof(rhgd_oracles) */
     rhgd_value_fn f;
     rhgd_grad_fn grad_fx;
     rhgd_grad_fn grad_fy;
@@ -372,16 +438,23 @@ typedef struct rhgd_oracles {
     rhgd_hvp_fn cross_gxy;
     rhgd_hvp_fn cross_gyx;
     rhgd_hvp_fn hess_gy_inv;
+    /* end of the first layout (RHGD_ORACLES_SIZE_1) */
+    int64_t n_f, n_g;
+    rhgd_grad_fn lower_solve;
 } rhgd_oracles;
+
+/* The size of rhgd_oracles' first layout, the smallest size accepted. */
+#define RHGD_ORACLES_SIZE_1 offsetof(rhgd_oracles, n_f)
 
 #define RHGD_RIEMANNIAN 0
 #define RHGD_EUCLIDEAN 1
 
 /* rhgd_problem_callbacks builds a problem on mx x my (both copied) from
- * oracles (copied; the function pointers must stay valid while the problem
- * lives) with flags RHGD_RIEMANNIAN or RHGD_EUCLIDEAN; user is passed back
- * to every oracle. The problem has no starting point until
- * rhgd_problem_set_start. */
+ * oracles (copied, as far as oracles->size reaches: RHGD_EINVAL below
+ * RHGD_ORACLES_SIZE_1; the function pointers must stay valid while the
+ * problem lives) with flags RHGD_RIEMANNIAN or RHGD_EUCLIDEAN (lower_solve
+ * returns a point either way); user is passed back to every oracle. The
+ * problem has no starting point until rhgd_problem_set_start. */
 RHGD_API int rhgd_problem_callbacks(rhgd_manifold mx, rhgd_manifold my, const rhgd_oracles *oracles,
                                     int flags, void *user, rhgd_problem *out);
 
@@ -421,10 +494,11 @@ RHGD_API int rhgd_problem_describe(rhgd_problem p, char *buf, size_t len);
  * projection ("W0: ||X^T X - I||_F = 1.1e-07, ..."); a note is kept once. */
 RHGD_API int rhgd_problem_notes(rhgd_problem p, char *buf, size_t len);
 
-/* rhgd_problem_oracle evaluates one oracle by name at (x, y): "f" and "g"
- * write one double, "grad_fx", "grad_gx" write len_x doubles, "grad_fy",
- * "grad_gy" len_y, "hess_gy", "hess_gy_inv" (len_y) and "cross_gxy" (len_x)
- * take v of length len_y, "cross_gyx" (len_y) takes v of length len_x.
+/* rhgd_problem_oracle evaluates one oracle by name at (x, y), on the full
+ * sum: "f" and "g" write one double, "grad_fx", "grad_gx" write len_x
+ * doubles, "grad_fy", "grad_gy" and "lower_solve" len_y, "hess_gy",
+ * "hess_gy_inv" (len_y) and "cross_gxy" (len_x) take v of length len_y,
+ * "cross_gyx" (len_y) takes v of length len_x.
  * Riemannian values, whichever way the problem was given; hess_gy and
  * cross_gxy are the finite differences when the problem lacks them. */
 RHGD_API int rhgd_problem_oracle(rhgd_problem p, const char *name, const double *x, const double *y,
@@ -442,7 +516,9 @@ RHGD_API int rhgd_problem_accuracy(rhgd_problem p, const double *x, const double
 
 /* A solver handle: RHGD (the paper's Algorithm 1; RSHGD, Algorithm 2, with
  * batches) on one problem, with its settings, buffers and last result. */
-typedef int64_t rhgd_solver;
+typedef struct rhgd_solver {
+    uint64_t id;
+} rhgd_solver;
 
 /* rhgd_solver_new creates a solver for p.
  *
@@ -496,9 +572,12 @@ RHGD_API int rhgd_solver_new(rhgd_problem p, const char *estimator, const char *
  * full length. */
 RHGD_API int rhgd_solver_settings(rhgd_solver s, char *buf, size_t len);
 
-/* What the epoch callback sees after each epoch k. x, y and hypergrad are
- * copies valid only during the callback. */
+/* What the epoch callback sees after each epoch k, a size-prefixed struct
+ * (see STRUCTS THAT GROW) that the library fills: size is the library's
+ * sizeof(rhgd_epoch). x, y and hypergrad are copies valid only during the
+ * callback. */
 typedef struct rhgd_epoch {
+    size_t size;             /* the library's sizeof(rhgd_epoch) */
     int64_t epoch;           /* k, from 0 */
     double f;                /* f(x_k, y_{k+1}) */
     double hypergrad_norm;   /* ||hypergradient estimate at x_k|| */
@@ -514,6 +593,7 @@ typedef struct rhgd_epoch {
     const double *x;         /* x_k */
     const double *y;         /* y_{k+1} */
     const double *hypergrad; /* the hypergradient estimate, len_x */
+    /* end of the first layout */
     int64_t lower_steps;     /* the epoch's lower steps (0 after an exact lower solve) */
     double upper_step;       /* eta_x of the step from x_k, after any halvings its
                                 retraction needed */
@@ -540,8 +620,13 @@ RHGD_API int rhgd_solver_run(rhgd_solver s, const double *x0, const double *y0, 
  * it may be called from any thread, and is a no-op when s is not running. */
 RHGD_API int rhgd_solver_cancel(rhgd_solver s);
 
-/* The outcome of the last run. */
+/* The outcome of the last run, a size-prefixed struct (see STRUCTS THAT
+ * GROW): set size = sizeof(rhgd_result), or start from
+ * RHGD_STRUCT_INIT(rhgd_result). rhgd_result_names lists its fields, and
+ * rhgd_solver_result_value reads one by name, including fields newer than
+ * the caller's header. */
 typedef struct rhgd_result {
+    size_t size;           /* sizeof(rhgd_result), set by the caller */
     int32_t status;        /* RHGD_STATUS_* */
     int32_t error;         /* the code rhgd_solver_run returned */
     int64_t epochs;
@@ -555,22 +640,44 @@ typedef struct rhgd_result {
     int64_t cross_vecs;
     int64_t iterations;
     double residual;
+    /* end of the first layout (RHGD_RESULT_SIZE_1) */
     int64_t lower_values;     /* g evaluations (the BB lower steps' line search) */
     int64_t lower_solves;     /* exact lower solves (lower_solve) */
     int64_t retract_failures; /* retractions that failed and were retried with half
                                  the step */
 } rhgd_result;
 
-/* rhgd_solver_result fills *out with the last run's outcome; RHGD_EINVAL
- * before the first run. */
+/* The size of rhgd_result's first layout, the smallest size accepted. */
+#define RHGD_RESULT_SIZE_1 offsetof(rhgd_result, lower_values)
+
+/* rhgd_solver_result fills the first min(out->size, sizeof(rhgd_result))
+ * bytes of *out (after size) with the last run's outcome; RHGD_EINVAL
+ * before the first run, or when out->size < RHGD_RESULT_SIZE_1. */
 RHGD_API int rhgd_solver_result(rhgd_solver s, rhgd_result *out);
+
+/* rhgd_result_names copies the names of the library's rhgd_result fields
+ * (after size), comma-separated and in order, into buf, as rhgd_last_error
+ * copies, and returns the full length. */
+RHGD_API int rhgd_result_names(char *buf, size_t len);
+
+/* rhgd_solver_result_value sets *value to the field name (one of
+ * rhgd_result_names) of the last run's outcome, as a double (counts are
+ * exact below 2^53). */
+RHGD_API int rhgd_solver_result_value(rhgd_solver s, const char *name, double *value);
+
+/* rhgd_solver_best copies the iterates of the epoch with the lowest f,
+ * best_x (len_x doubles) and best_y (len_y), from the last run; either
+ * pointer may be NULL. len_x and len_y must be the problem's. */
+RHGD_API int rhgd_solver_best(rhgd_solver s, int64_t len_x, double *best_x, int64_t len_y, double *best_y);
 
 /* rhgd_solver_x and rhgd_solver_y copy the last run's final x and y into
  * the len doubles at out; len must be the problem's len_x or len_y. */
 RHGD_API int rhgd_solver_x(rhgd_solver s, int64_t len, double *out);
 RHGD_API int rhgd_solver_y(rhgd_solver s, int64_t len, double *out);
 
-/* Columns of a history row. */
+/* Columns of a history row. Columns are only ever appended: the indices
+ * below are stable, and RHGD_HISTORY_COLS is the number this header
+ * knows; the library may have more (rhgd_history_cols). */
 #define RHGD_HISTORY_EPOCH 0
 #define RHGD_HISTORY_F 1
 #define RHGD_HISTORY_HYPERGRAD_NORM 2
@@ -588,9 +695,21 @@ RHGD_API int rhgd_solver_y(rhgd_solver s, int64_t len, double *out);
 #define RHGD_HISTORY_COLS 14
 
 /* rhgd_solver_history sets *nrows to the number of epochs of the last run
- * and copies min(*nrows, max_rows) rows of RHGD_HISTORY_COLS doubles each,
- * one per epoch, into rows (which may be NULL when max_rows is 0). */
-RHGD_API int rhgd_solver_history(rhgd_solver s, int64_t max_rows, double *rows, int64_t *nrows);
+ * and copies min(*nrows, max_rows) rows, one per epoch, into rows (which
+ * may be NULL when max_rows is 0). Each row holds cols >= 1 doubles, the
+ * row width the caller chose (RHGD_HISTORY_COLS, say): the library's first
+ * min(cols, its column count) columns, and NaN in the columns beyond the
+ * library's. */
+RHGD_API int rhgd_solver_history(rhgd_solver s, int64_t max_rows, int64_t cols, double *rows, int64_t *nrows);
+
+/* rhgd_history_cols sets *ncols to the library's number of history
+ * columns (at least RHGD_HISTORY_COLS of the header it was built with). */
+RHGD_API int rhgd_history_cols(int64_t *ncols);
+
+/* rhgd_history_names copies the library's history column names
+ * ("epoch,f,hypergrad_norm,..."), comma-separated and in column order,
+ * into buf, as rhgd_last_error copies, and returns the full length. */
+RHGD_API int rhgd_history_names(char *buf, size_t len);
 
 /* rhgd_solver_free releases a solver handle. */
 RHGD_API int rhgd_solver_free(rhgd_solver s);

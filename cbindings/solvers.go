@@ -10,6 +10,8 @@ import "C"
 import (
 	"context"
 	"fmt"
+	"math"
+	"strings"
 	"sync"
 
 	"github.com/rhgd/rhgd/internal/keyval"
@@ -278,21 +280,52 @@ func rhgdgo_solver_result(h C.int64_t, out *C.rhgd_result) C.int {
 		if out == nil {
 			return argf("out is NULL")
 		}
-		*out = C.rhgd_result{error: C.int32_t(s.runCode)}
-		if s.res == nil {
-			out.status = C.int32_t(solver.Failure)
-			return nil
+		return fillResult(out, s.res, s.runCode)
+	})
+}
+
+//export rhgdgo_result_names
+func rhgdgo_result_names(buf *C.char, n C.size_t) C.int {
+	return stringOut(buf, n, func() (string, error) { return resultNames, nil })
+}
+
+//export rhgdgo_solver_result_value
+func rhgdgo_solver_result_value(h C.int64_t, name *C.char, value *C.double) C.int {
+	return withResult(h, func(s *solverObj) error {
+		if name == nil || value == nil {
+			return argf("name or value is NULL")
 		}
-		r, st := s.res, s.res.Stats
-		out.status = C.int32_t(r.Status)
-		out.epochs = C.int64_t(st.Epochs)
-		out.f, out.best_f, out.hypergrad_norm = C.double(r.F), C.double(r.BestF), C.double(r.HyperGradNorm)
-		out.runtime = C.double(st.Runtime.Seconds())
-		out.upper_grads, out.lower_grads = C.int64_t(st.UpperGrads), C.int64_t(st.LowerGrads)
-		out.hess_vecs, out.cross_vecs, out.iterations = C.int64_t(st.HessVecs), C.int64_t(st.CrossVecs), C.int64_t(st.Iterations)
-		out.residual = C.double(st.Residual)
-		out.lower_values, out.lower_solves = C.int64_t(st.LowerValues), C.int64_t(st.LowerSolves)
-		out.retract_failures = C.int64_t(st.RetractFailures)
+		n := C.GoString(name)
+		for i := range resultFields {
+			if f := &resultFields[i]; f.name == n {
+				*value = C.double(f.value(s.res, s.runCode))
+				return nil
+			}
+		}
+		return argf("name = %q: not a result field (rhgd_result_names: %s)", n, resultNames)
+	})
+}
+
+//export rhgdgo_solver_best
+func rhgdgo_solver_best(h, nx C.int64_t, bx *C.double, ny C.int64_t, by *C.double) C.int {
+	return withResult(h, func(s *solverObj) error {
+		if s.res == nil {
+			return argf("the last run did not start (rhgd_solver_run's error says why)")
+		}
+		for _, a := range []struct {
+			name string
+			n    C.int64_t
+			out  *C.double
+			src  []float64
+		}{{"best_x", nx, bx, s.res.BestX}, {"best_y", ny, by, s.res.BestY}} {
+			if a.out == nil {
+				continue
+			}
+			if int64(a.n) != int64(len(a.src)) {
+				return argf("len of %s = %d, but it has %d entries", a.name, int64(a.n), len(a.src))
+			}
+			copy(view(a.out, len(a.src)), a.src)
+		}
 		return nil
 	})
 }
@@ -325,25 +358,48 @@ func rhgdgo_solver_x(h, n C.int64_t, out *C.double) C.int { return iterate(h, n,
 func rhgdgo_solver_y(h, n C.int64_t, out *C.double) C.int { return iterate(h, n, out, "y") }
 
 //export rhgdgo_solver_history
-func rhgdgo_solver_history(h, maxRows C.int64_t, rows *C.double, nrows *C.int64_t) C.int {
+func rhgdgo_solver_history(h, maxRows, cols C.int64_t, rows *C.double, nrows *C.int64_t) C.int {
 	return withResult(h, func(s *solverObj) error {
 		if nrows == nil {
 			return argf("nrows is NULL")
+		}
+		if cols < 1 {
+			return argf("cols = %d, want the row width (>= 1; the library has %d columns)", int64(cols), histCols)
 		}
 		if maxRows < 0 || (maxRows > 0 && rows == nil) {
 			return argf("max_rows = %d with rows %v", int64(maxRows), rows)
 		}
 		hist := s.rec.history
 		*nrows = C.int64_t(len(hist))
-		k := min(int(maxRows), len(hist))
+		k, w := min(int(maxRows), len(hist)), int(cols)
 		if k > 0 {
-			dst := view(rows, k*histCols)
+			dst := view(rows, k*w)
 			for i := range k {
-				copy(dst[i*histCols:], hist[i][:])
+				row := dst[i*w : (i+1)*w]
+				n := copy(row, hist[i][:])
+				for j := n; j < w; j++ {
+					row[j] = math.NaN()
+				}
 			}
 		}
 		return nil
 	})
+}
+
+//export rhgdgo_history_cols
+func rhgdgo_history_cols(n *C.int64_t) C.int {
+	return guard(func() error {
+		if n == nil {
+			return argf("ncols is NULL")
+		}
+		*n = C.int64_t(histCols)
+		return nil
+	})
+}
+
+//export rhgdgo_history_names
+func rhgdgo_history_names(buf *C.char, n C.size_t) C.int {
+	return stringOut(buf, n, func() (string, error) { return strings.Join(histNames[:], ","), nil })
 }
 
 //export rhgdgo_solver_free

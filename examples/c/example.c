@@ -50,34 +50,36 @@ typedef struct {
     double mu, lambda, t[2];
 } toy;
 
-static int toy_f(void *u, const double *x, const double *y, double *out) {
+static int toy_f(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch, double *out) {
     const toy *p = u;
+    (void)batch, (void)nbatch;
     double a = y[0] - p->t[0], b = y[1] - p->t[1];
     *out = 0.5 * (a * a + b * b) + 0.5 * p->lambda * (x[0] * x[0] + x[1] * x[1]);
     return 0;
 }
-static int toy_grad_fx(void *u, const double *x, const double *y, double *out) {
+static int toy_grad_fx(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch, double *out) {
     const toy *p = u;
-    (void)y;
+    (void)y, (void)batch, (void)nbatch;
     out[0] = p->lambda * x[0];
     out[1] = p->lambda * x[1];
     return 0;
 }
-static int toy_grad_fy(void *u, const double *x, const double *y, double *out) {
+static int toy_grad_fy(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch, double *out) {
     const toy *p = u;
-    (void)x;
+    (void)x, (void)batch, (void)nbatch;
     out[0] = y[0] - p->t[0];
     out[1] = y[1] - p->t[1];
     return 0;
 }
-static int toy_grad_gx(void *u, const double *x, const double *y, double *out) {
-    (void)u;
+static int toy_grad_gx(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch, double *out) {
+    (void)u, (void)batch, (void)nbatch;
     out[0] = x[0] - y[0];
     out[1] = x[1] - y[1];
     return 0;
 }
-static int toy_grad_gy(void *u, const double *x, const double *y, double *out) {
+static int toy_grad_gy(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch, double *out) {
     const toy *p = u;
+    (void)batch, (void)nbatch;
     out[0] = y[0] - x[0] + p->mu * y[0];
     out[1] = y[1] - x[1] + p->mu * y[1];
     return 0;
@@ -141,22 +143,21 @@ int main(void) {
 
     /* ---- 2. Callbacks ---- */
     toy t = {0.5, 0.1, {1.0, -2.0}};
-    rhgd_oracles o;
-    memset(&o, 0, sizeof o);
+    rhgd_oracles o = RHGD_STRUCT_INIT(rhgd_oracles);
     o.f = toy_f;
     o.grad_fx = toy_grad_fx;
     o.grad_fy = toy_grad_fy;
     o.grad_gx = toy_grad_gx;
     o.grad_gy = toy_grad_gy;
-    rhgd_manifold rx = 0, ry = 0;
-    rhgd_problem p = 0;
-    rhgd_solver sol = 0;
+    rhgd_manifold rx = RHGD_NO_HANDLE, ry = RHGD_NO_HANDLE;
+    rhgd_problem p = RHGD_NO_HANDLE;
+    rhgd_solver sol = RHGD_NO_HANDLE;
     double x0[2] = {0, 0}, y0[2] = {0, 0}, x[2];
     if (ok(rhgd_manifold_new("euclid:r=2", &rx), "manifold") && ok(rhgd_manifold_new("euclid:r=2", &ry), "manifold") &&
         ok(rhgd_problem_callbacks(rx, ry, &o, RHGD_EUCLIDEAN, &t, &p), "problem") &&
         ok(rhgd_solver_new(p, "cg", "eta_x=1,eta_y=0.5,inner=30,epochs=2000,grad_tol=1e-12", &sol), "solver") &&
         ok(rhgd_solver_run(sol, x0, y0, NULL, NULL), "run") && ok(rhgd_solver_x(sol, 2, x), "x")) {
-        rhgd_result r;
+        rhgd_result r = RHGD_STRUCT_INIT(rhgd_result);
         rhgd_solver_result(sol, &r);
         double k = 1 / (1 + t.mu), c = k / (k * k + t.lambda);
         printf("callbacks: x = (%.10f, %.10f), closed form (%.10f, %.10f); %s after %lld epochs\n", x[0], x[1],
@@ -171,7 +172,8 @@ int main(void) {
     /* ---- 3. The synthetic problem, built in ---- */
     const char *params[] = {"n=60", "d=20", "r=5"};
     progress pr = {0, 0, 0};
-    p = sol = 0;
+    p = (rhgd_problem){0};
+    sol = (rhgd_solver){0};
     if (ok(rhgd_problem_builtin("synthetic", 3, params, NULL, 1, &p), "builtin") &&
         ok(rhgd_solver_new(p, "hinv", "epochs=200", &sol), "solver")) {
         char desc[256];
@@ -179,9 +181,9 @@ int main(void) {
         printf("%s\n", desc);
         if (ok(rhgd_solver_run(sol, NULL, NULL, on_epoch, &pr), "run")) {
             int64_t rows = 0;
-            rhgd_solver_history(sol, 0, NULL, &rows);
+            rhgd_solver_history(sol, 0, RHGD_HISTORY_COLS, NULL, &rows);
             double *hist = malloc((size_t)rows * RHGD_HISTORY_COLS * sizeof(double));
-            rhgd_solver_history(sol, rows, hist, &rows);
+            rhgd_solver_history(sol, rows, RHGD_HISTORY_COLS, hist, &rows);
             printf("  %lld epochs; f from %.6f to %.6f\n", (long long)rows, hist[RHGD_HISTORY_F],
                    hist[(rows - 1) * RHGD_HISTORY_COLS + RHGD_HISTORY_F]);
             CHECK(rows == 200 && pr.printed == 4, "history has %lld rows, %d progress lines", (long long)rows, pr.printed);

@@ -19,7 +19,7 @@ from .kernels import (coupling_retr, expm, expsym, logsym, lyapunov_sym, spd_dis
 from .solver import (SPD, Coupling, Euclidean, OptimizeResult, Problem, Product, Solver, Stiefel, builtin, info,
                      init, live_handles, minimize, problem_names, problem_params, set_threads, version)
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "RHGDError", "InvalidArgument", "NotConverged", "NumericalError", "BadHandle", "InternalError",

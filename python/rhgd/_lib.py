@@ -228,21 +228,60 @@ c_int, c_i64, c_u64, c_dbl, c_size, c_char_p, c_void_p = (
 P = c_void_p  # double * / const double *, passed as addresses
 PI64 = ctypes.POINTER(c_i64)
 
-VALUE_FN = ctypes.CFUNCTYPE(c_int, c_void_p, c_void_p, c_void_p, c_void_p)
-HVP_FN = ctypes.CFUNCTYPE(c_int, c_void_p, c_void_p, c_void_p, c_void_p, c_void_p)
+PB = ctypes.POINTER(c_i64)  # const int64_t *batch
+
+# The callbacks of rhgd.h: (user, x, y, batch, nbatch[, v], out).
+VALUE_FN = ctypes.CFUNCTYPE(c_int, c_void_p, c_void_p, c_void_p, c_void_p, c_i64, c_void_p)
+HVP_FN = ctypes.CFUNCTYPE(c_int, c_void_p, c_void_p, c_void_p, c_void_p, c_i64, c_void_p, c_void_p)
+
+
+class _HandleT(ctypes.Structure):
+    """A handle of rhgd.h: a struct of one 64-bit id, one type per kind.
+    As an argument it also takes the id as an int (what the Python objects
+    keep), but never a handle of another kind."""
+
+    _fields_ = [("id", c_u64)]
+
+    @classmethod
+    def from_param(cls, obj):
+        if isinstance(obj, cls):
+            return obj
+        if isinstance(obj, int) and not isinstance(obj, bool):
+            return cls(obj)
+        raise TypeError(f"rhgd: want a {cls.__name__} or its id, got {type(obj).__name__}")
+
+
+class ManifoldT(_HandleT):
+    """rhgd_manifold."""
+
+
+class ProblemT(_HandleT):
+    """rhgd_problem."""
+
+
+class SolverT(_HandleT):
+    """rhgd_solver."""
 
 
 class Oracles(ctypes.Structure):
-    _fields_ = [("f", VALUE_FN), ("grad_fx", VALUE_FN), ("grad_fy", VALUE_FN), ("g", VALUE_FN),
-                ("grad_gx", VALUE_FN), ("grad_gy", VALUE_FN), ("hess_gy", HVP_FN), ("cross_gxy", HVP_FN),
-                ("cross_gyx", HVP_FN), ("hess_gy_inv", HVP_FN)]
+    """rhgd_oracles (size-prefixed: size is set on construction)."""
+
+    _fields_ = [("size", c_size), ("f", VALUE_FN), ("grad_fx", VALUE_FN), ("grad_fy", VALUE_FN),
+                ("g", VALUE_FN), ("grad_gx", VALUE_FN), ("grad_gy", VALUE_FN), ("hess_gy", HVP_FN),
+                ("cross_gxy", HVP_FN), ("cross_gyx", HVP_FN), ("hess_gy_inv", HVP_FN),
+                ("n_f", c_i64), ("n_g", c_i64), ("lower_solve", VALUE_FN)]
+
+    def __init__(self, **kw):
+        super().__init__(size=ctypes.sizeof(Oracles), **kw)
 
 
 class Epoch(ctypes.Structure):
-    _fields_ = [("epoch", c_i64), ("f", c_dbl), ("hypergrad_norm", c_dbl), ("lower_grad_norm", c_dbl),
-                ("elapsed", c_dbl), ("upper_grads", c_i64), ("lower_grads", c_i64), ("hess_vecs", c_i64),
-                ("cross_vecs", c_i64), ("iterations", c_i64), ("residual", c_dbl), ("len_x", c_i64),
-                ("len_y", c_i64), ("x", c_void_p), ("y", c_void_p), ("hypergrad", c_void_p),
+    """rhgd_epoch, as the library fills it (size is the library's)."""
+
+    _fields_ = [("size", c_size), ("epoch", c_i64), ("f", c_dbl), ("hypergrad_norm", c_dbl),
+                ("lower_grad_norm", c_dbl), ("elapsed", c_dbl), ("upper_grads", c_i64), ("lower_grads", c_i64),
+                ("hess_vecs", c_i64), ("cross_vecs", c_i64), ("iterations", c_i64), ("residual", c_dbl),
+                ("len_x", c_i64), ("len_y", c_i64), ("x", c_void_p), ("y", c_void_p), ("hypergrad", c_void_p),
                 ("lower_steps", c_i64), ("upper_step", c_dbl), ("lower_solves", c_i64)]
 
 
@@ -250,15 +289,26 @@ EPOCH_FN = ctypes.CFUNCTYPE(c_int, c_void_p, ctypes.POINTER(Epoch))
 
 
 class Result(ctypes.Structure):
-    _fields_ = [("status", ctypes.c_int32), ("error", ctypes.c_int32), ("epochs", c_i64), ("f", c_dbl),
-                ("best_f", c_dbl), ("hypergrad_norm", c_dbl), ("runtime", c_dbl), ("upper_grads", c_i64),
-                ("lower_grads", c_i64), ("hess_vecs", c_i64), ("cross_vecs", c_i64), ("iterations", c_i64),
-                ("residual", c_dbl), ("lower_values", c_i64), ("lower_solves", c_i64), ("retract_failures", c_i64)]
+    """rhgd_result (size-prefixed: size is set on construction)."""
+
+    _fields_ = [("size", c_size), ("status", ctypes.c_int32), ("error", ctypes.c_int32), ("epochs", c_i64),
+                ("f", c_dbl), ("best_f", c_dbl), ("hypergrad_norm", c_dbl), ("runtime", c_dbl),
+                ("upper_grads", c_i64), ("lower_grads", c_i64), ("hess_vecs", c_i64), ("cross_vecs", c_i64),
+                ("iterations", c_i64), ("residual", c_dbl), ("lower_values", c_i64), ("lower_solves", c_i64),
+                ("retract_failures", c_i64)]
+
+    def __init__(self):
+        super().__init__(size=ctypes.sizeof(Result))
 
 
-HISTORY_COLS = 14
+# The history columns this module knows (rhgd.h's RHGD_HISTORY_*): rows
+# are read with this width, whatever the library's (rhgd_history_cols).
 HISTORY_NAMES = ("epoch", "f", "hypergrad_norm", "lower_grad_norm", "elapsed", "upper_grads", "lower_grads",
                  "hess_vecs", "cross_vecs", "iterations", "residual", "lower_steps", "upper_step", "lower_solves")
+HISTORY_COLS = len(HISTORY_NAMES)
+
+PM, PP, PS = ctypes.POINTER(ManifoldT), ctypes.POINTER(ProblemT), ctypes.POINTER(SolverT)
+M, Pr, S = ManifoldT, ProblemT, SolverT
 
 _PROTOS = {
     "rhgd_last_error": (c_int, [c_char_p, c_size]),
@@ -278,42 +328,47 @@ _PROTOS = {
     "rhgd_spd_dist": (c_int, [c_i64, P, P, ctypes.POINTER(c_dbl)]),
     "rhgd_stiefel_retr_qr": (c_int, [c_i64, c_i64, P, P, P]),
     "rhgd_coupling_retr": (c_int, [c_i64, c_i64, P, P, P, P, P]),
-    "rhgd_manifold_new": (c_int, [c_char_p, PI64]),
-    "rhgd_manifold_coupling": (c_int, [c_i64, c_i64, P, P, c_char_p, PI64]),
-    "rhgd_manifold_product": (c_int, [c_i64, PI64, PI64]),
-    "rhgd_manifold_free": (c_int, [c_i64]),
-    "rhgd_manifold_len": (c_int, [c_i64, PI64, PI64]),
-    "rhgd_manifold_shape": (c_int, [c_i64, PI64, PI64, PI64]),
-    "rhgd_manifold_factor": (c_int, [c_i64, c_i64, PI64]),
-    "rhgd_manifold_describe": (c_int, [c_i64, c_char_p, c_size]),
-    "rhgd_manifold_check_point": (c_int, [c_i64, P]),
-    "rhgd_manifold_rand_point": (c_int, [c_i64, c_u64, P]),
-    "rhgd_manifold_project": (c_int, [c_i64, P, P, P]),
-    "rhgd_manifold_retract": (c_int, [c_i64, P, P, c_dbl, P]),
+    "rhgd_manifold_new": (c_int, [c_char_p, PM]),
+    "rhgd_manifold_coupling": (c_int, [c_i64, c_i64, P, P, c_char_p, PM]),
+    "rhgd_manifold_product": (c_int, [c_i64, PM, PM]),
+    "rhgd_manifold_free": (c_int, [M]),
+    "rhgd_manifold_len": (c_int, [M, PI64, PI64]),
+    "rhgd_manifold_shape": (c_int, [M, PI64, PI64, PI64]),
+    "rhgd_manifold_factor": (c_int, [M, c_i64, PM]),
+    "rhgd_manifold_describe": (c_int, [M, c_char_p, c_size]),
+    "rhgd_manifold_check_point": (c_int, [M, P]),
+    "rhgd_manifold_rand_point": (c_int, [M, c_u64, P]),
+    "rhgd_manifold_project": (c_int, [M, P, P, P]),
+    "rhgd_manifold_retract": (c_int, [M, P, P, c_dbl, P]),
     "rhgd_default_seed": (c_u64, []),
     "rhgd_problem_names": (c_int, [c_char_p, c_size]),
     "rhgd_problem_params": (c_int, [c_char_p, c_char_p, c_size]),
-    "rhgd_problem_builtin": (c_int, [c_char_p, c_i64, ctypes.POINTER(c_char_p), c_char_p, c_u64, PI64]),
-    "rhgd_problem_callbacks": (c_int, [c_i64, c_i64, ctypes.POINTER(Oracles), c_int, c_void_p, PI64]),
-    "rhgd_problem_free": (c_int, [c_i64]),
-    "rhgd_problem_manifolds": (c_int, [c_i64, PI64, PI64]),
-    "rhgd_problem_dims": (c_int, [c_i64, PI64, PI64]),
-    "rhgd_problem_start": (c_int, [c_i64, P, P]),
-    "rhgd_problem_set_start": (c_int, [c_i64, P, P]),
-    "rhgd_problem_describe": (c_int, [c_i64, c_char_p, c_size]),
-    "rhgd_problem_notes": (c_int, [c_i64, c_char_p, c_size]),
-    "rhgd_problem_oracle": (c_int, [c_i64, c_char_p, P, P, P, P]),
-    "rhgd_problem_accuracy": (c_int, [c_i64, P, P, ctypes.POINTER(c_dbl)]),
-    "rhgd_solver_new": (c_int, [c_i64, c_char_p, c_char_p, PI64]),
-    "rhgd_solver_settings": (c_int, [c_i64, c_char_p, c_size]),
-    "rhgd_solver_run": (c_int, [c_i64, P, P, EPOCH_FN, c_void_p]),
-    "rhgd_solver_cancel": (c_int, [c_i64]),
-    "rhgd_solver_result": (c_int, [c_i64, ctypes.POINTER(Result)]),
-    "rhgd_solver_x": (c_int, [c_i64, c_i64, P]),
-    "rhgd_solver_y": (c_int, [c_i64, c_i64, P]),
-    "rhgd_solver_history": (c_int, [c_i64, c_i64, P, PI64]),
-    "rhgd_solver_free": (c_int, [c_i64]),
+    "rhgd_problem_builtin": (c_int, [c_char_p, c_i64, ctypes.POINTER(c_char_p), c_char_p, c_u64, PP]),
+    "rhgd_problem_callbacks": (c_int, [M, M, ctypes.POINTER(Oracles), c_int, c_void_p, PP]),
+    "rhgd_problem_free": (c_int, [Pr]),
+    "rhgd_problem_manifolds": (c_int, [Pr, PM, PM]),
+    "rhgd_problem_dims": (c_int, [Pr, PI64, PI64]),
+    "rhgd_problem_start": (c_int, [Pr, P, P]),
+    "rhgd_problem_set_start": (c_int, [Pr, P, P]),
+    "rhgd_problem_describe": (c_int, [Pr, c_char_p, c_size]),
+    "rhgd_problem_notes": (c_int, [Pr, c_char_p, c_size]),
+    "rhgd_problem_oracle": (c_int, [Pr, c_char_p, P, P, P, P]),
+    "rhgd_problem_accuracy": (c_int, [Pr, P, P, ctypes.POINTER(c_dbl)]),
+    "rhgd_solver_new": (c_int, [Pr, c_char_p, c_char_p, PS]),
+    "rhgd_solver_settings": (c_int, [S, c_char_p, c_size]),
+    "rhgd_solver_run": (c_int, [S, P, P, EPOCH_FN, c_void_p]),
+    "rhgd_solver_cancel": (c_int, [S]),
+    "rhgd_solver_result": (c_int, [S, ctypes.POINTER(Result)]),
+    "rhgd_solver_x": (c_int, [S, c_i64, P]),
+    "rhgd_solver_y": (c_int, [S, c_i64, P]),
+    "rhgd_solver_history": (c_int, [S, c_i64, c_i64, P, PI64]),
+    "rhgd_solver_free": (c_int, [S]),
     "rhgd_live_handles": (c_int, [PI64]),
+    "rhgd_solver_best": (c_int, [S, c_i64, P, c_i64, P]),
+    "rhgd_solver_result_value": (c_int, [S, c_char_p, ctypes.POINTER(c_dbl)]),
+    "rhgd_result_names": (c_int, [c_char_p, c_size]),
+    "rhgd_history_cols": (c_int, [PI64]),
+    "rhgd_history_names": (c_int, [c_char_p, c_size]),
 }
 
 

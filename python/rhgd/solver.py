@@ -22,9 +22,9 @@ _F64 = np.float64
 
 
 def _new_handle(fn, *args):
-    h = ctypes.c_int64()
+    h = fn.argtypes[-1]._type_()  # the handle struct of the kind fn makes
     _lib.check(fn(*args, ctypes.byref(h)))
-    return h.value
+    return h.id
 
 
 class _Handle:
@@ -38,7 +38,8 @@ class _Handle:
 
     @property
     def handle(self):
-        """The library's handle (an int)."""
+        """The library's handle id (an int; the argument types of _lib
+        make it the handle struct of this kind)."""
         return self._h
 
     def free(self):
@@ -194,7 +195,7 @@ class Product(Manifold):
         if not factors or not all(isinstance(m, Manifold) for m in factors):
             raise ValueError("rhgd: Product takes one or more manifolds")
         self.factors = factors
-        hs = (ctypes.c_int64 * len(factors))(*[m.handle for m in factors])
+        hs = (_lib.ManifoldT * len(factors))(*[_lib.ManifoldT(m.handle) for m in factors])
         self.spec = "product(" + "; ".join(m.spec for m in factors) + ")"
         self._own(_new_handle(_lib.lib().rhgd_manifold_product, len(factors), hs))
         self._lens()
@@ -219,7 +220,7 @@ def _view(ptr, n):
 
 
 _ORACLES = ("f", "grad_fx", "grad_fy", "g", "grad_gx", "grad_gy", "hess_gy", "cross_gxy", "cross_gyx",
-            "hess_gy_inv")
+            "hess_gy_inv", "lower_solve")
 
 
 class Problem(_Handle):
@@ -230,29 +231,43 @@ class Problem(_Handle):
     ``grad_gy(x, y) -> array``, and optionally ``g``, ``grad_gx`` (lets the
     library fill cross_gxy by finite differences), ``hess_gy(x, y, v)``,
     ``cross_gxy(x, y, v)`` (D_y grad_x g [v], v tangent at y),
-    ``cross_gyx(x, y, u)`` and ``hess_gy_inv(x, y, v)`` (Riemannian only).
+    ``cross_gyx(x, y, u)``, ``hess_gy_inv(x, y, v)`` (Riemannian only, for
+    the 'hinv' estimator) and ``lower_solve(x, y) -> y*(x)`` (the exact
+    lower solution, y the current iterate as a warm start; the setting
+    lower_solve=true runs it instead of lower steps).
     gradients='euclidean' (default) converts Euclidean derivatives with the
     manifolds; 'riemannian' takes them as they are. x and y are copies, safe
-    to keep. Or use ``builtin`` for rhgd's ready-made problems.
+    to keep. For finite sums f = (1/n_f) sum_i f_i, g = (1/n_g) sum_i g_i,
+    give n_f and n_g: every oracle then takes the minibatch as its last
+    argument (``f(x, y, batch)``, ``hess_gy(x, y, v, batch)``), an int64
+    array of component indices, or None for the full sum, and RSHGD (the
+    batch_* settings) can run. Or use ``builtin`` for rhgd's ready-made
+    problems.
     """
 
     _kind = "problem"
 
     def __init__(self, mx, my, f, grad_fx, grad_fy, grad_gy, g=None, grad_gx=None, hess_gy=None,
-                 cross_gxy=None, cross_gyx=None, hess_gy_inv=None, gradients="euclidean", x0=None, y0=None):
+                 cross_gxy=None, cross_gyx=None, hess_gy_inv=None, lower_solve=None, gradients="euclidean",
+                 x0=None, y0=None, n_f=0, n_g=0):
         if gradients not in ("euclidean", "riemannian"):
             raise ValueError("rhgd: gradients must be 'euclidean' or 'riemannian'")
         self.mx, self.my = mx, my
         self.builtin_name = None
         self.error = None  # the first exception a callback raised in the current run
         fns = dict(f=f, grad_fx=grad_fx, grad_fy=grad_fy, g=g, grad_gx=grad_gx, grad_gy=grad_gy,
-                   hess_gy=hess_gy, cross_gxy=cross_gxy, cross_gyx=cross_gyx, hess_gy_inv=hess_gy_inv)
+                   hess_gy=hess_gy, cross_gxy=cross_gxy, cross_gyx=cross_gyx, hess_gy_inv=hess_gy_inv,
+                   lower_solve=lower_solve)
+        n_f, n_g = int(n_f), int(n_g)
+        if n_f < 0 or n_g < 0:
+            raise ValueError(f"rhgd: n_f = {n_f}, n_g = {n_g}: want >= 0")
+        self._batched = n_f > 0 or n_g > 0
         lx, ly, sx, sy = mx.size, my.size, mx.shape, my.shape
         out_len = dict(f=1, g=1, grad_fx=lx, grad_gx=lx, grad_fy=ly, grad_gy=ly, hess_gy=ly, hess_gy_inv=ly,
-                       cross_gxy=lx, cross_gyx=ly)
+                       cross_gxy=lx, cross_gyx=ly, lower_solve=ly)
         v_len = dict(hess_gy=(ly, sy), hess_gy_inv=(ly, sy), cross_gxy=(ly, sy), cross_gyx=(lx, sx))
         self._c = {}  # the ctypes callbacks: alive as long as the problem
-        o = _lib.Oracles()
+        o = _lib.Oracles(n_f=n_f, n_g=n_g)
         for name in _ORACLES:
             fn = fns[name]
             if fn is None:
@@ -266,7 +281,16 @@ class Problem(_Handle):
             self._c[name] = cb
             setattr(o, name, cb)
         flags = 1 if gradients == "euclidean" else 0
-        self._own(_new_handle(_lib.lib().rhgd_problem_callbacks, mx.handle, my.handle, ctypes.byref(o), flags, None))
+        try:
+            self._own(_new_handle(_lib.lib().rhgd_problem_callbacks, mx.handle, my.handle, ctypes.byref(o), flags,
+                                  None))
+        except BaseException:
+            # A problem the library refused keeps nothing alive: its
+            # callbacks refer back to it through ctypes objects, a cycle
+            # that would hold the manifolds' handles until a later
+            # collection.
+            self._c, self.mx, self.my = {}, None, None
+            raise
         self._dims()
         if x0 is not None or y0 is not None:
             self.set_start(x0, y0)
@@ -279,12 +303,23 @@ class Problem(_Handle):
             self.error = e
         return 1
 
+    def _args(self, batch, nbatch):
+        """The minibatch argument the oracles take: none for a problem
+        without components, else an int64 array (a copy) or None for the
+        full sum."""
+        if not self._batched:
+            return ()
+        if batch is None:
+            return (None,)
+        return (np.ctypeslib.as_array((ctypes.c_int64 * nbatch).from_address(batch)).copy(),)
+
     def _value(self, fn, name, sx, sy):
         lx, ly = int(np.prod(sx)), int(np.prod(sy))
 
-        def cb(user, x, y, out):
+        def cb(user, x, y, batch, nbatch, out):
             try:
-                r = f64(fn(_view(x, lx).reshape(sx).copy(), _view(y, ly).reshape(sy).copy()), f"{name}'s value")
+                r = f64(fn(_view(x, lx).reshape(sx).copy(), _view(y, ly).reshape(sy).copy(),
+                           *self._args(batch, nbatch)), f"{name}'s value")
                 if r.size != 1:
                     raise ValueError(f"rhgd: {name} returned {r.size} values, want one")
                 ctypes.c_double.from_address(out).value = float(r.reshape(()))
@@ -296,9 +331,10 @@ class Problem(_Handle):
     def _grad(self, fn, name, sx, sy, n):
         lx, ly = int(np.prod(sx)), int(np.prod(sy))
 
-        def cb(user, x, y, out):
+        def cb(user, x, y, batch, nbatch, out):
             try:
-                r = f64(fn(_view(x, lx).reshape(sx).copy(), _view(y, ly).reshape(sy).copy()), f"{name}'s result")
+                r = f64(fn(_view(x, lx).reshape(sx).copy(), _view(y, ly).reshape(sy).copy(),
+                           *self._args(batch, nbatch)), f"{name}'s result")
                 if r.size != n:
                     raise ValueError(f"rhgd: {name} returned {r.size} entries, want {n}")
                 _view(out, n)[:] = r.ravel()
@@ -311,10 +347,10 @@ class Problem(_Handle):
         lx, ly = int(np.prod(sx)), int(np.prod(sy))
         lv, sv = vshape
 
-        def cb(user, x, y, v, out):
+        def cb(user, x, y, batch, nbatch, v, out):
             try:
                 r = f64(fn(_view(x, lx).reshape(sx).copy(), _view(y, ly).reshape(sy).copy(),
-                           _view(v, lv).reshape(sv).copy()), f"{name}'s result")
+                           _view(v, lv).reshape(sv).copy(), *self._args(batch, nbatch)), f"{name}'s result")
                 if r.size != n:
                     raise ValueError(f"rhgd: {name} returned {r.size} entries, want {n}")
                 _view(out, n)[:] = r.ravel()
@@ -474,9 +510,9 @@ def builtin(name, data=None, seed=None, **params):
         if tmp is not None:
             os.unlink(tmp)
     p.builtin_name, p.error, p._c = name, None, {}
-    mx, my = ctypes.c_int64(), ctypes.c_int64()
+    mx, my = _lib.ManifoldT(), _lib.ManifoldT()
     _lib.check(lib.rhgd_problem_manifolds(p.handle, ctypes.byref(mx), ctypes.byref(my)))
-    p.mx, p.my = _adopt_manifold(mx.value), _adopt_manifold(my.value)
+    p.mx, p.my = _adopt_manifold(mx.id), _adopt_manifold(my.id)
     p._dims()
     p._warn_notes()
     return p
@@ -493,6 +529,7 @@ def _fmt(v):
 
 class OptimizeResult(dict):
     """The outcome of a run: x, y (shaped like the manifolds' points),
+    best_x, best_y (the iterates of the epoch with the lowest f),
     status (a name such as 'IterationLimit'), success, epochs, f,
     best_f, hypergrad_norm, runtime (seconds), counts (lower_values,
     lower_solves and retract_failures among them), history (a dict of
@@ -612,18 +649,22 @@ class Solver(_Handle):
         x, y = np.empty(p.mx.shape), np.empty(p.my.shape)
         _lib.check(lib.rhgd_solver_x(self._h, p.len_x, x.ctypes.data))
         _lib.check(lib.rhgd_solver_y(self._h, p.len_y, y.ctypes.data))
+        bx, by = np.empty(p.mx.shape), np.empty(p.my.shape)
+        _lib.check(lib.rhgd_solver_best(self._h, p.len_x, bx.ctypes.data, p.len_y, by.ctypes.data))
         n = ctypes.c_int64()
-        _lib.check(lib.rhgd_solver_history(self._h, 0, None, ctypes.byref(n)))
+        _lib.check(lib.rhgd_solver_history(self._h, 0, _lib.HISTORY_COLS, None, ctypes.byref(n)))
         rows = np.empty((n.value, _lib.HISTORY_COLS))
         if n.value:
-            _lib.check(lib.rhgd_solver_history(self._h, n.value, rows.ctypes.data, ctypes.byref(n)))
+            _lib.check(lib.rhgd_solver_history(self._h, n.value, _lib.HISTORY_COLS, rows.ctypes.data,
+                                               ctypes.byref(n)))
         hist = {k: rows[:, i].copy() for i, k in enumerate(_lib.HISTORY_NAMES)}
         for k in ("epoch", "upper_grads", "lower_grads", "hess_vecs", "cross_vecs", "iterations", "lower_steps",
                   "lower_solves"):
             hist[k] = hist[k].astype(np.int64)
         status = lib.rhgd_status_string(r.status).decode()
         return OptimizeResult(
-            x=x, y=y, status=status, success=r.error == 0 and status != "Cancelled", error=r.error,
+            x=x, y=y, best_x=bx, best_y=by, status=status, success=r.error == 0 and status != "Cancelled",
+            error=r.error,
             epochs=r.epochs, f=r.f, best_f=r.best_f, hypergrad_norm=r.hypergrad_norm, runtime=r.runtime,
             upper_grads=r.upper_grads, lower_grads=r.lower_grads, hess_vecs=r.hess_vecs, cross_vecs=r.cross_vecs,
             iterations=r.iterations, residual=r.residual, lower_values=r.lower_values, lower_solves=r.lower_solves,
@@ -640,12 +681,17 @@ def minimize(problem=None, x0=None, y0=None, estimator=None, callback=None, mx=N
     estimator is a spec ('cg', 'hinv', 'ns:gamma=1,terms=50', 'ad');
     callback(info) sees each epoch and stops the run by returning True; the
     remaining keywords are optional oracles (g, grad_gx, hess_gy, cross_gxy,
-    cross_gyx, hess_gy_inv) and solver settings (eta_x, eta_y, inner, epochs,
-    grad_tol, runtime, seed, ...).
+    cross_gyx, hess_gy_inv, lower_solve), a finite sum's n_f and n_g, and
+    solver settings (eta_x, eta_y, inner, epochs, grad_tol, runtime, seed,
+    batch_lower, lower_solve=True, ...; lower_solve is the oracle when
+    callable and the setting otherwise).
     """
     if problem is None:
-        oracles = {k: kw.pop(k) for k in ("g", "grad_gx", "hess_gy", "cross_gxy", "cross_gyx", "hess_gy_inv")
+        oracles = {k: kw.pop(k) for k in ("g", "grad_gx", "hess_gy", "cross_gxy", "cross_gyx", "hess_gy_inv",
+                                          "n_f", "n_g")
                    if k in kw}
+        if callable(kw.get("lower_solve")):
+            oracles["lower_solve"] = kw.pop("lower_solve")
         if mx is None or my is None or f is None:
             raise ValueError("rhgd: give a problem, or mx, my and the oracles")
         problem = Problem(mx, my, f, grad_fx, grad_fy, grad_gy, gradients=gradients, **oracles)

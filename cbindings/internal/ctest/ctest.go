@@ -8,7 +8,7 @@ package ctest
 #include <stdlib.h>
 #include "ctest.h"
 
-static rhgd_oracles ctest_noop_oracles_ = {0};
+static rhgd_oracles ctest_noop_oracles_ = {.size = sizeof(rhgd_oracles)};
 static rhgd_oracles *ctest_noop_oracles(void) {
 	ctest_noop_oracles_.f = ctest_noop_grad;
 	ctest_noop_oracles_.grad_fx = ctest_noop_grad;
@@ -188,7 +188,7 @@ func ManifoldNew(spec string) (int64, int) {
 	defer free(s)
 	var h C.rhgd_manifold
 	rc := C.rhgd_manifold_new(s, &h)
-	return int64(h), int(rc)
+	return int64(h.id), int(rc)
 }
 
 func ManifoldCoupling(m, n int64, a, b []float64, opts string) (int64, int) {
@@ -199,7 +199,7 @@ func ManifoldCoupling(m, n int64, a, b []float64, opts string) (int64, int) {
 	}
 	var h C.rhgd_manifold
 	rc := C.rhgd_manifold_coupling(C.int64_t(m), C.int64_t(n), p(a), p(b), o, &h)
-	return int64(h), int(rc)
+	return int64(h.id), int(rc)
 }
 
 func ManifoldProduct(hs []int64) (int64, int) {
@@ -209,47 +209,47 @@ func ManifoldProduct(hs []int64) (int64, int) {
 		fp = (*C.rhgd_manifold)(unsafe.Pointer(&hs[0]))
 	}
 	rc := C.rhgd_manifold_product(C.int64_t(len(hs)), fp, &h)
-	return int64(h), int(rc)
+	return int64(h.id), int(rc)
 }
 
-func ManifoldFree(h int64) int { return int(C.rhgd_manifold_free(C.rhgd_manifold(h))) }
+func ManifoldFree(h int64) int { return int(C.rhgd_manifold_free(mh(h))) }
 
 func ManifoldLen(h int64) (n, dim int64, rc int) {
 	var l, d C.int64_t
-	rc = int(C.rhgd_manifold_len(C.rhgd_manifold(h), &l, &d))
+	rc = int(C.rhgd_manifold_len(mh(h), &l, &d))
 	return int64(l), int64(d), rc
 }
 
 // ManifoldShape calls rhgd_manifold_shape.
 func ManifoldShape(h int64) (rows, cols, factors int64, rc int) {
 	var r, c, k C.int64_t
-	rc = int(C.rhgd_manifold_shape(C.rhgd_manifold(h), &r, &c, &k))
+	rc = int(C.rhgd_manifold_shape(mh(h), &r, &c, &k))
 	return int64(r), int64(c), int64(k), rc
 }
 
 // ManifoldFactor calls rhgd_manifold_factor.
 func ManifoldFactor(h, i int64) (int64, int) {
 	var out C.rhgd_manifold
-	rc := int(C.rhgd_manifold_factor(C.rhgd_manifold(h), C.int64_t(i), &out))
-	return int64(out), rc
+	rc := int(C.rhgd_manifold_factor(mh(h), C.int64_t(i), &out))
+	return int64(out.id), rc
 }
 
 // ManifoldDescribe calls rhgd_manifold_describe with a buffer of size bytes.
 func ManifoldDescribe(h int64, size int) (int, string) {
-	return copyOut(size, func(b *C.char, n C.size_t) C.int { return C.rhgd_manifold_describe(C.rhgd_manifold(h), b, n) })
+	return copyOut(size, func(b *C.char, n C.size_t) C.int { return C.rhgd_manifold_describe(mh(h), b, n) })
 }
 
 func CheckPoint(h int64, x []float64) int {
-	return int(C.rhgd_manifold_check_point(C.rhgd_manifold(h), p(x)))
+	return int(C.rhgd_manifold_check_point(mh(h), p(x)))
 }
 func RandPoint(h int64, seed uint64, x []float64) int {
-	return int(C.rhgd_manifold_rand_point(C.rhgd_manifold(h), C.uint64_t(seed), p(x)))
+	return int(C.rhgd_manifold_rand_point(mh(h), C.uint64_t(seed), p(x)))
 }
 func Project(h int64, x, v, out []float64) int {
-	return int(C.rhgd_manifold_project(C.rhgd_manifold(h), p(x), p(v), p(out)))
+	return int(C.rhgd_manifold_project(mh(h), p(x), p(v), p(out)))
 }
 func Retract(h int64, x, u []float64, t float64, out []float64) int {
-	return int(C.rhgd_manifold_retract(C.rhgd_manifold(h), p(x), p(u), C.double(t), p(out)))
+	return int(C.rhgd_manifold_retract(mh(h), p(x), p(u), C.double(t), p(out)))
 }
 
 // Problems.
@@ -260,8 +260,8 @@ func DefaultSeed() uint64 { return uint64(C.rhgd_default_seed()) }
 // ProblemManifolds calls rhgd_problem_manifolds.
 func ProblemManifolds(h int64) (mx, my int64, rc int) {
 	var a, b C.rhgd_manifold
-	rc = int(C.rhgd_problem_manifolds(C.rhgd_problem(h), &a, &b))
-	return int64(a), int64(b), rc
+	rc = int(C.rhgd_problem_manifolds(ph(h), &a, &b))
+	return int64(a.id), int64(b.id), rc
 }
 
 func ProblemNames(size int) (int, string) {
@@ -299,7 +299,7 @@ func Builtin(name string, params []string, data string, seed uint64) (int64, int
 	}
 	var h C.rhgd_problem
 	rc := C.rhgd_problem_builtin(s, C.int64_t(len(params)), ps, d, C.uint64_t(seed), &h)
-	return int64(h), int(rc)
+	return int64(h.id), int(rc)
 }
 
 // Quad is the quadratic test problem's data in C memory.
@@ -340,8 +340,8 @@ func QuadProblem(q *Quad, mx, my int64, full, flags int, dropRequired bool) (int
 		o.grad_gy = nil
 	}
 	var h C.rhgd_problem
-	rc := C.rhgd_problem_callbacks(C.rhgd_manifold(mx), C.rhgd_manifold(my), &o, C.int(flags), unsafe.Pointer(q.q), &h)
-	return int64(h), int(rc)
+	rc := C.rhgd_problem_callbacks(mh(mx), mh(my), &o, C.int(flags), unsafe.Pointer(q.q), &h)
+	return int64(h.id), int(rc)
 }
 
 // NoopOracles returns a static rhgd_oracles (C memory) whose required
@@ -351,40 +351,40 @@ func NoopOracles() unsafe.Pointer { return unsafe.Pointer(C.ctest_noop_oracles()
 // NoopProblem builds a callback problem from NoopOracles.
 func NoopProblem(mx, my int64) (int64, int) {
 	var h C.rhgd_problem
-	rc := C.rhgd_problem_callbacks(C.rhgd_manifold(mx), C.rhgd_manifold(my), C.ctest_noop_oracles(), C.RHGD_RIEMANNIAN, nil, &h)
-	return int64(h), int(rc)
+	rc := C.rhgd_problem_callbacks(mh(mx), mh(my), C.ctest_noop_oracles(), C.RHGD_RIEMANNIAN, nil, &h)
+	return int64(h.id), int(rc)
 }
 
-func ProblemFree(h int64) int { return int(C.rhgd_problem_free(C.rhgd_problem(h))) }
+func ProblemFree(h int64) int { return int(C.rhgd_problem_free(ph(h))) }
 
 func ProblemDims(h int64) (lx, ly int64, rc int) {
 	var a, b C.int64_t
-	rc = int(C.rhgd_problem_dims(C.rhgd_problem(h), &a, &b))
+	rc = int(C.rhgd_problem_dims(ph(h), &a, &b))
 	return int64(a), int64(b), rc
 }
 
 func ProblemStart(h int64, x0, y0 []float64) int {
-	return int(C.rhgd_problem_start(C.rhgd_problem(h), p(x0), p(y0)))
+	return int(C.rhgd_problem_start(ph(h), p(x0), p(y0)))
 }
 func ProblemSetStart(h int64, x0, y0 []float64) int {
-	return int(C.rhgd_problem_set_start(C.rhgd_problem(h), p(x0), p(y0)))
+	return int(C.rhgd_problem_set_start(ph(h), p(x0), p(y0)))
 }
 func ProblemDescribe(h int64, size int) (int, string) {
-	return copyOut(size, func(b *C.char, n C.size_t) C.int { return C.rhgd_problem_describe(C.rhgd_problem(h), b, n) })
+	return copyOut(size, func(b *C.char, n C.size_t) C.int { return C.rhgd_problem_describe(ph(h), b, n) })
 }
 func ProblemNotes(h int64, size int) (int, string) {
-	return copyOut(size, func(b *C.char, n C.size_t) C.int { return C.rhgd_problem_notes(C.rhgd_problem(h), b, n) })
+	return copyOut(size, func(b *C.char, n C.size_t) C.int { return C.rhgd_problem_notes(ph(h), b, n) })
 }
 func Oracle(h int64, name string, x, y, v, out []float64) int {
 	s := cstr(name)
 	defer free(s)
-	return int(C.rhgd_problem_oracle(C.rhgd_problem(h), s, p(x), p(y), p(v), p(out)))
+	return int(C.rhgd_problem_oracle(ph(h), s, p(x), p(y), p(v), p(out)))
 }
 
 // Accuracy calls rhgd_problem_accuracy.
 func Accuracy(h int64, x, y []float64) (float64, int) {
 	var a C.double
-	rc := int(C.rhgd_problem_accuracy(C.rhgd_problem(h), p(x), p(y), &a))
+	rc := int(C.rhgd_problem_accuracy(ph(h), p(x), p(y), &a))
 	return float64(a), rc
 }
 
@@ -401,12 +401,12 @@ func SolverNew(h int64, est, settings string) (int64, int) {
 		defer free(st)
 	}
 	var s C.rhgd_solver
-	rc := C.rhgd_solver_new(C.rhgd_problem(h), e, st, &s)
-	return int64(s), int(rc)
+	rc := C.rhgd_solver_new(ph(h), e, st, &s)
+	return int64(s.id), int(rc)
 }
 
 func SolverSettings(h int64, size int) (int, string) {
-	return copyOut(size, func(b *C.char, n C.size_t) C.int { return C.rhgd_solver_settings(C.rhgd_solver(h), b, n) })
+	return copyOut(size, func(b *C.char, n C.size_t) C.int { return C.rhgd_solver_settings(sh(h), b, n) })
 }
 
 // Epochs is the epoch callback's record, in C memory.
@@ -418,7 +418,7 @@ type Epochs struct{ e *C.ctest_epochs }
 // from inside the callback.
 func NewEpochs(solver int64, cancelAt int, viaCancel, rerun bool) *Epochs {
 	e := (*C.ctest_epochs)(C.calloc(1, C.size_t(unsafe.Sizeof(C.ctest_epochs{}))))
-	e.cancel_at, e.solver = C.long(cancelAt), C.rhgd_solver(solver)
+	e.cancel_at, e.solver = C.long(cancelAt), sh(solver)
 	if viaCancel {
 		e.cancel_via = 1
 	}
@@ -441,12 +441,12 @@ func (e *Epochs) Free()              { C.free(unsafe.Pointer(e.e)) }
 // nil.
 func SolverRun(h int64, x0, y0 []float64, e *Epochs) int {
 	if e == nil {
-		return int(C.rhgd_solver_run(C.rhgd_solver(h), p(x0), p(y0), nil, nil))
+		return int(C.rhgd_solver_run(sh(h), p(x0), p(y0), nil, nil))
 	}
-	return int(C.rhgd_solver_run(C.rhgd_solver(h), p(x0), p(y0), C.ctest_epoch_fn(), unsafe.Pointer(e.e)))
+	return int(C.rhgd_solver_run(sh(h), p(x0), p(y0), C.ctest_epoch_fn(), unsafe.Pointer(e.e)))
 }
 
-func SolverCancel(h int64) int { return int(C.rhgd_solver_cancel(C.rhgd_solver(h))) }
+func SolverCancel(h int64) int { return int(C.rhgd_solver_cancel(sh(h))) }
 
 // Result mirrors rhgd_result.
 type Result struct {
@@ -459,8 +459,8 @@ type Result struct {
 }
 
 func SolverResult(h int64) (Result, int) {
-	var r C.rhgd_result
-	rc := int(C.rhgd_solver_result(C.rhgd_solver(h), &r))
+	r := C.rhgd_result{size: C.sizeof_rhgd_result}
+	rc := int(C.rhgd_solver_result(sh(h), &r))
 	return Result{int(r.status), int(r.error), int64(r.epochs), float64(r.f), float64(r.best_f),
 		float64(r.hypergrad_norm), float64(r.runtime), int64(r.upper_grads), int64(r.lower_grads),
 		int64(r.hess_vecs), int64(r.cross_vecs), int64(r.iterations), float64(r.residual),
@@ -468,10 +468,10 @@ func SolverResult(h int64) (Result, int) {
 }
 
 func SolverX(h, n int64, out []float64) int {
-	return int(C.rhgd_solver_x(C.rhgd_solver(h), C.int64_t(n), p(out)))
+	return int(C.rhgd_solver_x(sh(h), C.int64_t(n), p(out)))
 }
 func SolverY(h, n int64, out []float64) int {
-	return int(C.rhgd_solver_y(C.rhgd_solver(h), C.int64_t(n), p(out)))
+	return int(C.rhgd_solver_y(sh(h), C.int64_t(n), p(out)))
 }
 
 // SolverHistory calls rhgd_solver_history with room for maxRows rows.
@@ -481,11 +481,11 @@ func SolverHistory(h int64, maxRows int) ([]float64, int64, int) {
 		rows = make([]float64, maxRows*int(C.RHGD_HISTORY_COLS))
 	}
 	var n C.int64_t
-	rc := int(C.rhgd_solver_history(C.rhgd_solver(h), C.int64_t(maxRows), p(rows), &n))
+	rc := int(C.rhgd_solver_history(sh(h), C.int64_t(maxRows), C.RHGD_HISTORY_COLS, p(rows), &n))
 	return rows, int64(n), rc
 }
 
-func SolverFree(h int64) int { return int(C.rhgd_solver_free(C.rhgd_solver(h))) }
+func SolverFree(h int64) int { return int(C.rhgd_solver_free(sh(h))) }
 
 func LiveHandles() (int64, int) {
 	var n C.int64_t
@@ -517,5 +517,110 @@ func LoopLyap(iters int, n int64, a, c, out []float64) int {
 func LoopOracle(iters int, h int64, name string, x, y, v, out []float64) int {
 	s := cstr(name)
 	defer free(s)
-	return int(C.ctest_loop_oracle(C.long(iters), C.rhgd_problem(h), s, p(x), p(y), p(v), p(out)))
+	return int(C.ctest_loop_oracle(C.long(iters), ph(h), s, p(x), p(y), p(v), p(out)))
+}
+
+// mh, ph and sh make the handle structs of rhgd.h from ids.
+func mh(id int64) C.rhgd_manifold { return C.rhgd_manifold{id: C.uint64_t(id)} }
+func ph(id int64) C.rhgd_problem  { return C.rhgd_problem{id: C.uint64_t(id)} }
+func sh(id int64) C.rhgd_solver   { return C.rhgd_solver{id: C.uint64_t(id)} }
+
+// Fsum is the finite-sum problem of ctest.h (C memory), with the batches
+// its oracles saw.
+type Fsum struct{ q *C.ctest_fsum }
+
+// NewFsum allocates its counters.
+func NewFsum() *Fsum {
+	return &Fsum{(*C.ctest_fsum)(C.calloc(1, C.sizeof_ctest_fsum))}
+}
+
+// Free releases the C memory.
+func (f *Fsum) Free() { C.free(unsafe.Pointer(f.q)) }
+
+// Calls returns the oracle calls with the full sum and with minibatches,
+// the bad batches seen and the lower_solve calls.
+func (f *Fsum) Calls() (full, batch, bad, lowerSolves int64) {
+	return int64(f.q.full_calls), int64(f.q.batch_calls), int64(f.q.bad_batches), int64(f.q.lower_solves)
+}
+
+// FsumXStar returns the closed-form x*.
+func FsumXStar() []float64 {
+	x := make([]float64, 2)
+	C.ctest_fsum_xstar((*C.double)(unsafe.Pointer(&x[0])))
+	return x
+}
+
+// FsumProblem builds the finite-sum problem on mx, my (R^2 each) with
+// rhgd_oracles.size = size (0: sizeof) and lower_solve when lowerSolve.
+func FsumProblem(f *Fsum, mx, my int64, lowerSolve bool, size int) (int64, int) {
+	ls := 0
+	if lowerSolve {
+		ls = 1
+	}
+	o := C.ctest_fsum_oracles(C.int(ls), C.size_t(size))
+	var h C.rhgd_problem
+	rc := C.rhgd_problem_callbacks(mh(mx), mh(my), &o, C.RHGD_EUCLIDEAN, unsafe.Pointer(f.q), &h)
+	return int64(h.id), int(rc)
+}
+
+// OraclesSize1 and ResultSize1 are RHGD_ORACLES_SIZE_1 and
+// RHGD_RESULT_SIZE_1; ResultSize is sizeof(rhgd_result).
+func OraclesSize1() int { return int(C.RHGD_ORACLES_SIZE_1) }
+func ResultSize1() int  { return int(C.RHGD_RESULT_SIZE_1) }
+func ResultSize() int   { return int(C.sizeof_rhgd_result) }
+
+// SolverResultSized calls rhgd_solver_result with out->size = size on a
+// buffer of sizeof(rhgd_result) + 64 bytes filled with 0xA5, and returns
+// the buffer after the call.
+func SolverResultSized(h int64, size int) ([]byte, int) {
+	n := C.sizeof_rhgd_result + 64
+	buf := (*C.rhgd_result)(C.malloc(C.size_t(n)))
+	defer C.free(unsafe.Pointer(buf))
+	b := unsafe.Slice((*byte)(unsafe.Pointer(buf)), n)
+	for i := range b {
+		b[i] = 0xA5
+	}
+	buf.size = C.size_t(size)
+	rc := int(C.rhgd_solver_result(sh(h), buf))
+	return append([]byte(nil), b...), rc
+}
+
+// ResultNames calls rhgd_result_names.
+func ResultNames(size int) (int, string) {
+	return copyOut(size, func(b *C.char, n C.size_t) C.int { return C.rhgd_result_names(b, n) })
+}
+
+// SolverResultValue calls rhgd_solver_result_value.
+func SolverResultValue(h int64, name string) (float64, int) {
+	s := cstr(name)
+	defer free(s)
+	var v C.double
+	rc := int(C.rhgd_solver_result_value(sh(h), s, &v))
+	return float64(v), rc
+}
+
+// SolverBest calls rhgd_solver_best.
+func SolverBest(h, lx int64, x []float64, ly int64, y []float64) int {
+	return int(C.rhgd_solver_best(sh(h), C.int64_t(lx), p(x), C.int64_t(ly), p(y)))
+}
+
+// SolverHistoryCols calls rhgd_solver_history with rows of cols doubles.
+func SolverHistoryCols(h int64, maxRows, cols int) ([]float64, int64, int) {
+	var rows []float64
+	if maxRows > 0 && cols > 0 {
+		rows = make([]float64, maxRows*cols)
+	}
+	var n C.int64_t
+	rc := int(C.rhgd_solver_history(sh(h), C.int64_t(maxRows), C.int64_t(cols), p(rows), &n))
+	return rows, int64(n), rc
+}
+
+// HistoryCols calls rhgd_history_cols; HistoryNames rhgd_history_names.
+func HistoryCols() (int64, int) {
+	var n C.int64_t
+	rc := int(C.rhgd_history_cols(&n))
+	return int64(n), rc
+}
+func HistoryNames(size int) (int, string) {
+	return copyOut(size, func(b *C.char, n C.size_t) C.int { return C.rhgd_history_names(b, n) })
 }

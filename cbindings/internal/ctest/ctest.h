@@ -35,8 +35,9 @@ typedef struct {
     long fail_at;    /* grad_gy returns 7 at this call (0: never) */
 } ctest_quad;
 
-static inline int ctest_quad_f(void *u, const double *x, const double *y, double *out) {
+static inline int ctest_quad_f(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch, double *out) {
     ctest_quad *q = u;
+    (void)batch, (void)nbatch;
     double s = 0, t = 0;
     q->calls++;
     for (int i = 0; i < q->m; i++) s += (y[i] - q->c[i]) * (y[i] - q->c[i]);
@@ -45,8 +46,9 @@ static inline int ctest_quad_f(void *u, const double *x, const double *y, double
     return 0;
 }
 
-static inline int ctest_quad_g(void *u, const double *x, const double *y, double *out) {
+static inline int ctest_quad_g(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch, double *out) {
     ctest_quad *q = u;
+    (void)batch, (void)nbatch;
     double s = 0;
     q->calls++;
     for (int i = 0; i < q->m; i++) {
@@ -58,25 +60,25 @@ static inline int ctest_quad_g(void *u, const double *x, const double *y, double
     return 0;
 }
 
-static inline int ctest_quad_grad_fx(void *u, const double *x, const double *y, double *out) {
+static inline int ctest_quad_grad_fx(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch, double *out) {
     ctest_quad *q = u;
-    (void)y;
+    (void)y, (void)batch, (void)nbatch;
     q->calls++;
     for (int j = 0; j < q->k; j++) out[j] = q->lambda * x[j];
     return 0;
 }
 
-static inline int ctest_quad_grad_fy(void *u, const double *x, const double *y, double *out) {
+static inline int ctest_quad_grad_fy(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch, double *out) {
     ctest_quad *q = u;
-    (void)x;
+    (void)x, (void)batch, (void)nbatch;
     q->calls++;
     for (int i = 0; i < q->m; i++) out[i] = y[i] - q->c[i];
     return 0;
 }
 
-static inline int ctest_quad_grad_gx(void *u, const double *x, const double *y, double *out) {
+static inline int ctest_quad_grad_gx(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch, double *out) {
     ctest_quad *q = u;
-    (void)x;
+    (void)x, (void)batch, (void)nbatch;
     q->calls++;
     for (int j = 0; j < q->k; j++) {
         double s = 0;
@@ -86,8 +88,9 @@ static inline int ctest_quad_grad_gx(void *u, const double *x, const double *y, 
     return 0;
 }
 
-static inline int ctest_quad_grad_gy(void *u, const double *x, const double *y, double *out) {
+static inline int ctest_quad_grad_gy(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch, double *out) {
     ctest_quad *q = u;
+    (void)batch, (void)nbatch;
     q->calls++;
     if (q->fail_at > 0 && q->calls >= q->fail_at) return 7;
     for (int i = 0; i < q->m; i++) {
@@ -98,26 +101,26 @@ static inline int ctest_quad_grad_gy(void *u, const double *x, const double *y, 
     return 0;
 }
 
-static inline int ctest_quad_hess_gy(void *u, const double *x, const double *y, const double *v, double *out) {
+static inline int ctest_quad_hess_gy(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch, const double *v, double *out) {
     ctest_quad *q = u;
-    (void)x, (void)y;
+    (void)x, (void)y, (void)batch, (void)nbatch;
     q->calls++;
     for (int i = 0; i < q->m; i++) out[i] = q->a[i] * v[i];
     return 0;
 }
 
-static inline int ctest_quad_hess_gy_inv(void *u, const double *x, const double *y, const double *v, double *out) {
+static inline int ctest_quad_hess_gy_inv(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch, const double *v, double *out) {
     ctest_quad *q = u;
-    (void)x, (void)y;
+    (void)x, (void)y, (void)batch, (void)nbatch;
     q->calls++;
     for (int i = 0; i < q->m; i++) out[i] = v[i] / q->a[i];
     return 0;
 }
 
 /* cross_gxy(v) = D_y grad_x g [v] = -B'v (in R^k) */
-static inline int ctest_quad_cross_gxy(void *u, const double *x, const double *y, const double *v, double *out) {
+static inline int ctest_quad_cross_gxy(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch, const double *v, double *out) {
     ctest_quad *q = u;
-    (void)x, (void)y;
+    (void)x, (void)y, (void)batch, (void)nbatch;
     q->calls++;
     for (int j = 0; j < q->k; j++) {
         double s = 0;
@@ -128,9 +131,10 @@ static inline int ctest_quad_cross_gxy(void *u, const double *x, const double *y
 }
 
 /* cross_gyx(w) = D_x grad_y g [w] = -B w (in R^m) */
-static inline int ctest_quad_cross_gyx(void *u, const double *x, const double *y, const double *w, double *out) {
+static inline int ctest_quad_cross_gyx(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch,
+                                        const double *w, double *out) {
     ctest_quad *q = u;
-    (void)x, (void)y;
+    (void)x, (void)y, (void)batch, (void)nbatch;
     q->calls++;
     for (int i = 0; i < q->m; i++) {
         double s = 0;
@@ -144,8 +148,7 @@ static inline int ctest_quad_cross_gyx(void *u, const double *x, const double *y
  * cross_gxy, cross_gyx and hess_gy_inv to the library (finite
  * differences), full = 1 gives them all, full = 2 all but hess_gy_inv. */
 static inline rhgd_oracles ctest_quad_oracles(int full) {
-    rhgd_oracles o;
-    memset(&o, 0, sizeof o);
+    rhgd_oracles o = RHGD_STRUCT_INIT(rhgd_oracles);
     o.f = ctest_quad_f;
     o.grad_fx = ctest_quad_grad_fx;
     o.grad_fy = ctest_quad_grad_fy;
@@ -162,9 +165,135 @@ static inline rhgd_oracles ctest_quad_oracles(int full) {
 }
 
 /* A no-op gradient oracle, to time one callback crossing. */
-static inline int ctest_noop_grad(void *u, const double *x, const double *y, double *out) {
-    (void)u, (void)x, (void)y, (void)out;
+static inline int ctest_noop_grad(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch, double *out) {
+    (void)u, (void)x, (void)y, (void)out, (void)batch, (void)nbatch;
     return 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* A finite-sum problem on R^2 x R^2 with N = 4 components:          */
+/*   g_i(x, y) = 1/2 a_i |y|^2 - b_i y'x,  f_i = 1/2 |y - c_i|^2      */
+/*   + lambda/2 |x|^2; the oracles average over the batch. With the   */
+/*   means abar, bbar, cbar: y*(x) = (bbar/abar) x = kappa x and      */
+/*   x* = kappa cbar / (kappa^2 + lambda). Records the batches seen.  */
+/* ---------------------------------------------------------------- */
+
+#define CTEST_FSUM_N 4
+static const double ctest_fsum_a[CTEST_FSUM_N] = {1, 2, 3, 2}, ctest_fsum_b[CTEST_FSUM_N] = {1, 0.5, 2, 0.5};
+static const double ctest_fsum_c[CTEST_FSUM_N][2] = {{1, 0}, {0, -1}, {2, 1}, {1, -4}};
+#define CTEST_FSUM_LAMBDA 0.1
+
+typedef struct {
+    long full_calls;    /* oracle calls with the full sum (batch NULL) */
+    long batch_calls;   /* oracle calls with a minibatch */
+    long bad_batches;   /* batches with an index out of range, or NULL with nbatch > 0 */
+    long lower_solves;  /* lower_solve calls */
+} ctest_fsum;
+
+/* ctest_fsum_mean averages w over the batch (all components when NULL). */
+static inline double ctest_fsum_mean(ctest_fsum *q, const double *w, const int64_t *batch, int64_t nbatch) {
+    double s = 0;
+    if (batch == NULL) {
+        q->full_calls++;
+        if (nbatch != 0) q->bad_batches++;
+        for (int i = 0; i < CTEST_FSUM_N; i++) s += w[i];
+        return s / CTEST_FSUM_N;
+    }
+    q->batch_calls++;
+    if (nbatch < 1) {
+        q->bad_batches++;
+        return 0;
+    }
+    for (int64_t j = 0; j < nbatch; j++) {
+        if (batch[j] < 0 || batch[j] >= CTEST_FSUM_N) {
+            q->bad_batches++;
+            return 0;
+        }
+        s += w[batch[j]];
+    }
+    return s / (double)nbatch;
+}
+
+static inline void ctest_fsum_cbar(ctest_fsum *q, const int64_t *batch, int64_t nbatch, double c[2]) {
+    double c0[CTEST_FSUM_N], c1[CTEST_FSUM_N];
+    for (int i = 0; i < CTEST_FSUM_N; i++) c0[i] = ctest_fsum_c[i][0], c1[i] = ctest_fsum_c[i][1];
+    c[0] = ctest_fsum_mean(q, c0, batch, nbatch);
+    c[1] = ctest_fsum_mean(q, c1, batch, nbatch);
+}
+
+static inline int ctest_fsum_f(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch,
+                               double *out) {
+    /* 1/2 mean |y - c_i|^2 = 1/2 |y|^2 - y'cbar + 1/2 mean |c_i|^2 */
+    ctest_fsum *q = u;
+    double c[2], cc[CTEST_FSUM_N];
+    ctest_fsum_cbar(q, batch, nbatch, c);
+    for (int i = 0; i < CTEST_FSUM_N; i++)
+        cc[i] = ctest_fsum_c[i][0] * ctest_fsum_c[i][0] + ctest_fsum_c[i][1] * ctest_fsum_c[i][1];
+    *out = 0.5 * (y[0] * y[0] + y[1] * y[1]) - (y[0] * c[0] + y[1] * c[1]) + 0.5 * ctest_fsum_mean(q, cc, batch, nbatch) +
+           0.5 * CTEST_FSUM_LAMBDA * (x[0] * x[0] + x[1] * x[1]);
+    return 0;
+}
+static inline int ctest_fsum_fx(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch,
+                                double *out) {
+    (void)u, (void)y, (void)batch, (void)nbatch;
+    out[0] = CTEST_FSUM_LAMBDA * x[0], out[1] = CTEST_FSUM_LAMBDA * x[1];
+    return 0;
+}
+static inline int ctest_fsum_fy(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch,
+                                double *out) {
+    double c[2];
+    (void)x;
+    ctest_fsum_cbar(u, batch, nbatch, c);
+    out[0] = y[0] - c[0], out[1] = y[1] - c[1];
+    return 0;
+}
+static inline int ctest_fsum_gy(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch,
+                                double *out) {
+    double a = ctest_fsum_mean(u, ctest_fsum_a, batch, nbatch), b = ctest_fsum_mean(u, ctest_fsum_b, batch, nbatch);
+    out[0] = a * y[0] - b * x[0], out[1] = a * y[1] - b * x[1];
+    return 0;
+}
+static inline int ctest_fsum_gx(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch,
+                                double *out) {
+    double b = ctest_fsum_mean(u, ctest_fsum_b, batch, nbatch);
+    (void)x;
+    out[0] = -b * y[0], out[1] = -b * y[1];
+    return 0;
+}
+static inline int ctest_fsum_lower_solve(void *u, const double *x, const double *y, const int64_t *batch,
+                                         int64_t nbatch, double *out) {
+    ctest_fsum *q = u;
+    double a = ctest_fsum_mean(q, ctest_fsum_a, batch, nbatch), b = ctest_fsum_mean(q, ctest_fsum_b, batch, nbatch);
+    (void)y;
+    q->lower_solves++;
+    out[0] = b / a * x[0], out[1] = b / a * x[1];
+    return 0;
+}
+
+/* ctest_fsum_oracles returns the finite-sum problem's oracles: Euclidean,
+ * Hessian and cross products left to finite differences, lower_solve when
+ * asked, and size as given (0: sizeof). */
+static inline rhgd_oracles ctest_fsum_oracles(int lower_solve, size_t size) {
+    rhgd_oracles o = RHGD_STRUCT_INIT(rhgd_oracles);
+    if (size) o.size = size;
+    o.f = ctest_fsum_f;
+    o.grad_fx = ctest_fsum_fx;
+    o.grad_fy = ctest_fsum_fy;
+    o.grad_gx = ctest_fsum_gx;
+    o.grad_gy = ctest_fsum_gy;
+    o.n_f = o.n_g = CTEST_FSUM_N;
+    if (lower_solve) o.lower_solve = ctest_fsum_lower_solve;
+    return o;
+}
+
+/* ctest_fsum_xstar sets x to the closed-form x*. */
+static inline void ctest_fsum_xstar(double *x) {
+    double a = 0, b = 0, c0 = 0, c1 = 0;
+    for (int i = 0; i < CTEST_FSUM_N; i++)
+        a += ctest_fsum_a[i], b += ctest_fsum_b[i], c0 += ctest_fsum_c[i][0], c1 += ctest_fsum_c[i][1];
+    double k = b / a;
+    x[0] = k * c0 / CTEST_FSUM_N / (k * k + CTEST_FSUM_LAMBDA);
+    x[1] = k * c1 / CTEST_FSUM_N / (k * k + CTEST_FSUM_LAMBDA);
 }
 
 /* ---------------------------------------------------------------- */
@@ -237,7 +366,7 @@ static inline int ctest_loop_lyap(long iters, int64_t n, const double *a, const 
 /* ctest_loop_oracle calls one oracle of p iters times from C. */
 static inline int ctest_loop_oracle(long iters, rhgd_problem p, const char *name, const double *x, const double *y,
                              const double *v, double *out) {
-    for (long i = 0; i < iters; i++) {
+    for (long i = RHGD_NO_HANDLE; i < iters; i++) {
         int rc = rhgd_problem_oracle(p, name, x, y, v, out);
         if (rc != RHGD_OK) return rc;
     }
@@ -277,8 +406,8 @@ static inline void ctest_sym4(double *a, int id) {
  * seed 3) with HINV for CTEST_EPOCHS epochs and copies x into x. */
 static inline int ctest_run_synthetic(double *x, const char *estimator, char *err, size_t errlen) {
     const char *params[] = {"n=40", "d=10", "r=4"};
-    rhgd_problem p = 0;
-    rhgd_solver s = 0;
+    rhgd_problem p = RHGD_NO_HANDLE;
+    rhgd_solver s = RHGD_NO_HANDLE;
     int rc = rhgd_problem_builtin("synthetic", 3, params, NULL, 3, &p);
     if (rc == RHGD_OK) rc = rhgd_solver_new(p, estimator, "epochs=25", &s);
     if (rc == RHGD_OK) rc = rhgd_solver_run(s, NULL, NULL, NULL, NULL);
@@ -288,8 +417,8 @@ static inline int ctest_run_synthetic(double *x, const char *estimator, char *er
         rhgd_last_error(msg, sizeof msg);
         snprintf(err, errlen, "synthetic: %s: %s", rhgd_strerror(rc), msg);
     }
-    if (s) rhgd_solver_free(s);
-    if (p) rhgd_problem_free(p);
+    if (s.id) rhgd_solver_free(s);
+    if (p.id) rhgd_problem_free(p);
     return rc;
 }
 
@@ -301,9 +430,9 @@ static inline int ctest_run_quad(double *x, int full, const char *estimator, cha
     static const double c[4] = {1, -1, 0.5, 2};
     ctest_quad q = {3, 4, 0.1, a, b, c, 0, 0};
     rhgd_oracles o = ctest_quad_oracles(full);
-    rhgd_manifold mx = 0, my = 0;
-    rhgd_problem p = 0;
-    rhgd_solver s = 0;
+    rhgd_manifold mx = RHGD_NO_HANDLE, my = RHGD_NO_HANDLE;
+    rhgd_problem p = RHGD_NO_HANDLE;
+    rhgd_solver s = RHGD_NO_HANDLE;
     double x0[3] = {0, 0, 0}, y0[4] = {0, 0, 0, 0};
     int rc = rhgd_manifold_new("euclid:r=3", &mx);
     if (rc == RHGD_OK) rc = rhgd_manifold_new("euclid:r=4", &my);
@@ -316,10 +445,10 @@ static inline int ctest_run_quad(double *x, int full, const char *estimator, cha
         rhgd_last_error(msg, sizeof msg);
         snprintf(err, errlen, "quad: %s: %s", rhgd_strerror(rc), msg);
     }
-    if (s) rhgd_solver_free(s);
-    if (p) rhgd_problem_free(p);
-    if (mx) rhgd_manifold_free(mx);
-    if (my) rhgd_manifold_free(my);
+    if (s.id) rhgd_solver_free(s);
+    if (p.id) rhgd_problem_free(p);
+    if (mx.id) rhgd_manifold_free(mx);
+    if (my.id) rhgd_manifold_free(my);
     return rc;
 }
 
