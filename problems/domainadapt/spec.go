@@ -86,11 +86,7 @@ func NewInstance(data *Data, c Config, baselineLambda float64) (*problems.Instan
 	if err != nil {
 		return nil, err
 	}
-	x0 := p.Start()
-	y0 := make([]float64, p.d*p.d)
-	if err := p.LowerSolution(y0, x0); err != nil {
-		return nil, err
-	}
+	x0, y0 := p.Start(0)
 	in := Paper.Instance()
 	in.Problem, in.X0, in.Y0 = p.Bilevel(), x0, y0
 	in.Describe = fmt.Sprintf("Π(%d,%d) × SPD(%d), %s, α = %g, λ = %g, ε = %g", p.n, p.m, p.d, data.Name, c.Alpha, c.Lambda, c.Ridge)

@@ -94,7 +94,7 @@ func TestBadData(t *testing.T) {
 // rather than NaN.
 func TestOracleErrors(t *testing.T) {
 	_, hp, p := setup(t, small, 2)
-	w, beta := hp.Start()
+	w, beta := hp.Start(0)
 	zero := make([]float64, len(w))
 	_, err := p.F(testkit.At(zero, beta))
 	require.ErrorIs(t, err, numerr.ErrNotPosDef)
@@ -114,7 +114,7 @@ func TestSaveLoad(t *testing.T) {
 	require.Equal(t, data, back)
 	hp2, err := hyperrep.New(back, hyperrep.PaperLambda)
 	require.NoError(t, err)
-	w, beta := hp.Start()
+	w, beta := hp.Start(0)
 	f1, err := p.F(testkit.At(w, beta))
 	require.NoError(t, err)
 	f2, err := hp2.Bilevel().F(testkit.At(w, beta))

@@ -21,7 +21,7 @@ var epochEstimators = []string{"hinv", "cg", "ns", "ad", "cg-fd"}
 // 35), so benchmarks and allocation tests see a representative iterate.
 func warm(tb testing.TB, name string) *solver.RHGD {
 	_, p := setup(tb, karcher.DefaultParams().N, karcher.DefaultParams().Count, karcher.DefaultParams().Spread)
-	x0, y0 := p.Start()
+	x0, y0 := p.Start(0)
 	s := karcher.Paper.Settings
 	s.Epochs = 5
 	q := p.Bilevel()

@@ -234,8 +234,9 @@ func (p *Problem) Notes() []string { return slices.Clone(p.notes) }
 func (p *Problem) Dims() (n, count int) { return p.n, p.count }
 
 // Start returns the starting point x0 = 0, so that φ(x0) = C, and
-// y0 = y*(x0) = C.
-func (p *Problem) Start() (x, y []float64) {
+// y0 = y*(x0) = C. The start is deterministic: seed is ignored (it is
+// there so that every problem's Start has one signature).
+func (p *Problem) Start(seed uint64) (x, y []float64) {
 	return make([]float64, p.n*p.n), append([]float64(nil), p.c...)
 }
 

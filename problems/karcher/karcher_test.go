@@ -410,7 +410,7 @@ func TestRunReachesMean(t *testing.T) {
 		for _, name := range []string{"hinv", "cg", "ns", "ad", "cg/fd", "ns/fd", "ad/fd"} {
 			p, err := karcher.New(c.data)
 			require.NoError(t, err)
-			x0, y0 := p.Start()
+			x0, y0 := p.Start(0)
 			s := karcher.Paper.Settings
 			est, fd := strings.CutSuffix(name, "/fd")
 			s.Estimator, err = solver.ParseEstimator(karcher.Paper.Specs()[est])
@@ -483,7 +483,7 @@ func TestBadData(t *testing.T) {
 	require.NoError(t, err)
 	q, err := karcher.New(good)
 	require.NoError(t, err)
-	_, y := q.Start()
+	_, y := q.Start(0)
 	require.Equal(t, q.Psi(y), p.Psi(y))
 }
 
@@ -492,7 +492,7 @@ func TestBadData(t *testing.T) {
 func TestNPZ(t *testing.T) {
 	dir := t.TempDir()
 	data, p := setup(t, 3, 4, 1)
-	x0, y0 := p.Start()
+	x0, y0 := p.Start(0)
 	x0[0] = 0.1
 	path := filepath.Join(dir, "k.npz")
 	require.NoError(t, karcher.Save(path, data, problems.Start{X: x0, Y: y0}))
@@ -553,7 +553,7 @@ func TestSpec(t *testing.T) {
 
 	// Loaded data with x0 only: y0 = φ(x0).
 	data, p := setup(t, 3, 4, 1)
-	x0, _ := p.Start()
+	x0, _ := p.Start(0)
 	x0[4] = 0.2
 	path := filepath.Join(t.TempDir(), "k.npz")
 	require.NoError(t, problems.WriteNPZ(path, map[string][]float64{"B": data.B, "C": data.C, "x0": x0}, map[string][]int{"B": {4, 3, 3}, "C": {3, 3}, "x0": {3, 3}}))

@@ -66,7 +66,7 @@ func Build(p Params) (*problems.Instance, error) {
 // within float32 rounding of it (noted); x0 = 0 without one in the file,
 // and y0 = φ(x0) without y0.
 func start(pr *Problem, st problems.Start, notes *[]string, path string) (x0, y0 []float64, err error) {
-	x0, y0 = pr.Start()
+	x0, y0 = pr.Start(0)
 	if st.X != nil {
 		x0 = st.X
 	}

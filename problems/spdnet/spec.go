@@ -68,7 +68,7 @@ func NewInstance(data *Data, split Split, cfg Config, seed uint64) (*problems.In
 		return nil, err
 	}
 	in := Paper.Instance()
-	in.X0, in.Y0 = p.Start()
+	in.X0, in.Y0 = p.Start(0)
 	ntr, nval := p.Sizes()
 	b := in.Stochastic
 	b.Lower, b.Upper = min(b.Lower, ntr), min(b.Upper, nval)
