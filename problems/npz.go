@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"maps"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -299,4 +300,64 @@ func SaveNPZ(path string, dims Dims, arrays ...Array) error {
 		}
 	}
 	return WriteNPZ(path, vals, shapes)
+}
+
+// ReadTagged reads the .npz file at path into *v, a struct whose tags
+// describe the file, so that a problem declares its file once, beside its
+// data: each []float64 field tagged npz:"name" (npz:"name,optional" when
+// it may be absent) and shape:"axes" is an Array read into the field, in
+// field order (an embedded struct's fields in its place), and each int
+// field tagged dim:"axis" receives that axis' size. Errors are Read's.
+// v must be a pointer to such a struct (else ReadTagged panics: a
+// programming error, not bad data).
+func ReadTagged(path string, v any) error {
+	arrays, sizes := tagged(v)
+	dims, err := ReadNPZ(path, arrays...)
+	if err != nil {
+		return err
+	}
+	for ax, p := range sizes {
+		*p = dims[ax]
+	}
+	return nil
+}
+
+// SaveTagged writes the arrays of *v, tagged as for ReadTagged, to a new
+// .npz file at path (SaveNPZ), their shapes given by its dim fields.
+func SaveTagged(path string, v any) error {
+	arrays, sizes := tagged(v)
+	dims := Dims{}
+	for ax, p := range sizes {
+		dims[ax] = *p
+	}
+	return SaveNPZ(path, dims, arrays...)
+}
+
+// tagged returns the arrays and the sizes' fields that the tags of the
+// struct *v describe (ReadTagged).
+func tagged(v any) ([]Array, map[string]*int) {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.Elem().Kind() != reflect.Struct {
+		panic(fmt.Sprintf("problems: %T is not a pointer to a struct", v))
+	}
+	var arrays []Array
+	sizes := map[string]*int{}
+	var walk func(s reflect.Value)
+	walk = func(s reflect.Value) {
+		for i := range s.NumField() {
+			f, fv := s.Type().Field(i), s.Field(i)
+			switch {
+			case f.Anonymous && fv.Kind() == reflect.Struct:
+				walk(fv)
+			case f.Tag.Get("npz") != "":
+				name, opt, _ := strings.Cut(f.Tag.Get("npz"), ",")
+				arrays = append(arrays, Array{Name: name, Shape: f.Tag.Get("shape"),
+					Data: fv.Addr().Interface().(*[]float64), Optional: opt == "optional"})
+			case f.Tag.Get("dim") != "":
+				sizes[f.Tag.Get("dim")] = fv.Addr().Interface().(*int)
+			}
+		}
+	}
+	walk(rv.Elem())
+	return arrays, sizes
 }

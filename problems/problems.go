@@ -4,7 +4,8 @@
 // struct tags give the command line's flags, the C ABI's key=value
 // parameters and Python's keywords: Bind, Fields, SetParams), its paper
 // settings as one Paper value, and the .npz helpers that read and write
-// its data (ReadNPZ, SaveNPZ). The catalog of Specs is package
+// its data (ReadTagged and SaveTagged over a struct whose tags describe
+// the file; ReadNPZ, SaveNPZ). The catalog of Specs is package
 // problems/catalog.
 package problems
 

@@ -68,10 +68,14 @@ import (
 
 // Data are the matrices of the problem, row-major: B (Count matrices
 // n×n, stacked), their weights W (Count entries; nil means uniform) and C
-// (n×n).
+// (n×n). The tags name them in the problem's .npz file
+// (problems.ReadTagged).
 type Data struct {
-	N, Count int
-	B, W, C  []float64
+	N     int       `dim:"n"`
+	Count int       `dim:"count"`
+	B     []float64 `npz:"B" shape:"count×n×n"`
+	C     []float64 `npz:"C" shape:"n×n"`
+	W     []float64 `npz:"w,optional" shape:"count"`
 }
 
 // Generate draws a centre G (spd.RandPoint from seed) and puts the B_i
@@ -238,6 +242,27 @@ func (p *Problem) Dims() (n, count int) { return p.n, p.count }
 // there so that every problem's Start has one signature).
 func (p *Problem) Start(seed uint64) (x, y []float64) {
 	return make([]float64, p.n*p.n), append([]float64(nil), p.c...)
+}
+
+// StartAt returns the starting point for a start a data file may hold:
+// its parts as they are, y0 projected onto SPD(n) when it is within
+// float32 rounding of it (noted in notes); x0 = 0 without one, and y0 =
+// φ(x0) without y0. path names the file in errors.
+func (p *Problem) StartAt(st problems.Start, notes *[]string, path string) (x0, y0 []float64, err error) {
+	x0, y0 = p.Start(0)
+	if st.X != nil {
+		x0 = st.X
+	}
+	if st.Y != nil {
+		if err := problems.SnapInput(notes, p.SPD, "y0", st.Y); err != nil {
+			return nil, nil, fmt.Errorf("karcher: %s: %w", path, err)
+		}
+		return x0, st.Y, nil
+	}
+	if err := p.Phi(y0, x0); err != nil {
+		return nil, nil, fmt.Errorf("%w: x0: %w", problems.ErrBadData, err)
+	}
+	return x0, y0, nil
 }
 
 func (p *Problem) mul(tA, tB gblas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
