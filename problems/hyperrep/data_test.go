@@ -2,7 +2,6 @@ package hyperrep_test
 
 import (
 	"errors"
-	"flag"
 	"math"
 	"path/filepath"
 	"slices"
@@ -172,10 +171,7 @@ func TestLoadBad(t *testing.T) {
 // or from a file, with the paper's settings, estimators and batches, and
 // the instance runs under RHGD and RSHGD.
 func TestSpec(t *testing.T) {
-	fs := flag.NewFlagSet("hyperrep", flag.ContinueOnError)
-	build := hyperrep.Spec.Flags(fs)
-	require.NoError(t, fs.Parse([]string{"-n", "30", "-d", "8", "-k", "3", "-ntrain", "12", "-lambda", "0.2"}))
-	in, err := build(problems.Options{Seed: 3})
+	in, err := testkit.Build(t, hyperrep.Spec, problems.Options{Seed: 3}, "-n", "30", "-d", "8", "-k", "3", "-ntrain", "12", "-lambda", "0.2")
 	require.NoError(t, err)
 	require.Equal(t, "hyperrep", hyperrep.Spec.Name)
 	require.Equal(t, hyperrep.Paper.Settings, in.Settings)
@@ -202,18 +198,12 @@ func TestSpec(t *testing.T) {
 	require.NoError(t, err)
 	path := filepath.Join(t.TempDir(), "d.npz")
 	require.NoError(t, hyperrep.Save(path, data))
-	fs = flag.NewFlagSet("hyperrep", flag.ContinueOnError)
-	build = hyperrep.Spec.Flags(fs)
-	require.NoError(t, fs.Parse(nil))
-	in, err = build(problems.Options{Data: path})
+	in, err = testkit.Build(t, hyperrep.Spec, problems.Options{Data: path})
 	require.NoError(t, err)
 	require.Equal(t, data.W0, in.X0)
 	require.Equal(t, data.Beta0, in.Y0)
 	require.Contains(t, in.Describe, path)
-	fs = flag.NewFlagSet("hyperrep", flag.ContinueOnError)
-	build = hyperrep.Spec.Flags(fs)
-	require.NoError(t, fs.Parse([]string{"-k", "60"}))
-	_, err = build(problems.Options{})
+	_, err = testkit.Build(t, hyperrep.Spec, problems.Options{}, "-k", "60")
 	bad(t, err, "spec with k > d")
 }
 
