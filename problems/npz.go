@@ -311,9 +311,20 @@ func SaveNPZ(path string, dims Dims, arrays ...Array) error {
 // v must be a pointer to such a struct (else ReadTagged panics: a
 // programming error, not bad data).
 func ReadTagged(path string, v any) error {
-	arrays, sizes := tagged(v)
-	dims, err := ReadNPZ(path, arrays...)
+	z, err := OpenNPZ(path)
 	if err != nil {
+		return err
+	}
+	defer z.Close()
+	return z.ReadTagged(v)
+}
+
+// ReadTagged reads the archive into *v as the function ReadTagged does,
+// for a problem that looks at the archive first.
+func (z *NPZ) ReadTagged(v any) error {
+	arrays, sizes := tagged(v)
+	dims := Dims{}
+	if err := z.Read(dims, arrays...); err != nil {
 		return err
 	}
 	for ax, p := range sizes {

@@ -84,10 +84,12 @@ import (
 )
 
 // Data is the matrix A (n×n, row-major, symmetric positive definite) and
-// the number p of columns of X.
+// the number p of columns of X; the tags name A in the problem's .npz
+// file (problems.ReadTagged).
 type Data struct {
-	N, P int
-	A    []float64
+	N int       `dim:"n"`
+	P int       `dim:"p"`
+	A []float64 `npz:"A" shape:"n×n"`
 	// Spectrum holds the eigenvalues A was built with, in descending
 	// order, when Generate made it; nil for loaded data.
 	Spectrum []float64

@@ -80,11 +80,12 @@ func Build(p Params) (*problems.Instance, error) {
 	return in, nil
 }
 
-// arrays are the problem's .npz file: A (n×n) and optionally X0 (n×p) and
-// Y0 (p×p), the start.
-func arrays(d *Data, st *problems.Start) []problems.Array {
-	return []problems.Array{{Name: "A", Shape: "n×n", Data: &d.A},
-		{Name: "X0", Shape: "n×p", Data: &st.X, Optional: true}, {Name: "Y0", Shape: "p×p", Data: &st.Y, Optional: true}}
+// file is the problem's .npz file: A (n×n) and optionally the start X0
+// (n×p) and Y0 (p×p).
+type file struct {
+	Data
+	X0 []float64 `npz:"X0,optional" shape:"n×p"`
+	Y0 []float64 `npz:"Y0,optional" shape:"p×p"`
 }
 
 // Load reads A (n×n) from a numpy .npz file, with optionally X0 (n×p, which
@@ -101,20 +102,19 @@ func Load(path string, p int) (*Data, problems.Start, error) {
 	if z.Has("Y0") && !z.Has("X0") {
 		return nil, problems.Start{}, fmt.Errorf("%w: %s: Y0 without X0", problems.ErrBadData, path)
 	}
-	d, st, dims := &Data{}, problems.Start{}, problems.Dims{}
-	if err := z.Read(dims, arrays(d, &st)...); err != nil {
+	var f file
+	if err := z.ReadTagged(&f); err != nil {
 		return nil, problems.Start{}, err
 	}
-	d.N, d.P = dims["n"], p
-	if st.X != nil {
-		d.P = dims["p"]
+	if f.X0 == nil {
+		f.P = p
 	}
-	return d, st, nil
+	return &f.Data, problems.Start{X: f.X0, Y: f.Y0}, nil
 }
 
 // Save writes A and a starting point to a .npz file that Load reads
 // (arrays A, X0 and Y0; a nil part of the start is left out), so that
 // other implementations can run the same problem.
 func Save(path string, data *Data, start problems.Start) error {
-	return problems.SaveNPZ(path, problems.Dims{"n": data.N, "p": data.P}, arrays(data, &start)...)
+	return problems.SaveTagged(path, &file{Data: *data, X0: start.X, Y0: start.Y})
 }

@@ -44,11 +44,15 @@ import (
 // singular XᵀX (numerr.ErrInvalid).
 var ErrBadData = numerr.New(numerr.ErrInvalid, "synthetic: bad data")
 
-// Data are the matrices X (n×d) and Y (n×r), row-major, and ν.
+// Data are the matrices X (n×d) and Y (n×r), row-major, and ν; the tags
+// name X and Y in the problem's .npz file (problems.ReadTagged).
 type Data struct {
-	N, D, R int
-	X, Y    []float64
-	Nu      float64
+	N  int       `dim:"n"`
+	D  int       `dim:"d"`
+	R  int       `dim:"r"`
+	X  []float64 `npz:"X" shape:"n×d"`
+	Y  []float64 `npz:"Y" shape:"n×r"`
+	Nu float64
 }
 
 // Generate draws X and Y with standard normal entries, each scaled to unit
