@@ -247,9 +247,10 @@ func (p *Problem) Start(seed uint64) (x, y []float64) {
 // StartAt returns the starting point for a start a data file may hold:
 // its parts as they are, y0 projected onto SPD(n) when it is within
 // float32 rounding of it (noted in notes); x0 = 0 without one, and y0 =
-// φ(x0) without y0. path names the file in errors.
-func (p *Problem) StartAt(st problems.Start, notes *[]string, path string) (x0, y0 []float64, err error) {
-	x0, y0 = p.Start(0)
+// φ(x0) without y0 (seed is ignored, as by Start). path names the file in
+// errors.
+func (p *Problem) StartAt(st problems.Start, seed uint64, notes *[]string, path string) (x0, y0 []float64, err error) {
+	x0, y0 = p.Start(seed)
 	if st.X != nil {
 		x0 = st.X
 	}

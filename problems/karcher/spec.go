@@ -51,7 +51,7 @@ func Build(p Params) (*problems.Instance, error) {
 	}
 	in := Paper.Instance()
 	in.Notes = pr.Notes()
-	if in.X0, in.Y0, err = pr.StartAt(st, &in.Notes, p.Data); err != nil {
+	if in.X0, in.Y0, err = pr.StartAt(st, p.Seed, &in.Notes, p.Data); err != nil {
 		return nil, err
 	}
 	fstar, _, _, err := pr.Solution()

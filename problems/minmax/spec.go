@@ -44,8 +44,8 @@ var Spec = problems.Define(problems.Spec{
 }, DefaultParams, Build)
 
 // Build returns the problem, A generated from p.Seed or loaded from
-// p.Data, starting at the file's (X0, Y0), or a random X0 (p.StartSeed)
-// and Y0 = I/λ_max(X0ᵀAX0); Describe gives the known optimum.
+// p.Data, starting at StartAt (the file's start, or a random one from
+// p.StartSeed); Describe gives the known optimum.
 func Build(p Params) (*problems.Instance, error) {
 	gen := func() (*Data, error) { return Generate(p.N, p.P, p.Cond, p.Gap, p.Seed) }
 	load := func(path string) (*Data, problems.Start, error) { return Load(path, p.P) }
@@ -60,22 +60,11 @@ func Build(p Params) (*problems.Instance, error) {
 	}
 	in := Paper.Instance()
 	in.Notes = pr.Notes()
-	sx, sy := pr.Start(p.StartSeed)
-	if st.X == nil {
-		st.X = sx
-	} else if err := problems.SnapInput(&in.Notes, pr.St, "X0", st.X); err != nil {
-		return nil, fmt.Errorf("minmax: %s: %w", p.Data, err)
-	}
-	if st.Y == nil {
-		if err := pr.ScaledIdentity(sy, st.X); err != nil {
-			return nil, fmt.Errorf("%w: X0: %w", problems.ErrBadData, err)
-		}
-		st.Y = sy
-	} else if err := problems.SnapInput(&in.Notes, pr.SPD, "Y0", st.Y); err != nil {
-		return nil, fmt.Errorf("minmax: %s: %w", p.Data, err)
+	if in.X0, in.Y0, err = pr.StartAt(st, p.StartSeed, &in.Notes, p.Data); err != nil {
+		return nil, err
 	}
 	fstar, _, _, _ := pr.Solution()
-	in.Problem, in.X0, in.Y0 = pr.Bilevel(), st.X, st.Y
+	in.Problem = pr.Bilevel()
 	in.Describe = fmt.Sprintf("St(%d,%d) × SPD(%d), A %s; known optimum F* = %.12g", data.N, data.P, data.P, src, fstar)
 	return in, nil
 }

@@ -46,25 +46,16 @@ func Build(p Params) (*problems.Instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	var notes []string
-	sw, sm := pr.Start(p.StartSeed)
-	if st.X == nil {
-		st.X = sw
-	} else if err := problems.SnapInput(&notes, pr.St, "W0", st.X); err != nil {
-		return nil, fmt.Errorf("synthetic: %s: %w", p.Data, err)
-	}
-	if st.Y == nil {
-		st.Y = sm
-	} else if err := problems.SnapInput(&notes, pr.SPD, "M0", st.Y); err != nil {
-		return nil, fmt.Errorf("synthetic: %s: %w", p.Data, err)
+	in := Paper.Instance()
+	if in.X0, in.Y0, err = pr.StartAt(st, p.StartSeed, &in.Notes, p.Data); err != nil {
+		return nil, err
 	}
 	if p.Save != "" {
-		if err := Save(p.Save, data, st); err != nil {
+		if err := Save(p.Save, data, problems.Start{X: in.X0, Y: in.Y0}); err != nil {
 			return nil, err
 		}
 	}
-	in := Paper.Instance()
-	in.Problem, in.X0, in.Y0, in.Notes = pr.Bilevel(), st.X, st.Y, notes
+	in.Problem = pr.Bilevel()
 	in.Describe = fmt.Sprintf("St(%d,%d) × SPD(%d), n = %d, ν = %g, data %s", data.D, data.R, data.D, data.N, data.Nu, src)
 	return in, nil
 }

@@ -35,6 +35,7 @@ import (
 	"github.com/rhgd/rhgd/blas"
 	"github.com/rhgd/rhgd/lapackx"
 	"github.com/rhgd/rhgd/numerr"
+	"github.com/rhgd/rhgd/problems"
 	"github.com/rhgd/rhgd/solver"
 	"github.com/rhgd/rhgd/spd"
 	"github.com/rhgd/rhgd/stiefel"
@@ -180,6 +181,25 @@ func (p *Problem) Start(seed uint64) (w, m []float64) {
 		m[i*p.d+i] = 1
 	}
 	return w, m
+}
+
+// StartAt returns the starting point for a start a data file may hold:
+// its parts, each projected onto its manifold when it is within float32
+// rounding of it (noted in notes), and Start's from seed for a part it
+// lacks. path names the file in errors.
+func (p *Problem) StartAt(st problems.Start, seed uint64, notes *[]string, path string) (w0, m0 []float64, err error) {
+	sw, sm := p.Start(seed)
+	if st.X == nil {
+		st.X = sw
+	} else if err := problems.SnapInput(notes, p.St, "W0", st.X); err != nil {
+		return nil, nil, fmt.Errorf("synthetic: %s: %w", path, err)
+	}
+	if st.Y == nil {
+		st.Y = sm
+	} else if err := problems.SnapInput(notes, p.SPD, "M0", st.Y); err != nil {
+		return nil, nil, fmt.Errorf("synthetic: %s: %w", path, err)
+	}
+	return st.X, st.Y, nil
 }
 
 func (p *Problem) mul(tA, tB gblas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
