@@ -29,7 +29,7 @@ func warm(tb testing.TB, name string) *solver.RHGD {
 		name = "cg"
 		q.HessGy, q.HessGyInv, q.CrossGxy = nil, nil, nil
 	}
-	est, err := solver.ParseEstimator(karcher.Paper.Specs()[name])
+	est, err := karcher.Paper.Estimator(name)
 	require.NoError(tb, err)
 	s.Estimator = est
 	return testkit.Warm(tb, q, s, x0, y0)

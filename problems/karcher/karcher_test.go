@@ -414,7 +414,7 @@ func TestRunReachesMean(t *testing.T) {
 			x0, y0 := p.Start(0)
 			s := karcher.Paper.Settings
 			est, fd := strings.CutSuffix(name, "/fd")
-			s.Estimator, err = solver.ParseEstimator(karcher.Paper.Specs()[est])
+			s.Estimator, err = karcher.Paper.Estimator(est)
 			require.NoError(t, err)
 			s.GradTol = 1e-10
 			q := p.Bilevel()

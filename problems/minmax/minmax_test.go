@@ -288,7 +288,7 @@ func TestRunReachesSaddle(t *testing.T) {
 	}
 	sort.Float64s(want)
 	for _, name := range []string{"gda", "hinv", "cg", "ns", "ad"} {
-		est, err := solver.ParseEstimator(minmax.Paper.Specs()[name])
+		est, err := minmax.Paper.Estimator(name)
 		require.NoError(t, err)
 		res := runTo(t, pr, est)
 		x, y := res.X, res.Y
@@ -338,7 +338,7 @@ func TestDanskin(t *testing.T) {
 	u := make([]float64, 36)
 	pr.St.RandTangent(u, x, rand.New(rand.NewPCG(8, 8)))
 	estimate := func(name string, y []float64) []float64 {
-		est, err := solver.ParseEstimator(minmax.Paper.Specs()[name])
+		est, err := minmax.Paper.Estimator(name)
 		require.NoError(t, err)
 		r, err := solver.New(pr.Bilevel(), &solver.Settings{Estimator: est})
 		require.NoError(t, err)
