@@ -250,14 +250,14 @@ func (p *Problem) Start(seed uint64) (x, y []float64) {
 // φ(x0) without y0 (seed is ignored, as by Start). path names the file in
 // errors.
 func (p *Problem) StartAt(st problems.Start, seed uint64, notes *[]string, path string) (x0, y0 []float64, err error) {
+	if err := problems.SnapStart(notes, st, nil, p.SPD, "", "y0"); err != nil {
+		return nil, nil, fmt.Errorf("karcher: %s: %w", path, err)
+	}
 	x0, y0 = p.Start(seed)
 	if st.X != nil {
 		x0 = st.X
 	}
 	if st.Y != nil {
-		if err := problems.SnapInput(notes, p.SPD, "y0", st.Y); err != nil {
-			return nil, nil, fmt.Errorf("karcher: %s: %w", path, err)
-		}
 		return x0, st.Y, nil
 	}
 	if err := p.Phi(y0, x0); err != nil {

@@ -256,25 +256,24 @@ func (pr *Problem) Start(seed uint64) (x, y []float64) {
 
 // StartAt returns the starting point for a start a data file may hold:
 // its parts, each projected onto its manifold when it is within float32
-// rounding of it (noted in notes); without X0, Start's random X0 from
-// seed, and without Y0, Y0 = I/λ_max(X0ᵀAX0) (ScaledIdentity). path
-// names the file in errors.
+// rounding of it (problems.SnapStart, noted in notes); without X0, Start's
+// random X0 from seed, and without Y0, Y0 = I/λ_max(X0ᵀAX0)
+// (ScaledIdentity). path names the file in errors.
 func (pr *Problem) StartAt(st problems.Start, seed uint64, notes *[]string, path string) (x0, y0 []float64, err error) {
-	sx, sy := pr.Start(seed)
-	if st.X == nil {
-		st.X = sx
-	} else if err := problems.SnapInput(notes, pr.St, "X0", st.X); err != nil {
+	if err := problems.SnapStart(notes, st, pr.St, pr.SPD, "X0", "Y0"); err != nil {
 		return nil, nil, fmt.Errorf("minmax: %s: %w", path, err)
 	}
-	if st.Y == nil {
-		if err := pr.ScaledIdentity(sy, st.X); err != nil {
-			return nil, nil, fmt.Errorf("%w: X0: %w", problems.ErrBadData, err)
-		}
-		st.Y = sy
-	} else if err := problems.SnapInput(notes, pr.SPD, "Y0", st.Y); err != nil {
-		return nil, nil, fmt.Errorf("minmax: %s: %w", path, err)
+	x0, y0 = pr.Start(seed)
+	if st.X != nil {
+		x0 = st.X
 	}
-	return st.X, st.Y, nil
+	if st.Y != nil {
+		return x0, st.Y, nil
+	}
+	if err := pr.ScaledIdentity(y0, x0); err != nil {
+		return nil, nil, fmt.Errorf("%w: X0: %w", problems.ErrBadData, err)
+	}
+	return x0, y0, nil
 }
 
 // ScaledIdentity sets y = I/λ_max(XᵀAX) (see Start); x must be a point of

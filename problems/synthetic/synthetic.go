@@ -185,21 +185,20 @@ func (p *Problem) Start(seed uint64) (w, m []float64) {
 
 // StartAt returns the starting point for a start a data file may hold:
 // its parts, each projected onto its manifold when it is within float32
-// rounding of it (noted in notes), and Start's from seed for a part it
-// lacks. path names the file in errors.
+// rounding of it (problems.SnapStart, noted in notes), and Start's from
+// seed for a part it lacks. path names the file in errors.
 func (p *Problem) StartAt(st problems.Start, seed uint64, notes *[]string, path string) (w0, m0 []float64, err error) {
-	sw, sm := p.Start(seed)
-	if st.X == nil {
-		st.X = sw
-	} else if err := problems.SnapInput(notes, p.St, "W0", st.X); err != nil {
+	if err := problems.SnapStart(notes, st, p.St, p.SPD, "W0", "M0"); err != nil {
 		return nil, nil, fmt.Errorf("synthetic: %s: %w", path, err)
 	}
-	if st.Y == nil {
-		st.Y = sm
-	} else if err := problems.SnapInput(notes, p.SPD, "M0", st.Y); err != nil {
-		return nil, nil, fmt.Errorf("synthetic: %s: %w", path, err)
+	w0, m0 = p.Start(seed)
+	if st.X != nil {
+		w0 = st.X
 	}
-	return st.X, st.Y, nil
+	if st.Y != nil {
+		m0 = st.Y
+	}
+	return w0, m0, nil
 }
 
 func (p *Problem) mul(tA, tB gblas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
