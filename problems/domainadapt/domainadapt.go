@@ -97,11 +97,15 @@ import (
 // numerr.ErrInvalid.
 var ErrBadData = numerr.New(problems.ErrBadData, "domainadapt: bad data")
 
-// Data are the source and target samples, row-major.
+// Data are the source and target samples, row-major; the tags name them
+// in the problem's .npz file (problems.ReadTagged).
 type Data struct {
 	// N source samples X (N×D) and M target samples Y (M×D).
-	N, M, D int
-	X, Y    []float64
+	N int       `dim:"n"`
+	M int       `dim:"m"`
+	D int       `dim:"d"`
+	X []float64 `npz:"X" shape:"n×d"`
+	Y []float64 `npz:"Y" shape:"m×d"`
 	// SourceLabels and TargetLabels (lengths N and M, positive classes)
 	// are needed by Accuracy and BaselineAccuracy only; nil otherwise.
 	SourceLabels, TargetLabels []int
