@@ -206,6 +206,18 @@ func denseOf(v []float64, shape []int) any {
 // beside its data; a nil part is absent.
 type Start struct{ X, Y []float64 }
 
+// Or returns the parts of st, with x and y (a problem's own start) for
+// the parts st lacks.
+func (st Start) Or(x, y []float64) (x0, y0 []float64) {
+	if st.X != nil {
+		x = st.X
+	}
+	if st.Y != nil {
+		y = st.Y
+	}
+	return x, y
+}
+
 // Array is one array of a problem's .npz file, for Read and SaveNPZ: a
 // problem lists its arrays once, and both directions follow the list.
 type Array struct {

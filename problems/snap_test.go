@@ -40,3 +40,16 @@ func TestSnapStart(t *testing.T) {
 	require.ErrorContains(t, err, "X0")
 	require.ErrorIs(t, err, stiefel.ErrNotOrthonormal)
 }
+
+// TestStartOr: a start's parts win over the defaults, which fill the parts
+// it lacks.
+func TestStartOr(t *testing.T) {
+	a, b, c, d := []float64{1}, []float64{2}, []float64{3}, []float64{4}
+	x, y := problems.Start{X: a}.Or(c, d)
+	require.Equal(t, a, x)
+	require.Equal(t, d, y)
+	x, y = problems.Start{X: a, Y: b}.Or(c, d)
+	require.Equal(t, [][]float64{a, b}, [][]float64{x, y})
+	x, y = problems.Start{}.Or(c, d)
+	require.Equal(t, [][]float64{c, d}, [][]float64{x, y})
+}

@@ -253,12 +253,9 @@ func (p *Problem) StartAt(st problems.Start, seed uint64, notes *[]string, path 
 	if err := problems.SnapStart(notes, st, nil, p.SPD, "", "y0"); err != nil {
 		return nil, nil, fmt.Errorf("karcher: %s: %w", path, err)
 	}
-	x0, y0 = p.Start(seed)
-	if st.X != nil {
-		x0 = st.X
-	}
+	x0, y0 = st.Or(p.Start(seed))
 	if st.Y != nil {
-		return x0, st.Y, nil
+		return x0, y0, nil
 	}
 	if err := p.Phi(y0, x0); err != nil {
 		return nil, nil, fmt.Errorf("%w: x0: %w", problems.ErrBadData, err)

@@ -263,12 +263,9 @@ func (pr *Problem) StartAt(st problems.Start, seed uint64, notes *[]string, path
 	if err := problems.SnapStart(notes, st, pr.St, pr.SPD, "X0", "Y0"); err != nil {
 		return nil, nil, fmt.Errorf("minmax: %s: %w", path, err)
 	}
-	x0, y0 = pr.Start(seed)
-	if st.X != nil {
-		x0 = st.X
-	}
+	x0, y0 = st.Or(pr.Start(seed))
 	if st.Y != nil {
-		return x0, st.Y, nil
+		return x0, y0, nil
 	}
 	if err := pr.ScaledIdentity(y0, x0); err != nil {
 		return nil, nil, fmt.Errorf("%w: X0: %w", problems.ErrBadData, err)

@@ -191,13 +191,7 @@ func (p *Problem) StartAt(st problems.Start, seed uint64, notes *[]string, path 
 	if err := problems.SnapStart(notes, st, p.St, p.SPD, "W0", "M0"); err != nil {
 		return nil, nil, fmt.Errorf("synthetic: %s: %w", path, err)
 	}
-	w0, m0 = p.Start(seed)
-	if st.X != nil {
-		w0 = st.X
-	}
-	if st.Y != nil {
-		m0 = st.Y
-	}
+	w0, m0 = st.Or(p.Start(seed))
 	return w0, m0, nil
 }
 
