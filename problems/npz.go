@@ -319,7 +319,8 @@ func SaveNPZ(path string, dims Dims, arrays ...Array) error {
 // data: each []float64 field tagged npz:"name" (npz:"name,optional" when
 // it may be absent) and shape:"axes" is an Array read into the field, in
 // field order (an embedded struct's fields in its place), and each int
-// field tagged dim:"axis" receives that axis' size. Errors are Read's.
+// field tagged dim:"axis" receives that axis' size (0 when no array read
+// has the axis). Errors are Read's.
 // v must be a pointer to such a struct (else ReadTagged panics: a
 // programming error, not bad data).
 func ReadTagged(path string, v any) error {
