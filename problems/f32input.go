@@ -93,3 +93,19 @@ func SnapInput(notes *[]string, m solver.Manifold, name string, x []float64) err
 	}
 	return nil
 }
+
+// SnapStart accepts the parts of st, a start read from a data file, as
+// points of mx and my, in that order (SnapInput, naming them nameX and
+// nameY); a nil part (absent from the file) or a nil manifold (a part
+// without a constraint) is left as it is. It returns the first error.
+func SnapStart(notes *[]string, st Start, mx, my solver.Manifold, nameX, nameY string) error {
+	if st.X != nil && mx != nil {
+		if err := SnapInput(notes, mx, nameX, st.X); err != nil {
+			return err
+		}
+	}
+	if st.Y != nil && my != nil {
+		return SnapInput(notes, my, nameY, st.Y)
+	}
+	return nil
+}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"maps"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -205,6 +206,18 @@ func denseOf(v []float64, shape []int) any {
 // beside its data; a nil part is absent.
 type Start struct{ X, Y []float64 }
 
+// Or returns the parts of st, with x and y (a problem's own start) for
+// the parts st lacks.
+func (st Start) Or(x, y []float64) (x0, y0 []float64) {
+	if st.X != nil {
+		x = st.X
+	}
+	if st.Y != nil {
+		y = st.Y
+	}
+	return x, y
+}
+
 // Array is one array of a problem's .npz file, for Read and SaveNPZ: a
 // problem lists its arrays once, and both directions follow the list.
 type Array struct {
@@ -299,4 +312,76 @@ func SaveNPZ(path string, dims Dims, arrays ...Array) error {
 		}
 	}
 	return WriteNPZ(path, vals, shapes)
+}
+
+// ReadTagged reads the .npz file at path into *v, a struct whose tags
+// describe the file, so that a problem declares its file once, beside its
+// data: each []float64 field tagged npz:"name" (npz:"name,optional" when
+// it may be absent) and shape:"axes" is an Array read into the field, in
+// field order (an embedded struct's fields in its place), and each int
+// field tagged dim:"axis" receives that axis' size (0 when no array read
+// has the axis). Errors are Read's.
+// v must be a pointer to such a struct (else ReadTagged panics: a
+// programming error, not bad data).
+func ReadTagged(path string, v any) error {
+	z, err := OpenNPZ(path)
+	if err != nil {
+		return err
+	}
+	defer z.Close()
+	return z.ReadTagged(v)
+}
+
+// ReadTagged reads the archive into *v as the function ReadTagged does,
+// for a problem that looks at the archive first.
+func (z *NPZ) ReadTagged(v any) error {
+	arrays, sizes := tagged(v)
+	dims := Dims{}
+	if err := z.Read(dims, arrays...); err != nil {
+		return err
+	}
+	for ax, p := range sizes {
+		*p = dims[ax]
+	}
+	return nil
+}
+
+// SaveTagged writes the arrays of *v, tagged as for ReadTagged, to a new
+// .npz file at path (SaveNPZ), their shapes given by its dim fields.
+func SaveTagged(path string, v any) error {
+	arrays, sizes := tagged(v)
+	dims := Dims{}
+	for ax, p := range sizes {
+		dims[ax] = *p
+	}
+	return SaveNPZ(path, dims, arrays...)
+}
+
+// tagged returns the arrays and the sizes' fields that the tags of the
+// struct *v describe (ReadTagged).
+func tagged(v any) ([]Array, map[string]*int) {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.Elem().Kind() != reflect.Struct {
+		panic(fmt.Sprintf("problems: %T is not a pointer to a struct", v))
+	}
+	var arrays []Array
+	sizes := map[string]*int{}
+	var walk func(s reflect.Value)
+	walk = func(s reflect.Value) {
+		for i := range s.NumField() {
+			f, fv := s.Type().Field(i), s.Field(i)
+			switch {
+			case f.Anonymous && fv.Kind() == reflect.Struct:
+				walk(fv)
+			case f.Tag.Get("npz") != "":
+				name, opt, _ := strings.Cut(f.Tag.Get("npz"), ",")
+				arrays = append(arrays, Array{Name: name, Shape: f.Tag.Get("shape"),
+					Data: fv.Addr().Interface().(*[]float64), Optional: opt == "optional"})
+			case f.Tag.Get("dim") != "":
+				sizes[f.Tag.Get("dim")] = fv.Addr().Interface().(*int)
+			}
+		}
+	}
+	walk(rv.Elem())
+	return arrays, sizes
 }

@@ -132,3 +132,39 @@ func TestReadSaveArrays(t *testing.T) {
 	require.ErrorIs(t, err, ErrBadData)
 	require.ErrorContains(t, err, `has no array "X"`)
 }
+
+// TestTagged: SaveTagged writes a tagged struct's arrays with the shapes
+// its dim fields give, ReadTagged reads them back with the sizes, an
+// embedded struct's fields in place; an absent optional array reads as
+// nil, and a shape that disagrees names the array.
+func TestTagged(t *testing.T) {
+	type inner struct {
+		N int       `dim:"n"`
+		A []float64 `npz:"A" shape:"n×k"`
+	}
+	type file struct {
+		inner
+		K    int       `dim:"k"`
+		B    []float64 `npz:"b,optional" shape:"k"`
+		Note string
+	}
+	path := filepath.Join(t.TempDir(), "t.npz")
+	in := file{inner: inner{N: 2, A: []float64{1, 2, 3, 4, 5, 6}}, K: 3, B: []float64{7, 8, 9}}
+	require.NoError(t, SaveTagged(path, &in))
+	var out file
+	require.NoError(t, ReadTagged(path, &out))
+	require.Equal(t, in, out)
+
+	in.B = nil
+	require.NoError(t, SaveTagged(path, &in))
+	out = file{B: []float64{1}}
+	require.NoError(t, ReadTagged(path, &out))
+	require.Nil(t, out.B)
+	require.Equal(t, 3, out.K)
+
+	require.NoError(t, WriteNPZ(path, map[string][]float64{"A": in.A, "b": {1, 2}}, map[string][]int{"A": {2, 3}}))
+	err := ReadTagged(path, &out)
+	require.ErrorIs(t, err, ErrBadData)
+	require.Contains(t, err.Error(), "b has shape [2]")
+	require.Panics(t, func() { _ = ReadTagged(path, out) })
+}

@@ -4,8 +4,18 @@
 // struct tags give the command line's flags, the C ABI's key=value
 // parameters and Python's keywords: Bind, Fields, SetParams), its paper
 // settings as one Paper value, and the .npz helpers that read and write
-// its data (ReadNPZ, SaveNPZ). The catalog of Specs is package
+// its data (ReadTagged and SaveTagged over a struct whose tags describe
+// the file; ReadNPZ, SaveNPZ). The catalog of Specs is package
 // problems/catalog.
+//
+// A new problem's glue, beside its mathematics, is its Params struct and
+// DefaultParams, its Paper, its Spec (Define) and its Build, which
+// LoadOr's its data and builds the Instance; its .npz file is declared by
+// tags on its Data (ReadTagged, SaveTagged); and its start is the
+// mathematics' own: Start(seed uint64) (x, y []float64), the same
+// signature for every problem (a deterministic start ignores the seed),
+// with the rule for a file's start (SnapStart, Start.Or) beside it.
+// problems/karcher is the smallest example.
 package problems
 
 import (

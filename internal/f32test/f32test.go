@@ -1,6 +1,7 @@
 // Package f32test makes test data the way float32 pipelines (the authors'
 // code, PyTorch) make it: entries rounded to float32, symmetric matrices
-// symmetric only to float32 rounding, and .npz files of float32 arrays.
+// symmetric only to float32 rounding, and .npz files of float32 arrays;
+// Check runs a problem's float32-data test from a Case.
 package f32test
 
 import (
@@ -9,10 +10,13 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"codeberg.org/sbinet/npyio/npz"
+	"github.com/stretchr/testify/require"
 
 	"github.com/rhgd/rhgd/problems"
 	"github.com/rhgd/rhgd/solver"
@@ -93,9 +97,9 @@ func nested(v []float32, shape []int) any {
 	panic(fmt.Sprintf("f32test: WriteNPZ of a %d-axis array", len(shape)))
 }
 
-// Build builds the problem spec describes from the .npz file at path with
+// build builds the problem spec describes from the .npz file at path with
 // the given command-line flags, as rhgd run does.
-func Build(t testing.TB, spec problems.Spec, path string, flags ...string) (*problems.Instance, error) {
+func build(t testing.TB, spec problems.Spec, path string, flags ...string) (*problems.Instance, error) {
 	t.Helper()
 	fs := flag.NewFlagSet(spec.Name, flag.ContinueOnError)
 	build := spec.Flags(fs)
@@ -105,9 +109,9 @@ func Build(t testing.TB, spec problems.Spec, path string, flags ...string) (*pro
 	return build(problems.Options{Data: path})
 }
 
-// Run runs in from its start with its settings, epochs epochs and the
+// run runs in from its start with its settings, epochs epochs and the
 // estimator it names est, and returns the result.
-func Run(t testing.TB, in *problems.Instance, est string, epochs int) *solver.Result {
+func run(t testing.TB, in *problems.Instance, est string, epochs int) *solver.Result {
 	t.Helper()
 	e, err := in.Estimator(est)
 	if err != nil {
@@ -129,5 +133,77 @@ func Run(t testing.TB, in *problems.Instance, est string, epochs int) *solver.Re
 // 20 and still catches a run that went astray.
 const Agree = 1e-5
 
-// RelDiff returns |a − b| / |b|.
-func RelDiff(a, b float64) float64 { return math.Abs(a-b) / math.Abs(b) }
+// relDiff returns |a − b| / |b|.
+func relDiff(a, b float64) float64 { return math.Abs(a-b) / math.Abs(b) }
+
+// Case is one problem's float32-data test, which Check runs: the same
+// data written to a .npz file in float64 and, rounded, in float32.
+type Case struct {
+	// Spec is the problem, built from each file with Flags as rhgd run
+	// does.
+	Spec  problems.Spec
+	Flags []string
+	// F64 are the float64 file's arrays, F32 the float32 file's (written
+	// rounded to float32), typically F64 with the matrices that should be
+	// symmetric replaced by their Sym; Shapes are their shapes (nil: one
+	// axis).
+	F64, F32 map[string][]float64
+	Shapes   map[string][]int
+	// Notes are the starts of the notes that building from the float32
+	// file must give, in order (the float64 file must give none).
+	Notes []string
+	// Estimator and Epochs are the runs from both files, whose objective
+	// values must agree to Agree.
+	Estimator string
+	Epochs    int
+	// Bad are inputs clearly off, which building must still reject.
+	Bad []Bad
+}
+
+// Bad is an input clearly off in a float32 file: Case.F32 with Arrays
+// replaced, which building must reject with an error that wraps each of
+// Is and contains each of Contains.
+type Bad struct {
+	What     string
+	Arrays   map[string][]float64
+	Is       []error
+	Contains []string
+}
+
+// Check runs the float32-data test c describes: both files build, the
+// float64 one without notes and the float32 one with c.Notes, runs from
+// them agree to Agree, and each of c.Bad is rejected.
+func Check(t *testing.T, c Case) {
+	t.Helper()
+	dir := t.TempDir()
+	p64, p32 := filepath.Join(dir, "f64.npz"), filepath.Join(dir, "f32.npz")
+	require.NoError(t, problems.WriteNPZ(p64, c.F64, c.Shapes))
+	require.NoError(t, WriteNPZ(p32, c.F32, c.Shapes))
+	in64, err := build(t, c.Spec, p64, c.Flags...)
+	require.NoError(t, err, "float64 data")
+	require.Empty(t, in64.Notes, "float64 data")
+	in32, err := build(t, c.Spec, p32, c.Flags...)
+	require.NoError(t, err, "float32 data rejected")
+	require.Len(t, in32.Notes, len(c.Notes), "notes %q, want ones starting %q", in32.Notes, c.Notes)
+	for i, want := range c.Notes {
+		require.True(t, strings.HasPrefix(in32.Notes[i], want), "note %q, want it to start %q", in32.Notes[i], want)
+	}
+	t.Logf("notes: %q", in32.Notes)
+	r64, r32 := run(t, in64, c.Estimator, c.Epochs), run(t, in32, c.Estimator, c.Epochs)
+	diff := relDiff(r32.F, r64.F)
+	t.Logf("F after %d epochs: float64 data %.10g, float32 data %.10g, relative difference %.2g", c.Epochs, r64.F, r32.F, diff)
+	require.LessOrEqual(t, diff, Agree, "the runs differ")
+	for _, b := range c.Bad {
+		arrays := maps.Clone(c.F32)
+		maps.Copy(arrays, b.Arrays)
+		require.NoError(t, WriteNPZ(p32, arrays, c.Shapes))
+		_, err := build(t, c.Spec, p32, c.Flags...)
+		for _, target := range b.Is {
+			require.ErrorIs(t, err, target, b.What)
+		}
+		for _, s := range b.Contains {
+			require.ErrorContains(t, err, s, b.What)
+		}
+		t.Logf("%s: %v", b.What, err)
+	}
+}

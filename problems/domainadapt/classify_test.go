@@ -1,7 +1,6 @@
 package domainadapt_test
 
 import (
-	"flag"
 	"math"
 	"testing"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/problems"
 	"github.com/rhgd/rhgd/problems/domainadapt"
+	"github.com/rhgd/rhgd/problems/internal/testkit"
 )
 
 // handMade is n = 2 sources, m = 4 targets in the plane, and a plan that
@@ -148,17 +148,9 @@ func TestLoadPairRejects(t *testing.T) {
 	require.ErrorIs(t, err, domainadapt.ErrBadData)
 }
 
-// build runs the Spec with the given flags.
-func build(t *testing.T, args ...string) (*problems.Instance, error) {
-	fs := flag.NewFlagSet("domainadapt", flag.ContinueOnError)
-	mk := domainadapt.Spec.Flags(fs)
-	require.NoError(t, fs.Parse(args))
-	return mk(problems.Options{})
-}
-
 func TestSpec(t *testing.T) {
 	require.Equal(t, "domainadapt", domainadapt.Spec.Name)
-	in, err := build(t)
+	in, err := testkit.Build(t, domainadapt.Spec, problems.Options{})
 	require.NoError(t, err)
 	require.Contains(t, in.Describe, "Π(157,295) × SPD(128)")
 	require.Contains(t, in.Describe, "D→W")
@@ -190,7 +182,7 @@ func TestSpec(t *testing.T) {
 		{[]string{"-baseline-lambda", "-1"}, "baseline-lambda"},
 		{[]string{"-source", "webcam", "-target", "webcam"}, "both webcam"},
 	} {
-		_, err := build(t, c.args...)
+		_, err := testkit.Build(t, domainadapt.Spec, problems.Options{}, c.args...)
 		require.ErrorIs(t, err, problems.ErrBadData, "%v", c.args)
 		require.ErrorContains(t, err, c.msg, "%v", c.args)
 	}
@@ -207,10 +199,7 @@ func TestSaveLoad(t *testing.T) {
 	require.Equal(t, data.Y, got.Y)
 	require.Equal(t, data.SourceLabels, got.SourceLabels)
 	require.Equal(t, data.TargetLabels, got.TargetLabels)
-	fs := flag.NewFlagSet("domainadapt", flag.ContinueOnError)
-	mk := domainadapt.Spec.Flags(fs)
-	require.NoError(t, fs.Parse(nil))
-	in, err := mk(problems.Options{Data: path})
+	in, err := testkit.Build(t, domainadapt.Spec, problems.Options{Data: path})
 	require.NoError(t, err)
 	require.Contains(t, in.Describe, "Π(6,5) × SPD(3)")
 	// Labels that are not positive integers.

@@ -77,6 +77,7 @@ package domainadapt
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/floats"
@@ -96,11 +97,15 @@ import (
 // numerr.ErrInvalid.
 var ErrBadData = numerr.New(problems.ErrBadData, "domainadapt: bad data")
 
-// Data are the source and target samples, row-major.
+// Data are the source and target samples, row-major; the tags name them
+// in the problem's .npz file (problems.ReadTagged).
 type Data struct {
 	// N source samples X (N×D) and M target samples Y (M×D).
-	N, M, D int
-	X, Y    []float64
+	N int       `dim:"n"`
+	M int       `dim:"m"`
+	D int       `dim:"d"`
+	X []float64 `npz:"X" shape:"n×d"`
+	Y []float64 `npz:"Y" shape:"m×d"`
 	// SourceLabels and TargetLabels (lengths N and M, positive classes)
 	// are needed by Accuracy and BaselineAccuracy only; nil otherwise.
 	SourceLabels, TargetLabels []int
@@ -140,6 +145,7 @@ type Problem struct {
 	x, y                 []float64 // n×d, m×d
 	mu, nu               []float64
 	srcLab, tgtLab       []int
+	g0, m0               []float64 // the start: μνᵀ and M*(μνᵀ)
 	a                    []float64 // XᵀX + εI
 	la                   []float64 // Cholesky factor of A (upper part zero)
 	name                 string
@@ -301,6 +307,16 @@ func New(data *Data, c Config) (*Problem, error) {
 	p.gram(p.a, p.x, n)
 	if err := lapackx.Cholesky(p.la, p.a, d); err != nil {
 		return nil, fmt.Errorf("%w: XᵀX + εI: %w", ErrBadData, err)
+	}
+	p.g0 = make([]float64, n*m)
+	for i, a := range p.mu {
+		for j, b := range p.nu {
+			p.g0[i*m+j] = a * b
+		}
+	}
+	p.m0 = make([]float64, d*d)
+	if err := p.LowerSolution(p.m0, p.g0); err != nil {
+		return nil, err
 	}
 	return p, nil
 }
@@ -767,15 +783,11 @@ func (p *Problem) Bilevel() solver.Problem {
 		HessGyInv: p.HessGyInv, LowerSolve: func(dst []float64, pt *solver.Point) error { return p.LowerSolution(dst, pt.X) }}
 }
 
-// Start returns the authors' starting plan, the independent plan μνᵀ.
-func (p *Problem) Start() []float64 {
-	g := make([]float64, p.n*p.m)
-	for i, a := range p.mu {
-		for j, b := range p.nu {
-			g[i*p.m+j] = a * b
-		}
-	}
-	return g
+// Start returns copies of the authors' starting plan, the independent plan
+// μνᵀ, and the lower solution M* there, both computed by New; seed is
+// ignored (it is there so that every problem's Start has one signature).
+func (p *Problem) Start(seed uint64) (gamma, m []float64) {
+	return slices.Clone(p.g0), slices.Clone(p.m0)
 }
 
 // LowerSolution sets dst to the minimizer of g(Γ, ·), the weighted

@@ -2,11 +2,9 @@ package domainadapt_test
 
 import (
 	"math/rand/v2"
-	"path/filepath"
 	"testing"
 
 	"github.com/rhgd/rhgd/internal/f32test"
-	"github.com/rhgd/rhgd/problems"
 	"github.com/rhgd/rhgd/problems/domainadapt"
 )
 
@@ -39,27 +37,6 @@ func TestFloat32Data(t *testing.T) {
 		return v
 	}
 	arrays := map[string][]float64{"X": data.X, "Y": data.Y, "Xlabels": labels(data.SourceLabels), "Ylabels": labels(data.TargetLabels)}
-	shapes := map[string][]int{"X": {data.N, data.D}, "Y": {data.M, data.D}}
-	dir := t.TempDir()
-	p64, p32 := filepath.Join(dir, "f64.npz"), filepath.Join(dir, "f32.npz")
-	if err := problems.WriteNPZ(p64, arrays, shapes); err != nil {
-		t.Fatal(err)
-	}
-	if err := f32test.WriteNPZ(p32, arrays, shapes); err != nil {
-		t.Fatal(err)
-	}
-	in64, err := f32test.Build(t, domainadapt.Spec, p64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	in32, err := f32test.Build(t, domainadapt.Spec, p32)
-	if err != nil || len(in32.Notes) != 0 {
-		t.Fatalf("float32 data: err %v, notes %q", err, in32.Notes)
-	}
-	r64, r32 := f32test.Run(t, in64, "hinv", 5), f32test.Run(t, in32, "hinv", 5)
-	diff := f32test.RelDiff(r32.F, r64.F)
-	t.Logf("F after 5 epochs: float64 data %.10g, float32 data %.10g, relative difference %.2g", r64.F, r32.F, diff)
-	if diff > f32test.Agree {
-		t.Errorf("the runs differ by %.3g relative", diff)
-	}
+	f32test.Check(t, f32test.Case{Spec: domainadapt.Spec, F64: arrays, F32: arrays,
+		Shapes: map[string][]int{"X": {data.N, data.D}, "Y": {data.M, data.D}}, Estimator: "hinv", Epochs: 5})
 }

@@ -86,11 +86,7 @@ func NewInstance(data *Data, c Config, baselineLambda float64) (*problems.Instan
 	if err != nil {
 		return nil, err
 	}
-	x0 := p.Start()
-	y0 := make([]float64, p.d*p.d)
-	if err := p.LowerSolution(y0, x0); err != nil {
-		return nil, err
-	}
+	x0, y0 := p.Start(0)
 	in := Paper.Instance()
 	in.Problem, in.X0, in.Y0 = p.Bilevel(), x0, y0
 	in.Describe = fmt.Sprintf("Π(%d,%d) × SPD(%d), %s, α = %g, λ = %g, ε = %g", p.n, p.m, p.d, data.Name, c.Alpha, c.Lambda, c.Ridge)
@@ -109,26 +105,26 @@ func NewInstance(data *Data, c Config, baselineLambda float64) (*problems.Instan
 // and Ylabels (m), positive integers, which Accuracy and the baseline need.
 // The features are used as they are (no preprocessing).
 func Load(path string) (*Data, error) {
-	data := &Data{Name: "data from " + path}
-	var xl, yl []float64
-	dims, err := problems.ReadNPZ(path, arrays(data, &xl, &yl)...)
+	f := file{Data: Data{Name: "data from " + path}}
+	err := problems.ReadTagged(path, &f)
 	if err != nil {
 		return nil, err
 	}
-	data.N, data.M, data.D = dims["n"], dims["m"], dims["d"]
-	if data.SourceLabels, err = labels("Xlabels", xl); err != nil {
+	if f.SourceLabels, err = labels("Xlabels", f.Xlabels); err != nil {
 		return nil, err
 	}
-	if data.TargetLabels, err = labels("Ylabels", yl); err != nil {
+	if f.TargetLabels, err = labels("Ylabels", f.Ylabels); err != nil {
 		return nil, err
 	}
-	return data, nil
+	return &f.Data, nil
 }
 
-// arrays are the problem's .npz file; xl and yl hold the labels as float64.
-func arrays(d *Data, xl, yl *[]float64) []problems.Array {
-	return []problems.Array{{Name: "X", Shape: "n×d", Data: &d.X}, {Name: "Y", Shape: "m×d", Data: &d.Y},
-		{Name: "Xlabels", Shape: "n", Data: xl, Optional: true}, {Name: "Ylabels", Shape: "m", Data: yl, Optional: true}}
+// file is the problem's .npz file: Data's samples and optionally their
+// labels, as float64.
+type file struct {
+	Data
+	Xlabels []float64 `npz:"Xlabels,optional" shape:"n"`
+	Ylabels []float64 `npz:"Ylabels,optional" shape:"m"`
 }
 
 // labels returns the array name as positive integers (nil for nil).
@@ -162,6 +158,5 @@ func labelValues(labels []int) []float64 {
 // present, Xlabels and Ylabels), for other implementations to run the same
 // problem.
 func Save(path string, data *Data) error {
-	xl, yl := labelValues(data.SourceLabels), labelValues(data.TargetLabels)
-	return problems.SaveNPZ(path, problems.Dims{"n": data.N, "m": data.M, "d": data.D}, arrays(data, &xl, &yl)...)
+	return problems.SaveTagged(path, &file{Data: *data, Xlabels: labelValues(data.SourceLabels), Ylabels: labelValues(data.TargetLabels)})
 }

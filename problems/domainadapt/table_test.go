@@ -122,8 +122,7 @@ func authorsLoop(t *testing.T, dp *domainadapt.Problem, epochs int) (final, best
 	require.NoError(t, err)
 	r, err := solver.New(dp.Bilevel(), &solver.Settings{EtaX: 0.5, EtaY: 1e-300, InnerIters: 1, Estimator: est})
 	require.NoError(t, err)
-	_, _, d := dp.Dims()
-	x, y := dp.Start(), make([]float64, d*d)
+	x, y := dp.Start(0)
 	for range epochs {
 		require.NoError(t, dp.LowerSolution(y, x))
 		require.NoError(t, r.Reset(x, y))

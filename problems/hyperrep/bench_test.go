@@ -17,7 +17,7 @@ import (
 func warm(tb testing.TB, name string, batches solver.Batches) *solver.RHGD {
 	tb.Helper()
 	_, hp, p := setup(tb, hyperrep.PaperSizes, 42)
-	w0, b0 := hp.Start()
+	w0, b0 := hp.Start(0)
 	est, err := hyperrep.Paper.Estimator(name)
 	require.NoError(tb, err)
 	s := hyperrep.Paper.Settings
@@ -45,7 +45,7 @@ func TestEpochAllocs(t *testing.T) {
 // features).
 func TestOracleAllocs(t *testing.T) {
 	_, hp, p := setup(t, small, 8)
-	w, beta := hp.Start()
+	w, beta := hp.Start(0)
 	testkit.OracleAllocs(t, p, w, beta, [][]int{nil, {0, 3, 3, 5}}, 5, false, nil)
 }
 
@@ -69,7 +69,7 @@ func BenchmarkFeatures(b *testing.B) {
 	b.ReportAllocs()
 	_, hp, p := setup(b, hyperrep.PaperSizes, 42)
 	w := testkit.RandPoint(hp.St, 1)
-	_, beta := hp.Start()
+	_, beta := hp.Start(0)
 	g := make([]float64, len(beta))
 	pt := testkit.At(w, beta) // unknown identity: every call recomputes
 	for b.Loop() {

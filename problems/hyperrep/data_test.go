@@ -2,7 +2,6 @@ package hyperrep_test
 
 import (
 	"errors"
-	"flag"
 	"math"
 	"path/filepath"
 	"slices"
@@ -94,7 +93,7 @@ func TestBadData(t *testing.T) {
 // rather than NaN.
 func TestOracleErrors(t *testing.T) {
 	_, hp, p := setup(t, small, 2)
-	w, beta := hp.Start()
+	w, beta := hp.Start(0)
 	zero := make([]float64, len(w))
 	_, err := p.F(testkit.At(zero, beta))
 	require.ErrorIs(t, err, numerr.ErrNotPosDef)
@@ -114,7 +113,7 @@ func TestSaveLoad(t *testing.T) {
 	require.Equal(t, data, back)
 	hp2, err := hyperrep.New(back, hyperrep.PaperLambda)
 	require.NoError(t, err)
-	w, beta := hp.Start()
+	w, beta := hp.Start(0)
 	f1, err := p.F(testkit.At(w, beta))
 	require.NoError(t, err)
 	f2, err := hp2.Bilevel().F(testkit.At(w, beta))
@@ -172,10 +171,7 @@ func TestLoadBad(t *testing.T) {
 // or from a file, with the paper's settings, estimators and batches, and
 // the instance runs under RHGD and RSHGD.
 func TestSpec(t *testing.T) {
-	fs := flag.NewFlagSet("hyperrep", flag.ContinueOnError)
-	build := hyperrep.Spec.Flags(fs)
-	require.NoError(t, fs.Parse([]string{"-n", "30", "-d", "8", "-k", "3", "-ntrain", "12", "-lambda", "0.2"}))
-	in, err := build(problems.Options{Seed: 3})
+	in, err := testkit.Build(t, hyperrep.Spec, problems.Options{Seed: 3}, "-n", "30", "-d", "8", "-k", "3", "-ntrain", "12", "-lambda", "0.2")
 	require.NoError(t, err)
 	require.Equal(t, "hyperrep", hyperrep.Spec.Name)
 	require.Equal(t, hyperrep.Paper.Settings, in.Settings)
@@ -202,18 +198,12 @@ func TestSpec(t *testing.T) {
 	require.NoError(t, err)
 	path := filepath.Join(t.TempDir(), "d.npz")
 	require.NoError(t, hyperrep.Save(path, data))
-	fs = flag.NewFlagSet("hyperrep", flag.ContinueOnError)
-	build = hyperrep.Spec.Flags(fs)
-	require.NoError(t, fs.Parse(nil))
-	in, err = build(problems.Options{Data: path})
+	in, err = testkit.Build(t, hyperrep.Spec, problems.Options{Data: path})
 	require.NoError(t, err)
 	require.Equal(t, data.W0, in.X0)
 	require.Equal(t, data.Beta0, in.Y0)
 	require.Contains(t, in.Describe, path)
-	fs = flag.NewFlagSet("hyperrep", flag.ContinueOnError)
-	build = hyperrep.Spec.Flags(fs)
-	require.NoError(t, fs.Parse([]string{"-k", "60"}))
-	_, err = build(problems.Options{})
+	_, err = testkit.Build(t, hyperrep.Spec, problems.Options{}, "-k", "60")
 	bad(t, err, "spec with k > d")
 }
 

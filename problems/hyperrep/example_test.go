@@ -23,7 +23,7 @@ func Example() {
 		panic(err)
 	}
 	p := hp.Bilevel()
-	w0, beta0 := hp.Start()
+	w0, beta0 := hp.Start(0)
 	f0, err := p.F(&solver.Point{X: w0, Y: beta0})
 	if err != nil {
 		panic(err)

@@ -1,9 +1,7 @@
 package hyperrep_test
 
 import (
-	"errors"
-	"path/filepath"
-	"strings"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -28,41 +26,19 @@ func TestFloat32Data(t *testing.T) {
 	arrays := func(a, w []float64) map[string][]float64 {
 		return map[string][]float64{"A": a, "y": data.Y, "W0": w, "beta0": data.Beta0, "n_train": {float64(data.NTrain)}}
 	}
-	shapes := map[string][]int{"A": {n, d, d}, "W0": {d, k}}
-	dir := t.TempDir()
-	p64, p32 := filepath.Join(dir, "f64.npz"), filepath.Join(dir, "f32.npz")
-	require.NoError(t, problems.WriteNPZ(p64, arrays(data.A, data.W0), shapes))
 	a32 := f32test.Sym(data.A, d)
 	require.Greater(t, lapackx.Asymmetry(a32[:d*d], d), lapackx.SymTol, "A_0 is symmetric to float64 rounding: the test does not exercise the projection")
-	require.NoError(t, f32test.WriteNPZ(p32, arrays(a32, data.W0), shapes))
-
-	in64, err := f32test.Build(t, hyperrep.Spec, p64)
-	require.NoError(t, err)
-	require.Empty(t, in64.Notes)
-	in32, err := f32test.Build(t, hyperrep.Spec, p32)
-	require.NoError(t, err, "float32 data rejected")
-	require.Len(t, in32.Notes, 2, "%q", in32.Notes)
-	require.Contains(t, in32.Notes[0], "W0: ‖XᵀX − I‖_F")
-	require.Contains(t, in32.Notes[1], "A: 24 of the 24 matrices are asymmetric")
-	t.Logf("notes: %q", in32.Notes)
-
-	r64, r32 := f32test.Run(t, in64, "hinv", 20), f32test.Run(t, in32, "hinv", 20)
-	diff := f32test.RelDiff(r32.F, r64.F)
-	t.Logf("F after 20 epochs: float64 data %.10g, float32 data %.10g, relative difference %.2g", r64.F, r32.F, diff)
-	require.Less(t, diff, f32test.Agree)
-
-	off := append([]float64(nil), a32...)
+	off := slices.Clone(a32)
 	off[1] += 1e-3 * off[0] // A_0 asymmetric by about 1e-3 relative
-	require.NoError(t, f32test.WriteNPZ(p32, arrays(off, data.W0), shapes))
-	_, err = f32test.Build(t, hyperrep.Spec, p32)
-	require.True(t, errors.Is(err, problems.ErrBadData) && errors.Is(err, numerr.ErrNotSymmetric), "%v", err)
-	require.True(t, strings.Contains(err.Error(), "A_0") && strings.Contains(err.Error(), "beyond float32 rounding"), "%v", err)
-	t.Log(err)
-
-	w := append([]float64(nil), data.W0...)
+	w := slices.Clone(data.W0)
 	w[0] += 0.01
-	require.NoError(t, f32test.WriteNPZ(p32, arrays(a32, w), shapes))
-	_, err = f32test.Build(t, hyperrep.Spec, p32)
-	require.True(t, errors.Is(err, problems.ErrBadData) && strings.Contains(err.Error(), "W0") && strings.Contains(err.Error(), "beyond float32 rounding"), "%v", err)
-	t.Log(err)
+	f32test.Check(t, f32test.Case{Spec: hyperrep.Spec,
+		F64: arrays(data.A, data.W0), F32: arrays(a32, data.W0), Shapes: map[string][]int{"A": {n, d, d}, "W0": {d, k}},
+		Notes: []string{"W0: ‖XᵀX − I‖_F", "A: 24 of the 24 matrices are asymmetric"}, Estimator: "hinv", Epochs: 20,
+		Bad: []f32test.Bad{
+			{What: "A_0 asymmetric by 1e-3", Arrays: map[string][]float64{"A": off},
+				Is: []error{problems.ErrBadData, numerr.ErrNotSymmetric}, Contains: []string{"A_0", "beyond float32 rounding"}},
+			{What: "W0 off by 0.01", Arrays: map[string][]float64{"W0": w},
+				Is: []error{problems.ErrBadData}, Contains: []string{"W0", "beyond float32 rounding"}},
+		}})
 }

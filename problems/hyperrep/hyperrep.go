@@ -129,8 +129,9 @@ func New(data *Data, lambda float64) (*Problem, error) {
 func (p *Problem) Notes() []string { return slices.Clone(p.notes) }
 
 // Start returns copies of the data's starting point W0 and β0 (W0
-// re-orthonormalized when it was off by float32 rounding).
-func (p *Problem) Start() (w, beta []float64) {
+// re-orthonormalized when it was off by float32 rounding); seed is
+// ignored (it is there so that every problem's Start has one signature).
+func (p *Problem) Start(seed uint64) (w, beta []float64) {
 	return append([]float64(nil), p.w0...), append([]float64(nil), p.b0...)
 }
 

@@ -91,7 +91,7 @@ func TestFeatures(t *testing.T) {
 func TestObjectives(t *testing.T) {
 	data, hp, p := setup(t, small, 3)
 	w := testkit.RandPoint(hp.St, 2)
-	_, beta := hp.Start()
+	_, beta := hp.Start(0)
 	m := len(beta)
 	for _, val := range []bool{false, true} {
 		off, n := 0, data.NTrain
@@ -129,7 +129,7 @@ func TestConformance(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			_, hp, p := setup(t, c.s, 5)
 			w := testkit.RandPoint(hp.St, 4)
-			_, beta := hp.Start()
+			_, beta := hp.Start(0)
 			problemtest.Run(t, p, problemtest.Config{X: w, Y: beta, Seed: 9})
 		})
 	}
@@ -179,7 +179,7 @@ func TestHypergradient(t *testing.T) {
 func TestBatches(t *testing.T) {
 	data, hp, p := setup(t, small, 13)
 	w := testkit.RandPoint(hp.St, 12)
-	_, beta := hp.Start()
+	_, beta := hp.Start(0)
 	ntr, nval := data.NTrain, data.N-data.NTrain
 	testkit.Batches(t, p, w, beta, ntr, nval, testkit.Rel, 0, 1e-13)
 	rnd := rand.New(rand.NewPCG(1, 2)) // Batches' directions
@@ -252,7 +252,7 @@ func TestCrossAdjoint(t *testing.T) {
 // batches does too.
 func TestRun(t *testing.T) {
 	_, hp, p := setup(t, hyperrep.PaperSizes, 42)
-	w0, b0 := hp.Start()
+	w0, b0 := hp.Start(0)
 	f0, err := p.F(testkit.At(w0, b0))
 	require.NoError(t, err)
 	for _, name := range hyperrep.Paper.Names() {
@@ -286,7 +286,7 @@ func TestStochastic(t *testing.T) {
 		t.Skip("100 epochs")
 	}
 	_, hp, p := setup(t, hyperrep.PaperSizes, 42)
-	w0, b0 := hp.Start()
+	w0, b0 := hp.Start(0)
 	f0, err := p.F(testkit.At(w0, b0))
 	require.NoError(t, err)
 	authors := solver.Batches{Lower: 32, Upper: 64, Cross: 32, Hess: 32}

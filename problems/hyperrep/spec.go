@@ -57,7 +57,7 @@ func Build(p Params) (*problems.Instance, error) {
 	}
 	in := Paper.Instance()
 	in.Problem = pr.Bilevel()
-	in.X0, in.Y0 = pr.Start()
+	in.X0, in.Y0 = pr.Start(0)
 	in.Notes = pr.Notes()
 	in.Describe = fmt.Sprintf("St(%d,%d) × R^%d, %d SPD matrices (%d train, %d validation), λ = %g, data %s",
 		data.D, data.K, data.K*(data.K+1)/2, data.N, data.NTrain, data.N-data.NTrain, p.Lambda, src)

@@ -15,7 +15,7 @@ import (
 func TestLowerSolveAdaptive(t *testing.T) {
 	_, p := setup(t, karcher.DefaultParams().N, karcher.DefaultParams().Count, karcher.DefaultParams().Spread)
 	q := p.Bilevel()
-	x0, y0 := p.Start()
+	x0, y0 := p.Start(0)
 	run := func(s solver.Settings) *solver.Result {
 		s.Estimator, s.GradTol = solver.HInv{}, 1e-10
 		r, err := solver.New(q, &s)

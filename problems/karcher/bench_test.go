@@ -21,7 +21,7 @@ var epochEstimators = []string{"hinv", "cg", "ns", "ad", "cg-fd"}
 // 35), so benchmarks and allocation tests see a representative iterate.
 func warm(tb testing.TB, name string) *solver.RHGD {
 	_, p := setup(tb, karcher.DefaultParams().N, karcher.DefaultParams().Count, karcher.DefaultParams().Spread)
-	x0, y0 := p.Start()
+	x0, y0 := p.Start(0)
 	s := karcher.Paper.Settings
 	s.Epochs = 5
 	q := p.Bilevel()
@@ -29,7 +29,7 @@ func warm(tb testing.TB, name string) *solver.RHGD {
 		name = "cg"
 		q.HessGy, q.HessGyInv, q.CrossGxy = nil, nil, nil
 	}
-	est, err := solver.ParseEstimator(karcher.Paper.Specs()[name])
+	est, err := karcher.Paper.Estimator(name)
 	require.NoError(tb, err)
 	s.Estimator = est
 	return testkit.Warm(tb, q, s, x0, y0)

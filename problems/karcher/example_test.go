@@ -22,7 +22,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	x0, y0 := p.Start()
+	x0, y0 := p.Start(0)
 	s := karcher.Paper.Settings
 	s.Estimator, s.GradTol = &solver.CG{}, 1e-10
 	q, err := solver.Compositional(p.Compositional(), p.X, p.SPD)

@@ -68,10 +68,14 @@ import (
 
 // Data are the matrices of the problem, row-major: B (Count matrices
 // n×n, stacked), their weights W (Count entries; nil means uniform) and C
-// (n×n).
+// (n×n). The tags name them in the problem's .npz file
+// (problems.ReadTagged).
 type Data struct {
-	N, Count int
-	B, W, C  []float64
+	N     int       `dim:"n"`
+	Count int       `dim:"count"`
+	B     []float64 `npz:"B" shape:"count×n×n"`
+	C     []float64 `npz:"C" shape:"n×n"`
+	W     []float64 `npz:"w,optional" shape:"count"`
 }
 
 // Generate draws a centre G (spd.RandPoint from seed) and puts the B_i
@@ -234,9 +238,29 @@ func (p *Problem) Notes() []string { return slices.Clone(p.notes) }
 func (p *Problem) Dims() (n, count int) { return p.n, p.count }
 
 // Start returns the starting point x0 = 0, so that φ(x0) = C, and
-// y0 = y*(x0) = C.
-func (p *Problem) Start() (x, y []float64) {
+// y0 = y*(x0) = C. The start is deterministic: seed is ignored (it is
+// there so that every problem's Start has one signature).
+func (p *Problem) Start(seed uint64) (x, y []float64) {
 	return make([]float64, p.n*p.n), append([]float64(nil), p.c...)
+}
+
+// StartAt returns the starting point for a start a data file may hold:
+// its parts as they are, y0 projected onto SPD(n) when it is within
+// float32 rounding of it (noted in notes); x0 = 0 without one, and y0 =
+// φ(x0) without y0 (seed is ignored, as by Start). path names the file in
+// errors.
+func (p *Problem) StartAt(st problems.Start, seed uint64, notes *[]string, path string) (x0, y0 []float64, err error) {
+	if err := problems.SnapStart(notes, st, nil, p.SPD, "", "y0"); err != nil {
+		return nil, nil, fmt.Errorf("karcher: %s: %w", path, err)
+	}
+	x0, y0 = st.Or(p.Start(seed))
+	if st.Y != nil {
+		return x0, y0, nil
+	}
+	if err := p.Phi(y0, x0); err != nil {
+		return nil, nil, fmt.Errorf("%w: x0: %w", problems.ErrBadData, err)
+	}
+	return x0, y0, nil
 }
 
 func (p *Problem) mul(tA, tB gblas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {

@@ -2,10 +2,11 @@ package karcher_test
 
 import (
 	"context"
-	"flag"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -410,10 +411,10 @@ func TestRunReachesMean(t *testing.T) {
 		for _, name := range []string{"hinv", "cg", "ns", "ad", "cg/fd", "ns/fd", "ad/fd"} {
 			p, err := karcher.New(c.data)
 			require.NoError(t, err)
-			x0, y0 := p.Start()
+			x0, y0 := p.Start(0)
 			s := karcher.Paper.Settings
 			est, fd := strings.CutSuffix(name, "/fd")
-			s.Estimator, err = solver.ParseEstimator(karcher.Paper.Specs()[est])
+			s.Estimator, err = karcher.Paper.Estimator(est)
 			require.NoError(t, err)
 			s.GradTol = 1e-10
 			q := p.Bilevel()
@@ -483,7 +484,7 @@ func TestBadData(t *testing.T) {
 	require.NoError(t, err)
 	q, err := karcher.New(good)
 	require.NoError(t, err)
-	_, y := q.Start()
+	_, y := q.Start(0)
 	require.Equal(t, q.Psi(y), p.Psi(y))
 }
 
@@ -492,7 +493,7 @@ func TestBadData(t *testing.T) {
 func TestNPZ(t *testing.T) {
 	dir := t.TempDir()
 	data, p := setup(t, 3, 4, 1)
-	x0, y0 := p.Start()
+	x0, y0 := p.Start(0)
 	x0[0] = 0.1
 	path := filepath.Join(dir, "k.npz")
 	require.NoError(t, karcher.Save(path, data, problems.Start{X: x0, Y: y0}))
@@ -535,32 +536,19 @@ func TestNPZ(t *testing.T) {
 // TestSpec builds the instance from flags (generated and loaded data) and
 // runs a few epochs of every estimator it lists.
 func TestSpec(t *testing.T) {
-	fs := flag.NewFlagSet("karcher", flag.ContinueOnError)
-	mk := karcher.Spec.Flags(fs)
-	require.NoError(t, fs.Parse([]string{"-n", "4", "-count", "5"}))
-	in, err := mk(problems.Options{Seed: 5})
+	in, err := testkit.Build(t, karcher.Spec, problems.Options{Seed: 5}, "-n", "4", "-count", "5")
 	require.NoError(t, err)
 	require.Contains(t, in.Describe, "known optimum F*")
-	require.ElementsMatch(t, []string{"hinv", "cg", "ns", "ad"}, keys(in.Estimators))
-	for name := range in.Estimators {
-		est, err := in.Estimator(name)
-		require.NoError(t, err)
-		s := in.Settings
-		s.Estimator, s.Epochs = est, 3
-		_, err = solver.Minimize(context.Background(), in.Problem, in.X0, in.Y0, &s)
-		require.NoError(t, err, name)
-	}
+	require.ElementsMatch(t, []string{"hinv", "cg", "ns", "ad"}, slices.Collect(maps.Keys(in.Estimators)))
+	testkit.RunEach(t, in, 3)
 
 	// Loaded data with x0 only: y0 = φ(x0).
 	data, p := setup(t, 3, 4, 1)
-	x0, _ := p.Start()
+	x0, _ := p.Start(0)
 	x0[4] = 0.2
 	path := filepath.Join(t.TempDir(), "k.npz")
 	require.NoError(t, problems.WriteNPZ(path, map[string][]float64{"B": data.B, "C": data.C, "x0": x0}, map[string][]int{"B": {4, 3, 3}, "C": {3, 3}, "x0": {3, 3}}))
-	fs = flag.NewFlagSet("karcher", flag.ContinueOnError)
-	mk = karcher.Spec.Flags(fs)
-	require.NoError(t, fs.Parse(nil))
-	in, err = mk(problems.Options{Data: path})
+	in, err = testkit.Build(t, karcher.Spec, problems.Options{Data: path})
 	require.NoError(t, err)
 	want := make([]float64, 9)
 	require.NoError(t, p.Phi(want, x0))
@@ -568,14 +556,6 @@ func TestSpec(t *testing.T) {
 	// An x0 whose φ overflows is bad data.
 	x0[4] = 1e4
 	require.NoError(t, problems.WriteNPZ(path, map[string][]float64{"B": data.B, "C": data.C, "x0": x0}, map[string][]int{"B": {4, 3, 3}, "C": {3, 3}, "x0": {3, 3}}))
-	_, err = mk(problems.Options{Data: path})
+	_, err = testkit.Build(t, karcher.Spec, problems.Options{Data: path})
 	require.ErrorIs(t, err, problems.ErrBadData)
-}
-
-func keys(m map[string]string) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
 }

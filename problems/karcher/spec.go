@@ -2,6 +2,7 @@ package karcher
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/rhgd/rhgd/problems"
 	"github.com/rhgd/rhgd/solver"
@@ -36,8 +37,8 @@ var Spec = problems.Define(problems.Spec{Name: "karcher",
 	Data:    "a .npz file with arrays B (count×n×n, SPD) and C (n×n, SPD) and optionally w (count weights), x0 and y0 (n×n), the start",
 }, DefaultParams, Build)
 
-// Build returns the problem with the Paper's settings; Describe gives the
-// known optimum.
+// Build returns the problem with the Paper's settings, starting at
+// StartAt; Describe gives the known optimum.
 func Build(p Params) (*problems.Instance, error) {
 	gen := func() (*Data, error) { return Generate(p.N, p.Count, p.Spread, p.Seed) }
 	data, st, src, err := problems.LoadOr(p.Options, fmt.Sprintf("generated from seed %d (spread %g)", p.Seed, p.Spread), Load, gen)
@@ -50,7 +51,7 @@ func Build(p Params) (*problems.Instance, error) {
 	}
 	in := Paper.Instance()
 	in.Notes = pr.Notes()
-	if in.X0, in.Y0, err = start(pr, st, &in.Notes, p.Data); err != nil {
+	if in.X0, in.Y0, err = pr.StartAt(st, p.Seed, &in.Notes, p.Data); err != nil {
 		return nil, err
 	}
 	fstar, _, _, err := pr.Solution()
@@ -62,56 +63,30 @@ func Build(p Params) (*problems.Instance, error) {
 	return in, nil
 }
 
-// start returns the data file's start, y0 projected onto SPD(n) when it is
-// within float32 rounding of it (noted); x0 = 0 without one in the file,
-// and y0 = φ(x0) without y0.
-func start(pr *Problem, st problems.Start, notes *[]string, path string) (x0, y0 []float64, err error) {
-	x0, y0 = pr.Start()
-	if st.X != nil {
-		x0 = st.X
-	}
-	if st.Y != nil {
-		if err := problems.SnapInput(notes, pr.SPD, "y0", st.Y); err != nil {
-			return nil, nil, fmt.Errorf("karcher: %s: %w", path, err)
-		}
-		return x0, st.Y, nil
-	}
-	if err := pr.Phi(y0, x0); err != nil {
-		return nil, nil, fmt.Errorf("%w: x0: %w", problems.ErrBadData, err)
-	}
-	return x0, y0, nil
-}
-
-// arrays are the problem's .npz file: B (count×n×n), C (n×n) and
-// optionally w (count weights), x0 and y0 (n×n), the start.
-func arrays(d *Data, st *problems.Start) []problems.Array {
-	return []problems.Array{{Name: "B", Shape: "count×n×n", Data: &d.B}, {Name: "C", Shape: "n×n", Data: &d.C},
-		{Name: "w", Shape: "count", Data: &d.W, Optional: true},
-		{Name: "x0", Shape: "n×n", Data: &st.X, Optional: true}, {Name: "y0", Shape: "n×n", Data: &st.Y, Optional: true}}
+// file is the problem's .npz file: Data's arrays and optionally the start
+// x0 and y0 (n×n).
+type file struct {
+	Data
+	X0 []float64 `npz:"x0,optional" shape:"n×n"`
+	Y0 []float64 `npz:"y0,optional" shape:"n×n"`
 }
 
 // Load reads the arrays from a .npz file as they are (New validates them;
 // x0 is any n×n matrix, Build snaps a y0 within float32 rounding of SPD(n)).
 func Load(path string) (*Data, problems.Start, error) {
-	var d Data
-	var st problems.Start
-	dims, err := problems.ReadNPZ(path, arrays(&d, &st)...)
-	if err != nil {
+	var f file
+	if err := problems.ReadTagged(path, &f); err != nil {
 		return nil, problems.Start{}, err
 	}
-	d.N, d.Count = dims["n"], dims["count"]
-	return &d, st, nil
+	return &f.Data, problems.Start{X: f.X0, Y: f.Y0}, nil
 }
 
 // Save writes data (w: uniform weights when data.W is nil) and a start (a
 // nil part is left out) to a .npz file that Load reads.
 func Save(path string, data *Data, start problems.Start) error {
-	d := *data
-	if d.W == nil {
-		d.W = make([]float64, d.Count)
-		for i := range d.W {
-			d.W[i] = 1 / float64(d.Count)
-		}
+	f := file{Data: *data, X0: start.X, Y0: start.Y}
+	if f.W == nil {
+		f.W = slices.Repeat([]float64{1 / float64(f.Count)}, f.Count)
 	}
-	return problems.SaveNPZ(path, problems.Dims{"n": d.N, "count": d.Count}, arrays(&d, &start)...)
+	return problems.SaveTagged(path, &f)
 }

@@ -18,7 +18,7 @@ var defaultSpec = meta.TaskSpec{Ways: meta.DefaultWays, Shots: meta.DefaultShots
 func warm(tb testing.TB, name string, ext bool) (*meta.Problem, *solver.RHGD) {
 	tb.Helper()
 	_, _, p, sp := setup(tb, defaultSpec, meta.DefaultTasks, meta.DefaultTestTasks, meta.DefaultP, meta.DefaultLambda, ext, 42)
-	th, w := p.Start()
+	th, w := p.Start(0)
 	est, err := meta.Paper.Estimator(name)
 	require.NoError(tb, err)
 	s := meta.Paper.Settings
@@ -52,7 +52,7 @@ func TestEpochAllocs(t *testing.T) {
 // built.
 func TestOracleAllocs(t *testing.T) {
 	_, _, p, sp := setup(t, tiny, 4, 3, 5, 0.5, false, 8)
-	th, w := p.Start()
+	th, w := p.Start(0)
 	testkit.OracleAllocs(t, sp, th, randomHeads(len(w), 0.5, 1), [][]int{nil}, 3, true, nil)
 }
 

@@ -107,7 +107,7 @@ func refAccuracy(t *testing.T, d *meta.Data, ts *meta.Tasks, theta []float64, p 
 // odd and the heads absorb the signs).
 func TestAccuracy(t *testing.T) {
 	d, ts, p, _ := setup(t, meta.TaskSpec{Ways: 5, Shots: 3, Queries: 6}, 6, 12, 8, 0.1, false, 2)
-	theta, heads := p.Start()
+	theta, heads := p.Start(0)
 	got, err := p.Accuracy(theta, heads)
 	require.NoError(t, err)
 	require.InDelta(t, refAccuracy(t, d, ts, theta, 8, 0.1), got, 1e-9)

@@ -179,8 +179,10 @@ func newSide(name string, d *Data, tasks []Task, mean []float64, q, c int) (*sid
 	return s, nil
 }
 
-// Start returns copies of the starting Θ and heads (zero).
-func (p *Problem) Start() (theta, heads []float64) {
+// Start returns copies of the starting Θ (drawn from New's seed) and heads
+// (zero); seed is ignored (it is there so that every problem's Start has
+// one signature).
+func (p *Problem) Start(seed uint64) (theta, heads []float64) {
 	return append([]float64(nil), p.theta0...), make([]float64, p.Eu.Len())
 }
 

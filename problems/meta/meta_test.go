@@ -106,7 +106,7 @@ func refLosses(d *meta.Data, ts *meta.Tasks, theta, heads []float64, p int, lamb
 // TestObjectives: F and G against the independent computation.
 func TestObjectives(t *testing.T) {
 	d, ts, p, sp := setup(t, tiny, 6, 2, 7, 0.3, false, 3)
-	theta, _ := p.Start()
+	theta, _ := p.Start(0)
 	heads := randomHeads(p.Eu.Len(), 0.5, 1)
 	wf, wg := refLosses(d, ts, theta, heads, 7, 0.3)
 	f, err := sp.F(testkit.At(theta, heads))
@@ -133,7 +133,7 @@ func TestConformance(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, _, p, sp := setup(t, c.spec, c.n, 2, c.p, c.lambda, false, 5)
-			theta, heads := p.Start()
+			theta, heads := p.Start(0)
 			if c.scale > 0 {
 				heads = randomHeads(len(heads), c.scale, 2)
 			}
@@ -146,7 +146,7 @@ func TestConformance(t *testing.T) {
 // and from random heads, to the same solution.
 func TestLowerSolve(t *testing.T) {
 	_, _, p, sp := setup(t, meta.TaskSpec{Ways: 5, Shots: 5, Queries: 5}, 8, 2, 16, meta.DefaultLambda, false, 9)
-	theta, zero := p.Start()
+	theta, zero := p.Start(0)
 	var sols [][]float64
 	g := make([]float64, len(zero))
 	for _, start := range [][]float64{zero, randomHeads(len(zero), 3, 4)} {
@@ -164,7 +164,7 @@ func TestLowerSolve(t *testing.T) {
 // W* from LowerSolve (checked in TestLowerSolve).
 func TestHypergradient(t *testing.T) {
 	_, _, p, sp := setup(t, meta.TaskSpec{Ways: 5, Shots: 5, Queries: 5}, 6, 2, 16, meta.DefaultLambda, false, 7)
-	theta, zero := p.Start()
+	theta, zero := p.Start(0)
 	testkit.HypergradientLower(t, sp, meta.Paper.Estimator, theta, zero, 1e-6)
 }
 
@@ -177,7 +177,7 @@ func TestExtrinsic(t *testing.T) {
 	spec := meta.TaskSpec{Ways: 5, Shots: 3, Queries: 3}
 	_, _, pr, sr := setup(t, spec, 5, 2, 6, 0.2, false, 4)
 	_, _, _, se := setup(t, spec, 5, 2, 6, 0.2, true, 4)
-	theta, _ := pr.Start()
+	theta, _ := pr.Start(0)
 	heads := randomHeads(pr.Eu.Len(), 0.5, 6)
 	ex := se.Mx
 	require.NoError(t, ex.CheckPoint(theta))

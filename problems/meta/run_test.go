@@ -39,7 +39,7 @@ func (a *accuracies) Record(s *solver.EpochStats) error {
 // over 40 held-out tasks above the start's.
 func TestRun(t *testing.T) {
 	_, _, p0, sp0 := setup(t, defaultSpec, 10, 40, meta.DefaultP, meta.DefaultLambda, false, 1)
-	th, w := p0.Start()
+	th, w := p0.Start(0)
 	f0, err := sp0.F(testkit.At(th, w))
 	require.NoError(t, err)
 	a0, err := p0.Accuracy(th, w)
@@ -95,7 +95,7 @@ func TestPaperRuns(t *testing.T) {
 				}
 				p, err := meta.New(d, ts, meta.Config{P: meta.DefaultP, Lambda: meta.DefaultLambda, Extrinsic: ext}, seed)
 				require.NoError(t, err)
-				th, w := p.Start()
+				th, w := p.Start(0)
 				if !ext {
 					b, err := p.BaselineAccuracy()
 					require.NoError(t, err)

@@ -76,7 +76,7 @@ func NewInstance(d *Data, t *Tasks, cfg Config, by SplitBy, seed uint64) (*probl
 	if err != nil {
 		return nil, err
 	}
-	th, w := p.Start()
+	th, w := p.Start(0)
 	method := "RHGD on St"
 	if cfg.Extrinsic {
 		method = "PHGD (extrinsic: Euclidean steps projected onto St)"

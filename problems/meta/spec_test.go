@@ -2,30 +2,20 @@ package meta_test
 
 import (
 	"context"
-	"flag"
-	"io"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/rhgd/rhgd/problems"
+	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/problems/meta"
 	"github.com/rhgd/rhgd/solver"
 )
 
-func build(t *testing.T, args []string, o problems.Options) (*problems.Instance, error) {
-	t.Helper()
-	fs := flag.NewFlagSet("meta", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	mk := meta.Spec.Flags(fs)
-	require.NoError(t, fs.Parse(args))
-	return mk(o)
-}
-
 // TestSpec: the defaults, the flags, -baseline phgd (the Extrinsic
 // manifold) and bad parameters.
 func TestSpec(t *testing.T) {
-	in, err := build(t, nil, problems.Options{Seed: 42})
+	in, err := testkit.Build(t, meta.Spec, problems.Options{Seed: 42})
 	require.NoError(t, err)
 	require.Equal(t, 64*16, len(in.X0))
 	require.Equal(t, 50*17*5, len(in.Y0))
@@ -34,7 +24,7 @@ func TestSpec(t *testing.T) {
 	require.Nil(t, in.Stochastic)
 	require.NoError(t, in.Problem.Mx.CheckPoint(in.X0))
 	t.Log(in.Describe)
-	in, err = build(t, []string{"-tasks", "3", "-test-tasks", "4", "-features", "6", "-shots", "2", "-queries", "3", "-split", "classes", "-baseline", "phgd"}, problems.Options{Seed: 1})
+	in, err = testkit.Build(t, meta.Spec, problems.Options{Seed: 1}, "-tasks", "3", "-test-tasks", "4", "-features", "6", "-shots", "2", "-queries", "3", "-split", "classes", "-baseline", "phgd")
 	require.NoError(t, err)
 	require.IsType(t, &meta.Extrinsic{}, in.Problem.Mx)
 	require.Equal(t, 3*7*5, len(in.Y0))
@@ -53,9 +43,9 @@ func TestSpec(t *testing.T) {
 	_, err = solver.Minimize(context.Background(), in.Problem, in.X0, in.Y0, &s)
 	require.NoError(t, err)
 	for _, args := range [][]string{{"-baseline", "adam"}, {"-split", "tasks"}, {"-ways", "6", "-split", "classes"}, {"-lambda", "-1"}, {"-features", "0"}, {"-tasks", "0"}} {
-		_, err := build(t, args, problems.Options{})
+		_, err := testkit.Build(t, meta.Spec, problems.Options{}, args...)
 		require.ErrorIs(t, err, problems.ErrBadData, "%v", args)
 	}
-	_, err = build(t, nil, problems.Options{Data: "x.npz"})
+	_, err = testkit.Build(t, meta.Spec, problems.Options{Data: "x.npz"})
 	require.ErrorIs(t, err, problems.ErrBadData)
 }

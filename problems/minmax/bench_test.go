@@ -20,7 +20,7 @@ func warm(tb testing.TB, name string) *solver.RHGD {
 	x0, y0 := pr.Start(7)
 	s := minmax.Paper.Settings
 	s.Epochs = 10
-	est, err := solver.ParseEstimator(minmax.Paper.Specs()[name])
+	est, err := minmax.Paper.Estimator(name)
 	require.NoError(tb, err)
 	s.Estimator = est
 	return testkit.Warm(tb, pr.Bilevel(), s, x0, y0)

@@ -84,10 +84,12 @@ import (
 )
 
 // Data is the matrix A (n×n, row-major, symmetric positive definite) and
-// the number p of columns of X.
+// the number p of columns of X; the tags name A in the problem's .npz
+// file (problems.ReadTagged).
 type Data struct {
-	N, P int
-	A    []float64
+	N int       `dim:"n"`
+	P int       `dim:"p"`
+	A []float64 `npz:"A" shape:"n×n"`
 	// Spectrum holds the eigenvalues A was built with, in descending
 	// order, when Generate made it; nil for loaded data.
 	Spectrum []float64
@@ -250,6 +252,25 @@ func (pr *Problem) Start(seed uint64) (x, y []float64) {
 		panic(err) // a random point of St(n, p) and a positive definite A
 	}
 	return x, y
+}
+
+// StartAt returns the starting point for a start a data file may hold:
+// its parts, each projected onto its manifold when it is within float32
+// rounding of it (problems.SnapStart, noted in notes); without X0, Start's
+// random X0 from seed, and without Y0, Y0 = I/λ_max(X0ᵀAX0)
+// (ScaledIdentity). path names the file in errors.
+func (pr *Problem) StartAt(st problems.Start, seed uint64, notes *[]string, path string) (x0, y0 []float64, err error) {
+	if err := problems.SnapStart(notes, st, pr.St, pr.SPD, "X0", "Y0"); err != nil {
+		return nil, nil, fmt.Errorf("minmax: %s: %w", path, err)
+	}
+	x0, y0 = st.Or(pr.Start(seed))
+	if st.Y != nil {
+		return x0, y0, nil
+	}
+	if err := pr.ScaledIdentity(y0, x0); err != nil {
+		return nil, nil, fmt.Errorf("%w: X0: %w", problems.ErrBadData, err)
+	}
+	return x0, y0, nil
 }
 
 // ScaledIdentity sets y = I/λ_max(XᵀAX) (see Start); x must be a point of

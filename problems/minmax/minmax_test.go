@@ -3,10 +3,11 @@ package minmax_test
 import (
 	"context"
 	"errors"
-	"flag"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"sort"
 	"testing"
 
@@ -287,7 +288,7 @@ func TestRunReachesSaddle(t *testing.T) {
 	}
 	sort.Float64s(want)
 	for _, name := range []string{"gda", "hinv", "cg", "ns", "ad"} {
-		est, err := solver.ParseEstimator(minmax.Paper.Specs()[name])
+		est, err := minmax.Paper.Estimator(name)
 		require.NoError(t, err)
 		res := runTo(t, pr, est)
 		x, y := res.X, res.Y
@@ -337,7 +338,7 @@ func TestDanskin(t *testing.T) {
 	u := make([]float64, 36)
 	pr.St.RandTangent(u, x, rand.New(rand.NewPCG(8, 8)))
 	estimate := func(name string, y []float64) []float64 {
-		est, err := solver.ParseEstimator(minmax.Paper.Specs()[name])
+		est, err := minmax.Paper.Estimator(name)
 		require.NoError(t, err)
 		r, err := solver.New(pr.Bilevel(), &solver.Settings{Estimator: est})
 		require.NoError(t, err)
@@ -471,31 +472,18 @@ func TestNPZ(t *testing.T) {
 // TestSpec builds the instance from flags (generated and loaded data) and
 // runs a few epochs of every estimator it lists.
 func TestSpec(t *testing.T) {
-	fs := flag.NewFlagSet("minmax", flag.ContinueOnError)
-	mk := minmax.Spec.Flags(fs)
-	require.NoError(t, fs.Parse([]string{"-n", "12", "-p", "3"}))
-	in, err := mk(problems.Options{Seed: 5})
+	in, err := testkit.Build(t, minmax.Spec, problems.Options{Seed: 5}, "-n", "12", "-p", "3")
 	require.NoError(t, err)
 	require.Contains(t, in.Describe, "known optimum F*")
 	require.Equal(t, "gda", in.Settings.Estimator.Name())
-	require.ElementsMatch(t, []string{"gda", "hinv", "cg", "ns", "ad"}, keys(in.Estimators))
-	for name := range in.Estimators {
-		est, err := in.Estimator(name)
-		require.NoError(t, err)
-		s := in.Settings
-		s.Estimator, s.Epochs = est, 3
-		_, err = solver.Minimize(context.Background(), in.Problem, in.X0, in.Y0, &s)
-		require.NoError(t, err, name)
-	}
+	require.ElementsMatch(t, []string{"gda", "hinv", "cg", "ns", "ad"}, slices.Collect(maps.Keys(in.Estimators)))
+	testkit.RunEach(t, in, 3)
 	// Loaded data: Y0 defaults to the scaled identity for the file's X0.
 	data, pr := setup(t, 8, 2, 10, 0.5)
 	x0, _ := pr.Start(4)
 	path := filepath.Join(t.TempDir(), "a.npz")
 	require.NoError(t, problems.WriteNPZ(path, map[string][]float64{"A": data.A, "X0": x0}, map[string][]int{"A": {8, 8}, "X0": {8, 2}}))
-	fs = flag.NewFlagSet("minmax", flag.ContinueOnError)
-	mk = minmax.Spec.Flags(fs)
-	require.NoError(t, fs.Parse(nil))
-	in, err = mk(problems.Options{Data: path})
+	in, err = testkit.Build(t, minmax.Spec, problems.Options{Data: path})
 	require.NoError(t, err)
 	require.Equal(t, x0, in.X0)
 	want := make([]float64, 4)
@@ -504,14 +492,6 @@ func TestSpec(t *testing.T) {
 	// An X0 off the manifold is bad data.
 	x0[0] += 0.1
 	require.NoError(t, problems.WriteNPZ(path, map[string][]float64{"A": data.A, "X0": x0}, map[string][]int{"A": {8, 8}, "X0": {8, 2}}))
-	_, err = mk(problems.Options{Data: path})
+	_, err = testkit.Build(t, minmax.Spec, problems.Options{Data: path})
 	require.True(t, errors.Is(err, problems.ErrBadData), "%v", err)
-}
-
-func keys(m map[string]string) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
 }

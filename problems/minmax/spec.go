@@ -44,8 +44,8 @@ var Spec = problems.Define(problems.Spec{
 }, DefaultParams, Build)
 
 // Build returns the problem, A generated from p.Seed or loaded from
-// p.Data, starting at the file's (X0, Y0), or a random X0 (p.StartSeed)
-// and Y0 = I/λ_max(X0ᵀAX0); Describe gives the known optimum.
+// p.Data, starting at StartAt (the file's start, or a random one from
+// p.StartSeed); Describe gives the known optimum.
 func Build(p Params) (*problems.Instance, error) {
 	gen := func() (*Data, error) { return Generate(p.N, p.P, p.Cond, p.Gap, p.Seed) }
 	load := func(path string) (*Data, problems.Start, error) { return Load(path, p.P) }
@@ -60,31 +60,21 @@ func Build(p Params) (*problems.Instance, error) {
 	}
 	in := Paper.Instance()
 	in.Notes = pr.Notes()
-	sx, sy := pr.Start(p.StartSeed)
-	if st.X == nil {
-		st.X = sx
-	} else if err := problems.SnapInput(&in.Notes, pr.St, "X0", st.X); err != nil {
-		return nil, fmt.Errorf("minmax: %s: %w", p.Data, err)
-	}
-	if st.Y == nil {
-		if err := pr.ScaledIdentity(sy, st.X); err != nil {
-			return nil, fmt.Errorf("%w: X0: %w", problems.ErrBadData, err)
-		}
-		st.Y = sy
-	} else if err := problems.SnapInput(&in.Notes, pr.SPD, "Y0", st.Y); err != nil {
-		return nil, fmt.Errorf("minmax: %s: %w", p.Data, err)
+	if in.X0, in.Y0, err = pr.StartAt(st, p.StartSeed, &in.Notes, p.Data); err != nil {
+		return nil, err
 	}
 	fstar, _, _, _ := pr.Solution()
-	in.Problem, in.X0, in.Y0 = pr.Bilevel(), st.X, st.Y
+	in.Problem = pr.Bilevel()
 	in.Describe = fmt.Sprintf("St(%d,%d) × SPD(%d), A %s; known optimum F* = %.12g", data.N, data.P, data.P, src, fstar)
 	return in, nil
 }
 
-// arrays are the problem's .npz file: A (n×n) and optionally X0 (n×p) and
-// Y0 (p×p), the start.
-func arrays(d *Data, st *problems.Start) []problems.Array {
-	return []problems.Array{{Name: "A", Shape: "n×n", Data: &d.A},
-		{Name: "X0", Shape: "n×p", Data: &st.X, Optional: true}, {Name: "Y0", Shape: "p×p", Data: &st.Y, Optional: true}}
+// file is the problem's .npz file: A (n×n) and optionally the start X0
+// (n×p) and Y0 (p×p).
+type file struct {
+	Data
+	X0 []float64 `npz:"X0,optional" shape:"n×p"`
+	Y0 []float64 `npz:"Y0,optional" shape:"p×p"`
 }
 
 // Load reads A (n×n) from a numpy .npz file, with optionally X0 (n×p, which
@@ -101,20 +91,19 @@ func Load(path string, p int) (*Data, problems.Start, error) {
 	if z.Has("Y0") && !z.Has("X0") {
 		return nil, problems.Start{}, fmt.Errorf("%w: %s: Y0 without X0", problems.ErrBadData, path)
 	}
-	d, st, dims := &Data{}, problems.Start{}, problems.Dims{}
-	if err := z.Read(dims, arrays(d, &st)...); err != nil {
+	var f file
+	if err := z.ReadTagged(&f); err != nil {
 		return nil, problems.Start{}, err
 	}
-	d.N, d.P = dims["n"], p
-	if st.X != nil {
-		d.P = dims["p"]
+	if f.X0 == nil {
+		f.P = p
 	}
-	return d, st, nil
+	return &f.Data, problems.Start{X: f.X0, Y: f.Y0}, nil
 }
 
 // Save writes A and a starting point to a .npz file that Load reads
 // (arrays A, X0 and Y0; a nil part of the start is left out), so that
 // other implementations can run the same problem.
 func Save(path string, data *Data, start problems.Start) error {
-	return problems.SaveNPZ(path, problems.Dims{"n": data.N, "p": data.P}, arrays(data, &start)...)
+	return problems.SaveTagged(path, &file{Data: *data, X0: start.X, Y0: start.Y})
 }

@@ -18,7 +18,7 @@ import (
 func warm(tb testing.TB, name string, batches solver.Batches) *solver.RHGD {
 	tb.Helper()
 	_, _, p, sp := setup(tb, spdnet.PaperConfig, spdnet.PaperTrainPerClass, 0, 42)
-	w0, g0 := p.Start()
+	w0, g0 := p.Start(0)
 	est, err := spdnet.Paper.Estimator(name)
 	require.NoError(tb, err)
 	s := spdnet.Paper.Settings
@@ -40,7 +40,7 @@ func TestEpochAllocs(t *testing.T) {
 		testkit.EpochAllocs(t, spdnet.Paper.Names(), 2, fmt.Sprintf(", batches %+v", b), warmOn(b))
 	}
 	_, _, p, sp := setup(t, spdnet.PaperConfig, spdnet.PaperTrainPerClass, 0, 42)
-	w0, g0 := p.Start()
+	w0, g0 := p.Start(0)
 	s := solver.AdaptiveSettings()
 	s.Estimator = solver.HInv{}
 	r, err := solver.New(sp, &s)
@@ -57,7 +57,7 @@ func TestEpochAllocs(t *testing.T) {
 // accuracy allocate nothing once the problem is built.
 func TestOracleAllocs(t *testing.T) {
 	_, _, p, sp := setup(t, small, 3, 0, 8)
-	w, g := p.Start()
+	w, g := p.Start(0)
 	accuracy := func() error { _, err := p.Accuracy(w, g); return err }
 	testkit.OracleAllocs(t, sp, w, g, [][]int{nil, {0, 3, 3, 5}}, 3, true, accuracy)
 }
@@ -80,7 +80,7 @@ func BenchmarkForward(b *testing.B) {
 	b.ReportAllocs()
 	_, _, p, sp := setup(b, spdnet.PaperConfig, spdnet.PaperTrainPerClass, 0, 42)
 	w := testkit.RandPoint(p.Mx, 1)
-	_, g := p.Start()
+	_, g := p.Start(0)
 	gy := make([]float64, len(g))
 	pt := testkit.At(w, g)
 	for b.Loop() {
@@ -100,7 +100,7 @@ func BenchmarkBackward(b *testing.B) {
 	b.ReportAllocs()
 	_, _, p, sp := setup(b, spdnet.PaperConfig, spdnet.PaperTrainPerClass, 0, 42)
 	w := testkit.RandPoint(p.Mx, 1)
-	_, g := p.Start()
+	_, g := p.Start(0)
 	gx := make([]float64, len(w))
 	pt := &solver.Point{X: w, Y: g, XID: solver.NewID(), YID: solver.NewID()}
 	for b.Loop() {

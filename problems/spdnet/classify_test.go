@@ -17,7 +17,7 @@ import (
 func TestAccuracy(t *testing.T) {
 	data, split, p, _ := setup(t, small, 5, 0, 21)
 	w := testkit.RandPoint(p.Mx, 9)
-	_, g := p.Start()
+	_, g := p.Start(0)
 	phi := refFeatures(data, small, w, split.Val)
 	c := data.Classes
 	var ok int

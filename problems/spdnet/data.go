@@ -14,11 +14,14 @@ import (
 )
 
 // Data are labelled SPD matrices: N matrices of order D, one after the
-// other in A (N·D·D entries, row-major), with labels 1..Classes.
+// other in A (N·D·D entries, row-major), with labels 1..Classes. The tags
+// name them in the problem's .npz file (problems.ReadTagged).
 type Data struct {
-	N, D, Classes int       // matrices, their order, classes
-	A             []float64 // N·D·D entries
-	Labels        []int     // N labels, 1..Classes
+	N       int       `dim:"N"` // matrices
+	D       int       `dim:"D"` // their order
+	Classes int       // classes
+	A       []float64 `npz:"A" shape:"N×D×D"` // N·D·D entries
+	Labels  []int     // N labels, 1..Classes
 	// Name says where the data came from.
 	Name string
 }

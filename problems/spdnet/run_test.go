@@ -33,7 +33,7 @@ func (a *accuracies) Record(s *solver.EpochStats) error {
 // the loss too.
 func TestRun(t *testing.T) {
 	_, _, p, sp := setup(t, spdnet.PaperConfig, spdnet.PaperTrainPerClass, 0, 42)
-	w0, g0 := p.Start()
+	w0, g0 := p.Start(0)
 	f0, err := sp.F(testkit.At(w0, g0))
 	require.NoError(t, err)
 	a0, err := p.Accuracy(w0, g0)
@@ -82,7 +82,7 @@ func TestPaperRuns(t *testing.T) {
 		bl, err := p.BaselineAccuracy()
 		require.NoError(t, err)
 		base = append(base, bl)
-		w0, g0 := p.Start()
+		w0, g0 := p.Start(0)
 		for _, name := range append(append([]string(nil), spdnet.Paper.Names()...), "rshgd") {
 			est, err := spdnet.Paper.Estimator(name)
 			if name == "rshgd" {

@@ -180,8 +180,10 @@ func New(data *Data, split Split, cfg Config, seed uint64) (*Problem, error) {
 // within float32 rounding of symmetric, symmetrized.
 func (p *Problem) Notes() []string { return slices.Clone(p.notes) }
 
-// Start returns copies of the starting point (W1, W2) and γ.
-func (p *Problem) Start() (w, gamma []float64) {
+// Start returns copies of the starting point New made, (W1, W2) and γ (γ
+// drawn from New's seed); seed is ignored (it is there so that every
+// problem's Start has one signature).
+func (p *Problem) Start(seed uint64) (w, gamma []float64) {
 	return append([]float64(nil), p.w0...), append([]float64(nil), p.g0...)
 }
 

@@ -132,7 +132,7 @@ func TestFeatures(t *testing.T) {
 		{"small random W, ReEig active", small, true, true}} {
 		t.Run(c.name, func(t *testing.T) {
 			data, split, p, _ := setup(t, c.cfg, 5, 0, 11)
-			w, _ := p.Start()
+			w, _ := p.Start(0)
 			if c.random {
 				w = testkit.RandPoint(p.Mx, 1)
 			}
@@ -181,7 +181,7 @@ func TestConformance(t *testing.T) {
 				t.Skip("paper sizes under -race: the small cases run the same code")
 			}
 			data, split, p, sp := setup(t, c.cfg, c.perClass, c.nval, 5)
-			w, g := p.Start()
+			w, g := p.Start(0)
 			if c.random {
 				w = testkit.RandPoint(p.Mx, 4)
 			}
@@ -220,7 +220,7 @@ func TestReEigActive(t *testing.T) {
 func TestObjectives(t *testing.T) {
 	data, split, p, sp := setup(t, small, 3, 0, 3)
 	w := testkit.RandPoint(p.Mx, 2)
-	_, g := p.Start()
+	_, g := p.Start(0)
 	c := data.Classes
 	for _, val := range []bool{false, true} {
 		idx := split.Train
@@ -268,7 +268,7 @@ func TestObjectives(t *testing.T) {
 func TestLowerSolve(t *testing.T) {
 	_, _, p, sp := setup(t, small, 3, 0, 8)
 	w := testkit.RandPoint(p.Mx, 3)
-	_, g0 := p.Start()
+	_, g0 := p.Start(0)
 	far := make([]float64, len(g0))
 	for i := range far {
 		far[i] = 30 * g0[len(g0)-1-i]
@@ -304,7 +304,7 @@ func TestHypergradient(t *testing.T) {
 	}
 	_, _, p, sp := setup(t, cfg, 5, 0, 7)
 	w := testkit.RandPoint(p.Mx, 6)
-	_, g0 := p.Start()
+	_, g0 := p.Start(0)
 	testkit.HypergradientLower(t, sp, spdnet.Paper.Estimator, w, g0, 1e-6)
 }
 
@@ -315,6 +315,6 @@ func TestHypergradient(t *testing.T) {
 func TestBatches(t *testing.T) {
 	_, split, p, sp := setup(t, small, 3, 12, 13)
 	w := testkit.RandPoint(p.Mx, 12)
-	_, g := p.Start()
+	_, g := p.Start(0)
 	testkit.Batches(t, sp, w, g, len(split.Train), len(split.Val), testkit.RelOrAbs, 1e-13, 1e-12)
 }

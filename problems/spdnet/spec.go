@@ -68,7 +68,7 @@ func NewInstance(data *Data, split Split, cfg Config, seed uint64) (*problems.In
 		return nil, err
 	}
 	in := Paper.Instance()
-	in.X0, in.Y0 = p.Start()
+	in.X0, in.Y0 = p.Start(0)
 	ntr, nval := p.Sizes()
 	b := in.Stochastic
 	b.Lower, b.Upper = min(b.Lower, ntr), min(b.Upper, nval)
@@ -83,23 +83,24 @@ func NewInstance(data *Data, split Split, cfg Config, seed uint64) (*problems.In
 	return in, nil
 }
 
-// arrays are the problem's .npz file; lab holds the labels as float64.
-func arrays(d *Data, lab *[]float64) []problems.Array {
-	return []problems.Array{{Name: "A", Shape: "N×D×D", Data: &d.A}, {Name: "labels", Shape: "N", Data: lab}}
+// file is the problem's .npz file: Data's matrices and their labels, as
+// float64.
+type file struct {
+	Data
+	Labels []float64 `npz:"labels" shape:"N"`
 }
 
 // Load reads labelled SPD matrices from a numpy .npz file: A (N×D×D,
 // symmetric positive definite) and labels (N, integers 1..C; C is their
 // largest value). Data.Validate checks them.
 func Load(path string) (*Data, error) {
-	d := &Data{Name: "data from " + path}
-	var lab []float64
-	dims, err := problems.ReadNPZ(path, arrays(d, &lab)...)
-	if err != nil {
+	f := file{Data: Data{Name: "data from " + path}}
+	if err := problems.ReadTagged(path, &f); err != nil {
 		return nil, err
 	}
-	d.N, d.D, d.Labels = dims["N"], dims["D"], make([]int, dims["N"])
-	for i, l := range lab {
+	d := &f.Data
+	d.Labels = make([]int, d.N)
+	for i, l := range f.Labels {
 		if l != float64(int(l)) || l < 1 || l > 1<<20 {
 			return nil, fmt.Errorf("spdnet: %w: labels[%d] = %v is not a positive integer", problems.ErrBadData, i, l)
 		}
@@ -115,9 +116,9 @@ func Load(path string) (*Data, error) {
 // Save writes data to a .npz file that Load reads (arrays A and labels),
 // for other implementations to run the same problem.
 func Save(path string, data *Data) error {
-	lab := make([]float64, data.N)
+	f := file{Data: *data, Labels: make([]float64, data.N)}
 	for i, l := range data.Labels {
-		lab[i] = float64(l)
+		f.Labels[i] = float64(l)
 	}
-	return problems.SaveNPZ(path, problems.Dims{"N": data.N, "D": data.D}, arrays(data, &lab)...)
+	return problems.SaveTagged(path, &f)
 }

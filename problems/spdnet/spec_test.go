@@ -1,32 +1,22 @@
 package spdnet_test
 
 import (
-	"flag"
-	"io"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/rhgd/rhgd/problems"
+	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/problems/spdnet"
 	"github.com/rhgd/rhgd/solver"
 )
-
-func build(t *testing.T, args []string, o problems.Options) (*problems.Instance, error) {
-	t.Helper()
-	fs := flag.NewFlagSet("spdnet", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	mk := spdnet.Spec.Flags(fs)
-	require.NoError(t, fs.Parse(args))
-	return mk(o)
-}
 
 // TestSpec: the Spec builds the paper's instance by default (sizes,
 // settings, estimators, batches, accuracy and baseline), takes its flags
 // and a .npz file, and turns bad parameters into errors.
 func TestSpec(t *testing.T) {
-	in, err := build(t, nil, problems.Options{Seed: 42})
+	in, err := testkit.Build(t, spdnet.Spec, problems.Options{Seed: 42})
 	require.NoError(t, err)
 	require.Equal(t, 100*20+20*5, len(in.X0))
 	require.Equal(t, 15*8, len(in.Y0))
@@ -47,7 +37,7 @@ func TestSpec(t *testing.T) {
 	t.Log(in.Describe)
 	require.NoError(t, in.Problem.Mx.CheckPoint(in.X0))
 
-	in, err = build(t, []string{"-d1", "8", "-d2", "3", "-train", "3", "-lambda", "0.5"}, problems.Options{Seed: 1})
+	in, err = testkit.Build(t, spdnet.Spec, problems.Options{Seed: 1}, "-d1", "8", "-d2", "3", "-train", "3", "-lambda", "0.5")
 	require.NoError(t, err)
 	require.Equal(t, 100*8+8*3, len(in.X0))
 	require.Equal(t, 24, in.Problem.NG)
@@ -56,14 +46,14 @@ func TestSpec(t *testing.T) {
 	// A .npz file.
 	path := filepath.Join(t.TempDir(), "d.npz")
 	require.NoError(t, spdnet.Save(path, tiny()))
-	in, err = build(t, []string{"-d1", "2", "-d2", "1", "-train", "1"}, problems.Options{Data: path})
+	in, err = testkit.Build(t, spdnet.Spec, problems.Options{Data: path}, "-d1", "2", "-d2", "1", "-train", "1")
 	require.NoError(t, err)
 	require.Equal(t, 2, in.Problem.NG) // one per class
 	_, err = solver.New(in.Problem, &in.Settings)
 	require.NoError(t, err)
 
 	for _, args := range [][]string{{"-d1", "200"}, {"-lambda", "0"}, {"-train", "10"}, {"-pixel-scale", "-1"}, {"-cov-eps", "0"}} {
-		_, err := build(t, args, problems.Options{})
+		_, err := testkit.Build(t, spdnet.Spec, problems.Options{}, args...)
 		require.ErrorIs(t, err, problems.ErrBadData, "%v", args)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/problems/synthetic"
 	"github.com/rhgd/rhgd/solver"
@@ -15,13 +17,9 @@ import (
 // "never cancelled".
 func TestNilContext(t *testing.T) {
 	data, err := synthetic.Generate(20, 5, 2, synthetic.PaperNu, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	p, err := synthetic.New(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	w0, m0 := p.Start(1)
 	var nilCtx context.Context
 	if _, err := solver.Minimize(nilCtx, p.Bilevel(), w0, m0, nil); !errors.Is(err, numerr.ErrInvalid) {
@@ -30,9 +28,7 @@ func TestNilContext(t *testing.T) {
 	s := synthetic.Paper.Settings
 	s.Epochs = 2
 	r, err := solver.New(p.Bilevel(), &s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if _, err := r.Run(nilCtx, w0, m0); !errors.Is(err, numerr.ErrInvalid) {
 		t.Errorf("Run(nil ctx): %v, want numerr.ErrInvalid", err)
 	}

@@ -46,34 +46,27 @@ func Build(p Params) (*problems.Instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	var notes []string
-	sw, sm := pr.Start(p.StartSeed)
-	if st.X == nil {
-		st.X = sw
-	} else if err := problems.SnapInput(&notes, pr.St, "W0", st.X); err != nil {
-		return nil, fmt.Errorf("synthetic: %s: %w", p.Data, err)
-	}
-	if st.Y == nil {
-		st.Y = sm
-	} else if err := problems.SnapInput(&notes, pr.SPD, "M0", st.Y); err != nil {
-		return nil, fmt.Errorf("synthetic: %s: %w", p.Data, err)
+	in := Paper.Instance()
+	if in.X0, in.Y0, err = pr.StartAt(st, p.StartSeed, &in.Notes, p.Data); err != nil {
+		return nil, err
 	}
 	if p.Save != "" {
-		if err := Save(p.Save, data, st); err != nil {
+		if err := Save(p.Save, data, problems.Start{X: in.X0, Y: in.Y0}); err != nil {
 			return nil, err
 		}
 	}
-	in := Paper.Instance()
-	in.Problem, in.X0, in.Y0, in.Notes = pr.Bilevel(), st.X, st.Y, notes
+	in.Problem = pr.Bilevel()
 	in.Describe = fmt.Sprintf("St(%d,%d) × SPD(%d), n = %d, ν = %g, data %s", data.D, data.R, data.D, data.N, data.Nu, src)
 	return in, nil
 }
 
-// arrays lists the arrays of the problem's .npz file for Load and Save.
-func arrays(data *Data, st *problems.Start, nu *[]float64) []problems.Array {
-	return []problems.Array{{Name: "X", Shape: "n×d", Data: &data.X}, {Name: "Y", Shape: "n×r", Data: &data.Y},
-		{Name: "W0", Shape: "d×r", Data: &st.X, Optional: true}, {Name: "M0", Shape: "d×d", Data: &st.Y, Optional: true},
-		{Name: "nu", Data: nu, Optional: true}}
+// file is the problem's .npz file: Data's arrays, optionally the start W0
+// (d×r) and M0 (d×d), and nu, a scalar.
+type file struct {
+	Data
+	W0 []float64 `npz:"W0,optional" shape:"d×r"`
+	M0 []float64 `npz:"M0,optional" shape:"d×d"`
+	Nu []float64 `npz:"nu,optional"`
 }
 
 // Load reads the problem's data from a numpy .npz file with arrays X
@@ -84,24 +77,20 @@ func arrays(data *Data, st *problems.Start, nu *[]float64) []problems.Array {
 // onto it (problems.SnapInput) and rejects one clearly off; solver.Run
 // rejects either unless it is a point.
 func Load(path string, nu float64) (*Data, problems.Start, error) {
-	data := Data{Nu: nu}
-	var st problems.Start
-	var nuv []float64
-	dims, err := problems.ReadNPZ(path, arrays(&data, &st, &nuv)...)
-	if err != nil {
+	var f file
+	if err := problems.ReadTagged(path, &f); err != nil {
 		return nil, problems.Start{}, err
 	}
-	data.N, data.D, data.R = dims["n"], dims["d"], dims["r"]
-	if nuv != nil {
-		data.Nu = nuv[0]
+	f.Data.Nu = nu
+	if f.Nu != nil {
+		f.Data.Nu = f.Nu[0]
 	}
-	return &data, st, nil
+	return &f.Data, problems.Start{X: f.W0, Y: f.M0}, nil
 }
 
 // Save writes data and a starting point (W0, M0) to a .npz file that Load
 // reads (arrays X, Y, W0, M0 and nu; a nil W0 or M0 is left out), so that
 // other implementations can run the same problem.
 func Save(path string, data *Data, start problems.Start) error {
-	nu := []float64{data.Nu}
-	return problems.SaveNPZ(path, problems.Dims{"n": data.N, "d": data.D, "r": data.R}, arrays(data, &start, &nu)...)
+	return problems.SaveTagged(path, &file{Data: *data, W0: start.X, M0: start.Y, Nu: []float64{data.Nu}})
 }

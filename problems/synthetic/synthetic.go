@@ -35,6 +35,7 @@ import (
 	"github.com/rhgd/rhgd/blas"
 	"github.com/rhgd/rhgd/lapackx"
 	"github.com/rhgd/rhgd/numerr"
+	"github.com/rhgd/rhgd/problems"
 	"github.com/rhgd/rhgd/solver"
 	"github.com/rhgd/rhgd/spd"
 	"github.com/rhgd/rhgd/stiefel"
@@ -44,11 +45,15 @@ import (
 // singular XᵀX (numerr.ErrInvalid).
 var ErrBadData = numerr.New(numerr.ErrInvalid, "synthetic: bad data")
 
-// Data are the matrices X (n×d) and Y (n×r), row-major, and ν.
+// Data are the matrices X (n×d) and Y (n×r), row-major, and ν; the tags
+// name X and Y in the problem's .npz file (problems.ReadTagged).
 type Data struct {
-	N, D, R int
-	X, Y    []float64
-	Nu      float64
+	N  int       `dim:"n"`
+	D  int       `dim:"d"`
+	R  int       `dim:"r"`
+	X  []float64 `npz:"X" shape:"n×d"`
+	Y  []float64 `npz:"Y" shape:"n×r"`
+	Nu float64
 }
 
 // Generate draws X and Y with standard normal entries, each scaled to unit
@@ -176,6 +181,18 @@ func (p *Problem) Start(seed uint64) (w, m []float64) {
 		m[i*p.d+i] = 1
 	}
 	return w, m
+}
+
+// StartAt returns the starting point for a start a data file may hold:
+// its parts, each projected onto its manifold when it is within float32
+// rounding of it (problems.SnapStart, noted in notes), and Start's from
+// seed for a part it lacks. path names the file in errors.
+func (p *Problem) StartAt(st problems.Start, seed uint64, notes *[]string, path string) (w0, m0 []float64, err error) {
+	if err := problems.SnapStart(notes, st, p.St, p.SPD, "W0", "M0"); err != nil {
+		return nil, nil, fmt.Errorf("synthetic: %s: %w", path, err)
+	}
+	w0, m0 = st.Or(p.Start(seed))
+	return w0, m0, nil
 }
 
 func (p *Problem) mul(tA, tB gblas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {

@@ -1,12 +1,15 @@
 // Package testkit holds the checks that the ready-made problems'
-// tests share: relative errors, a warmed-up solver for allocation tests
+// tests share: building from flags and running every estimator,
+// relative errors, a warmed-up solver for allocation tests
 // and benchmarks, the oracles called in one go, and the hypergradient
 // against a central difference. Only tests import it.
 package testkit
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -14,8 +17,35 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rhgd/rhgd/internal/race"
+	"github.com/rhgd/rhgd/problems"
 	"github.com/rhgd/rhgd/solver"
 )
+
+// Build builds the problem spec describes with o and the command-line
+// flags args, as rhgd run does; it fails tb on flags it cannot parse.
+func Build(tb testing.TB, spec problems.Spec, o problems.Options, args ...string) (*problems.Instance, error) {
+	tb.Helper()
+	fs := flag.NewFlagSet(spec.Name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	mk := spec.Flags(fs)
+	require.NoError(tb, fs.Parse(args))
+	return mk(o)
+}
+
+// RunEach runs every estimator that in lists for epochs epochs from in's
+// start with in's settings, and fails tb on an error, naming the
+// estimator.
+func RunEach(tb testing.TB, in *problems.Instance, epochs int) {
+	tb.Helper()
+	for name := range in.Estimators {
+		est, err := in.Estimator(name)
+		require.NoError(tb, err)
+		s := in.Settings
+		s.Estimator, s.Epochs = est, epochs
+		_, err = solver.Minimize(context.Background(), in.Problem, in.X0, in.Y0, &s)
+		require.NoError(tb, err, name)
+	}
+}
 
 // Rel returns ‖a − b‖/‖b‖, the relative error of a against b.
 func Rel(a, b []float64) float64 {
