@@ -274,3 +274,15 @@ def test_example_synthetic():
 def test_example_hyperrep():
     out = run_example("torch_hyperrep.py")
     assert out.count("->") == 2, out
+
+
+def test_readme_snippet():
+    """python/README.md's torch snippet runs as written and lowers f."""
+    text = (EXAMPLES.parent / "README.md").read_text()
+    sec = text.index("## Problems written in PyTorch")
+    a = text.index("```python\n", sec) + len("```python\n")
+    code = text[a:text.index("```\n", a)]
+    ns = {}
+    exec(compile(code.replace("epochs=100", "epochs=5"), "README.md", "exec"), ns)
+    res = ns["res"]
+    assert res.epochs == 5 and res.history["f"][-1] < res.history["f"][0]
