@@ -286,3 +286,11 @@ def test_readme_snippet():
     exec(compile(code.replace("epochs=100", "epochs=5"), "README.md", "exec"), ns)
     res = ns["res"]
     assert res.epochs == 5 and res.history["f"][-1] < res.history["f"][0]
+
+
+def test_example_spdnet():
+    """The SPD network (BiMap, ReEig, LogEig through eigh; cross-entropy
+    lower level) on a Product of Stiefel manifolds lowers f."""
+    out = run_example("torch_spdnet.py")
+    f0, f1 = (float(t.rstrip(",")) for t in out.split()[1:4:2])
+    assert f1 < f0, out
