@@ -30,8 +30,11 @@ Finite sums f = (1/n_f) Σ f_i, g = (1/n_g) Σ g_i: give ``n_f`` and/or
 int64 tensor of component indices (all of them, ``arange(n)``, for the full
 sum), so that RSHGD (the batch_* settings) runs on the problem.
 
-The inverse Hessian (the 'hinv' estimator) is Riemannian and is not derived:
-the library does not take one beside Euclidean derivatives yet.
+The inverse Hessian (the 'hinv' estimator) is not derived: give it as
+``hess_gy_inv(x, y, v)``, Riemannian, on tensors. The library takes one
+only beside Riemannian oracles, so such a problem's oracles go through the
+library's conversion of a second, Euclidean problem (one more crossing
+each, and full sums only).
 """
 
 import ctypes
@@ -179,11 +182,14 @@ class Problem(_solver.Problem):
     finite sum of n_f (n_g) components called as f(x, y, batch), batch an
     int64 tensor of component indices. lower_solve(x, y), optional, returns
     the exact lower solution y*(x) (a tensor or array; y is the warm start)
-    for the setting lower_solve=True. x0, y0 set the starting point. The
+    for the setting lower_solve=True. hess_gy_inv(x, y, v), optional,
+    returns the Riemannian inverse Hessian of g in y applied to the tangent
+    v (for the 'hinv' estimator; full sums only). x0, y0 set the starting
+    point. The
     result is an rhgd.Problem: rhgd.Solver, rhgd.minimize, oracle() and
     start() take it."""
 
-    def __init__(self, f, g, mx, my, *, x0=None, y0=None, n_f=0, n_g=0, lower_solve=None):
+    def __init__(self, f, g, mx, my, *, x0=None, y0=None, n_f=0, n_g=0, lower_solve=None, hess_gy_inv=None):
         n_f, n_g = int(n_f), int(n_g)
         if n_f < 0 or n_g < 0:
             raise ValueError(f"rhgd: n_f = {n_f}, n_g = {n_g}: want >= 0")
@@ -209,12 +215,69 @@ class Problem(_solver.Problem):
             c["lower_solve"] = V(self._cb_lower())
         self._c = c  # the ctypes callbacks: alive as long as the problem
         o = _lib.Oracles(n_f=n_f, n_g=n_g, **c)
-        self._own(_solver._new_handle(_lib.lib().rhgd_problem_callbacks, mx.handle, my.handle, ctypes.byref(o), 1,
-                                      None))
+        h = _solver._new_handle(_lib.lib().rhgd_problem_callbacks, mx.handle, my.handle, ctypes.byref(o), 1, None)
+        if hess_gy_inv is not None:
+            h = self._riemannian(h, hess_gy_inv, n_f, n_g)
+        self._own(h)
         self._dims()
         if x0 is not None or y0 is not None:
             self.set_start(x0, y0)
         self._warn_notes()
+
+    def _riemannian(self, h, hess_gy_inv, n_f, n_g):
+        """The handle of the problem with the inverse Hessian: the library
+        takes one only beside Riemannian oracles, so this problem's are
+        those of the Euclidean one (handle h, kept as self._euclid), which
+        the library converts (rhgd_problem_oracle), and hess_gy_inv(x, y, v)
+        is the user's, on tensors. Full sums only: rhgd_problem_oracle takes
+        no minibatch."""
+        inner = _solver.Problem.__new__(_solver.Problem)
+        inner._own(h)
+        inner.error = None
+        self._euclid = inner
+        lib, lx, ly, sx, sy = _lib.lib(), self._lx, self._ly, self._sx, self._sy
+
+        def through(name):
+            key = name.encode()
+
+            def cb(user, x, y, batch, nbatch, *rest):
+                try:
+                    if batch:
+                        raise ValueError("rhgd: a problem with hess_gy_inv runs on full sums only (no batch_* "
+                                         "settings): the library converts its oracles without a minibatch")
+                    v, out = rest if len(rest) == 2 else (None, rest[0])
+                    rc = lib.rhgd_problem_oracle(inner._h, key, x, y, v, out)
+                    if rc < 0:
+                        raise _lib.error(rc)
+                    return 0
+                except BaseException as e:
+                    return self._fail(name, e)
+            return cb
+
+        def inv(user, x, y, batch, nbatch, v, out):
+            try:
+                xt = torch.from_numpy(_view(x, lx)).reshape(sx)
+                yt = torch.from_numpy(_view(y, ly)).reshape(sy)
+                vt = torch.from_numpy(_view(v, ly)).reshape(sy)
+                with torch.no_grad():
+                    r = torch.as_tensor(hess_gy_inv(xt, yt, vt), dtype=_F64)
+                if r.numel() != ly:
+                    raise ValueError(f"rhgd: hess_gy_inv returned {r.numel()} entries, want {ly}")
+                torch.from_numpy(_view(out, ly)).copy_(r.reshape(-1))
+                return 0
+            except BaseException as e:
+                return self._fail("hess_gy_inv", e)
+
+        V, H = _lib.VALUE_FN, _lib.HVP_FN
+        c = {k: V(through(k)) for k in ("f", "g", "grad_fx", "grad_fy", "grad_gx", "grad_gy")}
+        c.update({k: H(through(k)) for k in ("hess_gy", "cross_gxy", "cross_gyx")})
+        c["hess_gy_inv"] = H(inv)
+        if "lower_solve" in self._c:
+            c["lower_solve"] = self._c["lower_solve"]
+        self._c_riemannian = c
+        o = _lib.Oracles(n_f=n_f, n_g=n_g, **c)
+        return _solver._new_handle(lib.rhgd_problem_callbacks, self.mx.handle, self.my.handle, ctypes.byref(o), 0,
+                                   None)
 
     # Every callback catches every exception (nothing may unwind into C),
     # keeps the first in self.error and returns nonzero, which stops the run.
@@ -295,15 +358,17 @@ class Problem(_solver.Problem):
         return cb
 
 
-def minimize(f, g, mx, my, x0=None, y0=None, estimator=None, callback=None, *, n_f=0, n_g=0, **settings):
+def minimize(f, g, mx, my, x0=None, y0=None, estimator=None, callback=None, *, n_f=0, n_g=0, hess_gy_inv=None,
+             **settings):
     """Minimize f(x, y*(x)), y*(x) = argmin_y g(x, y), f and g in PyTorch on
     mx × my, by RHGD from (x0, y0) with the estimator spec ('cg', 'ns',
     'ad', 'cg:tol=1e-10', ...; None: the library's default) and the
     solver's settings as keywords (preset, eta_x, eta_y, inner, epochs,
     batches, batch_lower, ...: see rhgd.Solver). callback(info) sees each
-    epoch and stops the run by returning True. n_f and n_g are Problem's;
+    epoch and stops the run by returning True. n_f, n_g and hess_gy_inv are
+    Problem's;
     lower_solve is Problem's oracle when callable and the setting
     otherwise, as in rhgd.minimize. Returns an rhgd.OptimizeResult."""
     lower = settings.pop("lower_solve") if callable(settings.get("lower_solve")) else None
-    p = Problem(f, g, mx, my, n_f=n_f, n_g=n_g, lower_solve=lower)
+    p = Problem(f, g, mx, my, n_f=n_f, n_g=n_g, lower_solve=lower, hess_gy_inv=hess_gy_inv)
     return _solver.Solver(p, estimator, **settings).run(x0, y0, callback)
