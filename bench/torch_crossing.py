@@ -71,14 +71,16 @@ def main():
                         grad_fy=lambda x, y: zero, grad_gy=lambda x, y: zero, hess_gy=lambda x, y, v: zero,
                         cross_gxy=lambda x, y, v: np.zeros_like(x))
 
-    W = torch.from_numpy(x)
+    # as rhgd.torch builds it: W requires grad too (for the cross products)
+    W = torch.from_numpy(x).clone().requires_grad_(True)
     M = torch.from_numpy(y).clone().requires_grad_(True)
-    gy = torch.autograd.grad(g(W, M), M, create_graph=True)[0]
+    gy = torch.autograd.grad(g(W, M), (W, M), create_graph=True)[1]
     vt = torch.from_numpy(v)
 
     def build():
+        Wb = torch.from_numpy(x).clone().requires_grad_(True)
         Mb = torch.from_numpy(y).clone().requires_grad_(True)
-        return torch.autograd.grad(g(W, Mb), Mb, create_graph=True)[0]
+        return torch.autograd.grad(g(Wb, Mb), (Wb, Mb), create_graph=True)
 
     t_cross = per_call(lambda: np_p.oracle("hess_gy", x, y, v), a.reps)
     # The marginal crossing: on R^2 × R^2, where Go's work is nil,
