@@ -3,7 +3,6 @@ forms, finite differences and the same problems built into the library:
 exact oracles, the same trajectories, finite sums (RSHGD), one autograd
 graph per point, errors, and the examples."""
 
-import ctypes
 import os
 import pathlib
 import subprocess
