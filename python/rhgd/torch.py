@@ -221,9 +221,17 @@ class Problem(_solver.Problem):
             c["lower_solve"] = V(self._cb_lower())
         self._c = c  # the ctypes callbacks: alive as long as the problem
         o = _lib.Oracles(n_f=n_f, n_g=n_g, **c)
-        h = _solver._new_handle(_lib.lib().rhgd_problem_callbacks, mx.handle, my.handle, ctypes.byref(o), 1, None)
-        if hess_gy_inv is not None:
-            h = self._riemannian(h, hess_gy_inv, n_f, n_g)
+        try:
+            h = _solver._new_handle(_lib.lib().rhgd_problem_callbacks, mx.handle, my.handle, ctypes.byref(o), 1,
+                                    None)
+            if hess_gy_inv is not None:
+                h = self._riemannian(h, hess_gy_inv, n_f, n_g)
+        except BaseException:
+            # A refused problem keeps nothing alive (its callbacks refer back
+            # to it: a cycle that would hold the manifolds' handles until a
+            # later collection), as rhgd.Problem does.
+            self._c, self._c_riemannian, self._euclid, self.mx, self.my = {}, {}, None, None, None
+            raise
         self._own(h)
         self._dims()
         if x0 is not None or y0 is not None:
