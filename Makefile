@@ -177,7 +177,9 @@ test-install: lib
 # python3-pip with python3-setuptools and python3-wheel (a test runs pip
 # install ./python offline), installed when missing. python3-distributed
 # (Dask) is installed too when it can be; without it the Dask sweep test
-# is skipped with a message, and the rest runs.
+# is skipped with a message, and the rest runs. So is python3-torch
+# (Debian's PyTorch, 1.13 on bookworm): without it rhgd.torch's tests and
+# examples (tests/test_torch.py) are skipped with a message.
 PYTHON = /usr/bin/python3
 
 python-deps:
@@ -193,9 +195,16 @@ python-deps:
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-distributed; } || \
 		echo "make: python3-distributed could not be installed: the Dask sweep test will be skipped"; \
 	fi
+	@if ! $(PYTHON) -c 'import torch' 2>/dev/null; then \
+		echo "make: installing python3-torch"; \
+		{ $(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-torch; } || \
+		echo "make: python3-torch could not be installed: the rhgd.torch tests and examples will be skipped"; \
+	fi
 
 # test-python runs the Python package's tests (python/tests) against
-# build/librhgd.so, the Dask LocalCluster sweep among them.
+# build/librhgd.so, the Dask LocalCluster sweep and rhgd.torch's tests and
+# examples among them.
 test-python: lib python-deps
 	RHGD_LIBRARY=$(CURDIR)/build/librhgd.so PYTHONPATH=$(CURDIR)/python $(PYTHON) -m pytest -q -rs -p no:cacheprovider python/tests
 

@@ -10,6 +10,10 @@ The library carries the Go runtime, which does not survive fork(): a
 process forked after the library was loaded raises ForkError on its first
 call. Use multiprocessing's 'spawn' or 'forkserver' start method (Dask's
 worker processes use spawn), or load rhgd only in the workers.
+
+``rhgd.torch`` (problems written in PyTorch: f and g only, every
+derivative from autograd) is imported on first use, so that ``import rhgd``
+needs no torch.
 """
 
 from ._lib import (BadHandle, BusyError, CallbackError, ForkError, InternalError, InvalidArgument, NotConverged,
@@ -29,3 +33,12 @@ __all__ = [
     "SPD", "Stiefel", "Euclidean", "Coupling", "Product", "Problem", "Solver", "OptimizeResult", "builtin",
     "minimize", "problem_names", "problem_params", "init", "info", "set_threads", "version", "live_handles",
 ]
+
+
+def __getattr__(name):
+    # rhgd.torch on first use: importing torch takes a second, and rhgd
+    # works without it.
+    if name == "torch":
+        import importlib
+        return importlib.import_module(".torch", __name__)
+    raise AttributeError(f"module 'rhgd' has no attribute {name!r}")

@@ -1,0 +1,388 @@
+"""rhgd.torch: bilevel problems written in PyTorch, solved by rhgd.
+
+The user writes the upper and lower objectives ``f(x, y)`` and ``g(x, y)``
+as functions of float64 torch tensors shaped like the manifolds' points
+(a Product's points are flat vectors; ``split`` views their parts), picks
+the manifolds and calls ``minimize``::
+
+    import torch, rhgd, rhgd.torch
+    mx, my = rhgd.Stiefel(50, 20), rhgd.SPD(50)
+    f = lambda W, M: -torch.sum((M @ C) * W)
+    g = lambda W, M: torch.sum(M * A) + torch.sum(torch.linalg.inv(M) * (W @ YtY @ W.T + nu * I))
+    r = rhgd.torch.minimize(f, g, mx, my, x0, y0, estimator="cg", epochs=100)
+
+Nothing else: rhgd derives every oracle the estimators need with
+torch.autograd (double backward, so torch 1.13 is enough): the gradients
+∇_x f, ∇_y f, ∇_x g, ∇_y g and the exact products ∇²_yy g·v, ∇²_xy g·v and
+∇²_yx g·u, all Euclidean. The library's manifolds turn them into
+Riemannian oracles (egrad→rgrad, ehess→rhess with the Weingarten term), so
+the CG, NS and AD estimators and the adaptive preset run on them.
+
+Cost. One point's autograd graph of ∇_y g (create_graph=True) is built
+once and reused by every product at that point (retain_graph=True): CG's
+many Hessian products at one (x, y) each cost one backward pass. Points
+are recognized by their values (x, y and the minibatch), compared bitwise with the
+last point's; the library's arrays are wrapped with torch.from_numpy, not
+copied, and results are written into its output arrays in place.
+
+Finite sums f = (1/n_f) Σ f_i, g = (1/n_g) Σ g_i: give ``n_f`` and/or
+``n_g``, and f (g) is then called as ``f(x, y, batch)`` with batch a torch
+int64 tensor of component indices (all of them, ``arange(n)``, for the full
+sum), so that RSHGD (the batch_* settings) runs on the problem.
+
+The inverse Hessian (the 'hinv' estimator) is not derived: give it as
+``hess_gy_inv(x, y, v)``, Riemannian, on tensors. The library takes one
+only beside Riemannian oracles, so such a problem's oracles go through the
+library's conversion of a second, Euclidean problem (one more crossing
+each, and full sums only).
+"""
+
+import ctypes
+import threading
+
+import numpy as np
+import torch
+
+from . import _lib
+from . import solver as _solver
+
+__all__ = ["Problem", "minimize", "split"]
+
+_F64 = torch.float64
+
+
+def _view(ptr, n):
+    """The n doubles at address ptr as a numpy array (no copy)."""
+    return np.frombuffer((ctypes.c_double * n).from_address(ptr), dtype=np.float64)
+
+
+def _iview(ptr, n):
+    """The n int64s at address ptr as a numpy array (no copy)."""
+    return np.frombuffer((ctypes.c_int64 * n).from_address(ptr), dtype=np.int64)
+
+
+_memcmp = ctypes.CDLL(None).memcmp
+_memcmp.argtypes = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t)
+_memcmp.restype = ctypes.c_int
+
+
+def _equal(key, ptr, n, item=8):
+    """Whether the n items at ptr are bitwise those of the array key (the
+    same bits give the same derivatives; np.array_equal costs ten times
+    more on a 50 x 50 point)."""
+    return key is not None and key.size == n and _memcmp(key.ctypes.data, ptr, n * item) == 0
+
+
+def split(m, x):
+    """Views of the flat tensor x's parts, one per factor of the Product m,
+    each in its factor's shape (for f and g on product manifolds)."""
+    out, k = [], 0
+    for fm in m.factors:
+        out.append(x[k:k + fm.size].reshape(fm.shape))
+        k += fm.size
+    return out
+
+
+class _Cache:
+    """The last point's derivatives of one objective (f or g): its value,
+    its gradients in x and y, and, once a product was asked for there, the
+    autograd graph of the gradients (create_graph=True), which every
+    further product at the point reuses.
+
+    The key is a copy of the point's x, y and minibatch; a call at another
+    point recomputes."""
+
+    def __init__(self, fn, n, sx, sy, name):
+        self.fn, self.n, self.sx, self.sy, self.name = fn, n, sx, sy, name
+        self.kx = self.ky = self.kb = None
+        self.value = self.gx = self.gy = None
+        self.graph = None  # (xt, yt, gx, gy) with create_graph, or None
+
+    def at(self, x, y, lx, ly, batch, nbatch):
+        """Key the cache to the point at the addresses x, y (lx, ly doubles)
+        and the minibatch (None: the full sum), dropping what it held
+        unless the point is the last one."""
+        if _equal(self.kx, x, lx) and _equal(self.ky, y, ly) and \
+                (self.kb is None if not batch else _equal(self.kb, batch, nbatch)):
+            return
+        if self.kx is None:
+            self.kx, self.ky = _view(x, lx).copy(), _view(y, ly).copy()
+        else:
+            np.copyto(self.kx, _view(x, lx))
+            np.copyto(self.ky, _view(y, ly))
+        self.kb = _iview(batch, nbatch).copy() if batch else None
+        self.value = self.gx = self.gy = self.graph = None
+
+    def _args(self):
+        """The point's leaf tensors (owned copies: a graph may outlive the
+        library's arrays) and the minibatch argument."""
+        xt = torch.tensor(self.kx, dtype=_F64).reshape(self.sx).requires_grad_(True)
+        yt = torch.tensor(self.ky, dtype=_F64).reshape(self.sy).requires_grad_(True)
+        if not self.n:
+            return xt, yt, ()
+        b = torch.arange(self.n) if self.kb is None else torch.from_numpy(self.kb)
+        return xt, yt, (b,)
+
+    def _call(self, xt, yt, args):
+        v = self.fn(xt, yt, *args)
+        if not isinstance(v, torch.Tensor):
+            v = torch.as_tensor(v, dtype=_F64)
+        if v.numel() != 1:
+            raise ValueError(f"rhgd: {self.name} returned {v.numel()} values, want one (a scalar)")
+        return v.reshape(())
+
+    def val(self):
+        if self.value is None:
+            xt, yt, args = self._args()
+            with torch.no_grad():
+                self.value = float(self._call(xt, yt, args))
+        return self.value
+
+    def grads(self):
+        if self.gx is None:
+            xt, yt, args = self._args()
+            with torch.enable_grad():
+                v = self._call(xt, yt, args)
+                if v.requires_grad:
+                    gx, gy = torch.autograd.grad(v, (xt, yt), allow_unused=True)
+                else:
+                    gx = gy = None
+            self.value = float(v.detach())
+            self.gx = torch.zeros_like(xt) if gx is None else gx
+            self.gy = torch.zeros_like(yt) if gy is None else gy
+        return self.gx, self.gy
+
+    def second(self):
+        """(xt, yt, gx, gy): the gradients with their graph, built once."""
+        if self.graph is None:
+            xt, yt, args = self._args()
+            with torch.enable_grad():
+                v = self._call(xt, yt, args)
+                if v.requires_grad:
+                    gx, gy = torch.autograd.grad(v, (xt, yt), create_graph=True, allow_unused=True)
+                else:
+                    gx = gy = None
+            self.graph = (xt, yt, gx, gy)
+            self.value = float(v.detach())
+            self.gx = torch.zeros_like(xt) if gx is None else gx.detach()
+            self.gy = torch.zeros_like(yt) if gy is None else gy.detach()
+        return self.graph
+
+
+def _product(out_of, wrt, vec):
+    """D(out_of)[.]ᵀ vec with respect to wrt, by one backward pass through the
+    retained graph; zero where out_of does not depend on wrt."""
+    if out_of is None or not out_of.requires_grad:
+        return None
+    (r,) = torch.autograd.grad(out_of, wrt, grad_outputs=vec, retain_graph=True, allow_unused=True)
+    return r
+
+
+class Problem(_solver.Problem):
+    """A bilevel problem min_x f(x, y*(x)), y*(x) = argmin_y g(x, y), with f
+    and g written in PyTorch on the manifolds mx × my; every derivative
+    comes from torch.autograd, Euclidean, converted by the manifolds.
+
+    f(x, y) and g(x, y) take float64 tensors shaped like mx's and my's
+    points and return a scalar tensor. n_f > 0 (n_g > 0) makes f (g) a
+    finite sum of n_f (n_g) components called as f(x, y, batch), batch an
+    int64 tensor of component indices. lower_solve(x, y), optional, returns
+    the exact lower solution y*(x) (a tensor or array; y is the warm start)
+    for the setting lower_solve=True. hess_gy_inv(x, y, v), optional,
+    returns the Riemannian inverse Hessian of g in y applied to the tangent
+    v (for the 'hinv' estimator; full sums only). x0, y0 set the starting
+    point. The
+    result is an rhgd.Problem: rhgd.Solver, rhgd.minimize, oracle() and
+    start() take it."""
+
+    def __init__(self, f, g, mx, my, *, x0=None, y0=None, n_f=0, n_g=0, lower_solve=None, hess_gy_inv=None):
+        n_f, n_g = int(n_f), int(n_g)
+        if n_f < 0 or n_g < 0:
+            raise ValueError(f"rhgd: n_f = {n_f}, n_g = {n_g}: want >= 0")
+        if not (callable(f) and callable(g)):
+            raise TypeError("rhgd: f and g must be callables of (x, y) torch tensors")
+        self.mx, self.my = mx, my
+        self.builtin_name = None
+        self.error = None
+        self._batched = n_f > 0 or n_g > 0
+        self._lock = threading.Lock()
+        sx, sy = tuple(mx.shape), tuple(my.shape)
+        self._lx, self._ly, self._sx, self._sy = mx.size, my.size, sx, sy
+        self._f = _Cache(f, n_f, sx, sy, "f")
+        self._g = _Cache(g, n_g, sx, sy, "g")
+        self._lower = lower_solve
+        V, H = _lib.VALUE_FN, _lib.HVP_FN
+        c = dict(f=V(self._cb_value(self._f)), g=V(self._cb_value(self._g)),
+                 grad_fx=V(self._cb_grad(self._f, 0)), grad_fy=V(self._cb_grad(self._f, 1)),
+                 grad_gx=V(self._cb_grad(self._g, 0)), grad_gy=V(self._cb_grad(self._g, 1)),
+                 hess_gy=H(self._cb_hvp("hess_gy")), cross_gxy=H(self._cb_hvp("cross_gxy")),
+                 cross_gyx=H(self._cb_hvp("cross_gyx")))
+        if lower_solve is not None:
+            c["lower_solve"] = V(self._cb_lower())
+        self._c = c  # the ctypes callbacks: alive as long as the problem
+        o = _lib.Oracles(n_f=n_f, n_g=n_g, **c)
+        try:
+            h = _solver._new_handle(_lib.lib().rhgd_problem_callbacks, mx.handle, my.handle, ctypes.byref(o), 1,
+                                    None)
+            if hess_gy_inv is not None:
+                h = self._riemannian(h, hess_gy_inv, n_f, n_g)
+        except BaseException:
+            # A refused problem keeps nothing alive (its callbacks refer back
+            # to it: a cycle that would hold the manifolds' handles until a
+            # later collection), as rhgd.Problem does.
+            self._c, self._c_riemannian, self._euclid, self.mx, self.my = {}, {}, None, None, None
+            raise
+        self._own(h)
+        self._dims()
+        if x0 is not None or y0 is not None:
+            self.set_start(x0, y0)
+        self._warn_notes()
+
+    def _riemannian(self, h, hess_gy_inv, n_f, n_g):
+        """The handle of the problem with the inverse Hessian: the library
+        takes one only beside Riemannian oracles, so this problem's are
+        those of the Euclidean one (handle h, kept as self._euclid), which
+        the library converts (rhgd_problem_oracle), and hess_gy_inv(x, y, v)
+        is the user's, on tensors. Full sums only: rhgd_problem_oracle takes
+        no minibatch."""
+        inner = _solver.Problem.__new__(_solver.Problem)
+        inner._own(h)
+        inner.error = None
+        self._euclid = inner
+        lib, lx, ly, sx, sy = _lib.lib(), self._lx, self._ly, self._sx, self._sy
+
+        def through(name):
+            key = name.encode()
+
+            def cb(user, x, y, batch, nbatch, *rest):
+                try:
+                    if batch:
+                        raise ValueError("rhgd: a problem with hess_gy_inv runs on full sums only (no batch_* "
+                                         "settings): the library converts its oracles without a minibatch")
+                    v, out = rest if len(rest) == 2 else (None, rest[0])
+                    rc = lib.rhgd_problem_oracle(inner._h, key, x, y, v, out)
+                    if rc < 0:
+                        raise _lib.error(rc)
+                    return 0
+                except BaseException as e:
+                    return self._fail(name, e)
+            return cb
+
+        def inv(user, x, y, batch, nbatch, v, out):
+            try:
+                xt = torch.from_numpy(_view(x, lx)).reshape(sx)
+                yt = torch.from_numpy(_view(y, ly)).reshape(sy)
+                vt = torch.from_numpy(_view(v, ly)).reshape(sy)
+                with torch.no_grad():
+                    r = torch.as_tensor(hess_gy_inv(xt, yt, vt), dtype=_F64)
+                if r.numel() != ly:
+                    raise ValueError(f"rhgd: hess_gy_inv returned {r.numel()} entries, want {ly}")
+                torch.from_numpy(_view(out, ly)).copy_(r.reshape(-1))
+                return 0
+            except BaseException as e:
+                return self._fail("hess_gy_inv", e)
+
+        V, H = _lib.VALUE_FN, _lib.HVP_FN
+        c = {k: V(through(k)) for k in ("f", "g", "grad_fx", "grad_fy", "grad_gx", "grad_gy")}
+        c.update({k: H(through(k)) for k in ("hess_gy", "cross_gxy", "cross_gyx")})
+        c["hess_gy_inv"] = H(inv)
+        if "lower_solve" in self._c:
+            c["lower_solve"] = self._c["lower_solve"]
+        self._c_riemannian = c
+        o = _lib.Oracles(n_f=n_f, n_g=n_g, **c)
+        return _solver._new_handle(lib.rhgd_problem_callbacks, self.mx.handle, self.my.handle, ctypes.byref(o), 0,
+                                   None)
+
+    # Every callback catches every exception (nothing may unwind into C),
+    # keeps the first in self.error and returns nonzero, which stops the run.
+
+    def _point(self, cache, x, y, batch, nbatch):
+        cache.at(x, y, self._lx, self._ly, batch, nbatch)
+
+    def _cb_value(self, cache):
+        def cb(user, x, y, batch, nbatch, out):
+            try:
+                with self._lock:
+                    self._point(cache, x, y, batch, nbatch)
+                    _view(out, 1)[0] = cache.val()
+                return 0
+            except BaseException as e:
+                return self._fail(cache.name, e)
+        return cb
+
+    def _cb_grad(self, cache, which):
+        name = ("grad_" + cache.name + "x", "grad_" + cache.name + "y")[which]
+        n = (self._lx, self._ly)[which]
+
+        def cb(user, x, y, batch, nbatch, out):
+            try:
+                with self._lock:
+                    self._point(cache, x, y, batch, nbatch)
+                    r = cache.grads()[which]
+                    torch.from_numpy(_view(out, n)).copy_(r.reshape(-1))
+                return 0
+            except BaseException as e:
+                return self._fail(name, e)
+        return cb
+
+    def _cb_hvp(self, name):
+        # hess_gy: ∂_y <∇_y g, v>; cross_gxy: ∂_x <∇_y g, v> (v at y, result
+        # at x); cross_gyx: ∂_y <∇_x g, u> (u at x, result at y).
+        lx, ly, sx, sy = self._lx, self._ly, self._sx, self._sy
+        lv, sv, n = dict(hess_gy=(ly, sy, ly), cross_gxy=(ly, sy, lx), cross_gyx=(lx, sx, ly))[name]
+        cache = self._g
+
+        def cb(user, x, y, batch, nbatch, v, out):
+            try:
+                with self._lock:
+                    self._point(cache, x, y, batch, nbatch)
+                    xt, yt, gx, gy = cache.second()
+                    vt = torch.from_numpy(_view(v, lv)).reshape(sv)
+                    if name == "hess_gy":
+                        r = _product(gy, yt, vt)
+                    elif name == "cross_gxy":
+                        r = _product(gy, xt, vt)
+                    else:
+                        r = _product(gx, yt, vt)
+                    o = torch.from_numpy(_view(out, n))
+                    if r is None:
+                        o.zero_()
+                    else:
+                        o.copy_(r.reshape(-1))
+                return 0
+            except BaseException as e:
+                return self._fail(name, e)
+        return cb
+
+    def _cb_lower(self):
+        lx, ly, sx, sy = self._lx, self._ly, self._sx, self._sy
+
+        def cb(user, x, y, batch, nbatch, out):
+            try:
+                xt = torch.tensor(_view(x, lx), dtype=_F64).reshape(sx)
+                yt = torch.tensor(_view(y, ly), dtype=_F64).reshape(sy)
+                with torch.no_grad():
+                    r = torch.as_tensor(self._lower(xt, yt), dtype=_F64)
+                if r.numel() != ly:
+                    raise ValueError(f"rhgd: lower_solve returned {r.numel()} entries, want {ly}")
+                torch.from_numpy(_view(out, ly)).copy_(r.reshape(-1))
+                return 0
+            except BaseException as e:
+                return self._fail("lower_solve", e)
+        return cb
+
+
+def minimize(f, g, mx, my, x0=None, y0=None, estimator=None, callback=None, *, n_f=0, n_g=0, hess_gy_inv=None,
+             **settings):
+    """Minimize f(x, y*(x)), y*(x) = argmin_y g(x, y), f and g in PyTorch on
+    mx × my, by RHGD from (x0, y0) with the estimator spec ('cg', 'ns',
+    'ad', 'cg:tol=1e-10', ...; None: the library's default) and the
+    solver's settings as keywords (preset, eta_x, eta_y, inner, epochs,
+    batches, batch_lower, ...: see rhgd.Solver). callback(info) sees each
+    epoch and stops the run by returning True. n_f, n_g and hess_gy_inv are
+    Problem's;
+    lower_solve is Problem's oracle when callable and the setting
+    otherwise, as in rhgd.minimize. Returns an rhgd.OptimizeResult."""
+    lower = settings.pop("lower_solve") if callable(settings.get("lower_solve")) else None
+    p = Problem(f, g, mx, my, n_f=n_f, n_g=n_g, lower_solve=lower, hess_gy_inv=hess_gy_inv)
+    return _solver.Solver(p, estimator, **settings).run(x0, y0, callback)
