@@ -13,11 +13,12 @@
  * in about half of dsyevd's time, at the same residual and orthogonality
  * (BenchmarkEigDriver, TestEigQLAccuracy). */
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
 #define EPS 0x1p-52
-#define QL_MAXITER 60
+#define QL_MAXIT 30 /* dsteqr's MAXIT: iterations per eigenvalue, on average */
 
 /* hypot2 returns sqrt(x² + y²), by the plain formula where it neither
  * overflows nor loses precision to underflow. */
