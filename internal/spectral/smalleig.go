@@ -10,11 +10,12 @@ import (
 // SmallEig is a pure-Go eigensolver for small symmetric matrices,
 // A = Vᵀ diag(λ) V with λ ascending and the unit eigenvectors in the rows
 // of V, the convention of lapackx.EigSym: Householder reduction to
-// tridiagonal form with the transformation accumulated, then the implicit
-// QL iteration with Wilkinson's shift (the EISPACK procedures tred2 and
-// tql2 of Bowdler, Martin, Reinsch and Wilkinson, Handbook for Automatic
-// Computation II, 1971), with V stored transposed so that both the
-// reduction's updates and the QL rotations run along contiguous rows.
+// tridiagonal form with the transformation accumulated (EISPACK's tred2,
+// Bowdler, Martin, Reinsch and Wilkinson, Handbook for Automatic
+// Computation II, 1971), then the implicit QL/QR iteration with Wilkinson's
+// shift (LAPACK's dsteqr, as lapackx's syevql.c), with V stored transposed
+// so that both the reduction's updates and the rotations run along
+// contiguous rows.
 //
 // At small orders lapackx.EigSym (dsyevd through cgo, bracketed by the
 // switch to one OpenBLAS thread) spends more on the crossing and its
@@ -53,10 +54,6 @@ func (s *SmallEig) Values() []float64 { return s.d }
 // Vectors returns the n×n row-major matrix whose row i is the unit
 // eigenvector of Values()[i]: the workspace's own slice.
 func (s *SmallEig) Vectors() []float64 { return s.vt }
-
-// qlMaxIter bounds the QL iterations per eigenvalue; two or three suffice
-// in practice (the shift converges cubically).
-const qlMaxIter = 60
 
 // Factorize computes the eigendecomposition of the symmetric n×n
 // row-major a, of which it reads the upper triangle. It returns an error
@@ -189,70 +186,13 @@ func eigInto(d, e, vt, a []float64, n int) error {
 		vt[j*n+n-1] = 0
 	}
 	vt[n*n-1] = 1
-	// Implicit QL with shifts (tql2) on the diagonal d and subdiagonal e.
+	// Implicit QL/QR (LAPACK's dsteqr) on the diagonal d and the couplings e.
 	for i := 1; i < n; i++ {
 		e[i-1] = e[i]
 	}
 	e[n-1] = 0
-	const eps = 0x1p-52
-	var f, tst1 float64
-	for l := 0; l < n; l++ {
-		tst1 = math.Max(tst1, math.Abs(d[l])+math.Abs(e[l]))
-		m := l
-		for m < n-1 && math.Abs(e[m]) > eps*tst1 {
-			m++
-		}
-		if m > l {
-			for iter := 0; ; iter++ {
-				if iter == qlMaxIter {
-					return fmt.Errorf("spectral: %w: QL eigensolver", numerr.ErrNotConverged)
-				}
-				g := d[l]
-				p := (d[l+1] - g) / (2 * e[l])
-				r := hypot(p, 1)
-				if p < 0 {
-					r = -r
-				}
-				d[l] = e[l] / (p + r)
-				d[l+1] = e[l] * (p + r)
-				dl1 := d[l+1]
-				h := g - d[l]
-				for i := l + 2; i < n; i++ {
-					d[i] -= h
-				}
-				f += h
-				p = d[m]
-				c, c2, c3 := 1.0, 1.0, 1.0
-				el1 := e[l+1]
-				var sn, s2 float64
-				for i := m - 1; i >= l; i-- {
-					c3, c2, s2 = c2, c, sn
-					g = c * e[i]
-					h = c * p
-					r = hypot(p, e[i])
-					e[i+1] = sn * r
-					ri := 1 / r
-					sn = e[i] * ri
-					c = p * ri
-					p = c*d[i] - sn*g
-					d[i+1] = h + sn*(c*g+sn*d[i])
-					vi, vi1 := vt[i*n:(i+1)*n], vt[(i+1)*n:(i+2)*n]
-					for k := range vi {
-						x, y := vi[k], vi1[k]
-						vi1[k] = sn*x + c*y
-						vi[k] = c*x - sn*y
-					}
-				}
-				p = -sn * s2 * c3 * el1 * (e[l] / dl1)
-				e[l] = sn * p
-				d[l] = c * p
-				if math.Abs(e[l]) <= eps*tst1 {
-					break
-				}
-			}
-		}
-		d[l] += f
-		e[l] = 0
+	if !steqr(n, d, e, vt) {
+		return fmt.Errorf("spectral: %w: QL eigensolver", numerr.ErrNotConverged)
 	}
 	for i := range d {
 		if math.IsNaN(d[i]) { // cannot happen for finite input; never hand one on

@@ -167,58 +167,256 @@ static void FN(tred)(int n, double *restrict v, double *restrict d, double *rest
 	v[n * n - 1] = 1;
 }
 
-/* ql is EISPACK's tql2, the implicit QL iteration with Wilkinson's shift,
- * on the diagonal d and the couplings e (e[i] couples i and i+1, e[n−1] =
- * 0), rotating the rows of v. It returns 0, or l+1 if eigenvalue l did not
- * converge in QL_MAXITER iterations. */
-static int FN(ql)(int n, double *restrict d, double *restrict e, double *restrict v) {
-	double f = 0, tst1 = 0;
-	for (int l = 0; l < n; l++) {
-		tst1 = fmax(tst1, fabs(d[l]) + fabs(e[l]));
-		int m = l;
-		while (m < n - 1 && fabs(e[m]) > EPS * tst1)
-			m++;
-		if (m > l) {
-			for (int iter = 0;; iter++) {
-				if (iter == QL_MAXITER)
-					return l + 1;
-				double g = d[l];
-				double p = (d[l + 1] - g) / (2 * e[l]);
-				double r = hypot2(p, 1);
-				if (p < 0)
-					r = -r;
-				d[l] = e[l] / (p + r);
-				d[l + 1] = e[l] * (p + r);
-				double dl1 = d[l + 1], h = g - d[l];
-				for (int i = l + 2; i < n; i++)
-					d[i] -= h;
-				f += h;
-				p = d[m];
-				double c = 1, c2 = 1, c3 = 1, el1 = e[l + 1], s = 0, s2 = 0;
-				for (int i = m - 1; i >= l; i--) {
-					c3 = c2;
-					c2 = c;
-					s2 = s;
-					g = c * e[i];
-					h = c * p;
-					r = hypot2(p, e[i]);
-					e[i + 1] = s * r;
-					double ri = 1 / r;
-					s = e[i] * ri;
-					c = p * ri;
-					p = c * d[i] - s * g;
-					d[i + 1] = h + s * (c * g + s * d[i]);
-					FN(rot)(n, v + i * n, v + (i + 1) * n, c, s);
-				}
-				p = -s * s2 * c3 * el1 * (e[l] / dl1);
-				e[l] = s * p;
-				d[l] = c * p;
-				if (fabs(e[l]) <= EPS * tst1)
-					break;
+/* laev2 is LAPACK's dlaev2: the eigenvalues rt1 (the larger in absolute
+ * value) and rt2 of [[a, b], [b, c]], and the rotation (cs1, sn1) whose
+ * first row [cs1, sn1] is rt1's unit eigenvector. */
+static inline void FN(laev2)(double a, double b, double c, double *rt1, double *rt2, double *cs1, double *sn1) {
+	double sm = a + c, df = a - c, adf = fabs(df), tb = b + b, ab = fabs(tb);
+	double acmx = a, acmn = c, rt;
+	if (fabs(a) <= fabs(c)) {
+		acmx = c;
+		acmn = a;
+	}
+	if (adf > ab)
+		rt = adf * sqrt(1 + (ab / adf) * (ab / adf));
+	else if (adf < ab)
+		rt = ab * sqrt(1 + (adf / ab) * (adf / ab));
+	else
+		rt = ab * sqrt(2.0);
+	int sgn1, sgn2;
+	if (sm < 0) {
+		*rt1 = 0.5 * (sm - rt);
+		sgn1 = -1;
+		*rt2 = (acmx / *rt1) * acmn - (b / *rt1) * b;
+	} else if (sm > 0) {
+		*rt1 = 0.5 * (sm + rt);
+		sgn1 = 1;
+		*rt2 = (acmx / *rt1) * acmn - (b / *rt1) * b;
+	} else {
+		*rt1 = 0.5 * rt;
+		*rt2 = -0.5 * rt;
+		sgn1 = 1;
+	}
+	double cs;
+	if (df >= 0) {
+		cs = df + rt;
+		sgn2 = 1;
+	} else {
+		cs = df - rt;
+		sgn2 = -1;
+	}
+	if (fabs(cs) > ab) {
+		double ct = -tb / cs;
+		*sn1 = 1 / sqrt(1 + ct * ct);
+		*cs1 = ct * *sn1;
+	} else if (ab == 0) {
+		*cs1 = 1;
+		*sn1 = 0;
+	} else {
+		double tn = -cs / tb;
+		*cs1 = 1 / sqrt(1 + tn * tn);
+		*sn1 = tn * *cs1;
+	}
+	if (sgn1 == sgn2) {
+		double tn = *cs1;
+		*cs1 = -*sn1;
+		*sn1 = tn;
+	}
+}
+
+/* lartg is LAPACK's dlartg (3.10): the rotation with c·f + s·g = r and
+ * −s·f + c·g = 0, c ≥ 0 and r of the sign of f, scaled where f² or g²
+ * would over- or underflow. */
+static inline void FN(lartg)(double f, double g, double *c, double *s, double *r) {
+	const double rtmin = 0x1p-511, rtmax = 0x1p511;
+	double f1 = fabs(f), g1 = fabs(g);
+	if (g == 0) {
+		*c = 1;
+		*s = 0;
+		*r = f;
+	} else if (f == 0) {
+		*c = 0;
+		*s = copysign(1, g);
+		*r = g1;
+	} else if (f1 > rtmin && f1 < rtmax && g1 > rtmin && g1 < rtmax) {
+		double d = sqrt(f * f + g * g);
+		*c = f1 / d;
+		*r = copysign(d, f);
+		*s = g / *r;
+	} else {
+		double u = fmin(DBL_MAX, fmax(DBL_MIN, fmax(f1, g1)));
+		double fs = f / u, gs = g / u, d = sqrt(fs * fs + gs * gs);
+		*c = fabs(fs) / d;
+		*r = copysign(d, f);
+		*s = gs / *r;
+		*r *= u;
+	}
+}
+
+/* steqr is LAPACK's dsteqr (compz = 'V') on the diagonal d and the
+ * couplings e (e[i] couples i and i+1), rotating the rows of v: implicit
+ * QL or QR with Wilkinson's shift, towards the end of each unreduced block
+ * with the smaller diagonal entry, deflating where |e_i| ≤
+ * ε·sqrt(|d_i||d_{i+1}|), each block scaled into a safe range by a power
+ * of two, and 2×2 blocks solved directly. It returns 0, or the number of
+ * couplings left when n·30 iterations did not converge. */
+static int FN(steqr)(int n, double *restrict d, double *restrict e, double *restrict v) {
+	const double eps = EPS / 2, eps2 = eps * eps, safmin = DBL_MIN;
+	const double ssfmax = sqrt(1 / safmin) / 3, ssfmin = sqrt(safmin) / eps2;
+	const int nmaxit = n * QL_MAXIT;
+	int jtot = 0;
+	for (int l1 = 0; l1 < n;) {
+		if (l1 > 0)
+			e[l1 - 1] = 0;
+		int m = l1;
+		for (; m < n - 1; m++) {
+			double tst = fabs(e[m]);
+			if (tst == 0)
+				break;
+			if (tst <= sqrt(fabs(d[m])) * sqrt(fabs(d[m + 1])) * eps) {
+				e[m] = 0;
+				break;
 			}
 		}
-		d[l] += f;
-		e[l] = 0;
+		int l = l1, lsv = l, lend = m, lendsv = lend;
+		l1 = m + 1;
+		if (lend == l)
+			continue;
+		/* Scale the block by a power of two if its largest entry is
+		 * outside [ssfmin, ssfmax]. */
+		double anorm = 0;
+		for (int i = l; i <= lend; i++)
+			anorm = fmax(anorm, fabs(d[i]));
+		for (int i = l; i < lend; i++)
+			anorm = fmax(anorm, fabs(e[i]));
+		if (anorm == 0)
+			continue;
+		int ex = 0;
+		if (anorm > ssfmax || anorm < ssfmin) {
+			frexp(anorm, &ex);
+			for (int i = l; i <= lend; i++)
+				d[i] = ldexp(d[i], -ex);
+			for (int i = l; i < lend; i++)
+				e[i] = ldexp(e[i], -ex);
+		}
+		if (fabs(d[lend]) < fabs(d[l])) {
+			lend = lsv;
+			l = lendsv;
+		}
+		if (lend > l) {
+			/* QL: eigenvalues converge at the top, l. */
+			for (;;) {
+				for (m = l; m < lend; m++)
+					if (e[m] * e[m] <= (eps2 * fabs(d[m])) * fabs(d[m + 1]) + safmin)
+						break;
+				if (m < lend)
+					e[m] = 0;
+				double p = d[l];
+				if (m == l) {
+					l++;
+					if (l <= lend)
+						continue;
+					break;
+				}
+				if (m == l + 1) {
+					double rt1, rt2, c, s;
+					FN(laev2)(d[l], e[l], d[l + 1], &rt1, &rt2, &c, &s);
+					FN(rot)(n, v + l * n, v + (l + 1) * n, c, -s);
+					d[l] = rt1;
+					d[l + 1] = rt2;
+					e[l] = 0;
+					l += 2;
+					if (l <= lend)
+						continue;
+					break;
+				}
+				if (jtot == nmaxit)
+					break;
+				jtot++;
+				double g = (d[l + 1] - p) / (2 * e[l]);
+				double r = hypot2(g, 1);
+				g = d[m] - p + (e[l] / (g + copysign(r, g)));
+				double s = 1, c = 1;
+				p = 0;
+				for (int i = m - 1; i >= l; i--) {
+					double f = s * e[i], b = c * e[i];
+					FN(lartg)(g, f, &c, &s, &r);
+					if (i != m - 1)
+						e[i + 1] = r;
+					g = d[i + 1] - p;
+					r = (d[i] - g) * s + 2 * c * b;
+					p = s * r;
+					d[i + 1] = g + p;
+					g = c * r - b;
+					FN(rot)(n, v + i * n, v + (i + 1) * n, c, s);
+				}
+				d[l] -= p;
+				e[l] = g;
+			}
+		} else {
+			/* QR: eigenvalues converge at the bottom, l. */
+			for (;;) {
+				for (m = l; m > lend; m--)
+					if (e[m - 1] * e[m - 1] <= (eps2 * fabs(d[m])) * fabs(d[m - 1]) + safmin)
+						break;
+				if (m > lend)
+					e[m - 1] = 0;
+				double p = d[l];
+				if (m == l) {
+					l--;
+					if (l >= lend)
+						continue;
+					break;
+				}
+				if (m == l - 1) {
+					double rt1, rt2, c, s;
+					FN(laev2)(d[l - 1], e[l - 1], d[l], &rt1, &rt2, &c, &s);
+					FN(rot)(n, v + (l - 1) * n, v + l * n, c, -s);
+					d[l - 1] = rt1;
+					d[l] = rt2;
+					e[l - 1] = 0;
+					l -= 2;
+					if (l >= lend)
+						continue;
+					break;
+				}
+				if (jtot == nmaxit)
+					break;
+				jtot++;
+				double g = (d[l - 1] - p) / (2 * e[l - 1]);
+				double r = hypot2(g, 1);
+				g = d[m] - p + (e[l - 1] / (g + copysign(r, g)));
+				double s = 1, c = 1;
+				p = 0;
+				for (int i = m; i < l; i++) {
+					double f = s * e[i], b = c * e[i];
+					FN(lartg)(g, f, &c, &s, &r);
+					if (i != m)
+						e[i - 1] = r;
+					g = d[i] - p;
+					r = (d[i + 1] - g) * s + 2 * c * b;
+					p = s * r;
+					d[i] = g + p;
+					g = c * r - b;
+					FN(rot)(n, v + i * n, v + (i + 1) * n, c, -s);
+				}
+				d[l] -= p;
+				e[l - 1] = g;
+			}
+		}
+		if (ex != 0) {
+			for (int i = lsv; i <= lendsv; i++)
+				d[i] = ldexp(d[i], ex);
+			for (int i = lsv; i < lendsv; i++)
+				e[i] = ldexp(e[i], ex);
+		}
+		if (jtot == nmaxit) {
+			int info = 0;
+			for (int i = 0; i < n - 1; i++)
+				if (e[i] != 0)
+					info++;
+			return info > 0 ? info : n + 1;
+		}
 	}
 	return 0;
 }
@@ -249,14 +447,14 @@ static int FN(syevql)(int n, double *restrict a, double *restrict w, double *res
 	for (int i = 1; i < n; i++)
 		e[i - 1] = e[i];
 	e[n - 1] = 0;
-	int info = FN(ql)(n, w, e, a);
+	for (int i = 0; i < n; i++)
+		if (!isfinite(w[i]) || !isfinite(e[i]))
+			return n + 1;
+	int info = FN(steqr)(n, w, e, a);
 	if (info != 0)
 		return info;
-	for (int i = 0; i < n; i++) {
-		if (isnan(w[i]))
-			return n + 1;
+	for (int i = 0; i < n; i++)
 		w[i] = ldexp(w[i], ex);
-	}
 	/* Sort ascending, moving the eigenvectors with their eigenvalues. */
 	for (int i = 0; i < n - 1; i++) {
 		int m = i;
