@@ -79,7 +79,7 @@ func TestStart(t *testing.T) {
 	defer shared.Store(shared.Load())
 	defer owned.Store(owned.Load()) // start is Init's: it owns blas64
 	defer blas64.Use(blas64.Implementation())
-	require.Empty(t, start(Config{Backend: Gonum, Getenv: env()}, true))
+	require.Empty(t, start(Config{Backend: Gonum, Getenv: env()}, true, true))
 	require.Equal(t, Gonum, Current())
 	require.IsType(t, GoBLAS{}, blas64.Implementation())
 
@@ -87,7 +87,7 @@ func TestStart(t *testing.T) {
 		require.ErrorIs(t, Config{Backend: Native}.Validate(), ErrUnavailable)
 		return
 	}
-	require.Empty(t, start(Config{Threads: 1, Getenv: env()}, true))
+	require.Empty(t, start(Config{Threads: 1, Getenv: env()}, true, true))
 	require.Equal(t, Native, Current())
 	require.IsType(t, Hybrid{}, blas64.Implementation())
 	require.Equal(t, 1, Threads())
@@ -96,7 +96,7 @@ func TestStart(t *testing.T) {
 	// Shared: the host's thread count stays, and the one-thread windows
 	// around small calls leave it alone.
 	nativeSetThreads(2)
-	require.Empty(t, start(Config{Shared: true, Getenv: env()}, true))
+	require.Empty(t, start(Config{Shared: true, Getenv: env()}, true, true))
 	require.Equal(t, 2, Threads())
 	SerialBegin()
 	require.Equal(t, 2, nativeThreads())
@@ -105,9 +105,9 @@ func TestStart(t *testing.T) {
 
 	// Owning with OPENBLAS_NUM_THREADS set keeps what the library read.
 	nativeSetThreads(1)
-	require.Empty(t, start(Config{Getenv: env("OPENBLAS_NUM_THREADS", "1")}, true))
+	require.Empty(t, start(Config{Getenv: env("OPENBLAS_NUM_THREADS", "1")}, true, true))
 	require.Equal(t, 1, Threads())
-	require.Equal(t, PhysicalCores(), func() int { start(Config{Getenv: env()}, true); return Threads() }())
+	require.Equal(t, PhysicalCores(), func() int { start(Config{Getenv: env()}, true, true); return Threads() }())
 }
 
 // TestInitBadConfig: Init checks its Config before anything else. That

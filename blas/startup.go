@@ -149,10 +149,10 @@ func Init(c Config) error {
 	ran := false
 	lazyOnce.Do(func() {
 		ran = true
-		startup.warnings = start(c, true)
+		startup.warnings = start(c, true, true)
 	})
 	if !ran { // after the start-up on first use: Init's settings replace it
-		startup.warnings = start(c, true)
+		startup.warnings = start(c, true, true)
 	}
 	return nil
 }
@@ -178,44 +178,28 @@ func lazyStart() {
 			startup.warnings = append(startup.warnings, err.Error()+"; ignored")
 		}
 		if v, err := strconv.ParseBool(strings.TrimSpace(os.Getenv(EnvShared))); err == nil && !v {
-			startup.warnings = append(startup.warnings, start(c, false)...)
+			startup.warnings = append(startup.warnings, start(c, true, false)...)
 			return
 		}
-		startup.warnings = append(startup.warnings, startGuest(c)...)
+		startup.warnings = append(startup.warnings, start(c, false, false)...)
 	})
 }
 
-// startGuest is the start-up on first use: c's backend for rhgd's own
-// calls, and c.Threads (RHGD_THREADS) if set; nothing else changes.
-func startGuest(c Config) (warnings []string) {
-	startup.config = c
-	shared.Store(c.Shared)
-	if err := use(c.Backend); err != nil {
-		warnings = append(warnings, err.Error())
-		_ = use(Auto)
-	}
-	if c.Threads > 0 {
-		if err := setThreads(c.Threads); err != nil {
-			warnings = append(warnings, err.Error())
-		}
-	} else {
-		mu.Lock()
-		threads = nativeThreads() // the library's own setting, left as it is
-		mu.Unlock()
-	}
-	return warnings
-}
-
-// start applies c as Init does; with install, it also hands blas64 to
-// rhgd, which only Init asks for.
-func start(c Config, install bool) (warnings []string) {
+// start applies c. With own (Init, or RHGD_SHARED=0 on first use) rhgd
+// owns OpenBLAS unless c.Shared: it re-selects the kernels and sets the
+// thread count to the physical cores unless told otherwise. Without own
+// (the start-up on first use) only c's backend for rhgd's own calls and
+// c.Threads (RHGD_THREADS), if set, change. With install, which only Init
+// asks for, it also hands blas64 to rhgd.
+func start(c Config, own, install bool) (warnings []string) {
 	getenv := c.getenv()
 	startup.config = c
 	shared.Store(c.Shared)
 	if install {
 		owned.Store(true)
 	}
-	if haveNative && !c.Shared {
+	own = own && !c.Shared
+	if haveNative && own {
 		selectCore(getenv)
 	}
 	if err := use(c.Backend); err != nil {
@@ -223,7 +207,7 @@ func start(c Config, install bool) (warnings []string) {
 		_ = use(Auto)
 	}
 	n := c.Threads
-	if n == 0 && !c.Shared && getenv("OPENBLAS_NUM_THREADS") == "" && getenv("OMP_NUM_THREADS") == "" {
+	if n == 0 && own && getenv("OPENBLAS_NUM_THREADS") == "" && getenv("OMP_NUM_THREADS") == "" {
 		n = PhysicalCores()
 	}
 	if n > 0 {
