@@ -296,6 +296,17 @@ class Problem(_solver.Problem):
     # Every callback catches every exception (nothing may unwind into C),
     # keeps the first in self.error and returns nonzero, which stops the run.
 
+    def _fail(self, name, e):
+        # rhgd's points are float64; a float32 tensor of the user's (data
+        # made in float32, or torch's default dtype) meets them inside f or
+        # g, and torch's message does not say where the float64 came from.
+        if isinstance(e, RuntimeError) and "double" in str(e).lower() and "float" in str(e).lower():
+            hint = TypeError(f"{e} (rhgd passes x and y as float64 tensors: build the tensors f and g use "
+                             "in float64, with .double() or torch.set_default_dtype(torch.float64))")
+            hint.__cause__ = e
+            e = hint
+        return super()._fail(name, e)
+
     def _point(self, cache, x, y, batch, nbatch):
         cache.at(x, y, self._lx, self._ly, batch, nbatch)
 

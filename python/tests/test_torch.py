@@ -360,3 +360,21 @@ def test_coupling_lower_level():
     assert r.success and np.all(np.isfinite(r.history["f"]))
     np.testing.assert_allclose(r.y.sum(1), a, atol=1e-9)
     np.testing.assert_allclose(r.y.sum(0), b, atol=1e-9)
+
+
+def test_float32_data_says_float64():
+    """Data made in float32 meets rhgd's float64 points inside f: the error
+    says what to do, not only torch's dtype mismatch."""
+    rng = np.random.default_rng(0)
+    A = torch.from_numpy(rng.standard_normal((3, 3)).astype(np.float32))
+    A = A @ A.T + torch.eye(3)
+
+    def f(x, y):
+        return torch.sum(x * x) + torch.sum(y * y)
+
+    def g(x, y):
+        return 0.5 * torch.sum(y * (A @ y)) - torch.sum(x * y)
+
+    mx, my = rhgd.Euclidean(3), rhgd.Euclidean(3)
+    with pytest.raises(rhgd.CallbackError, match="float64"):
+        rt.minimize(f, g, mx, my, np.ones(3), np.zeros(3), "cg", epochs=3)
