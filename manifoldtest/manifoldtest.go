@@ -40,6 +40,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/rhgd/rhgd/internal/race"
 	"github.com/rhgd/rhgd/solver"
 )
@@ -293,11 +295,11 @@ func Run(t *testing.T, m solver.Manifold, o Options) {
 			t.Fatalf("projection not tangent: %v", err)
 		}
 		m.Project(y, x, w)
-		if d := dist(y, w) / (norm(w) + 1e-300); d > relTol {
+		if d := floats.Distance(y, w, 2) / (floats.Norm(w, 2) + 1e-300); d > relTol {
 			t.Errorf("projection not idempotent: %v", d)
 		}
 		m.Project(y, x, u)
-		if d := dist(y, u) / norm(u); d > relTol {
+		if d := floats.Distance(y, u, 2) / floats.Norm(u, 2); d > relTol {
 			t.Errorf("projection moves a tangent vector: %v", d)
 		}
 		// Orthogonal in the metric at x: the discarded part is normal.
@@ -358,7 +360,7 @@ func Run(t *testing.T, m solver.Manifold, o Options) {
 			if err := p.HessGy(fd, &solver.Point{Y: x}, u); err != nil {
 				t.Fatal(err)
 			}
-			if d := dist(fd, exact) / norm(exact); d > 1e-6 {
+			if d := floats.Distance(fd, exact, 2) / floats.Norm(exact, 2); d > 1e-6 {
 				t.Errorf("finite-difference Hessian off by %.2e relative", d)
 			}
 		})
@@ -392,7 +394,7 @@ func Run(t *testing.T, m solver.Manifold, o Options) {
 		// g(p) = ½‖p − x‖² has a critical point at x, where the Taylor
 		// test holds for any retraction.
 		x0 := append([]float64(nil), x...)
-		g := func(p []float64) float64 { return 0.5 * dist(p, x0) * dist(p, x0) }
+		g := func(p []float64) float64 { return 0.5 * floats.Distance(p, x0, 2) * floats.Distance(p, x0, 2) }
 		ggrad := func(dst, p []float64) {
 			eg := make([]float64, n)
 			for i := range eg {
@@ -422,7 +424,7 @@ func Run(t *testing.T, m solver.Manifold, o Options) {
 			t.Error(rep)
 		}
 		m.Transport(w, x, x, u)
-		if d := dist(w, u) / norm(u); d > 1e-8 {
+		if d := floats.Distance(w, u, 2) / floats.Norm(u, 2); d > 1e-8 {
 			t.Errorf("transport from x to x moves u by %v", d)
 		}
 	})
@@ -470,7 +472,7 @@ func Run(t *testing.T, m solver.Manifold, o Options) {
 		if err := m.Retract(y, x, u, 0.5); err != nil {
 			t.Fatal(err)
 		}
-		if d := dist(w, y); d > 1e-14*norm(y) {
+		if d := floats.Distance(w, y, 2); d > 1e-14*floats.Norm(y, 2) {
 			t.Errorf("clone retracts differently: %v", d)
 		}
 	})
@@ -514,21 +516,4 @@ func Run(t *testing.T, m solver.Manifold, o Options) {
 			}
 		}
 	})
-}
-
-func dist(a, b []float64) float64 {
-	var s float64
-	for i := range a {
-		d := a[i] - b[i]
-		s += d * d
-	}
-	return math.Sqrt(s)
-}
-
-func norm(a []float64) float64 {
-	var s float64
-	for _, v := range a {
-		s += v * v
-	}
-	return math.Sqrt(s)
 }
