@@ -134,7 +134,7 @@ def coupling_retr(a, b, gamma, u, out=None, maxiter=None, tol=None):
     NotConverged, with the best plan found as its ``plan`` (out, when
     given). Gamma must be a plan of a and b to max(1e-10, 2 tol). The
     same as Coupling(a, b, maxiter, tol).retract(gamma, u, out=out)."""
-    from .solver import Coupling  # solver imports nothing from here
+    from .manifolds import Coupling  # manifolds imports nothing from here
     m = Coupling(a, b, maxiter=maxiter, tol=tol)
     try:
         shape = m.shape

@@ -1,0 +1,174 @@
+"""Manifolds of librhgd: points and tangent vectors as numpy arrays."""
+
+import ctypes
+
+import numpy as np
+
+from . import _lib
+from ._arrays import f64
+from ._handle import _Handle, _new_handle
+
+__all__ = ["Manifold", "SPD", "Stiefel", "Euclidean", "Coupling", "Product"]
+
+_F64 = np.float64
+
+
+class Manifold(_Handle):
+    """A manifold of librhgd. Points and tangent vectors are numpy arrays of
+    ``shape``; the library sees them flattened, row-major."""
+
+    _kind = "manifold"
+
+    def __init__(self, spec, shape):
+        self.spec = spec
+        self.shape = tuple(shape)
+        self._own(_new_handle(_lib.lib().rhgd_manifold_new, spec.encode()))
+        self._lens()
+
+    def _lens(self):
+        n, d = ctypes.c_int64(), ctypes.c_int64()
+        _lib.check(_lib.lib().rhgd_manifold_len(self._h, ctypes.byref(n), ctypes.byref(d)))
+        self.size, self.dim = n.value, d.value
+
+    def _flat(self, x, name):
+        a = f64(x, name)
+        if a.size != self.size:
+            raise ValueError(f"rhgd: {name} has {a.size} entries, the manifold {self.spec} needs {self.size}")
+        return a
+
+    def rand_point(self, seed=0):
+        """A random point drawn from seed."""
+        out = np.empty(self.shape, dtype=_F64)
+        _lib.check(_lib.lib().rhgd_manifold_rand_point(self._h, seed, out.ctypes.data))
+        return out
+
+    def check_point(self, x):
+        """Raise InvalidArgument, saying what is wrong, unless x is a point."""
+        x = self._flat(x, "x")
+        _lib.check(_lib.lib().rhgd_manifold_check_point(self._h, x.ctypes.data))
+
+    def project(self, x, v):
+        """The projection of the ambient v onto the tangent space at x."""
+        x, v = self._flat(x, "x"), self._flat(v, "v")
+        out = np.empty(self.shape, dtype=_F64)
+        _lib.check(_lib.lib().rhgd_manifold_project(self._h, x.ctypes.data, v.ctypes.data, out.ctypes.data))
+        return out
+
+    def retract(self, x, u, t=1.0):
+        """R_x(t u), the manifold's retraction."""
+        x, u = self._flat(x, "x"), self._flat(u, "u")
+        out = np.empty(self.shape, dtype=_F64)
+        _lib.check(_lib.lib().rhgd_manifold_retract(self._h, x.ctypes.data, u.ctypes.data, float(t),
+                                                     out.ctypes.data))
+        return out
+
+    def __repr__(self):
+        return f"<rhgd manifold {self.spec}>"
+
+
+class SPD(Manifold):
+    """n x n symmetric positive definite matrices, affine-invariant metric.
+    retraction: 'second-order' (default) or 'exp'; transport: 'identity'
+    (default) or 'parallel'."""
+
+    def __init__(self, n, retraction="second-order", transport="identity"):
+        super().__init__(f"spd:n={int(n)},retr={retraction},transport={transport}", (n, n))
+
+
+class Stiefel(Manifold):
+    """St(n, p), n x p matrices with orthonormal columns, embedded metric.
+    retraction: 'qr' (default), 'polar', 'cayley' or 'exp'."""
+
+    def __init__(self, n, p, retraction="qr"):
+        super().__init__(f"stiefel:n={int(n)},p={int(p)},retr={retraction}", (n, p))
+
+
+class Euclidean(Manifold):
+    """R^(r x c) (a vector of length r when c is None)."""
+
+    def __init__(self, r, c=None):
+        shape = (r,) if c is None else (r, c)
+        super().__init__(f"euclid:r={int(r)},c={1 if c is None else int(c)}", shape)
+
+
+class Coupling(Manifold):
+    """m x n couplings (transport plans) of the marginals a and b, Fisher
+    metric. The retraction balances by Sinkhorn iterations until the
+    relative L1 marginal error (|G 1 - a|_1 + |G' 1 - b|_1) / sum(a) is at
+    most tol (default 1e-13), for at most maxiter iterations (default
+    10000); points are checked to max(1e-10, 2 tol), so that the
+    retraction's results are points whatever tol."""
+
+    def __init__(self, a, b, maxiter=None, tol=None):
+        a, b = f64(a, "a").ravel(), f64(b, "b").ravel()
+        opts = ",".join(f"{k}={v!r}" for k, v in (("maxiter", maxiter), ("tol", tol)) if v is not None)
+        self.spec = f"coupling:m={a.size},n={b.size}" + ("," + opts if opts else "")
+        self.shape = (a.size, b.size)
+        self.a, self.b = a, b
+        self._own(_new_handle(_lib.lib().rhgd_manifold_coupling, a.size, b.size, a.ctypes.data, b.ctypes.data,
+                              opts.encode() if opts else None))
+        self._lens()
+
+    def retract(self, x, u, t=1.0, out=None):
+        """R_x(t u), the Sinkhorn retraction, into out when given (a
+        writeable C-contiguous float64 array of the points' shape, which
+        may be x). When Sinkhorn does not reach tol within maxiter
+        iterations, NotConverged is raised with the best plan found as its
+        ``plan`` (out, when given)."""
+        x, u = self._flat(x, "x"), self._flat(u, "u")
+        if out is None:
+            out = np.empty(self.shape, dtype=_F64)
+        elif not (isinstance(out, np.ndarray) and out.dtype == _F64 and out.flags.c_contiguous
+                  and out.flags.writeable and out.shape == self.shape):
+            raise ValueError(f"rhgd: out must be a writeable C-contiguous float64 array of shape {self.shape}")
+        rc = _lib.lib().rhgd_manifold_retract(self._h, x.ctypes.data, u.ctypes.data, float(t), out.ctypes.data)
+        if rc == _lib.ENOTCONV:
+            e = _lib.error(rc)
+            e.args = (e.args[0] + "; maxiter= and tol= set the limits, and the exception's plan is the best plan "
+                      "found",)
+            e.plan = out
+            raise e
+        _lib.check(rc)
+        return out
+
+
+def _adopt_manifold(h):
+    """The Manifold (a Product for a product) of the library's manifold
+    handle h, which it then owns: the spec, size and shape come from the
+    library."""
+    lib = _lib.lib()
+    m = Manifold.__new__(Manifold)
+    m._own(h)  # freed even if a call below fails
+    rows, cols, k = ctypes.c_int64(), ctypes.c_int64(), ctypes.c_int64()
+    _lib.check(lib.rhgd_manifold_shape(h, ctypes.byref(rows), ctypes.byref(cols), ctypes.byref(k)))
+    if k.value:
+        m.__class__ = Product
+        m.factors = tuple(_adopt_manifold(_new_handle(lib.rhgd_manifold_factor, h, i)) for i in range(k.value))
+    m.spec = _lib.copy_out(lib.rhgd_manifold_describe, h)
+    m._lens()
+    m.shape = (m.size,) if k.value else (rows.value, cols.value)
+    return m
+
+
+class Product(Manifold):
+    """M_1 x ... x M_k; a point is the concatenation of the factors'
+    flattened arrays (``split`` views the parts)."""
+
+    def __init__(self, *factors):
+        if not factors or not all(isinstance(m, Manifold) for m in factors):
+            raise ValueError("rhgd: Product takes one or more manifolds")
+        self.factors = factors
+        hs = (_lib.ManifoldT * len(factors))(*[_lib.ManifoldT(m.handle) for m in factors])
+        self.spec = "product(" + "; ".join(m.spec for m in factors) + ")"
+        self._own(_new_handle(_lib.lib().rhgd_manifold_product, len(factors), hs))
+        self._lens()
+        self.shape = (self.size,)
+
+    def split(self, x):
+        """Views of x's parts, each in its factor's shape."""
+        out, k = [], 0
+        x = np.asarray(x).ravel()
+        for m in self.factors:
+            out.append(x[k:k + m.size].reshape(m.shape))
+            k += m.size
+        return out
