@@ -94,8 +94,8 @@ def main():
         t = time.perf_counter()
         r = s.run()
         ts.append(time.perf_counter() - t)
-    print(f"\nsynthetic problem (paper sizes), HINV, {r.epochs} epochs from Python: median {statistics.median(ts) * 1e3:.1f} ms "
-          f"over {args.runs} runs (runs: {', '.join(f'{t * 1e3:.1f}' for t in ts)}); final f = {r.f:.6f}")
+    print(f"\nsynthetic problem (paper sizes), HINV, {r.nit} epochs from Python: median {statistics.median(ts) * 1e3:.1f} ms "
+          f"over {args.runs} runs (runs: {', '.join(f'{t * 1e3:.1f}' for t in ts)}); final f = {r.fun:.6f}")
 
 
 if __name__ == "__main__":

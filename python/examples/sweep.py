@@ -41,8 +41,8 @@ def run_task(task):
     name, est, eta, epochs, seed = t.pop("problem"), t.pop("estimator"), t.pop("eta"), t.pop("epochs"), t.pop("seed")
     p = rhgd.builtin(name, seed=seed, **t)
     r = rhgd.minimize(p, estimator=est, eta_x=eta, eta_y=eta, epochs=epochs)
-    return dict(task, status=r.status, f=r.f, best_f=r.best_f, hypergrad_norm=r.hypergrad_norm,
-                epochs_run=r.epochs, runtime=r.runtime, worker=f"{socket.gethostname()}:{os.getpid()}")
+    return dict(task, status=r.status_name, f=r.fun, best_f=r.best_f, hypergrad_norm=r.hypergrad_norm,
+                epochs_run=r.nit, runtime=r.runtime, worker=f"{socket.gethostname()}:{os.getpid()}")
 
 
 def run_sweep(client, tasks):

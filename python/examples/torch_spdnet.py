@@ -71,7 +71,7 @@ def main(D=12, D1=6, D2=3, classes=3, epochs=20, lam=0.1):
         W1, W2 = rhgd.torch.split(mx, torch.from_numpy(r.x))
         pred = (spd_layers(A[nt:], W1, W2) @ torch.from_numpy(r.y)).argmax(1)
         acc = 100 * float((pred == lab[nt:]).double().mean())
-    print(f"f {r.history['f'][0]:.4f} -> {r.f:.4f}, validation accuracy {acc:.1f}%, {r.runtime:.2f} s")
+    print(f"f {r.history['f'][0]:.4f} -> {r.fun:.4f}, validation accuracy {acc:.1f}%, {r.runtime:.2f} s")
     return r, acc
 
 

@@ -20,7 +20,7 @@ from ._lib import (BadHandle, BusyError, CallbackError, ForkError, InternalError
                    NumericalError, ProjectedInput, RHGDError, library_path)
 from .kernels import (coupling_retr, expm, expsym, logsym, lyapunov_sym, spd_dist, spd_exp, spd_log, sqrtsym,
                       stiefel_retr_qr)
-from .solver import (SPD, Coupling, Euclidean, OptimizeResult, Problem, Product, Solver, Stiefel, builtin, info,
+from .solver import (STATUS, SPD, Coupling, Euclidean, OptimizeResult, Problem, Product, Solver, Stiefel, builtin, info,
                      init, live_handles, minimize, problem_names, problem_params, set_threads, version)
 
 __version__ = "0.2.0"
@@ -32,6 +32,7 @@ __all__ = [
     "coupling_retr",
     "SPD", "Stiefel", "Euclidean", "Coupling", "Product", "Problem", "Solver", "OptimizeResult", "builtin",
     "minimize", "problem_names", "problem_params", "init", "info", "set_threads", "version", "live_handles",
+    "STATUS",
 ]
 
 

@@ -18,7 +18,7 @@ from .manifolds import SPD, Coupling, Euclidean, Manifold, Product, Stiefel, _ad
 
 __all__ = ["SPD", "Stiefel", "Euclidean", "Coupling", "Product", "Problem", "Solver", "OptimizeResult",
            "builtin", "minimize", "problem_names", "problem_params", "init", "info", "set_threads",
-           "version", "live_handles"]
+           "version", "live_handles", "STATUS"]
 
 _F64 = np.float64
 
@@ -339,22 +339,93 @@ def _fmt(v):
 # ---------------------------------------------------------------- solvers
 
 
+# The run statuses (rhgd_result.status; Go's solver.Status, in order):
+# status code -> (name, message). OptimizeResult.status is the code, as
+# scipy's is an int; status_name is the name, which the library's
+# rhgd_status_string gives too (a test checks that the two agree).
+#
+#   code  status_name        the run stopped because
+#   0     NotTerminated      it has not ended (never in a result)
+#   1     GradientThreshold  the hypergradient norm fell to grad_tol (or rel_grad_tol times its first value)
+#   2     IterationLimit     all epochs ran
+#   3     RuntimeLimit       the runtime budget ran out
+#   4     Cancelled          the callback, Solver.cancel or Ctrl-C stopped it
+#   5     Diverged           an iterate or the hypergradient became non-finite, or grew beyond diverge
+#   6     Failure            an operation failed (an oracle, a retraction, an estimator)
+STATUS = {
+    0: ("NotTerminated", "The run has not terminated."),
+    1: ("GradientThreshold", "The hypergradient norm fell to the tolerance."),
+    2: ("IterationLimit", "The epoch limit was reached."),
+    3: ("RuntimeLimit", "The runtime limit was reached."),
+    4: ("Cancelled", "The run was cancelled."),
+    5: ("Diverged", "The run diverged."),
+    6: ("Failure", "An operation failed."),
+}
+
+
 class OptimizeResult(dict):
-    """The outcome of a run: x, y (shaped like the manifolds' points),
-    best_x, best_y (the iterates of the epoch with the lowest f),
-    status (a name such as 'IterationLimit'), success, epochs, f,
-    best_f, hypergrad_norm, runtime (seconds), counts (lower_values,
-    lower_solves and retract_failures among them), history (a dict of
-    per-epoch numpy arrays: epoch, f, hypergrad_norm, lower_grad_norm,
-    elapsed, upper_grads, lower_grads, hess_vecs, cross_vecs, iterations,
-    residual, lower_steps, upper_step, lower_solves) and settings (the effective estimator;settings). Keys are
-    also attributes."""
+    """The outcome of a run, with scipy.optimize.OptimizeResult's names and
+    behaviour (a dict whose keys are also attributes, printed one key a
+    line):
+
+    - ``x``: the final upper iterate, shaped like mx's points;
+    - ``fun``: f(x, y) at the last epoch;
+    - ``nit``: the number of epochs run;
+    - ``status``: an int, Go's solver.Status (``rhgd.STATUS`` maps each
+      code to its name and message: 1 GradientThreshold, 2 IterationLimit,
+      3 RuntimeLimit, 4 Cancelled, 5 Diverged, 6 Failure);
+    - ``success``: the run ended by a stopping rule and was not cancelled;
+    - ``message``: what stopped it, in words.
+
+    rhgd's extras: ``status_name`` ('IterationLimit', ...), ``error`` (the
+    library's return code, 0 or negative), ``y`` (the final lower iterate),
+    ``best_x``, ``best_y`` and ``best_f`` (the epoch with the lowest f),
+    ``hypergrad_norm``, ``runtime`` (seconds), the oracle counts
+    (``upper_grads``, ``lower_grads``, ``hess_vecs``, ``cross_vecs``,
+    ``iterations``, ``residual``, ``lower_values``, ``lower_solves``,
+    ``retract_failures``), ``history`` (a dict of per-epoch numpy arrays:
+    epoch, f, hypergrad_norm, lower_grad_norm, elapsed, upper_grads,
+    lower_grads, hess_vecs, cross_vecs, iterations, residual, lower_steps,
+    upper_step, lower_solves) and ``settings`` (the effective
+    'estimator;settings'). The older names ``f`` and ``epochs`` still read
+    ``fun`` and ``nit``."""
+
+    _ALIASES = {"f": "fun", "epochs": "nit"}
+
+    def __missing__(self, k):
+        if k in self._ALIASES:
+            return self[self._ALIASES[k]]
+        raise KeyError(k)
 
     def __getattr__(self, k):
         try:
             return self[k]
         except KeyError:
             raise AttributeError(k) from None
+
+    __setattr__ = dict.__setitem__
+    __delattr__ = dict.__delitem__
+
+    def __dir__(self):
+        return list(self.keys())
+
+    def __repr__(self):
+        if not self:
+            return self.__class__.__name__ + "()"
+        w = max(map(len, self.keys())) + 1
+        return "\n".join(k.rjust(w) + ": " + _fmt_value(v, w + 2) for k, v in self.items())
+
+
+def _fmt_value(v, indent):
+    """One value of OptimizeResult's repr, continuation lines indented."""
+    if isinstance(v, np.ndarray):
+        s = np.array2string(v, threshold=12, edgeitems=3, precision=6)
+    elif isinstance(v, dict):
+        n = {len(a) for a in v.values() if hasattr(a, "__len__")}
+        s = f"{{{', '.join(v)}}}" + (f" ({n.pop()} rows)" if len(n) == 1 else "")
+    else:
+        s = repr(v) if isinstance(v, str) else str(v)
+    return s.replace("\n", "\n" + " " * indent)
 
 
 class Solver(_Handle):
@@ -473,11 +544,12 @@ class Solver(_Handle):
         for k in ("epoch", "upper_grads", "lower_grads", "hess_vecs", "cross_vecs", "iterations", "lower_steps",
                   "lower_solves"):
             hist[k] = hist[k].astype(np.int64)
-        status = lib.rhgd_status_string(r.status).decode()
+        name = lib.rhgd_status_string(r.status).decode()
+        message = STATUS.get(r.status, (name, f"The run ended with status {name}."))[1]
         return OptimizeResult(
-            x=x, y=y, best_x=bx, best_y=by, status=status, success=r.error == 0 and status != "Cancelled",
-            error=r.error,
-            epochs=r.epochs, f=r.f, best_f=r.best_f, hypergrad_norm=r.hypergrad_norm, runtime=r.runtime,
+            message=message, success=r.error == 0 and name != "Cancelled", status=r.status, fun=r.f, x=x, nit=r.epochs,
+            status_name=name, error=r.error, y=y, best_x=bx, best_y=by, best_f=r.best_f,
+            hypergrad_norm=r.hypergrad_norm, runtime=r.runtime,
             upper_grads=r.upper_grads, lower_grads=r.lower_grads, hess_vecs=r.hess_vecs, cross_vecs=r.cross_vecs,
             iterations=r.iterations, residual=r.residual, lower_values=r.lower_values, lower_solves=r.lower_solves,
             retract_failures=r.retract_failures, history=hist, settings=self.settings)

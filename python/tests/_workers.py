@@ -13,4 +13,4 @@ def expsym_trace(seed):
 def synthetic_f(seed):
     import rhgd
     r = rhgd.minimize(rhgd.builtin("synthetic", n=30, d=8, r=3, seed=seed), estimator="hinv", epochs=10)
-    return r.f
+    return r.fun

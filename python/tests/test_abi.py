@@ -57,7 +57,7 @@ def test_rshgd_batches_reach_python():
     p = finite_sum(seen)
     r = rhgd.minimize(p, estimator="cg", epochs=40, inner=5, eta_x=0.5, eta_y=0.2, batch_lower=2, batch_upper=2,
                       batch_cross=3, batch_hess=3, seed=4)
-    assert r.status == "IterationLimit"
+    assert r.status_name == "IterationLimit"
     assert seen["batch"] > 0
 
 

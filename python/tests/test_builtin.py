@@ -5,6 +5,7 @@ import pathlib
 import re
 
 import numpy as np
+import pytest
 
 import rhgd
 
@@ -29,7 +30,7 @@ def test_readme_snippet_reproduces_make_demo(capsys):
     ns = {}
     exec(readme_python(), ns)
     r = ns["r"]
-    assert abs(r.f - demo_hinv_f()) <= 1e-6, (r.f, demo_hinv_f())
+    assert abs(r.fun - demo_hinv_f()) <= 1e-6, (r.fun, demo_hinv_f())
     assert capsys.readouterr().out.split()[1:] == ["(50,", "20)", "(50,", "50)"]
 
 
@@ -73,3 +74,38 @@ def test_parameter_names_are_keywords():
     x3 = rhgd.builtin("synthetic", start_seed=3, **kw).start()[0]
     assert np.array_equal(x3, rhgd.builtin("synthetic", **{"start-seed": 3}, **kw).start()[0])
     assert not np.array_equal(x3, rhgd.builtin("synthetic", **kw).start()[0])
+
+
+def test_optimize_result_reads_like_scipy():
+    """minimize's result has scipy.optimize.OptimizeResult's names and
+    behaviour: keys are attributes, status is an int whose name the
+    library's rhgd_status_string gives, and the repr shows one key a line."""
+    p = rhgd.builtin("synthetic", n=30, d=8, r=3)
+    r = rhgd.minimize(p, estimator="hinv", epochs=3)
+    assert isinstance(r, rhgd.OptimizeResult) and isinstance(r, dict)
+    for k in ("x", "fun", "nit", "status", "success", "message", "y", "best_x", "best_y", "best_f",
+              "hypergrad_norm", "history", "upper_grads", "hess_vecs", "status_name"):
+        assert k in r and getattr(r, k) is r[k], k
+    assert type(r.status) is int and r.status == 2 and r.status_name == "IterationLimit" and r.success
+    assert r.nit == 3 and r.fun == r.history["f"][-1] and r.x.shape == (8, 3)
+    assert r.message == rhgd.STATUS[r.status][1]
+    assert r.f == r["f"] == r.fun and r.epochs == r["epochs"] == r.nit  # the older names
+    assert "f" not in r and "epochs" not in r
+    with pytest.raises(AttributeError):
+        r.no_such_key
+    r.extra = 1
+    assert r["extra"] == 1
+    assert set(dir(r)) == set(r.keys())
+    lines = repr(r).splitlines()
+    assert lines[0].strip().startswith("message: ") and any(ln.strip().startswith("nit: 3") for ln in lines)
+    # The status table and the library agree (Go's solver.Status).
+    lib = rhgd._lib.lib()
+    for code, (name, _) in rhgd.STATUS.items():
+        assert lib.rhgd_status_string(code).decode() == name
+    try:
+        import scipy.optimize
+    except ImportError:
+        return
+    s = scipy.optimize.OptimizeResult(x=r.x, fun=r.fun, nit=r.nit, status=r.status, success=r.success,
+                                      message=r.message)
+    assert {k: s[k] for k in s} == {k: r[k] for k in s}

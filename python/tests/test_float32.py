@@ -51,7 +51,7 @@ def test_builtin_float32_data_is_projected_with_warnings():
     assert p64.notes == []
     r32 = rhgd.Solver(p, "hinv", epochs=10).run()
     r64 = rhgd.Solver(p64, "hinv", epochs=10).run()
-    assert abs(r32.f - r64.f) <= 1e-5 * abs(r64.f)
+    assert abs(r32.fun - r64.fun) <= 1e-5 * abs(r64.fun)
 
 
 def test_float32_start_is_projected_once():

@@ -125,7 +125,7 @@ def test_python_problem_matches_go(estimator):
                        {"cg": "cg:maxiter=50,tol=1e-10", "ns": "ns:gamma=1,terms=50"}[estimator], epochs=25,
                            eta_x=0.5, eta_y=0.5)  # the paper's, which the built-in problem carries
     assert rg.settings == rp.settings
-    assert rg.epochs == rp.epochs == 25 and rg.status == rp.status == "IterationLimit"
+    assert rg.nit == rp.nit == 25 and rg.status_name == rp.status_name == "IterationLimit"
     fg, fp = rg.history["f"], rp.history["f"]
     assert np.max(np.abs(fg - fp)) < 1e-10 * np.max(np.abs(fg)), (fg - fp)
     assert np.max(np.abs(rg.x.ravel() - rp.x.ravel())) < 1e-10
@@ -182,7 +182,7 @@ def test_minimize_callables_closed_form():
     k, m, o, xstar, eta_x = quad()
     r = rhgd.minimize(mx=rhgd.Euclidean(k), my=rhgd.Euclidean(m), x0=np.zeros(k), y0=np.zeros(m),
                       estimator="cg", eta_x=eta_x, eta_y=0.3, inner=40, epochs=5000, grad_tol=1e-10, **o)
-    assert r.success and r.status == "GradientThreshold"
+    assert r.success and r.status_name == "GradientThreshold"
     assert np.max(np.abs(r.x - xstar)) < 1e-8
     assert r.x.shape == (k,)
 
@@ -197,7 +197,7 @@ def test_callback_cancel_and_errors():
         return info["epoch"] == 3
 
     r = rhgd.minimize(p, estimator="cg", epochs=50, callback=stop_at_3)
-    assert r.status == "Cancelled" and not r.success and r.epochs == 4
+    assert r.status_name == "Cancelled" and not r.success and r.nit == 4
     assert [s[0] for s in seen] == [0, 1, 2, 3]
     assert np.array_equal(r.history["f"], [s[1] for s in seen])
     assert seen[0][2].shape == (k,) and seen[1][2] is not seen[0][2]
@@ -215,7 +215,7 @@ def test_callback_cancel_and_errors():
     with pytest.raises(rhgd.CallbackError, match="the grad_gy callback raised KeyError: 'oops'") as e:
         rhgd.minimize(pb, estimator="cg", epochs=5)
     assert isinstance(e.value.__cause__, KeyError)
-    assert e.value.result is not None and e.value.result.status == "Failure"
+    assert e.value.result is not None and e.value.result.status_name == "Failure"
 
     # An oracle returning the wrong size.
     pw = rhgd.Problem(rhgd.Euclidean(k), rhgd.Euclidean(m), f=o["f"], grad_fx=lambda x, y: np.zeros(k + 1),
@@ -276,7 +276,7 @@ def test_keyboard_interrupt():
             "        raise SystemExit('not interrupted')\n"
             "    except KeyboardInterrupt:\n"
             "        r = s.result()\n"
-            "        assert r.status == 'Cancelled' and 0 < r.epochs < 10**8, r.status\n")
+            "        assert r.status_name == 'Cancelled' and 0 < r.nit < 10**8, r.status_name\n")
     subprocess.run([sys.executable, "-c", code], check=True, env=os.environ.copy(), timeout=120)
 
 
@@ -312,7 +312,7 @@ def test_busy_and_cancel_from_another_thread():
     time.sleep(0.05)
     s.cancel()
     t.join(30)
-    assert out["r"].status == "Cancelled" and 0 < out["r"].epochs < 100000
+    assert out["r"].status_name == "Cancelled" and 0 < out["r"].nit < 100000
 
 
 def test_handles_are_freed():

@@ -151,7 +151,7 @@ def test_synthetic_trajectory_matches_builtin(tmp_path, est):
     s = dict(eta_x=0.5, eta_y=0.5, inner=20, epochs=100)
     r1 = rhgd.minimize(p, estimator=est, **s)
     r2 = rhgd.Solver(tp, est, **s).run()
-    assert r1.epochs == r2.epochs == 100
+    assert r1.nit == r2.nit == 100
     assert np.max(np.abs(r1.history["f"] - r2.history["f"])) < 1e-9
     assert np.max(np.abs(r1.history["hypergrad_norm"] - r2.history["hypergrad_norm"])) < 1e-9
     assert np.max(np.abs(r1.x - r2.x)) < 1e-9 and np.max(np.abs(r1.y - r2.y)) < 1e-9
@@ -176,7 +176,7 @@ def test_hyperrep_trajectory_matches_builtin(est, batches):
         s.update(batch_lower=4, batch_upper=6, batch_cross=6, batch_hess=6, seed=3)
     r1 = rhgd.minimize(p, estimator=est, **s)
     r2 = rhgd.Solver(tp, est, **s).run()
-    assert r1.epochs == r2.epochs == 100
+    assert r1.nit == r2.nit == 100
     assert np.max(np.abs(r1.history["f"] - r2.history["f"])) < 1e-9
     assert np.max(np.abs(np.ravel(r1.x) - np.ravel(r2.x))) < 1e-9
     assert np.max(np.abs(np.ravel(r1.y) - np.ravel(r2.y))) < 1e-9
@@ -236,7 +236,7 @@ def test_one_graph_per_point(tmp_path):
     r = rhgd.Solver(tp, CG, eta_x=0.5, eta_y=0.5, inner=5, epochs=10).run()
     assert r.hess_vecs > 100
     # per epoch: a gradient at each lower step, one graph at the last point
-    assert calls[0] <= r.epochs * (5 + 3), (calls[0], r.hess_vecs)
+    assert calls[0] <= r.nit * (5 + 3), (calls[0], r.hess_vecs)
 
 
 def test_adaptive_preset(tmp_path):
@@ -323,7 +323,7 @@ def test_readme_snippet():
     ns = {}
     exec(compile(code.replace("epochs=100", "epochs=5"), "README.md", "exec"), ns)
     res = ns["res"]
-    assert res.epochs == 5 and res.history["f"][-1] < res.history["f"][0]
+    assert res.nit == 5 and res.history["f"][-1] < res.history["f"][0]
 
 
 def test_example_spdnet():
