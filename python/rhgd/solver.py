@@ -38,8 +38,12 @@ _ORACLES = ("f", "grad_fx", "grad_fy", "g", "grad_gx", "grad_gy", "hess_gy", "cr
 class Problem(_Handle):
     """A bilevel problem min_x f(x, y*(x)), y*(x) = argmin_y g(x, y).
 
-    Give it by Python callables on numpy arrays (shaped like the manifolds'
-    points): ``f(x, y) -> float``, ``grad_fx(x, y)``, ``grad_fy(x, y)``,
+    ``Problem(mx, my, *, f=..., grad_fx=..., grad_fy=..., grad_gy=...,
+    ...)``: the manifolds are positional, every oracle and option a
+    keyword (as pymanopt's Problem(manifold, cost, *, euclidean_gradient=,
+    ...)), since eleven callables of the same arguments are easy to give
+    in the wrong order. Give it by Python callables on numpy arrays (shaped
+    like the manifolds' points): ``f(x, y) -> float``, ``grad_fx(x, y)``, ``grad_fy(x, y)``,
     ``grad_gy(x, y) -> array``, and optionally ``g``, ``grad_gx`` (lets the
     library fill cross_gxy by finite differences), ``hess_gy(x, y, v)``,
     ``cross_gxy(x, y, v)`` (D_y grad_x g [v], v tangent at y),
@@ -59,7 +63,7 @@ class Problem(_Handle):
 
     _kind = "problem"
 
-    def __init__(self, mx, my, f, grad_fx, grad_fy, grad_gy, g=None, grad_gx=None, hess_gy=None,
+    def __init__(self, mx, my, *, f, grad_fx, grad_fy, grad_gy, g=None, grad_gx=None, hess_gy=None,
                  cross_gxy=None, cross_gyx=None, hess_gy_inv=None, lower_solve=None, gradients="euclidean",
                  x0=None, y0=None, n_f=0, n_g=0):
         if gradients not in ("euclidean", "riemannian"):
@@ -578,7 +582,8 @@ def minimize(problem=None, x0=None, y0=None, estimator=None, callback=None, mx=N
             oracles["lower_solve"] = kw.pop("lower_solve")
         if mx is None or my is None or f is None:
             raise ValueError("rhgd: give a problem, or mx, my and the oracles")
-        problem = Problem(mx, my, f, grad_fx, grad_fy, grad_gy, gradients=gradients, **oracles)
+        problem = Problem(mx, my, f=f, grad_fx=grad_fx, grad_fy=grad_fy, grad_gy=grad_gy, gradients=gradients,
+                          **oracles)
     return Solver(problem, estimator, **kw).run(x0, y0, callback)
 
 

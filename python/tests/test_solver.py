@@ -234,6 +234,18 @@ def test_callback_cancel_and_errors():
         rhgd.Solver(p, "hinv")
 
 
+def test_problem_keyword_only():
+    """Problem takes the manifolds positionally and every oracle by name:
+    oracles given in order are a TypeError, not a silent swap."""
+    k, m, o, _, _ = quad()
+    e1, e2 = rhgd.Euclidean(k), rhgd.Euclidean(m)
+    with pytest.raises(TypeError):
+        rhgd.Problem(e1, e2, o["f"], o["grad_fx"], o["grad_fy"], o["grad_gy"])
+    with pytest.raises(TypeError, match="grad_gy"):
+        rhgd.Problem(e1, e2, f=o["f"], grad_fx=o["grad_fx"], grad_fy=o["grad_fy"])
+    assert rhgd.Problem(e1, e2, **o).len_x == k
+
+
 def test_finite_difference_oracles():
     k, m, o, _, _ = quad()
     p = rhgd.Problem(rhgd.Euclidean(k), rhgd.Euclidean(m), **o)
