@@ -55,7 +55,7 @@ def problem(data, lam=0.1):
 def main(estimator="cg:maxiter=50,tol=1e-10", epochs=30, **settings):
     data = make_data()
     f, g, mx, my, n_f, n_g = problem(data)
-    r = rhgd.torch.minimize(f, g, mx, my, data["W0"], data["beta0"], estimator, n_f=n_f, n_g=n_g,
+    r = rhgd.torch.minimize(f, g, mx, my, data["W0"], data["beta0"], estimator=estimator, n_f=n_f, n_g=n_g,
                             eta_x=0.05, eta_y=0.05, inner=50, epochs=epochs, **settings)
     print(f"{estimator}: f {r.history['f'][0]:.6f} -> {r.fun:.6f}, |hypergrad| {r.hypergrad_norm:.3e}, "
           f"{r.runtime:.2f} s")

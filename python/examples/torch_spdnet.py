@@ -65,7 +65,7 @@ def main(D=12, D1=6, D2=3, classes=3, epochs=20, lam=0.1):
     g = lambda x, gamma, batch: ce(x, gamma, batch) + 0.5 * lam * torch.sum(gamma ** 2)
     x0 = np.concatenate([np.eye(D, D1).ravel(), np.eye(D1, D2).ravel()])  # the authors' start
     y0 = np.random.default_rng(1).standard_normal((m, classes))
-    r = rhgd.torch.minimize(f, g, mx, my, x0, y0, "cg", n_f=len(lab) - nt, n_g=nt, eta_x=0.1, eta_y=0.1,
+    r = rhgd.torch.minimize(f, g, mx, my, x0, y0, estimator="cg", n_f=len(lab) - nt, n_g=nt, eta_x=0.1, eta_y=0.1,
                             inner=20, epochs=epochs)
     with torch.no_grad():
         W1, W2 = rhgd.torch.split(mx, torch.from_numpy(r.x))

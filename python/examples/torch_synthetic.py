@@ -35,7 +35,7 @@ def main(n=100, d=50, r=20, epochs=100, estimator="cg:maxiter=50,tol=1e-10"):
         return torch.sum(M * A) + torch.sum(torch.linalg.inv(M) * (W @ YtY @ W.T + nu * I))
 
     settings = dict(eta_x=0.5, eta_y=0.5, inner=20, epochs=epochs)
-    r_torch = rhgd.torch.minimize(f, g, rhgd.Stiefel(d, r), rhgd.SPD(d), z["W0"], z["M0"], estimator, **settings)
+    r_torch = rhgd.torch.minimize(f, g, rhgd.Stiefel(d, r), rhgd.SPD(d), z["W0"], z["M0"], estimator=estimator, **settings)
     r_go = rhgd.minimize(builtin, estimator=estimator, **settings)
     print(f"torch: f = {r_torch.fun:.12f}, |hypergrad| = {r_torch.hypergrad_norm:.3e}, {r_torch.runtime:.2f} s")
     print(f"Go:    f = {r_go.fun:.12f}, |hypergrad| = {r_go.hypergrad_norm:.3e}, {r_go.runtime:.2f} s")

@@ -559,32 +559,37 @@ class Solver(_Handle):
             retract_failures=r.retract_failures, history=hist, settings=self.settings)
 
 
-def minimize(problem=None, x0=None, y0=None, estimator=None, callback=None, mx=None, my=None, f=None,
-             grad_fx=None, grad_fy=None, grad_gy=None, gradients="euclidean", **kw):
-    """Run RHGD and return an OptimizeResult.
+# The keywords of the removed minimize(mx=, my=, f=, ...) form: oracles
+# and problem options, which belong to Problem.
+_PROBLEM_KEYWORDS = frozenset(("mx", "my", "f", "grad_fx", "grad_fy", "grad_gy", "g", "grad_gx", "hess_gy",
+                               "cross_gxy", "cross_gyx", "hess_gy_inv", "gradients", "n_f", "n_g"))
 
-    Either give a Problem (``builtin(...)`` or ``Problem(...)``), or the
-    manifolds and oracles directly: ``minimize(mx=Stiefel(5, 2), my=SPD(5),
-    f=..., grad_fx=..., grad_fy=..., grad_gy=..., hess_gy=..., x0=..., y0=...)``.
-    estimator is a spec ('cg', 'hinv', 'ns:gamma=1,terms=50', 'ad');
-    callback(info) sees each epoch and stops the run by returning True; the
-    remaining keywords are optional oracles (g, grad_gx, hess_gy, cross_gxy,
-    cross_gyx, hess_gy_inv, lower_solve), a finite sum's n_f and n_g, and
-    solver settings (eta_x, eta_y, inner, epochs, grad_tol, runtime, seed,
-    batch_lower, lower_solve=True, ...; lower_solve is the oracle when
-    callable and the setting otherwise).
+
+def minimize(problem=None, x0=None, y0=None, *, estimator=None, callback=None, **settings):
+    """Run RHGD on problem from (x0, y0) and return an OptimizeResult.
+
+    problem is any rhgd Problem: a built-in one (``rhgd.builtin(name,
+    ...)``), one given by callbacks (``rhgd.Problem(mx, my, f=...,
+    grad_fx=..., ...)``) or one written in PyTorch
+    (``rhgd.torch.Problem(f, g, mx, my)``; ``rhgd.torch.minimize(f, g, mx,
+    my, ...)`` builds it for you). x0, y0: the start (both or neither;
+    None: the problem's). estimator is a spec ('cg', 'hinv',
+    'ns:gamma=1,terms=50', 'ad'; None: the problem's default); callback(info)
+    sees each epoch and stops the run by returning True; the remaining
+    keywords are solver settings (eta_x, eta_y, inner, epochs, grad_tol,
+    runtime, seed, preset, batch_lower, lower_solve=True, ...: see Solver).
+    A failed run raises, with the result as the exception's ``result``.
     """
-    if problem is None:
-        oracles = {k: kw.pop(k) for k in ("g", "grad_gx", "hess_gy", "cross_gxy", "cross_gyx", "hess_gy_inv",
-                                          "n_f", "n_g")
-                   if k in kw}
-        if callable(kw.get("lower_solve")):
-            oracles["lower_solve"] = kw.pop("lower_solve")
-        if mx is None or my is None or f is None:
-            raise ValueError("rhgd: give a problem, or mx, my and the oracles")
-        problem = Problem(mx, my, f=f, grad_fx=grad_fx, grad_fy=grad_fy, grad_gy=grad_gy, gradients=gradients,
-                          **oracles)
-    return Solver(problem, estimator, **kw).run(x0, y0, callback)
+    given = sorted(_PROBLEM_KEYWORDS.intersection(settings))
+    if callable(settings.get("lower_solve")):
+        given.append("lower_solve")
+    if not isinstance(problem, Problem) or given:
+        what = f"got {', '.join(given)}" if given else f"got {type(problem).__name__}"
+        raise TypeError(f"rhgd.minimize(problem, x0, y0, *, estimator=, callback=, **settings) takes a Problem "
+                        f"and solver settings ({what}): build the problem first, with rhgd.builtin(name), "
+                        f"rhgd.Problem(mx, my, f=..., grad_fx=..., grad_fy=..., grad_gy=..., ...) or "
+                        f"rhgd.torch.Problem(f, g, mx, my)")
+    return Solver(problem, estimator, **settings).run(x0, y0, callback)
 
 
 # ---------------------------------------------------------------- backend

@@ -383,17 +383,18 @@ class Problem(_solver.Problem):
         return cb
 
 
-def minimize(f, g, mx, my, x0=None, y0=None, estimator=None, callback=None, *, n_f=0, n_g=0, hess_gy_inv=None,
-             **settings):
-    """Minimize f(x, y*(x)), y*(x) = argmin_y g(x, y), f and g in PyTorch on
+def minimize(f, g, mx, my, x0=None, y0=None, *, estimator=None, callback=None, n_f=0, n_g=0, lower_solve=None,
+             hess_gy_inv=None, **settings):
+    """rhgd.minimize(Problem(f, g, mx, my, ...), x0, y0, ...) in one call:
+    minimize f(x, y*(x)), y*(x) = argmin_y g(x, y), f and g in PyTorch on
     mx × my, by RHGD from (x0, y0) with the estimator spec ('cg', 'ns',
     'ad', 'cg:tol=1e-10', ...; None: the library's default) and the
     solver's settings as keywords (preset, eta_x, eta_y, inner, epochs,
     batches, batch_lower, ...: see rhgd.Solver). callback(info) sees each
-    epoch and stops the run by returning True. n_f, n_g and hess_gy_inv are
-    Problem's;
-    lower_solve is Problem's oracle when callable and the setting
-    otherwise, as in rhgd.minimize. Returns an rhgd.OptimizeResult."""
-    lower = settings.pop("lower_solve") if callable(settings.get("lower_solve")) else None
-    p = Problem(f, g, mx, my, n_f=n_f, n_g=n_g, lower_solve=lower, hess_gy_inv=hess_gy_inv)
-    return _solver.Solver(p, estimator, **settings).run(x0, y0, callback)
+    epoch and stops the run by returning True. n_f, n_g, hess_gy_inv and a
+    callable lower_solve are Problem's; lower_solve=True (not callable) is
+    the solver setting. Returns an rhgd.OptimizeResult."""
+    if lower_solve is not None and not callable(lower_solve):
+        settings["lower_solve"], lower_solve = lower_solve, None
+    p = Problem(f, g, mx, my, n_f=n_f, n_g=n_g, lower_solve=lower_solve, hess_gy_inv=hess_gy_inv)
+    return _solver.minimize(p, x0, y0, estimator=estimator, callback=callback, **settings)

@@ -180,11 +180,29 @@ def quad():
 
 def test_minimize_callables_closed_form():
     k, m, o, xstar, eta_x = quad()
-    r = rhgd.minimize(mx=rhgd.Euclidean(k), my=rhgd.Euclidean(m), x0=np.zeros(k), y0=np.zeros(m),
-                      estimator="cg", eta_x=eta_x, eta_y=0.3, inner=40, epochs=5000, grad_tol=1e-10, **o)
+    r = rhgd.minimize(rhgd.Problem(rhgd.Euclidean(k), rhgd.Euclidean(m), **o), np.zeros(k), np.zeros(m),
+                      estimator="cg", eta_x=eta_x, eta_y=0.3, inner=40, epochs=5000, grad_tol=1e-10)
     assert r.success and r.status_name == "GradientThreshold"
     assert np.max(np.abs(r.x - xstar)) < 1e-8
     assert r.x.shape == (k,)
+
+
+def test_minimize_takes_a_problem():
+    """minimize has one signature: a Problem, the start and settings. The
+    removed form with the manifolds and oracles as minimize's keywords, and
+    anything that is not a Problem, are TypeErrors saying what to build."""
+    k, m, o, _, _ = quad()
+    with pytest.raises(TypeError, match=r"got f, grad_fx, grad_fy, grad_gx, grad_gy, mx, my.*rhgd\.Problem\(mx, my"):
+        rhgd.minimize(mx=rhgd.Euclidean(k), my=rhgd.Euclidean(m), x0=np.zeros(k), y0=np.zeros(m), **o)
+    p = rhgd.Problem(rhgd.Euclidean(k), rhgd.Euclidean(m), **o)
+    with pytest.raises(TypeError, match="got lower_solve"):
+        rhgd.minimize(p, np.zeros(k), np.zeros(m), lower_solve=lambda x, y: y)
+    with pytest.raises(TypeError, match="got str"):
+        rhgd.minimize("synthetic")
+    with pytest.raises(TypeError):
+        rhgd.minimize(p, np.zeros(k), np.zeros(m), "cg")  # the estimator is a keyword
+    r = rhgd.minimize(p, np.zeros(k), np.zeros(m), estimator="cg", epochs=3)
+    assert r.nit == 3
 
 
 def test_callback_cancel_and_errors():

@@ -257,14 +257,14 @@ def test_minimize_and_lower_solve():
     c = torch.from_numpy(rng.standard_normal(m))
     f = lambda x, y: 0.5 * torch.sum((y - c) ** 2) + 0.05 * torch.sum(x ** 2)
     g = lambda x, y: 0.5 * torch.sum(y ** 2) - y @ (Bm @ x)
-    r = rt.minimize(f, g, rhgd.Euclidean(k), rhgd.Euclidean(m), np.zeros(k), np.zeros(m), "cg", eta_x=0.1,
-                    epochs=2000, grad_tol=1e-9)
+    r = rt.minimize(f, g, rhgd.Euclidean(k), rhgd.Euclidean(m), np.zeros(k), np.zeros(m), estimator="cg",
+                    eta_x=0.1, epochs=2000, grad_tol=1e-9)
     # the solution of min_x ½|Bx − c|² + 0.05|x|²
     Bn, cn = Bm.numpy(), c.numpy()
     want = np.linalg.solve(Bn.T @ Bn + 0.1 * np.eye(k), Bn.T @ cn)
     np.testing.assert_allclose(r.x, want, atol=1e-7)
-    r2 = rt.minimize(f, g, rhgd.Euclidean(k), rhgd.Euclidean(m), np.zeros(k), np.zeros(m), "cg", eta_x=0.1,
-                     epochs=5, lower_solve=lambda x, y: Bm @ x)
+    r2 = rt.minimize(f, g, rhgd.Euclidean(k), rhgd.Euclidean(m), np.zeros(k), np.zeros(m), estimator="cg",
+                     eta_x=0.1, epochs=5, lower_solve=lambda x, y: Bm @ x)
     assert r2.lower_solves == 0  # the oracle alone does not change the run
     r3 = rhgd.Solver(rt.Problem(f, g, rhgd.Euclidean(k), rhgd.Euclidean(m), lower_solve=lambda x, y: Bm @ x),
                      "cg", eta_x=0.1, epochs=5, lower_solve=True).run(np.zeros(k), np.zeros(m))
@@ -356,7 +356,8 @@ def test_coupling_lower_level():
     ts = np.array([1e-2, 5e-3, 2.5e-3])
     rem = [abs(tp.oracle("g", x, my.retract(y, v, t)) - g0 - t * slope) for t in ts]
     assert np.all(np.diff(np.log(rem)) / np.diff(np.log(ts)) > 1.8), rem
-    r = rt.minimize(f, g, mx, my, np.zeros(m), np.outer(a, b), "cg", eta_x=0.1, eta_y=0.5, inner=20, epochs=5)
+    r = rt.minimize(f, g, mx, my, np.zeros(m), np.outer(a, b), estimator="cg", eta_x=0.1, eta_y=0.5, inner=20,
+                    epochs=5)
     assert r.success and np.all(np.isfinite(r.history["f"]))
     np.testing.assert_allclose(r.y.sum(1), a, atol=1e-9)
     np.testing.assert_allclose(r.y.sum(0), b, atol=1e-9)
@@ -377,4 +378,4 @@ def test_float32_data_says_float64():
 
     mx, my = rhgd.Euclidean(3), rhgd.Euclidean(3)
     with pytest.raises(rhgd.CallbackError, match="float64"):
-        rt.minimize(f, g, mx, my, np.ones(3), np.zeros(3), "cg", epochs=3)
+        rt.minimize(f, g, mx, my, np.ones(3), np.zeros(3), estimator="cg", epochs=3)
