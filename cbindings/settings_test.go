@@ -103,7 +103,7 @@ func TestOracleKeys(t *testing.T) {
 	}
 	require.ElementsMatch(t, want, got, "rhgd.h") // the struct keeps its ABI order
 
-	py, err := os.ReadFile("../python/rhgd/solver.py")
+	py, err := os.ReadFile("../python/rhgd/problems.py")
 	require.NoError(t, err)
 	_, tuple, ok := strings.Cut(string(py), "_ORACLES = (")
 	require.True(t, ok)
@@ -112,7 +112,7 @@ func TestOracleKeys(t *testing.T) {
 	for _, m := range regexp.MustCompile(`"(\w+)"`).FindAllStringSubmatch(tuple, -1) {
 		got = append(got, m[1])
 	}
-	require.ElementsMatch(t, want, got, "solver.py")
+	require.ElementsMatch(t, want, got, "problems.py")
 }
 
 // TestResultCounts: the result and the history carry the lower steps,

@@ -20,8 +20,10 @@ from ._lib import (BadHandle, BusyError, CallbackError, ForkError, InternalError
                    NumericalError, ProjectedInput, RHGDError, library_path)
 from .kernels import (coupling_retr, expm, expsym, logsym, lyapunov_sym, spd_dist, spd_exp, spd_log, sqrtsym,
                       stiefel_retr_qr)
-from .solver import (STATUS, SPD, Coupling, Euclidean, OptimizeResult, Problem, Product, Solver, Stiefel, builtin, info,
-                     init, live_handles, minimize, problem_names, problem_params, set_threads, version)
+from .backend import info, init, live_handles, set_threads, version
+from .manifolds import SPD, Coupling, Euclidean, Product, Stiefel
+from .problems import Problem, builtin, problem_names, problem_params
+from .solver import STATUS, OptimizeResult, Solver, minimize
 
 __version__ = "0.2.0"
 

@@ -44,7 +44,9 @@ import numpy as np
 import torch
 
 from . import _lib
+from . import problems as _problems
 from . import solver as _solver
+from ._handle import _new_handle
 
 __all__ = ["Problem", "minimize", "split"]
 
@@ -178,7 +180,7 @@ def _product(out_of, wrt, vec):
     return r
 
 
-class Problem(_solver.Problem):
+class Problem(_problems.Problem):
     """A bilevel problem min_x f(x, y*(x)), y*(x) = argmin_y g(x, y), with f
     and g written in PyTorch on the manifolds mx × my; every derivative
     comes from torch.autograd, Euclidean, converted by the manifolds.
@@ -222,7 +224,7 @@ class Problem(_solver.Problem):
         self._c = c  # the ctypes callbacks: alive as long as the problem
         o = _lib.Oracles(n_f=n_f, n_g=n_g, **c)
         try:
-            h = _solver._new_handle(_lib.lib().rhgd_problem_callbacks, mx.handle, my.handle, ctypes.byref(o), 1,
+            h = _new_handle(_lib.lib().rhgd_problem_callbacks, mx.handle, my.handle, ctypes.byref(o), 1,
                                     None)
             if hess_gy_inv is not None:
                 h = self._riemannian(h, hess_gy_inv, n_f, n_g)
@@ -245,7 +247,7 @@ class Problem(_solver.Problem):
         the library converts (rhgd_problem_oracle), and hess_gy_inv(x, y, v)
         is the user's, on tensors. Full sums only: rhgd_problem_oracle takes
         no minibatch."""
-        inner = _solver.Problem.__new__(_solver.Problem)
+        inner = _problems.Problem.__new__(_problems.Problem)
         inner._own(h)
         inner.error = None
         self._euclid = inner
@@ -290,7 +292,7 @@ class Problem(_solver.Problem):
             c["lower_solve"] = self._c["lower_solve"]
         self._c_riemannian = c
         o = _lib.Oracles(n_f=n_f, n_g=n_g, **c)
-        return _solver._new_handle(lib.rhgd_problem_callbacks, self.mx.handle, self.my.handle, ctypes.byref(o), 0,
+        return _new_handle(lib.rhgd_problem_callbacks, self.mx.handle, self.my.handle, ctypes.byref(o), 0,
                                    None)
 
     # Every callback catches every exception (nothing may unwind into C),

@@ -1,0 +1,39 @@
+"""The numerical backend: start it (``init``), set OpenBLAS's threads,
+and read what it is (``info``, ``version``, ``live_handles``)."""
+
+import ctypes
+import json
+
+from . import _lib
+
+__all__ = ["init", "info", "set_threads", "version", "live_handles"]
+
+
+def init(backend=None, threads=0, shared=True):
+    """Start the numerical backend explicitly, before any computation:
+    backend 'auto' | 'openblas' | 'gonum'; threads for OpenBLAS (0: leave it);
+    shared=True leaves OpenBLAS's kernels and threads to the host (numpy),
+    False lets rhgd own them (see the README)."""
+    _lib.check(_lib.lib().rhgd_init(backend.encode() if backend else None, int(threads), 1 if shared else 0))
+
+
+def set_threads(n):
+    """Set OpenBLAS's thread count, for the whole process (numpy's too)."""
+    _lib.check(_lib.lib().rhgd_set_threads(int(n)))
+
+
+def info():
+    """The backend: library, kernels, threads, shared mode, CPU (a dict)."""
+    return json.loads(_lib.copy_out(_lib.lib().rhgd_info))
+
+
+def version():
+    """The library's version."""
+    return _lib.lib().rhgd_version().decode()
+
+
+def live_handles():
+    """The number of live library handles (for leak checks)."""
+    n = ctypes.c_int64()
+    _lib.check(_lib.lib().rhgd_live_handles(ctypes.byref(n)))
+    return n.value
