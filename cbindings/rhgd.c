@@ -130,6 +130,10 @@ int rhgd_problem_oracle(rhgd_problem p, const char *name, const double *x, const
 int rhgd_problem_accuracy(rhgd_problem p, const double *x, const double *y, double *accuracy) {
 	return rhgdgo_problem_accuracy(p.id, (double *)x, (double *)y, accuracy);
 }
+int rhgd_problem_check(rhgd_problem p, const double *x, const double *y, const char *options, char *buf,
+                       size_t len) {
+	return rhgdgo_problem_check(p.id, (double *)x, (double *)y, (char *)options, buf, len);
+}
 
 int rhgd_solver_new(rhgd_problem p, const char *estimator, const char *settings, rhgd_solver *out) {
 	return rhgdgo_solver_new(p.id, (char *)estimator, (char *)settings, (int64_t *)out);

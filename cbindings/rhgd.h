@@ -510,6 +510,30 @@ RHGD_API int rhgd_problem_oracle(rhgd_problem p, const char *name, const double 
  * synthetic problem). */
 RHGD_API int rhgd_problem_accuracy(rhgd_problem p, const double *x, const double *y, double *accuracy);
 
+/* rhgd_problem_check checks the problem's oracles at (x, y) (NULL for
+ * both: its starting point) as Go's solver.CheckProblem does: each
+ * gradient by the Taylor slope of its objective, hess_gy by its slope,
+ * symmetry and tangency and against finite differences of grad_gy, the
+ * cross derivatives against finite differences and for adjointness,
+ * hess_gy_inv against hess_gy, and cached evaluations against fresh ones;
+ * only the oracles the problem has, Riemannian, on the full sum. options
+ * is NULL or comma-separated key=value pairs: seed (of the random tangent
+ * directions, default 0), tol (relative tolerance of the comparisons that
+ * are not slopes, default 1e-6), second_order_y and critical ("true": My's
+ * retraction is of second order; y is a critical point of g(x, .)). It
+ * copies the report into buf as JSON, as rhgd_last_error copies, and
+ * returns its full length:
+ *   {"ok": true if every check passed,
+ *    "reports": [{"name", "ok", "slope", "want", "at_least", "exact",
+ *                 "fitted", "steps", "errors", "residuals": {name: value},
+ *                 "msg"}, ...]}
+ * with null for a NaN or infinite number (a slope not measured). A failed
+ * check is not an error: the call returns the length and "ok": false; an
+ * oracle's error fails its check, with the error in "msg". Each call runs
+ * the checks again: give a buffer large enough (a few kB per report). */
+RHGD_API int rhgd_problem_check(rhgd_problem p, const double *x, const double *y, const char *options, char *buf,
+                                size_t len);
+
 /* ------------------------------------------------------------------ */
 /* Solvers                                                             */
 /* ------------------------------------------------------------------ */

@@ -372,6 +372,10 @@ _PROTOS = {
 }
 
 
+# rhgd_problem_check (Problem.check): the oracle checks' report as JSON.
+_PROTOS["rhgd_problem_check"] = (c_int, [Pr, P, P, c_char_p, c_char_p, c_size])
+
+
 def _prototypes(handle):
     for name, (res, args) in _PROTOS.items():
         fn = getattr(handle, name)

@@ -3,6 +3,7 @@ callbacks), ``builtin`` (rhgd's ready-made problems), ``problem_names``
 and ``problem_params``."""
 
 import ctypes
+import json
 import os
 import tempfile
 import warnings
@@ -230,6 +231,49 @@ class Problem(_Handle):
                                             out.ctypes.data)
         _raise_callback(rc, self)
         return out[0] if n == 1 and name in ("f", "g") else out
+
+    def check(self, x=None, y=None, *, seed=0, tol=0.0, second_order_y=False, critical=False):
+        """Check the problem's oracles at (x, y) (None for both: the
+        starting point) with Go's solver.CheckProblem: each gradient by the
+        Taylor slope of its objective, hess_gy by its slope, symmetry,
+        tangency and against finite differences of grad_gy, the cross
+        derivatives against finite differences and for adjointness,
+        hess_gy_inv against hess_gy, cached evaluations against fresh ones.
+        Only the oracles the problem has are checked, Riemannian (as the
+        solver sees them: Euclidean ones after the manifolds' conversion),
+        on the full sum.
+
+        seed seeds the random tangent directions; tol (0: 1e-6) is the
+        relative tolerance of the comparisons that are not slopes;
+        second_order_y says my's retraction is of second order; critical
+        that y is a critical point of g(x, .). Returns a dict: ``ok``
+        (every check passed) and ``reports``, one dict per check with
+        ``name``, ``ok``, ``slope`` (of log error against log step; None
+        when not measured), ``want``, ``at_least``, ``exact``, ``fitted``,
+        ``steps``, ``errors``, ``residuals`` and ``msg``. A failing check is
+        a report, not an exception; an oracle that raises fails its check,
+        with the error in ``msg``."""
+        xp = yp = None
+        if (x is None) != (y is None):
+            raise ValueError("rhgd: give both x and y, or neither (the starting point)")
+        if x is not None:
+            x, y = self._flat(x, self.len_x, "x"), self._flat(y, self.len_y, "y")
+            xp, yp = x.ctypes.data, y.ctypes.data
+        opts = f"seed={int(seed)},tol={float(tol)!r},second_order_y={_fmt(bool(second_order_y))}," \
+               f"critical={_fmt(bool(critical))}"
+        lib = _lib.lib()
+        size = 1 << 16  # the checks run again when the report does not fit
+        self.error = None
+        try:
+            while True:
+                buf = ctypes.create_string_buffer(size)
+                n = _lib.check(lib.rhgd_problem_check(self._h, xp, yp, opts.encode(), buf, size))
+                if n < size:
+                    break
+                size = n + 1
+        finally:
+            self.error = None
+        return json.loads(buf.value.decode("utf-8", "replace"))
 
     def accuracy(self, x, y):
         """The classification accuracy in percent that a built-in

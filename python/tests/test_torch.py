@@ -379,3 +379,15 @@ def test_float32_data_says_float64():
     mx, my = rhgd.Euclidean(3), rhgd.Euclidean(3)
     with pytest.raises(rhgd.CallbackError, match="float64"):
         rt.minimize(f, g, mx, my, np.ones(3), np.zeros(3), estimator="cg", epochs=3)
+
+
+def test_check_torch_problem(tmp_path):
+    """Problem.check (Go's CheckProblem) passes on a torch-written problem:
+    autograd's gradients by their Taylor slopes, its exact Hessian and
+    cross products against finite differences at tol 1e-6."""
+    p, tp, z, _ = synthetic(tmp_path)
+    x, y = z["W0"], rhgd.SPD(z["M0"].shape[0]).rand_point(2)  # M away from I, where grad_W g vanishes
+    rep = tp.check(x, y, seed=5)
+    assert rep["ok"], [(r["name"], r["msg"]) for r in rep["reports"] if not r["ok"]]
+    assert {"HessGy: Hessian", "CrossGxy: cross derivative", "CrossGyx: cross derivative"} <= \
+        {r["name"] for r in rep["reports"]}

@@ -381,6 +381,16 @@ func Oracle(h int64, name string, x, y, v, out []float64) int {
 	return int(C.rhgd_problem_oracle(ph(h), s, p(x), p(y), p(v), p(out)))
 }
 
+// ProblemCheck calls rhgd_problem_check; options "" passes NULL.
+func ProblemCheck(h int64, x, y []float64, options string, size int) (int, string) {
+	var o *C.char
+	if options != "" {
+		o = cstr(options)
+		defer free(o)
+	}
+	return copyOut(size, func(b *C.char, n C.size_t) C.int { return C.rhgd_problem_check(ph(h), p(x), p(y), o, b, n) })
+}
+
 // Accuracy calls rhgd_problem_accuracy.
 func Accuracy(h int64, x, y []float64) (float64, int) {
 	var a C.double
