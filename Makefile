@@ -3,7 +3,7 @@ GO   ?= go
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all demo test deps vet test-cgo test-coretypes test-nocgo test-purego test-race fuzz bench bench-quick bench-deps bench-go bench-crossover info refdata clean \
-	lib header-check test-lib test-c test-install install uninstall test-python python-deps valgrind
+	lib header-check test-lib test-c test-install install uninstall test-python python-deps valgrind wheel
 
 all: test
 
@@ -166,16 +166,45 @@ uninstall:
 # test-install runs the C build lines of README.md and of examples/c's
 # header exactly as written (cbindings/testdata/install_test.sh): in a
 # stand-in for the repository, with make install into a temporary PREFIX,
-# each binary run from another directory without LD_LIBRARY_PATH.
-test-install: lib
+# each binary run from another directory without LD_LIBRARY_PATH. Then the
+# Python installs (python/tests/test_install.py): pip install ./python
+# leaves git nothing untracked, and the wheel installs with pip into a
+# fresh `python3 -m venv --system-site-packages` in a temporary directory
+# and, from outside the repository without RHGD_LIBRARY, solves a built-in
+# problem and a PyTorch one.
+test-install: lib wheel python-deps
 	@command -v pkg-config >/dev/null || { $(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq pkg-config; }
 	sh cbindings/testdata/install_test.sh
+	RHGD_WHEEL=$(CURDIR)/$(WHEEL) $(PYTHON) -m pytest -q -rs -p no:cacheprovider python/tests/test_install.py
+
+# wheel builds $(WHEEL): the Python package with build/librhgd.so inside,
+# from a copy of python/ in build/wheel-src (python/ stays clean), with
+# Debian's pip, setuptools and wheel and no network. The package itself is
+# pure Python; the library makes the wheel Linux and x86_64-only, which
+# the tag says (setup.cfg's bdist_wheel plat_name). Its version is
+# VERSION's, read from rhgd.__version__ (TestVersionOnePlace checks the
+# two agree); the wheel's name is checked here.
+WHEEL_PLAT = linux_$(shell uname -m)
+WHEEL = build/rhgd-$(LIB_VERSION)-py3-none-$(WHEEL_PLAT).whl
+
+wheel: lib python-deps
+	rm -rf build/wheel-src build/rhgd-*.whl
+	mkdir -p build/wheel-src
+	cp -r python/pyproject.toml python/README.md python/rhgd build/wheel-src/
+	rm -rf build/wheel-src/rhgd/__pycache__
+	cp build/librhgd.so build/wheel-src/rhgd/librhgd.so
+	printf '[bdist_wheel]\npython_tag = py3\nplat_name = $(WHEEL_PLAT)\n' > build/wheel-src/setup.cfg
+	$(PYTHON) -m pip wheel -q --no-deps --no-build-isolation --no-index -w build build/wheel-src
+	@test -f $(WHEEL) || { echo "make wheel: $(WHEEL) was not built; got:"; ls build/*.whl; exit 1; }
+	@rm -rf build/wheel-src
+	@echo "make wheel: $(WHEEL)"
 
 # The Python tests run with Debian's Python (not the first python3 on
 # PATH) and its python3-numpy, python3-scipy and python3-pytest, and
-# python3-pip with python3-setuptools and python3-wheel (a test runs pip
-# install ./python offline), installed when missing. python3-distributed
+# python3-pip with python3-setuptools and python3-wheel (make wheel, and a
+# test runs pip install ./python offline) and python3-venv (the wheel's
+# test venv), installed when missing. python3-distributed
 # (Dask) is installed too when it can be; without it the Dask sweep test
 # is skipped with a message, and the rest runs. So is python3-torch
 # (Debian's PyTorch, 1.13 on bookworm): without it rhgd.torch's tests and
@@ -183,11 +212,11 @@ test-install: lib
 PYTHON = /usr/bin/python3
 
 python-deps:
-	@if ! $(PYTHON) -c 'import setuptools, wheel, pip, numpy, scipy, pytest' 2>/dev/null; then \
-		echo "make: installing python3-numpy python3-scipy python3-pytest python3-pip python3-setuptools python3-wheel"; \
+	@if ! $(PYTHON) -c 'import setuptools, wheel, pip, numpy, scipy, pytest, venv, ensurepip' 2>/dev/null; then \
+		echo "make: installing python3-numpy python3-scipy python3-pytest python3-pip python3-setuptools python3-wheel python3-venv"; \
 		$(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-numpy python3-scipy python3-pytest \
-			python3-pip python3-setuptools python3-wheel; \
+			python3-pip python3-setuptools python3-wheel python3-venv; \
 	fi
 	@if ! $(PYTHON) -c 'import distributed' 2>/dev/null; then \
 		echo "make: installing python3-distributed"; \
@@ -204,9 +233,11 @@ python-deps:
 
 # test-python runs the Python package's tests (python/tests) against
 # build/librhgd.so, the Dask LocalCluster sweep and rhgd.torch's tests and
-# examples among them.
+# examples among them; the install tests (test_install.py) run in
+# test-install, against the wheel.
 test-python: lib python-deps
-	RHGD_LIBRARY=$(CURDIR)/build/librhgd.so PYTHONPATH=$(CURDIR)/python $(PYTHON) -m pytest -q -rs -p no:cacheprovider python/tests
+	RHGD_LIBRARY=$(CURDIR)/build/librhgd.so PYTHONPATH=$(CURDIR)/python $(PYTHON) -m pytest -q -rs -p no:cacheprovider \
+		--ignore=python/tests/test_install.py python/tests
 
 # valgrind runs the C example and abi_growth under valgrind's memcheck: no invalid reads
 # or writes and no definite leaks. The suppressions cover errors whose
