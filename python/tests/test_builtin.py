@@ -2,6 +2,7 @@
 the README's snippet."""
 
 import pathlib
+import pickle
 import re
 
 import numpy as np
@@ -98,6 +99,9 @@ def test_optimize_result_reads_like_scipy():
     assert set(dir(r)) == set(r.keys())
     lines = repr(r).splitlines()
     assert lines[0].strip().startswith("message: ") and any(ln.strip().startswith("nit: 3") for ln in lines)
+    # Results travel between processes (Dask, multiprocessing) as pickles.
+    r2 = pickle.loads(pickle.dumps(r))
+    assert type(r2) is rhgd.OptimizeResult and r2.nit == r.nit and r2.f == r.fun and np.array_equal(r2.x, r.x)
     # The status table and the library agree (Go's solver.Status).
     lib = rhgd._lib.lib()
     for code, (name, _) in rhgd.STATUS.items():
