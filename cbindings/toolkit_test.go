@@ -13,6 +13,7 @@ import (
 
 	"github.com/rhgd/rhgd/cbindings/internal/ctest"
 	"github.com/rhgd/rhgd/coupling"
+	"github.com/rhgd/rhgd/internal/race"
 	"github.com/rhgd/rhgd/product"
 	"github.com/rhgd/rhgd/solver"
 )
@@ -47,14 +48,14 @@ func (c *cman) ok(what string, rc int) {
 func (c *cman) Len() int { return c.n }
 func (c *cman) Dim() int { return c.dim }
 func (c *cman) Inner(x, u, v []float64) float64 {
-	r, rc := ctest.Inner(c.h, x, u, v, false)
-	c.ok("inner", rc)
-	return r
+	r := []float64{0}
+	c.ok("inner", ctest.Inner(c.h, x, u, v, r))
+	return r[0]
 }
 func (c *cman) Norm(x, u []float64) float64 {
-	r, rc := ctest.Norm(c.h, x, u)
-	c.ok("norm", rc)
-	return r
+	r := []float64{0}
+	c.ok("norm", ctest.Norm(c.h, x, u, r))
+	return r[0]
 }
 func (c *cman) Project(dst, x, v []float64) { c.ok("project", ctest.Project(c.h, x, v, dst)) }
 func (c *cman) EGradToRGrad(dst, x, egrad []float64) {
@@ -88,9 +89,9 @@ func (c *cman) Log(dst, x, y []float64) error {
 	return nil
 }
 func (c *cman) Dist(x, y []float64) (float64, error) {
-	d, rc := ctest.Dist(c.h, x, y)
-	c.ok("dist", rc)
-	return d, nil
+	r := []float64{0}
+	c.ok("dist", ctest.Dist(c.h, x, y, r))
+	return r[0], nil
 }
 func (c *cman) Supports(m solver.Method) bool {
 	ok, rc := ctest.Supports(c.h, map[solver.Method]string{solver.MethodExp: "exp", solver.MethodLog: "log",
@@ -222,12 +223,11 @@ func TestToolkitAgreesWithGo(t *testing.T) {
 				assert.LessOrEqual(t, floats.Distance(want, got, 2), 1e-13*(1+floats.Norm(want, 2)), what)
 			}
 
-			got, rc := ctest.Inner(c.h, x, u, v, false)
-			require.Equal(t, okC, rc)
-			assert.InDelta(t, c.m.Inner(x, u, v), got, 1e-14, "inner")
-			got, rc = ctest.Norm(c.h, x, u)
-			require.Equal(t, okC, rc)
-			assert.InDelta(t, c.m.Norm(x, u), got, 1e-14, "norm")
+			got := []float64{0}
+			require.Equal(t, okC, ctest.Inner(c.h, x, u, v, got))
+			assert.InDelta(t, c.m.Inner(x, u, v), got[0], 1e-14, "inner")
+			require.Equal(t, okC, ctest.Norm(c.h, x, u, got))
+			assert.InDelta(t, c.m.Norm(x, u), got[0], 1e-14, "norm")
 
 			want, out := vec(), vec()
 			c.m.EGradToRGrad(want, x, eg)
@@ -278,9 +278,9 @@ func TestToolkitAgreesWithGo(t *testing.T) {
 				ds, _ := solver.AsDistancer(c.m)
 				d, err := ds.Dist(x, y)
 				require.NoError(t, err)
-				got, rc := ctest.Dist(c.h, x, y)
-				require.Equal(t, okC, rc)
-				assert.InDelta(t, d, got, 1e-13*(1+d), "dist")
+				got := []float64{0}
+				require.Equal(t, okC, ctest.Dist(c.h, x, y, got))
+				assert.InDelta(t, d, got[0], 1e-13*(1+d), "dist")
 			}
 		})
 	}
@@ -389,12 +389,13 @@ func TestToolkitErrors(t *testing.T) {
 	}
 	cp, st, sp, pr := byName["coupling"], byName["stiefel"], byName["spd"], byName["product-spd-stiefel"]
 	buf := func(c toolkitCase) []float64 { return make([]float64, c.m.Len()) }
+	r := []float64{0} // scalar results
 	x, out := buf(cp), buf(cp)
 	require.Equal(t, okC, ctest.RandPoint(cp.h, 1, x))
 	wantCode(t, "coupling exp", einval, func() int { return ctest.Exp(cp.h, x, out, 1, out) },
 		"exp is unsupported", "coupling:m=3,n=4")
 	wantCode(t, "coupling log", einval, func() int { return ctest.Log(cp.h, x, x, out) }, "log is unsupported")
-	wantCode(t, "coupling dist", einval, func() int { _, rc := ctest.Dist(cp.h, x, x); return rc },
+	wantCode(t, "coupling dist", einval, func() int { return ctest.Dist(cp.h, x, x, r) },
 		"dist is unsupported")
 	xs := buf(st)
 	require.Equal(t, okC, ctest.RandPoint(st.h, 1, xs))
@@ -417,11 +418,11 @@ func TestToolkitErrors(t *testing.T) {
 	nan[3] = math.NaN()
 	inf := append([]float64(nil), u...)
 	inf[0] = math.Inf(-1)
-	wantCode(t, "inner x", einval, func() int { _, rc := ctest.Inner(sp.h, notSPD, u, u, false); return rc }, "x:")
-	wantCode(t, "inner v", einval, func() int { _, rc := ctest.Inner(sp.h, x, u, nan, false); return rc }, "v:", "NaN")
-	wantCode(t, "inner out", einval, func() int { _, rc := ctest.Inner(sp.h, x, u, u, true); return rc }, "out is NULL")
-	wantCode(t, "norm u", einval, func() int { _, rc := ctest.Norm(sp.h, x, inf); return rc }, "u:", "-Inf")
-	wantCode(t, "dist y", einval, func() int { _, rc := ctest.Dist(sp.h, x, notSPD); return rc }, "y:")
+	wantCode(t, "inner x", einval, func() int { return ctest.Inner(sp.h, notSPD, u, u, r) }, "x:")
+	wantCode(t, "inner v", einval, func() int { return ctest.Inner(sp.h, x, u, nan, r) }, "v:", "NaN")
+	wantCode(t, "inner out", einval, func() int { return ctest.Inner(sp.h, x, u, u, nil) }, "out is NULL")
+	wantCode(t, "norm u", einval, func() int { return ctest.Norm(sp.h, x, inf, r) }, "u:", "-Inf")
+	wantCode(t, "dist y", einval, func() int { return ctest.Dist(sp.h, x, notSPD, r) }, "y:")
 	wantCode(t, "exp u NaN", einval, func() int { return ctest.Exp(sp.h, x, nan, 1, o) }, "u:")
 	asym := append([]float64(nil), u...)
 	asym[1] += 1
@@ -442,7 +443,7 @@ func TestToolkitErrors(t *testing.T) {
 	require.Equal(t, okC, ctest.RandPoint(st.h, 1, xs))
 	copy(us, xs) // X itself is normal at X
 	wantCode(t, "stiefel check_tangent", einval, func() int { return ctest.CheckTangent(st.h, xs, us) }, "u:")
-	wantCode(t, "bad handle", ebadh, func() int { _, rc := ctest.Norm(1<<40, x, u); return rc })
+	wantCode(t, "bad handle", ebadh, func() int { return ctest.Norm(1<<40, x, u, r) })
 }
 
 // TestSylvesterLyapunov: the solutions have small residuals, and bad or
@@ -568,4 +569,33 @@ func TestFrechet(t *testing.T) {
 	wantCode(t, "log of non-SPD", einval, func() int { return ctest.Frechet("log", n, neg, e, make([]float64, n*n)) },
 		"a:")
 	wantCode(t, "a NaN", einval, func() int { return ctest.Frechet("sqrt", n, nan, e, make([]float64, n*n)) }, "a:")
+}
+
+// TestToolkitAllocs: steady-state calls allocate nothing (pooled
+// workspaces, the manifold's own scratch space).
+func TestToolkitAllocs(t *testing.T) {
+	if race.Enabled {
+		t.Skip("allocation counts under -race")
+	}
+	h, rc := ctest.ManifoldNew("spd:n=4")
+	require.Equal(t, okC, rc)
+	defer ctest.ManifoldFree(h)
+	x, u, o := make([]float64, 16), make([]float64, 16), make([]float64, 16)
+	require.Equal(t, okC, ctest.RandPoint(h, 1, x))
+	require.Equal(t, okC, ctest.RandTangent(h, x, 2, u))
+	a, b := []float64{3, 1, 1, 2}, []float64{2, 0, 1, 4}
+	x2, r := make([]float64, 4), []float64{0}
+	for name, op := range map[string]func() int{
+		"inner":       func() int { return ctest.Inner(h, x, u, u, r) },
+		"egrad2rgrad": func() int { return ctest.EGrad2RGrad(h, x, u, o) },
+		"ehess2rhess": func() int { return ctest.EHess2RHess(h, x, u, u, u, o) },
+		"exp":         func() int { return ctest.Exp(h, x, u, 0.1, o) },
+		"transport":   func() int { return ctest.Transport(h, x, x, u, o) },
+		"sylvester":   func() int { return ctest.Sylvester(2, 2, a, b, a, x2) },
+		"lyapunov":    func() int { return ctest.Lyapunov(2, a, b, x2) },
+		"frechet":     func() int { return ctest.Frechet("log", 2, a, a, x2) },
+	} {
+		require.Equal(t, okC, op(), name)
+		assert.Zero(t, testing.AllocsPerRun(50, func() { op() }), name)
+	}
 }
