@@ -406,7 +406,12 @@ func rhgdgo_sylvester(m, n C.int64_t, a, b, c, x *C.double) C.int {
 
 //export rhgdgo_lyapunov
 func rhgdgo_lyapunov(n C.int64_t, a, c, x *C.double) C.int {
-	return guard(func() error { return sylvester(n, n, a, nil, c, x, "") })
+	return guard(func() error {
+		if _, err := matrix(n, n, "n", "n"); err != nil {
+			return err
+		}
+		return sylvester(n, n, a, nil, c, x, "")
+	})
 }
 
 // frechet is rhgd_expsym_frechet and its kin: out = Df(A)[E].

@@ -512,6 +512,7 @@ func TestSylvesterLyapunov(t *testing.T) {
 	wantCode(t, "NaN b", einval, func() int { return ctest.Sylvester(m, n, a, nan, c, x) }, "b:", "[1,1]")
 	wantCode(t, "NaN c", einval, func() int { return ctest.Lyapunov(n, b, nan, make([]float64, n*n)) }, "c:")
 	wantCode(t, "size", einval, func() int { return ctest.Sylvester(0, n, a, b, c, x) }, "m = 0")
+	wantCode(t, "lyapunov size", einval, func() int { return ctest.Lyapunov(-1, b, c, x) }, "n = -1")
 	wantCode(t, "NULL b", einval, func() int { return ctest.Sylvester(m, n, a, nil, c, x) }, "b is NULL")
 }
 
