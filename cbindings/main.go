@@ -15,7 +15,9 @@
 //     header-check) fails when those and the header's prototypes differ.
 //   - errors.go: status codes, the mapping from the numerr sentinels
 //     (errors.Is), the per-thread last error, guard.
-//   - kernels.go, manifolds.go, problems.go, solvers.go: the exports.
+//   - kernels.go, manifolds.go, problems.go, solvers.go: the exports;
+//     toolkit.go: the manifold toolkit (the solver.Manifold methods on a
+//     handle), the Sylvester and Lyapunov solves, the Fréchet derivatives.
 //   - callbacks.go: the C trampolines for the caller's function pointers.
 //   - results.go: resultFields, the one table of rhgd_result's fields and
 //     the solver.Result fields they copy.

@@ -160,3 +160,54 @@ int rhgd_history_cols(int64_t *ncols) { return rhgdgo_history_cols(ncols); }
 int rhgd_history_names(char *buf, size_t len) { return rhgdgo_history_names(buf, len); }
 int rhgd_solver_free(rhgd_solver s) { return rhgdgo_solver_free(s.id); }
 int rhgd_live_handles(int64_t *n) { return rhgdgo_live_handles(n); }
+
+/* The manifold toolkit (toolkit.go). */
+int rhgd_manifold_inner(rhgd_manifold m, const double *x, const double *u, const double *v, double *out) {
+	return rhgdgo_manifold_inner(m.id, (double *)x, (double *)u, (double *)v, out);
+}
+int rhgd_manifold_norm(rhgd_manifold m, const double *x, const double *u, double *out) {
+	return rhgdgo_manifold_norm(m.id, (double *)x, (double *)u, out);
+}
+int rhgd_manifold_supports(rhgd_manifold m, const char *method, int *out) {
+	return rhgdgo_manifold_supports(m.id, (char *)method, out);
+}
+int rhgd_manifold_dist(rhgd_manifold m, const double *x, const double *y, double *out) {
+	return rhgdgo_manifold_dist(m.id, (double *)x, (double *)y, out);
+}
+int rhgd_manifold_exp(rhgd_manifold m, const double *x, const double *u, double t, double *out) {
+	return rhgdgo_manifold_exp(m.id, (double *)x, (double *)u, t, out);
+}
+int rhgd_manifold_log(rhgd_manifold m, const double *x, const double *y, double *out) {
+	return rhgdgo_manifold_log(m.id, (double *)x, (double *)y, out);
+}
+int rhgd_manifold_egrad2rgrad(rhgd_manifold m, const double *x, const double *egrad, double *out) {
+	return rhgdgo_manifold_egrad2rgrad(m.id, (double *)x, (double *)egrad, out);
+}
+int rhgd_manifold_ehess2rhess(rhgd_manifold m, const double *x, const double *egrad, const double *ehess,
+                              const double *u, double *out) {
+	return rhgdgo_manifold_ehess2rhess(m.id, (double *)x, (double *)egrad, (double *)ehess, (double *)u, out);
+}
+int rhgd_manifold_transport(rhgd_manifold m, const double *x, const double *y, const double *u, double *out) {
+	return rhgdgo_manifold_transport(m.id, (double *)x, (double *)y, (double *)u, out);
+}
+int rhgd_manifold_rand_tangent(rhgd_manifold m, const double *x, uint64_t seed, double *out) {
+	return rhgdgo_manifold_rand_tangent(m.id, (double *)x, seed, out);
+}
+int rhgd_manifold_check_tangent(rhgd_manifold m, const double *x, const double *u) {
+	return rhgdgo_manifold_check_tangent(m.id, (double *)x, (double *)u);
+}
+int rhgd_sylvester(int64_t m, int64_t n, const double *a, const double *b, const double *c, double *x) {
+	return rhgdgo_sylvester(m, n, (double *)a, (double *)b, (double *)c, x);
+}
+int rhgd_lyapunov(int64_t n, const double *a, const double *c, double *x) {
+	return rhgdgo_lyapunov(n, (double *)a, (double *)c, x);
+}
+int rhgd_expsym_frechet(int64_t n, const double *a, const double *e, double *out) {
+	return rhgdgo_expsym_frechet(n, (double *)a, (double *)e, out);
+}
+int rhgd_logsym_frechet(int64_t n, const double *a, const double *e, double *out) {
+	return rhgdgo_logsym_frechet(n, (double *)a, (double *)e, out);
+}
+int rhgd_sqrtsym_frechet(int64_t n, const double *a, const double *e, double *out) {
+	return rhgdgo_sqrtsym_frechet(n, (double *)a, (double *)e, out);
+}

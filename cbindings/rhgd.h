@@ -347,6 +347,99 @@ RHGD_API int rhgd_manifold_project(rhgd_manifold m, const double *x, const doubl
 RHGD_API int rhgd_manifold_retract(rhgd_manifold m, const double *x, const double *u, double t, double *out);
 
 /* ------------------------------------------------------------------ */
+/* Manifold toolkit                                                    */
+/* ------------------------------------------------------------------ */
+
+/* The methods of rhgd's Go manifolds (solver.Manifold), with their names
+ * and meaning, on a manifold handle. Arrays hold rhgd_manifold_len
+ * doubles; x and y must be points of the manifold (as
+ * rhgd_manifold_check_point decides) and every vector finite (RHGD_EINVAL
+ * naming the argument otherwise). Tangent arguments are taken as given:
+ * only rhgd_manifold_exp requires u to be tangent (its result must be a
+ * point). An output array may be an input (in place). */
+
+/* rhgd_manifold_inner sets *out to the Riemannian inner product
+ * <u, v>_x of tangent vectors u and v at x. */
+RHGD_API int rhgd_manifold_inner(rhgd_manifold m, const double *x, const double *u, const double *v, double *out);
+
+/* rhgd_manifold_norm sets *out to ||u||_x = sqrt(<u, u>_x). */
+RHGD_API int rhgd_manifold_norm(rhgd_manifold m, const double *x, const double *u, double *out);
+
+/* rhgd_manifold_supports sets *out to 1 when the manifold has the
+ * closed-form method ("exp", "log" or "dist") and 0 otherwise: SPD and
+ * R^(r x c) have all three, the Stiefel manifold exp only, the coupling
+ * manifold none, a product those every factor has. */
+RHGD_API int rhgd_manifold_supports(rhgd_manifold m, const char *method, int *out);
+
+/* rhgd_manifold_dist sets *out to the geodesic distance between the points
+ * x and y. RHGD_EINVAL ("dist is unsupported", naming the manifold, or a
+ * product's factors that lack it) where rhgd_manifold_supports says no. */
+RHGD_API int rhgd_manifold_dist(rhgd_manifold m, const double *x, const double *y, double *out);
+
+/* rhgd_manifold_exp sets out = Exp_x(t u), the exponential map, for u
+ * tangent at x (rhgd_manifold_check_tangent). RHGD_EINVAL ("exp is
+ * unsupported") where the manifold has none; RHGD_ENUMERIC when the result
+ * overflows. */
+RHGD_API int rhgd_manifold_exp(rhgd_manifold m, const double *x, const double *u, double t, double *out);
+
+/* rhgd_manifold_log sets out = Log_x(y), the tangent at x with
+ * Exp_x(Log_x(y)) = y. RHGD_EINVAL ("log is unsupported") where the
+ * manifold has none. */
+RHGD_API int rhgd_manifold_log(rhgd_manifold m, const double *x, const double *y, double *out);
+
+/* rhgd_manifold_egrad2rgrad sets out to the Riemannian gradient at x of a
+ * function whose Euclidean gradient there is egrad. */
+RHGD_API int rhgd_manifold_egrad2rgrad(rhgd_manifold m, const double *x, const double *egrad, double *out);
+
+/* rhgd_manifold_ehess2rhess sets out to the Riemannian Hessian at x
+ * applied to the tangent u, of a function with Euclidean gradient egrad
+ * and Euclidean Hessian-vector product ehess = D^2 f(x)[u] at x: the
+ * projection of ehess plus the Weingarten (curvature or connection) term
+ * the manifold's geometry adds. */
+RHGD_API int rhgd_manifold_ehess2rhess(rhgd_manifold m, const double *x, const double *egrad, const double *ehess,
+                                       const double *u, double *out);
+
+/* rhgd_manifold_transport sets out to the vector transport of the tangent
+ * u at x to the tangent space at y, the one the solver uses: projection
+ * onto T_y for Stiefel and couplings, the identity on R^(r x c), and the
+ * identity or parallel transport on SPD (the spec's transport=). */
+RHGD_API int rhgd_manifold_transport(rhgd_manifold m, const double *x, const double *y, const double *u,
+                                     double *out);
+
+/* rhgd_manifold_rand_tangent sets out to a random unit-norm tangent
+ * vector at x drawn from seed. */
+RHGD_API int rhgd_manifold_rand_tangent(rhgd_manifold m, const double *x, uint64_t seed, double *out);
+
+/* rhgd_manifold_check_tangent returns RHGD_OK if u is a tangent vector at
+ * the point x and RHGD_EINVAL, with a message saying what is wrong and by
+ * how much, otherwise. */
+RHGD_API int rhgd_manifold_check_tangent(rhgd_manifold m, const double *x, const double *u);
+
+/* rhgd_sylvester solves A X + X B = C for a general m x m A, n x n B and
+ * m x n C (Bartels-Stewart: real Schur forms and LAPACK's dtrsyl) and
+ * sets x (m x n) to the solution. It is unique when A and -B share no
+ * eigenvalue; RHGD_ENUMERIC when they do (to working precision) or the
+ * solution overflows. */
+RHGD_API int rhgd_sylvester(int64_t m, int64_t n, const double *a, const double *b, const double *c, double *x);
+
+/* rhgd_lyapunov solves the continuous Lyapunov equation A X + X A^T = C
+ * for a general n x n A (rhgd_sylvester with B = A^T; scipy's
+ * solve_continuous_lyapunov) and sets x to the solution. For symmetric A
+ * and C, rhgd_lyapunov_sym is several times faster. */
+RHGD_API int rhgd_lyapunov(int64_t n, const double *a, const double *c, double *x);
+
+/* rhgd_expsym_frechet, rhgd_logsym_frechet and rhgd_sqrtsym_frechet set
+ * out = Df(A)[E] = d/dt f(A + t E) at t = 0, the Frechet derivative of
+ * f = exp, log or sqrt at the symmetric A (SPD for log and sqrt) in the
+ * symmetric direction E, by the Daleckii-Krein formula
+ * V (F o (V^T E V)) V^T with F_ij = f[lambda_i, lambda_j] the divided
+ * differences of f, from one eigendecomposition A = V diag(lambda) V^T.
+ * The result is exactly symmetric. */
+RHGD_API int rhgd_expsym_frechet(int64_t n, const double *a, const double *e, double *out);
+RHGD_API int rhgd_logsym_frechet(int64_t n, const double *a, const double *e, double *out);
+RHGD_API int rhgd_sqrtsym_frechet(int64_t n, const double *a, const double *e, double *out);
+
+/* ------------------------------------------------------------------ */
 /* Problems                                                            */
 /* ------------------------------------------------------------------ */
 

@@ -16,7 +16,8 @@ from . import _lib
 from ._arrays import f64
 
 __all__ = ["expsym", "logsym", "sqrtsym", "expm", "lyapunov_sym", "spd_exp", "spd_log", "spd_dist",
-           "stiefel_retr_qr", "coupling_retr"]
+           "stiefel_retr_qr", "coupling_retr", "sylvester", "lyapunov", "expsym_frechet", "logsym_frechet",
+           "sqrtsym_frechet"]
 
 _F64 = np.float64
 
@@ -141,3 +142,52 @@ def coupling_retr(a, b, gamma, u, out=None, maxiter=None, tol=None):
         return m.retract(_same(gamma, shape, "gamma"), _same(u, shape, "u"), 1.0, _out(out, shape))
     finally:
         m.free()
+
+
+def sylvester(a, b, c, out=None):
+    """The solution X (m x n) of A X + X B = C for general A (m x m), B
+    (n x n) and C (m x n), by Bartels-Stewart (scipy.linalg.solve_sylvester's
+    equation). NumericalError when A and -B share an eigenvalue."""
+    a, b = _square(a, "a"), _square(b, "b")
+    m, n = a.shape[0], b.shape[0]
+    c = _same(c, (m, n), "c")
+    out = _out(out, (m, n))
+    _lib.check(_lib.lib().rhgd_sylvester(m, n, a.ctypes.data, b.ctypes.data, c.ctypes.data, out.ctypes.data))
+    return out
+
+
+def lyapunov(a, c, out=None):
+    """The solution X of the continuous Lyapunov equation A X + X A^T = C
+    for a general square A (scipy.linalg.solve_continuous_lyapunov's). For
+    symmetric A and C, lyapunov_sym is faster."""
+    a = _square(a, "a")
+    c = _same(c, a.shape, "c")
+    out = _out(out, a.shape)
+    _lib.check(_lib.lib().rhgd_lyapunov(a.shape[0], a.ctypes.data, c.ctypes.data, out.ctypes.data))
+    return out
+
+
+def _frechet(fn_name, a, e, out):
+    a = _square(a, "a")
+    e = _same(e, a.shape, "e")
+    out = _out(out, a.shape)
+    _lib.check(getattr(_lib.lib(), fn_name)(a.shape[0], a.ctypes.data, e.ctypes.data, out.ctypes.data))
+    return out
+
+
+def expsym_frechet(a, e, out=None):
+    """d/dt exp(A + t E) at t = 0 for symmetric A and E: the Frechet
+    derivative of the matrix exponential, by the Daleckii-Krein formula
+    from one eigendecomposition of A."""
+    return _frechet("rhgd_expsym_frechet", a, e, out)
+
+
+def logsym_frechet(a, e, out=None):
+    """d/dt log(A + t E) at t = 0 for SPD A and symmetric E (Daleckii-Krein)."""
+    return _frechet("rhgd_logsym_frechet", a, e, out)
+
+
+def sqrtsym_frechet(a, e, out=None):
+    """d/dt (A + t E)^(1/2) at t = 0 for SPD A and symmetric E
+    (Daleckii-Krein)."""
+    return _frechet("rhgd_sqrtsym_frechet", a, e, out)

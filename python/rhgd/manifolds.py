@@ -62,6 +62,93 @@ class Manifold(_Handle):
                                                      out.ctypes.data))
         return out
 
+    # The manifold toolkit: the methods of rhgd's Go manifolds
+    # (solver.Manifold), with their names and meaning. Points x, y are
+    # checked to be on the manifold and vectors to be finite (the library
+    # raises InvalidArgument naming the argument); results are new arrays
+    # of ``shape``.
+
+    def _vec_out(self, fn, *args):
+        out = np.empty(self.shape, dtype=_F64)
+        _lib.check(fn(self._h, *args, out.ctypes.data))
+        return out
+
+    def inner(self, x, u, v):
+        """The Riemannian inner product <u, v>_x of tangent vectors at x."""
+        x, u, v = self._flat(x, "x"), self._flat(u, "u"), self._flat(v, "v")
+        r = ctypes.c_double()
+        _lib.check(_lib.lib().rhgd_manifold_inner(self._h, x.ctypes.data, u.ctypes.data, v.ctypes.data,
+                                                   ctypes.byref(r)))
+        return r.value
+
+    def norm(self, x, u):
+        """||u||_x, the Riemannian norm of the tangent u at x."""
+        x, u = self._flat(x, "x"), self._flat(u, "u")
+        r = ctypes.c_double()
+        _lib.check(_lib.lib().rhgd_manifold_norm(self._h, x.ctypes.data, u.ctypes.data, ctypes.byref(r)))
+        return r.value
+
+    def supports(self, method):
+        """Whether the manifold has the closed-form method 'exp', 'log' or
+        'dist' (SPD and Euclidean all three, Stiefel exp only, Coupling
+        none, a Product those all its factors have)."""
+        r = ctypes.c_int()
+        _lib.check(_lib.lib().rhgd_manifold_supports(self._h, str(method).encode(), ctypes.byref(r)))
+        return bool(r.value)
+
+    def dist(self, x, y):
+        """The geodesic distance between the points x and y; InvalidArgument
+        ("dist is unsupported") where the manifold has no closed form."""
+        x, y = self._flat(x, "x"), self._flat(y, "y")
+        r = ctypes.c_double()
+        _lib.check(_lib.lib().rhgd_manifold_dist(self._h, x.ctypes.data, y.ctypes.data, ctypes.byref(r)))
+        return r.value
+
+    def exp(self, x, u, t=1.0):
+        """Exp_x(t u), the exponential map, for u tangent at x;
+        InvalidArgument ("exp is unsupported") where the manifold has none."""
+        x, u = self._flat(x, "x"), self._flat(u, "u")
+        return self._vec_out(_lib.lib().rhgd_manifold_exp, x.ctypes.data, u.ctypes.data, float(t))
+
+    def log(self, x, y):
+        """Log_x(y), the tangent at x with exp(x, log(x, y)) = y;
+        InvalidArgument ("log is unsupported") where the manifold has none."""
+        x, y = self._flat(x, "x"), self._flat(y, "y")
+        return self._vec_out(_lib.lib().rhgd_manifold_log, x.ctypes.data, y.ctypes.data)
+
+    def egrad2rgrad(self, x, egrad):
+        """The Riemannian gradient at x of a function whose Euclidean
+        gradient there is egrad."""
+        x, g = self._flat(x, "x"), self._flat(egrad, "egrad")
+        return self._vec_out(_lib.lib().rhgd_manifold_egrad2rgrad, x.ctypes.data, g.ctypes.data)
+
+    def ehess2rhess(self, x, egrad, ehess, u):
+        """The Riemannian Hessian at x applied to the tangent u, of a
+        function with Euclidean gradient egrad and Euclidean
+        Hessian-vector product ehess = D^2 f(x)[u]: the projected ehess plus
+        the Weingarten (connection) term of the manifold's geometry."""
+        x, g = self._flat(x, "x"), self._flat(egrad, "egrad")
+        h, u = self._flat(ehess, "ehess"), self._flat(u, "u")
+        return self._vec_out(_lib.lib().rhgd_manifold_ehess2rhess, x.ctypes.data, g.ctypes.data, h.ctypes.data,
+                             u.ctypes.data)
+
+    def transport(self, x, y, u):
+        """The vector transport of the tangent u at x to the tangent space
+        at y, the one the solver uses."""
+        x, y, u = self._flat(x, "x"), self._flat(y, "y"), self._flat(u, "u")
+        return self._vec_out(_lib.lib().rhgd_manifold_transport, x.ctypes.data, y.ctypes.data, u.ctypes.data)
+
+    def rand_tangent(self, x, seed=0):
+        """A random unit-norm tangent vector at x drawn from seed."""
+        x = self._flat(x, "x")
+        return self._vec_out(_lib.lib().rhgd_manifold_rand_tangent, x.ctypes.data, seed)
+
+    def check_tangent(self, x, u):
+        """Raise InvalidArgument, saying what is wrong, unless u is a
+        tangent vector at the point x."""
+        x, u = self._flat(x, "x"), self._flat(u, "u")
+        _lib.check(_lib.lib().rhgd_manifold_check_tangent(self._h, x.ctypes.data, u.ctypes.data))
+
     def __repr__(self):
         return f"<rhgd manifold {self.spec}>"
 
