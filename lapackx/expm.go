@@ -32,6 +32,16 @@ type Expm struct {
 	colsum, x, y, vtmp []float64 // norms and their estimation
 	isgn               []int
 	have4, have6       bool // A⁴, A⁶ formed
+
+	// The ℓ function's chain r = 1ᵀ|A|^p / scale, carried from one degree's
+	// power p to the next (7, 11, …, 27) instead of restarting at 1, over
+	// |A| formed once in v (free until the Padé step): 27 products with a
+	// vector at most, not 79.
+	ellR, ellY []float64
+	ellP       int     // power reached; 0: |A| not formed yet
+	ellLog     float64 // log ‖|A|^ellP‖₁
+	ellZero    bool    // |A|^ellP = 0: r_m is exact
+	normA      float64 // ‖A‖₁ of the unscaled A
 }
 
 // NewExpm returns a workspace for n×n matrices.
@@ -44,6 +54,7 @@ func NewExpm(n int) *Expm {
 	return &Expm{
 		n: n, a: sq(), a2: sq(), a4: sq(), a6: sq(), a8: sq(), u: sq(), v: sq(),
 		lu: NewLU(n), colsum: vec(), x: vec(), y: vec(), vtmp: vec(), isgn: make([]int, n),
+		ellR: vec(), ellY: vec(),
 	}
 }
 
@@ -177,9 +188,17 @@ func (e *Expm) square(x []float64) {
 
 // pickPade chooses the Padé degree padeDegrees[k] and the scaling 2^−s
 // (AMH09 Alg. 5.1, steps 1–20), forming A², A⁴ and A⁶ as it goes.
+//
+// ‖A⁸‖ and ‖A¹⁰‖ cost a product each (or an estimate above
+// exactNormCutoff) and are formed only where they can change the
+// decision: d8 ≤ d4 because ‖A⁸‖ ≤ ‖A⁴‖², and d10 ≤ (‖A⁴‖‖A⁶‖)^{1/10},
+// so when these bounds already pass a test (or ℓ already fails it) the
+// decision is the one the exact values give.
 func (e *Expm) pickPade() (k, s int) {
 	n := e.n
 	exact := n < exactNormCutoff
+	e.ellP, e.ellZero = 0, false
+	e.normA = e.norm1(e.a)
 	e.mul(e.a2, e.a, e.a)
 	e.have4, e.have6 = false, false
 	var d4, d6 float64
@@ -208,29 +227,56 @@ func (e *Expm) pickPade() (k, s int) {
 		e.mul(e.a6, e.a2, e.a4)
 		e.have6 = true
 	}
-	d6 = powPos(e.norm1(e.a6), 1.0/6)
-	var d8, d10 float64
-	if exact {
-		e.mul(e.a8, e.a4, e.a4)
-		d8 = powPos(e.norm1(e.a8), 1.0/8)
-	} else {
-		d8 = powPos(e.normest(e.a4, e.a4, nil), 1.0/8)
+	n4, n6 := e.norm1(e.a4), e.norm1(e.a6)
+	d6 = powPos(n6, 1.0/6)
+	d8, have8 := d4, false // d4 bounds d8 until d8 is formed
+	getD8 := func() {
+		if have8 {
+			return
+		}
+		if exact {
+			e.mul(e.a8, e.a4, e.a4)
+			d8 = powPos(e.norm1(e.a8), 1.0/8)
+		} else {
+			d8 = powPos(e.normest(e.a4, e.a4, nil), 1.0/8)
+		}
+		have8 = true
 	}
-	eta3 := max(d6, d8)
 	for k := 2; k <= 3; k++ {
-		if eta3 <= padeTheta[k] && e.ell(k, 0) == 0 {
+		// The test is max(d6, d8) ≤ θ_k and ℓ = 0.
+		if d6 > padeTheta[k] {
+			continue
+		}
+		if max(d6, d8) <= padeTheta[k] { // holds for d8 too if a bound
+			if e.ell(k, 0) == 0 {
+				return k, 0
+			}
+			continue
+		}
+		if e.ell(k, 0) != 0 {
+			continue
+		}
+		getD8()
+		if max(d6, d8) <= padeTheta[k] {
 			return k, 0
 		}
 	}
-	if exact {
-		e.mul(e.a8, e.a4, e.a6)
-		d10 = powPos(e.norm1(e.a8), 1.0/10)
-	} else {
-		d10 = powPos(e.normest(e.a4, e.a6, nil), 1.0/10)
-	}
-	eta5 := min(eta3, max(d8, d10))
-	if eta5 > 0 {
-		s = max(int(math.Ceil(math.Log2(eta5/padeTheta[4]))), 0)
+	// s = ⌈log2(η5/θ13)⌉⁺ with η5 = min(max(d6, d8), max(d8, d10)) is
+	// monotone in d8 and d10: if their bounds give s = 0, so do they.
+	d10 := powPos(n4, 1.0/10) * powPos(n6, 1.0/10)
+	if min(max(d6, d8), max(d8, d10)) > padeTheta[4] {
+		getD8()
+		if exact {
+			e.mul(e.a8, e.a4, e.a6)
+			d10 = powPos(e.norm1(e.a8), 1.0/10)
+		} else {
+			d10 = powPos(e.normest(e.a4, e.a6, nil), 1.0/10)
+		}
+		eta3 := max(d6, d8)
+		eta5 := min(eta3, max(d8, d10))
+		if eta5 > 0 {
+			s = max(int(math.Ceil(math.Log2(eta5/padeTheta[4]))), 0)
+		}
 	}
 	s += e.ell(4, s)
 	return 4, s
@@ -241,44 +287,52 @@ func (e *Expm) pickPade() (k, s int) {
 // norm of the power of the non-negative |A| is exact: the largest entry of
 // 1ᵀ|A|^p, carried in log scale so that it cannot overflow.
 func (e *Expm) ell(k, s int) int {
-	n := e.n
 	p := 2*padeDegrees[k] + 1
-	r := e.x
-	for i := range r {
-		r[i] = 1
+	logScale, zero := e.absPowNorm(p)
+	if zero {
+		return 0 // nilpotent |A|: r_m is exact
 	}
-	var logScale float64
-	for step := 0; step < p; step++ {
-		clear(e.y)
-		for i := 0; i < n; i++ {
-			ri := r[i]
-			if ri == 0 {
-				continue
-			}
-			for j, v := range e.a[i*n : (i+1)*n] {
-				e.y[j] += ri * math.Abs(v)
-			}
-		}
-		big := 0.0
-		for _, v := range e.y {
-			big = max(big, v)
-		}
-		if big == 0 {
-			return 0 // nilpotent |A|: r_m is exact
-		}
-		for j := range r {
-			r[j] = e.y[j] / big
-		}
-		logScale += logPos(big)
-	}
-	normA := e.norm1(e.a)
 	// log of α = |c|·‖|A|^p‖·2^{−s p} / (‖A‖·2^{−s})
-	logAlpha := math.Log(padeErrCoeff[k]) + logScale - float64(s*(p-1))*math.Ln2 - logPos(normA)
+	logAlpha := math.Log(padeErrCoeff[k]) + logScale - float64(s*(p-1))*math.Ln2 - logPos(e.normA)
 	t := math.Ceil((logAlpha/math.Ln2 + 53) / float64(2*padeDegrees[k]))
 	if t <= 0 || math.IsNaN(t) {
 		return 0
 	}
 	return int(t)
+}
+
+// absPowNorm returns log ‖|A|^p‖₁ for the unscaled A in e.a, or zero =
+// true when |A|^p = 0, advancing the chain 1ᵀ|A|^k (k < p) that earlier
+// calls left: each step is r ← rᵀ|A| normalized by its largest entry.
+func (e *Expm) absPowNorm(p int) (logNorm float64, zero bool) {
+	n := e.n
+	absA, r, y := e.v, e.ellR, e.ellY
+	if e.ellP == 0 {
+		for i, v := range e.a {
+			absA[i] = math.Abs(v)
+		}
+		for i := range r {
+			r[i] = 1
+		}
+		e.ellLog, e.ellZero = 0, false
+	}
+	impl := blas.Impl()
+	for ; e.ellP < p && !e.ellZero; e.ellP++ {
+		impl.Dgemv(gblas.Trans, n, n, 1, absA, n, r, 1, 0, y, 1)
+		big := 0.0
+		for _, v := range y {
+			big = max(big, v)
+		}
+		if big == 0 {
+			e.ellZero = true
+			break
+		}
+		for j := range r {
+			r[j] = y[j] / big
+		}
+		e.ellLog += logPos(big)
+	}
+	return e.ellLog, e.ellZero
 }
 
 // normest estimates ‖F1·F2·F3‖₁ (F3 may be nil) with Higham's dlacn2 from
