@@ -557,13 +557,13 @@ func (e *Expm) squareTriangular(x []float64, s int, lower bool) {
 // 360], [0, 630, −630]] it gave e^A[1:, 0] ≈ 1e-64 and e^A[0, 0] = 1e-64
 // for e^{−500} = 7e-218. keepStructure restores them.
 //
-// A dense A is strongly connected (checked by two searches, O(n²)); only
-// otherwise is the closure formed, by Warshall's algorithm on bitsets
+// A dense A is strongly connected (checked in O(n) by hub, else by two
+// searches, O(n²)); only otherwise is the closure formed, by Warshall's algorithm on bitsets
 // (n²·⌈n/64⌉ word operations).
 func (e *Expm) findStructure(a []float64) {
 	n, w := e.n, e.w
 	e.structured = false
-	if e.searchAll(a, false) && e.searchAll(a, true) {
+	if e.hub(a) || e.searchAll(a, false) && e.searchAll(a, true) {
 		return
 	}
 	r := e.reach
@@ -602,6 +602,19 @@ func (e *Expm) findStructure(a []float64) {
 }
 
 func (e *Expm) reaches(i, j int) bool { return e.reach[i*e.w+j>>6]&(1<<(j&63)) != 0 }
+
+// hub reports whether row and column 0 of A have no zero off the
+// diagonal: every node then reaches 0 and 0 every node, so A's graph is
+// strongly connected. It settles a dense A in O(n).
+func (e *Expm) hub(a []float64) bool {
+	n := e.n
+	for j := 1; j < n; j++ {
+		if a[j] == 0 || a[j*n] == 0 {
+			return false
+		}
+	}
+	return true
+}
 
 // searchAll reports whether every node is reached from node 0 along the
 // edges of A (back set: against them), by a breadth-first search.
