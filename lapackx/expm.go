@@ -234,13 +234,14 @@ func (e *Expm) pickPade() (k, s int) {
 	e.normA = e.norm1(e.a)
 	e.mul(e.a2, e.a, e.a)
 	e.have4, e.have6 = false, false
-	var d4, d6 float64
+	var d4, d6, n4, n6 float64 // n4, n6: ‖A⁴‖₁, ‖A⁶‖₁ once formed
 	if exact {
 		e.mul(e.a4, e.a2, e.a2)
 		e.mul(e.a6, e.a2, e.a4)
 		e.have4, e.have6 = true, true
-		d4 = powPos(e.norm1(e.a4), 1.0/4)
-		d6 = powPos(e.norm1(e.a6), 1.0/6)
+		n4, n6 = e.norm1(e.a4), e.norm1(e.a6)
+		d4 = powPos(n4, 1.0/4)
+		d6 = powPos(n6, 1.0/6)
 	} else {
 		d4 = powPos(e.normest(e.a2, e.a2, nil), 1.0/4)
 		d6 = powPos(e.normest(e.a2, e.a2, e.a2), 1.0/6)
@@ -251,7 +252,8 @@ func (e *Expm) pickPade() (k, s int) {
 	if !e.have4 {
 		e.mul(e.a4, e.a2, e.a2)
 		e.have4 = true
-		d4 = powPos(e.norm1(e.a4), 1.0/4)
+		n4 = e.norm1(e.a4)
+		d4 = powPos(n4, 1.0/4)
 	}
 	if max(d4, d6) <= padeTheta[1] && e.ell(1, 0) == 0 {
 		return 1, 0
@@ -259,9 +261,9 @@ func (e *Expm) pickPade() (k, s int) {
 	if !e.have6 {
 		e.mul(e.a6, e.a2, e.a4)
 		e.have6 = true
+		n6 = e.norm1(e.a6)
+		d6 = powPos(n6, 1.0/6)
 	}
-	n4, n6 := e.norm1(e.a4), e.norm1(e.a6)
-	d6 = powPos(n6, 1.0/6)
 	d8, have8 := d4, false // d4 bounds d8 until d8 is formed
 	getD8 := func() {
 		if have8 {
