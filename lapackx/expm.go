@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 
 	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/lapack/gonum"
@@ -594,16 +595,19 @@ func (e *Expm) findStructure(a []float64) {
 	e.structured = true
 	for i := 0; i < n; i++ {
 		e.single[i] = true
-		for j := 0; j < n; j++ {
-			if j != i && e.reaches(i, j) && e.reaches(j, i) {
-				e.single[i] = false
-				break
+		word, bit := i>>6, uint64(1)<<(i&63)
+	row:
+		for t, v := range r[i*w : (i+1)*w] {
+			for ; v != 0; v &= v - 1 { // each j that i reaches
+				j := t<<6 + bits.TrailingZeros64(v)
+				if j != i && r[j*w+word]&bit != 0 {
+					e.single[i] = false
+					break row
+				}
 			}
 		}
 	}
 }
-
-func (e *Expm) reaches(i, j int) bool { return e.reach[i*e.w+j>>6]&(1<<(j&63)) != 0 }
 
 // hub reports whether row and column 0 of A have no zero off the
 // diagonal: every node then reaches 0 and 0 every node, so A's graph is
