@@ -21,6 +21,9 @@ import (
 // for triangular A the recomputation of the diagonal and first
 // superdiagonal during squaring. 2×2 matrices use the closed form, written
 // so that it neither cancels nor overflows where the exponential does not.
+// The zeros that a reducible A (block triangular, up to a symmetric
+// permutation) puts in e^A are exact, and so is e^{a_ii} where i is a
+// 1×1 diagonal block, as scipy keeps them.
 //
 // For symmetric matrices SymFunc.Exp is faster and exactly symmetric.
 // Steady-state calls allocate nothing; an Expm is not safe for concurrent
