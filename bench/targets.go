@@ -101,6 +101,12 @@ var targets = []target{
 		}, true)
 		return fmt.Sprintf("slowest %s: %.2f×", size, w), w >= 3, ok
 	}},
+	{"General-matrix expm at n = 50, 200 and 500 ≥ 1.2× faster than scipy.linalg.expm (issue 20)", func(res []Result) (string, bool, bool) {
+		w, size, ok := worstOf([]string{"n=50", "n=200", "n=500"}, func(size string) float64 {
+			return peerRatio(res, "expm", size, "scipy.expm")
+		}, true)
+		return fmt.Sprintf("slowest %s: %.2f×", size, w), w >= 1.2, ok
+	}},
 	{"Synthetic epoch's fitted exponent in d close to 3 (2.7–3.3)", func(res []Result) (string, bool, bool) {
 		var parts []string
 		met, n := true, 0
