@@ -62,6 +62,7 @@ var settingsTable = []setting{
 	{SettingInfo{"upper_bb", "Upper.BB", "bool", "false", "safeguarded Barzilai–Borwein upper steps"}, func(s *Settings) any { return &s.Upper.BB }},
 	{SettingInfo{"upper_min_step", "Upper.MinStep", "float", "eta_x/1000", "least BB upper step"}, func(s *Settings) any { return &s.Upper.MinStep }},
 	{SettingInfo{"upper_max_step", "Upper.MaxStep", "float", "1000·eta_x", "greatest BB upper step"}, func(s *Settings) any { return &s.Upper.MaxStep }},
+	{SettingInfo{"lanczos", "Lanczos", "int", "0: off (CG estimates its own)", "Lanczos steps estimating the lower Hessian's extreme eigenvalues each epoch"}, func(s *Settings) any { return &s.Lanczos }},
 }
 
 // PresetKey is the key of ParseSettings that is no field: preset=paper
