@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rhgd/rhgd/internal/race"
 	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/problems/plstiefel"
 	"github.com/rhgd/rhgd/solver"
@@ -96,7 +97,7 @@ func TestDampedConverges(t *testing.T) {
 		require.Less(t, math.Abs(r.minEig[last]), 1e-8, spec)
 		qy := make([]float64, len(res.Y))
 		require.NoError(t, pr.LowerSolve(qy, &solver.Point{X: res.X, Y: res.Y})) // y* = y − QQᵀ(y − Bx)
-		var range2 float64 // ‖QQᵀ(y − c)‖ = ‖QQᵀ(Bx − c)‖ at y*
+		var range2 float64                                                       // ‖QQᵀ(y − c)‖ = ‖QQᵀ(Bx − c)‖ at y*
 		b := make([]float64, len(qy))
 		for i := range b {
 			b[i] = res.Y[i] - pr.C[i]
@@ -110,4 +111,43 @@ func TestDampedConverges(t *testing.T) {
 		bias := delta / (lamLo + delta) * bNorm * math.Sqrt(range2)
 		require.LessOrEqual(t, n, r.hg[last]+bias*(1+1e-6)+1e-9, spec)
 	}
+}
+
+type noop struct{}
+
+func (noop) Record(*solver.EpochStats) error { return nil }
+
+// TestAllocs: epochs of the damped estimators with the spectrum estimate
+// and the error bound allocate nothing, and neither does LowerSolve.
+func TestAllocs(t *testing.T) {
+	if race.Enabled {
+		t.Skip("allocation counts under -race")
+	}
+	_, p, x0, y0, s := setup(t)
+	for _, spec := range []string{"cg:damping=auto", "ns:gamma=1,terms=50,damping=auto", "ad"} {
+		est, err := solver.ParseEstimator(spec)
+		require.NoError(t, err)
+		s.Estimator, s.Recorder, s.Lanczos = est, noop{}, 5
+		r, err := solver.New(p, &s)
+		require.NoError(t, err)
+		require.NoError(t, r.Reset(x0, y0))
+		_, err = r.Step()
+		require.NoError(t, err)
+		require.Zero(t, testing.AllocsPerRun(5, func() {
+			if _, err := r.Step(); err != nil {
+				t.Fatal(err)
+			}
+		}), spec)
+	}
+	s.Estimator, s.Lower.UseLowerSolve = &solver.CG{AutoDamping: true}, true
+	r, err := solver.New(p, &s)
+	require.NoError(t, err)
+	require.NoError(t, r.Reset(x0, y0))
+	_, err = r.Step()
+	require.NoError(t, err)
+	require.Zero(t, testing.AllocsPerRun(5, func() {
+		if _, err := r.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}), "lower_solve")
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rhgd/rhgd/internal/race"
 	"github.com/rhgd/rhgd/problems/synthetic"
 	"github.com/rhgd/rhgd/solver"
 )
@@ -80,4 +81,37 @@ func TestErrorBound(t *testing.T) {
 	t.Logf("error bound: held on %d/%d epochs, within 100× of the true error on %d (%.1f%%)", held, total, within, 100*float64(within)/float64(total))
 	require.Equal(t, total, held)
 	require.Greater(t, 2*within, total, "the bound within 100× of the true error on most epochs")
+}
+
+type noop struct{}
+
+func (noop) Record(*solver.EpochStats) error { return nil }
+
+// TestErrorBoundAllocs: epochs with the spectrum estimate, the error
+// bound and a Recorder allocate nothing, for every estimator (and the
+// damped ones).
+func TestErrorBoundAllocs(t *testing.T) {
+	if race.Enabled {
+		t.Skip("allocation counts under -race")
+	}
+	p := synthetic.DefaultParams()
+	p.N, p.D, p.R = 40, 12, 4
+	in, err := synthetic.Build(p)
+	require.NoError(t, err)
+	for _, spec := range []string{"hinv", "cg", "cg:damping=auto", "ns:gamma=1,terms=20,damping=1e-3", "ad"} {
+		est, err := solver.ParseEstimator(spec)
+		require.NoError(t, err)
+		s := in.Settings
+		s.Estimator, s.Recorder, s.InnerIters, s.Lanczos = est, noop{}, 3, 10
+		r, err := solver.New(in.Problem, &s)
+		require.NoError(t, err)
+		require.NoError(t, r.Reset(in.X0, in.Y0))
+		_, err = r.Step()
+		require.NoError(t, err)
+		require.Zero(t, testing.AllocsPerRun(5, func() {
+			if _, err := r.Step(); err != nil {
+				t.Fatal(err)
+			}
+		}), spec)
+	}
 }
