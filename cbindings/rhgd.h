@@ -580,6 +580,10 @@ typedef struct rhgd_solver {
  *                  end each epoch's lower loop once ||grad_y g|| <= lower_tol
  *                  times the last ||hypergradient||, after at most
  *                  lower_maxiter steps (defaults 0: off, and 10 inner)
+ *   lower_err_bound
+ *                  "true": lower_tol bounds the hypergradient error bound's
+ *                  lower-level term (hypergrad_err_bound) instead of
+ *                  ||grad_y g|| (default false; needs CG or lanczos)
  *   lower_bb       "true": Barzilai-Borwein lower steps with a nonmonotone
  *                  line search on g (default false)
  *   upper_bb, upper_min_step, upper_max_step

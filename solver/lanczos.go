@@ -156,20 +156,9 @@ func cgRitz(alpha, beta, diag, off []float64, m int) (lo, hi float64) {
 // epoch's solve and the lower gradient norm gy: NaN without a spectrum
 // estimate, +Inf when λ̂_min ≤ 0. It allocates nothing.
 func (s *solveInfo) errorBound(gy float64) float64 {
-	mu, L := s.minEig, s.maxEig
-	switch {
-	case math.IsNaN(mu) || math.IsNaN(L) || math.IsNaN(s.bnorm) || math.IsNaN(gy):
-		return math.NaN()
-	case !(mu > 0):
-		return math.Inf(1)
-	}
-	c := L // ‖C‖ estimate: ‖C v‖/‖v‖ when measured, else λ̂_max
-	if s.vnorm > 0 && !math.IsNaN(s.cvnorm) {
-		c = s.cvnorm / s.vnorm
-	}
-	v := s.vnorm // ‖v‖, at most ‖b‖/μ
-	if math.IsNaN(v) {
-		v = s.bnorm / mu
+	k, c := s.lowerFactor()
+	if math.IsNaN(k) || math.IsNaN(gy) || math.IsInf(k, 0) {
+		return k * max(gy, 1) // NaN or +Inf
 	}
 	res := s.resid
 	if s.damping != 0 && !math.IsNaN(s.vnorm) {
@@ -178,5 +167,27 @@ func (s *solveInfo) errorBound(gy float64) float64 {
 	if math.IsNaN(res) {
 		res = 0
 	}
-	return (L+mu*v)*(1+c/mu)*gy/mu + c*res/mu
+	return k*gy + c*res/s.minEig
+}
+
+// lowerFactor returns K̂ = (L̂ + μ̂‖v‖)(1 + Ĉ/μ̂)/μ̂, the factor of
+// ‖grad_y g‖ in the error bound, and Ĉ: NaN without a spectrum estimate,
+// +Inf when λ̂_min ≤ 0.
+func (s *solveInfo) lowerFactor() (k, c float64) {
+	mu, L := s.minEig, s.maxEig
+	switch {
+	case math.IsNaN(mu) || math.IsNaN(L) || math.IsNaN(s.bnorm):
+		return math.NaN(), math.NaN()
+	case !(mu > 0):
+		return math.Inf(1), math.NaN()
+	}
+	c = L // ‖C‖ estimate: ‖C v‖/‖v‖ when measured, else λ̂_max
+	if s.vnorm > 0 && !math.IsNaN(s.cvnorm) {
+		c = s.cvnorm / s.vnorm
+	}
+	v := s.vnorm // ‖v‖, at most ‖b‖/μ
+	if math.IsNaN(v) {
+		v = s.bnorm / mu
+	}
+	return (L + mu*v) * (1 + c/mu) / mu, c
 }

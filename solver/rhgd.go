@@ -237,6 +237,7 @@ type RHGD struct {
 	upperReach float64 // the length of the last upper step shortened for its retraction
 	steps      int     // the epoch's lower steps
 	trial      Point   // a BB lower step's trial point
+	lastK      float64 // the last estimate's error-bound factor K̂ (LowerRule.ErrBound)
 }
 
 // New returns an RHGD for p with settings s (nil: defaults). It fills
@@ -288,7 +289,7 @@ func New(p Problem, s *Settings) (*RHGD, error) {
 	}
 	r.env = &Env{Mx: mx, My: my, p: &r.p, etaY: st.EtaY, rnd: rand.New(pcg), stats: &r.stats, smp: r.smp,
 		bx: make([]float64, mx.Len()), lz: newLanczos(my.Len(), cmp.Or(st.Lanczos, DefaultLanczosSteps))}
-	r.env.info.wantNorms = st.Recorder != nil
+	r.env.info.wantNorms = st.Recorder != nil || st.Lower.ErrBound
 	r.env.info.reset()
 	if r.est, err = est.Bind(r.env); err != nil {
 		return nil, fmt.Errorf("%s estimator: %w", est.Name(), err)
@@ -324,7 +325,7 @@ func (r *RHGD) Reset(x0, y0 []float64) error {
 	r.bestF = math.Inf(1)
 	r.stats = Stats{startedWall: time.Now()}
 	r.epoch, r.gy0 = 0, 0
-	r.lastF, r.lastHGNorm, r.hgNorm0 = 0, 0, 0
+	r.lastF, r.lastHGNorm, r.hgNorm0, r.lastK = 0, 0, 0, math.NaN()
 	r.lowerStep, r.upperMax, r.upperReach = r.s.EtaY, r.s.Upper.MaxStep, math.Inf(1)
 	if r.lbb != nil {
 		r.lbb.have = false
@@ -366,6 +367,9 @@ func (r *RHGD) Step() (Status, error) {
 	before := r.stats
 	if err := r.estimate(); err != nil {
 		return Failure, fmt.Errorf("hypergradient at epoch %d: %w", r.epoch, err)
+	}
+	if r.s.Lower.ErrBound {
+		r.lastK, _ = r.env.info.lowerFactor()
 	}
 	x := r.x
 	f, err := r.p.F(r.env.batch(&r.cur, reportBatch))
@@ -445,6 +449,9 @@ func (r *RHGD) lower() (float64, Status, error) {
 	tol := 0.0
 	if r.s.Lower.Tol > 0 && r.lastHGNorm > 0 { // from the second epoch on
 		S, tol = r.s.Lower.MaxIters, r.s.Lower.Tol*r.lastHGNorm
+		if r.s.Lower.ErrBound && r.lastK > 0 && !math.IsInf(r.lastK, 0) {
+			tol /= r.lastK
+		}
 	}
 	ref := 0.0 // the larger of the run's first gradient norm and the epoch's
 	gyNorm := 0.0

@@ -141,3 +141,37 @@ func TestCGSingular(t *testing.T) {
 	_, err = r.Estimate(x0, y)
 	require.NoError(t, err)
 }
+
+// boundRec records each epoch's lower gradient norm, hypergradient norm
+// and error bound.
+type boundRec struct{ gy, hg, bound []float64 }
+
+func (b *boundRec) Record(e *solver.EpochStats) error {
+	b.gy, b.hg, b.bound = append(b.gy, e.LowerGradNorm), append(b.hg, e.HyperGradNorm), append(b.bound, e.HyperGradErrBound)
+	return nil
+}
+
+// TestLowerErrBound: Lower.ErrBound ends each lower loop on the error
+// bound's lower-level term; the run still reaches its gradient tolerance
+// at the solution, and from the second epoch every epoch's estimated
+// error from the lower solve (bound minus the solve's term, which CG to
+// 1e-14 makes negligible) is at most Tol times the last hypergradient
+// norm, up to the change of K̂ between epochs (a factor 2 here).
+func TestLowerErrBound(t *testing.T) {
+	_, p, mx, my, _, _ := quadSetup(23)
+	x0, y0 := make([]float64, 4), make([]float64, 6)
+	want := make([]float64, 4)
+	res0, err := solver.Minimize(context.Background(), on(p, mx, my), x0, y0, &solver.Settings{Estimator: solver.HInv{}, EtaX: 0.3, EtaY: 0.3, InnerIters: 40, Epochs: 400, GradTol: 1e-10})
+	require.NoError(t, err)
+	copy(want, res0.X)
+	rec := &boundRec{}
+	s := &solver.Settings{Estimator: &solver.CG{Tol: 1e-14}, EtaX: 0.3, EtaY: 0.3, InnerIters: 40, Epochs: 400, GradTol: 1e-9,
+		Lower: solver.LowerRule{Tol: 0.1, ErrBound: true}, Recorder: rec}
+	res, err := solver.Minimize(context.Background(), on(p, mx, my), x0, y0, s)
+	require.NoError(t, err)
+	require.Equal(t, solver.GradientThreshold, res.Status)
+	require.Less(t, relDiff(res.X, want), 1e-6)
+	for k := 1; k < len(rec.bound); k++ {
+		require.LessOrEqual(t, rec.bound[k], 2*0.1*rec.hg[k-1]+1e-12, "epoch %d", k)
+	}
+}

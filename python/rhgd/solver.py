@@ -113,8 +113,8 @@ class Solver(_Handle):
     the keys of rhgd_solver_new (see rhgd.h): preset, eta_x, eta_y, inner,
     epochs, grad_tol, rel_grad_tol, runtime, diverge, fd_step, seed,
     batches, batch_lower, batch_upper, batch_cross, batch_hess,
-    batch_report, lower_solve, lower_tol, lower_maxiter, lower_bb,
-    upper_bb, upper_min_step, upper_max_step, lanczos."""
+    batch_report, lower_solve, lower_tol, lower_maxiter, lower_err_bound,
+    lower_bb, upper_bb, upper_min_step, upper_max_step, lanczos."""
 
     _kind = "solver"
 
