@@ -54,6 +54,7 @@ func TestUndampedCGFails(t *testing.T) {
 	res, err := solver.Minimize(context.Background(), p, x0, y0, &s)
 	require.ErrorIs(t, err, numerr.ErrNotPosDef)
 	require.ErrorContains(t, err, "damping=auto")
+	t.Log(err)
 	require.Equal(t, solver.Failure, res.Status)
 }
 
