@@ -3,6 +3,7 @@ package synthetic_test
 import (
 	"context"
 	"math"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -51,10 +52,14 @@ func (r *truthRecorder) Record(e *solver.EpochStats) error {
 
 // TestErrorBound: along runs of every estimator on the synthetic problem,
 // the a-posteriori bound EpochStats.HyperGradErrBound is at least the
-// true hypergradient error on every epoch.
+// true hypergradient error on every epoch, and within 100× of it on most
+// (the log says how often). It runs at n, d, r = 40, 12, 4; with
+// RHGD_ERRBOUND_PAPER=1 at the paper's 100, 50, 20.
 func TestErrorBound(t *testing.T) {
 	p := synthetic.DefaultParams()
-	p.N, p.D, p.R = 40, 12, 4
+	if os.Getenv("RHGD_ERRBOUND_PAPER") == "" {
+		p.N, p.D, p.R = 40, 12, 4
+	}
 	in, err := synthetic.Build(p)
 	require.NoError(t, err)
 	pr := in.Problem
