@@ -170,8 +170,12 @@
 //
 // Since μ̂ ≥ μ and Ĉ ≤ ‖C‖, the estimate is not a proof; on the synthetic
 // problem (problems/synthetic's TestErrorBound, against HINV at the exact
-// lower solution) it held on every epoch of runs of HINV, CG, NS and AD,
-// and was within 100× of the true error on most of them. Computing it
-// costs two norms per epoch and allocates nothing; the solver computes it
-// when a Recorder is set.
+// lower solution) it held on every epoch of runs of HINV, CG, NS and AD
+// with 3 and 10 lower steps (400 epochs), and was within 100× of the true
+// error on 60% of them at n, d, r = 40, 12, 4 and 72% at the paper's size
+// (it overestimates by 10× to 500×). Computing it costs two norms per
+// epoch and allocates nothing; the solver computes it when a Recorder is
+// set or LowerRule.ErrBound asks for it: that rule ends each lower loop
+// once the bound's lower-level term is Tol times the last hypergradient
+// norm.
 package solver
