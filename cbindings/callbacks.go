@@ -216,7 +216,8 @@ type histRow [histCols]float64
 // indices of rhgd.h, and the names of rhgd_epoch's fields they copy
 // (TestHistoryNames checks both). Columns are only ever appended.
 var histNames = [...]string{"epoch", "f", "hypergrad_norm", "lower_grad_norm", "elapsed", "upper_grads", "lower_grads",
-	"hess_vecs", "cross_vecs", "iterations", "residual", "lower_steps", "upper_step", "lower_solves"}
+	"hess_vecs", "cross_vecs", "iterations", "residual", "lower_steps", "upper_step", "lower_solves",
+	"lower_min_eig", "hypergrad_err_bound"}
 
 const histCols = len(histNames)
 
@@ -252,7 +253,8 @@ func (r *recorder) Record(e *solver.EpochStats) error {
 	st := e.Stats
 	r.history = append(r.history, histRow{float64(e.Epoch), e.F, e.HyperGradNorm, e.LowerGradNorm, e.Elapsed.Seconds(),
 		float64(st.UpperGrads), float64(st.LowerGrads), float64(st.HessVecs), float64(st.CrossVecs),
-		float64(st.Iterations), st.Residual, float64(e.LowerSteps), e.UpperStep, float64(st.LowerSolves)})
+		float64(st.Iterations), st.Residual, float64(e.LowerSteps), e.UpperStep, float64(st.LowerSolves),
+		e.Estimate.MinEig, e.HyperGradErrBound})
 	if r.fn == nil {
 		return nil
 	}
@@ -264,6 +266,7 @@ func (r *recorder) Record(e *solver.EpochStats) error {
 	ce.hess_vecs, ce.cross_vecs, ce.iterations = C.int64_t(st.HessVecs), C.int64_t(st.CrossVecs), C.int64_t(st.Iterations)
 	ce.residual = C.double(st.Residual)
 	ce.lower_steps, ce.upper_step, ce.lower_solves = C.int64_t(e.LowerSteps), C.double(e.UpperStep), C.int64_t(st.LowerSolves)
+	ce.lower_min_eig, ce.hypergrad_err_bound = C.double(e.Estimate.MinEig), C.double(e.HyperGradErrBound)
 	copy(unsafe.Slice((*float64)(unsafe.Pointer(ce.x)), int(ce.len_x)), e.X)
 	copy(unsafe.Slice((*float64)(unsafe.Pointer(ce.y)), int(ce.len_y)), e.Y)
 	copy(unsafe.Slice((*float64)(unsafe.Pointer(ce.hypergrad)), int(ce.len_x)), e.HyperGrad)

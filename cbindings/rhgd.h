@@ -673,12 +673,20 @@ typedef struct rhgd_solver {
  *                  end each epoch's lower loop once ||grad_y g|| <= lower_tol
  *                  times the last ||hypergradient||, after at most
  *                  lower_maxiter steps (defaults 0: off, and 10 inner)
+ *   lower_err_bound
+ *                  "true": lower_tol bounds the hypergradient error bound's
+ *                  lower-level term (hypergrad_err_bound) instead of
+ *                  ||grad_y g|| (default false; needs CG or lanczos)
  *   lower_bb       "true": Barzilai-Borwein lower steps with a nonmonotone
  *                  line search on g (default false)
  *   upper_bb, upper_min_step, upper_max_step
  *                  "true": safeguarded Barzilai-Borwein upper steps within
  *                  [upper_min_step, upper_max_step] (defaults false, and
  *                  eta_x/1000 and 1000 eta_x)
+ *   lanczos        Lanczos steps estimating the lower Hessian's extreme
+ *                  eigenvalues each epoch, for lower_min_eig and
+ *                  hypergrad_err_bound (default 0: off; CG estimates its
+ *                  own from its coefficients)
  * Numbers and integers are >= 0; a key given twice is an error. The preset
  * sets the lower_*, upper_* and rel_grad_tol keys, and keys given with it
  * override it. */
@@ -715,6 +723,13 @@ typedef struct rhgd_epoch {
     double upper_step;       /* eta_x of the step from x_k, after any halvings its
                                 retraction needed */
     int64_t lower_solves;    /* cumulative exact lower solves (lower_solve) */
+    double lower_min_eig;    /* Lanczos estimate of the lower Hessian's smallest
+                                eigenvalue (CG, or the lanczos setting); NaN
+                                when not estimated */
+    double hypergrad_err_bound; /* a-posteriori estimate of ||hypergradient
+                                   estimate - true hypergradient||: NaN without
+                                   a spectrum estimate, +Inf when
+                                   lower_min_eig <= 0 */
 } rhgd_epoch;
 
 /* The epoch callback returns 0 to continue and nonzero to cancel the run
@@ -809,7 +824,9 @@ RHGD_API int rhgd_solver_y(rhgd_solver s, int64_t len, double *out);
 #define RHGD_HISTORY_LOWER_STEPS 11
 #define RHGD_HISTORY_UPPER_STEP 12
 #define RHGD_HISTORY_LOWER_SOLVES 13
-#define RHGD_HISTORY_COLS 14
+#define RHGD_HISTORY_LOWER_MIN_EIG 14
+#define RHGD_HISTORY_HYPERGRAD_ERR_BOUND 15
+#define RHGD_HISTORY_COLS 16
 
 /* rhgd_solver_history sets *nrows to the number of epochs of the last run
  * and copies min(*nrows, max_rows) rows, one per epoch, into rows (which

@@ -29,6 +29,15 @@ type LowerRule struct {
 	Tol float64
 	// MaxIters caps an adaptive lower loop; default 10·InnerIters.
 	MaxIters int
+	// ErrBound, with Tol, ends the lower loop once the lower-level term
+	// of the error bound (EpochStats.HyperGradErrBound), K̂·‖grad_y g‖,
+	// is at most Tol·‖ĝrad F(x_{k−1})‖, with K̂ from the last epoch's
+	// estimate (see the package documentation): the estimated error of
+	// the hypergradient, not the lower gradient, is then a fixed fraction
+	// of its size. It needs a spectrum estimate (CG's, or
+	// Settings.Lanczos); until there is one, the plain Tol test applies.
+	// AdaptiveSettings leaves it off.
+	ErrBound bool
 	// BB takes Riemannian Barzilai–Borwein steps (the step from the
 	// transported difference of successive gradients, starting from EtaY
 	// and kept between epochs), each accepted by a nonmonotone Armijo test

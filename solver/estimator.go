@@ -2,6 +2,7 @@ package solver
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sort"
 	"strconv"
@@ -45,6 +46,13 @@ type EstimatorStats struct {
 	CrossVecs  int     // cross-derivative products
 	Iterations int     // CG iterations, Neumann terms or AD steps
 	Residual   float64 // CG: final relative residual; NS: γ·λ_max estimate
+	// MinEig and MaxEig are the epoch's Lanczos estimates of the extreme
+	// eigenvalues of the lower Hessian H_y g(x_k, y_{k+1}): CG's own Ritz
+	// values, or Settings.Lanczos steps; NaN when not estimated. Ritz
+	// values lie inside the spectrum: MinEig ≥ λ_min, MaxEig ≤ λ_max.
+	MinEig, MaxEig float64
+	// Damping is the δ of a damped solve (H + δI) v = b; 0 when undamped.
+	Damping float64
 }
 
 // Env is a solver as its estimator sees it: the manifolds, the lower path,
@@ -67,7 +75,55 @@ type Env struct {
 	keepPath bool
 	path     []Point // y^0 … y^S of the epoch, with x_k
 	pathLen  int
+	lz       *lanczos // the spectrum estimate's buffers
+	info     solveInfo
 }
+
+// solveInfo is what the epoch's estimate tells the error bound: the
+// spectrum estimate, the damping, and the norms of the linear solve
+// H v = b (b = grad_y f) and of its product C v = G_xy g[v].
+type solveInfo struct {
+	minEig, maxEig float64 // NaN: not estimated
+	damping        float64
+	resid          float64 // ‖b − H v‖_y, undamped H; NaN: unknown
+	bnorm          float64 // ‖b‖_y
+	vnorm, cvnorm  float64 // ‖v‖_y and ‖G_xy g[v]‖_x
+	wantNorms      bool    // Hyper measures vnorm and cvnorm
+}
+
+func (s *solveInfo) reset() {
+	want := s.wantNorms
+	*s = solveInfo{minEig: math.NaN(), maxEig: math.NaN(), resid: math.NaN(), bnorm: math.NaN(),
+		vnorm: math.NaN(), cvnorm: math.NaN(), wantNorms: want}
+}
+
+// Spectrum returns Lanczos estimates of the smallest and largest
+// eigenvalues of the lower Hessian at `at` (Ritz values: lo ≥ λ_min,
+// hi ≤ λ_max), from Settings.Lanczos steps (DefaultLanczosSteps when
+// unset), and records them for the epoch's statistics. It allocates
+// nothing.
+func (e *Env) Spectrum(at *Point) (lo, hi float64, err error) {
+	lo, hi, err = e.lz.run(e, at)
+	if err == nil {
+		e.SetSpectrum(lo, hi)
+	}
+	return lo, hi, err
+}
+
+// SetSpectrum records an estimator's own estimates of the extreme
+// eigenvalues of the lower Hessian (CG's Ritz values).
+func (e *Env) SetSpectrum(lo, hi float64) { e.info.minEig, e.info.maxEig = lo, hi }
+
+// SetSolve records the linear solve of the estimate for the error bound:
+// ‖b‖ = ‖grad_y f‖, the residual ‖b − H v‖ of the undamped system, and
+// the damping δ of a damped solve (0: none).
+func (e *Env) SetSolve(bnorm, resid, damping float64) {
+	e.info.bnorm, e.info.resid, e.info.damping = bnorm, resid, damping
+}
+
+// WantsNorms reports whether the solver computes an error bound this
+// run, so that an estimator measures the norms it needs (‖b − H v‖).
+func (e *Env) WantsNorms() bool { return e.info.wantNorms }
 
 // EtaY returns the lower step size η_y.
 func (e *Env) EtaY() float64 { return e.etaY }
@@ -164,6 +220,9 @@ func (e *Env) Hyper(dst []float64, pt *Point, v []float64) error {
 	for i := range dst {
 		dst[i] -= e.bx[i]
 	}
+	if e.info.wantNorms {
+		e.info.vnorm, e.info.cvnorm = e.My.Norm(pt.Y, v), e.Mx.Norm(pt.X, e.bx)
+	}
 	return nil
 }
 
@@ -172,8 +231,10 @@ func (e *Env) Hyper(dst []float64, pt *Point, v []float64) error {
 // EstimatorNames lists them; each estimator's String gives its spec back.
 //
 //	hinv                             HInv: the problem's inverse Hessian
-//	cg[:maxiter=N,tol=X,warm=B]      CG (defaults 50, 1e-10, false)
-//	ns[:gamma=X,terms=N,power=N]     Neumann (defaults 1/λ̂, 50, 10)
+//	cg[:maxiter=N,tol=X,warm=B,damping=X|auto]
+//	                                 CG (defaults 50, 1e-10, false, 0)
+//	ns[:gamma=X,terms=N,power=N,damping=X|auto]
+//	                                 Neumann (defaults 1/λ̂, 50, 10, 0)
 //	ad                               AD through the lower steps
 //	gda                              GDA (min-max problems)
 func ParseEstimator(spec string) (Estimator, error) {
@@ -192,9 +253,11 @@ func ParseEstimator(spec string) (Estimator, error) {
 	case "hinv":
 		e = HInv{}
 	case "cg":
-		e = &CG{MaxIter: p.int("maxiter"), Tol: p.float("tol"), WarmStart: p.bool("warm")}
+		d, auto := p.damping()
+		e = &CG{MaxIter: p.int("maxiter"), Tol: p.float("tol"), WarmStart: p.bool("warm"), Damping: d, AutoDamping: auto}
 	case "ns", "neumann":
-		e = &Neumann{Gamma: p.float("gamma"), Terms: p.int("terms"), PowerIters: p.int("power")}
+		d, auto := p.damping()
+		e = &Neumann{Gamma: p.float("gamma"), Terms: p.int("terms"), PowerIters: p.int("power"), Damping: d, AutoDamping: auto}
 	case "ad":
 		e = AD{}
 	case "gda":
@@ -260,6 +323,15 @@ func (p *paramReader) float(k string) float64 {
 		p.fail(k, v, "a number")
 	}
 	return x
+}
+
+// damping reads damping=X (a fixed δ) or damping=auto.
+func (p *paramReader) damping() (float64, bool) {
+	if v, ok := p.kv["damping"]; ok && strings.EqualFold(v, "auto") {
+		p.get("damping")
+		return 0, true
+	}
+	return p.float("damping"), false
 }
 
 func (p *paramReader) bool(k string) bool {

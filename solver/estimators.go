@@ -57,12 +57,22 @@ func (h *hinv) Estimate(dst []float64, at *Point) error {
 	if err := h.env.HessGyInv(h.v, at, h.b); err != nil {
 		return err
 	}
+	if h.env.WantsNorms() {
+		h.env.SetSolve(h.env.My.Norm(at.Y, h.b), 0, 0) // an exact inverse: no residual
+	}
 	return h.env.Hyper(dst, at, h.v)
 }
 
 // CG solves H v = grad_y f in the tangent space T_y by conjugate gradients
 // (the paper's Algorithm 4 on H v = b itself, in the metric of My), then
-// forms grad_x f − G_xy g[v].
+// forms grad_x f − G_xy g[v]. Its step sizes and residual ratios define
+// the Lanczos tridiagonal of H on the Krylov space, whose extreme Ritz
+// values it reports as the epoch's spectrum estimate (EstimatorStats
+// MinEig, MaxEig) at no extra oracle cost. On a singular or indefinite
+// Hessian it stops with ErrSingular or ErrNotPositive instead of
+// oscillating; Damping or AutoDamping then solves (H + δI) v = b (see
+// the package documentation, "Lower levels that are not strongly
+// convex").
 type CG struct {
 	// MaxIter bounds the iterations; default 50.
 	MaxIter int
@@ -71,7 +81,38 @@ type CG struct {
 	// WarmStart starts from the previous epoch's solution, transported to
 	// the new y, instead of from zero.
 	WarmStart bool
+	// Damping, when positive, is a fixed δ: CG solves (H + δI) v = b.
+	Damping float64
+	// AutoDamping chooses δ at every estimate from a Lanczos estimate of
+	// H's spectrum (Settings.Lanczos steps, DefaultLanczosSteps when 0):
+	// δ = max(0, AutoDampingRatio·λ̂_max − λ̂_min), so that the damped
+	// system's condition number is at most about 1/AutoDampingRatio.
+	AutoDamping bool
 }
+
+// AutoDampingRatio is the least ratio λ_min/λ_max that auto damping
+// keeps: δ = max(0, AutoDampingRatio·λ̂_max − λ̂_min).
+const AutoDampingRatio = 1e-3
+
+// Errors of a linear solve on a lower Hessian that is not positive
+// definite.
+var (
+	// ErrSingular signifies a CG whose curvature ⟨p, Hp⟩ along a search
+	// direction fell to CurvatureTol times the largest seen, or whose
+	// residual grew by more than ResidualGrowth: the lower Hessian is
+	// (numerically) singular or indefinite, g is not strongly convex in
+	// y there, and undamped CG would oscillate (numerr.ErrNotPosDef).
+	ErrSingular = numerr.New(numerr.ErrNotPosDef, "solver: lower Hessian singular or indefinite")
+)
+
+// CurvatureTol and ResidualGrowth are CG's tests of a singular or
+// indefinite Hessian: ⟨p, Hp⟩/‖r‖² ≤ CurvatureTol·max_j ⟨p_j, Hp_j⟩/‖r_j‖²
+// (a Rayleigh quotient of p below CurvatureTol·λ_max: ‖p‖ ≥ ‖r‖ in CG),
+// and ‖r‖ above ResidualGrowth times the least residual seen.
+const (
+	CurvatureTol   = 1e-12
+	ResidualGrowth = 1e4
+)
 
 // Name returns "cg".
 func (*CG) Name() string { return "cg" }
@@ -82,6 +123,12 @@ func (c *CG) String() string {
 	s := "cg:maxiter=" + strconv.Itoa(maxIter) + ",tol=" + strconv.FormatFloat(tol, 'g', -1, 64)
 	if c.WarmStart {
 		s += ",warm=true"
+	}
+	switch {
+	case c.AutoDamping:
+		s += ",damping=auto"
+	case c.Damping != 0:
+		s += ",damping=" + strconv.FormatFloat(c.Damping, 'g', -1, 64)
 	}
 	return s
 }
@@ -100,8 +147,8 @@ func (c *CG) settings() (int, float64) {
 	return maxIter, tol
 }
 
-// Bind checks the settings (MaxIter ≥ 0, Tol ≥ 0 and finite) and returns
-// CG's instance with its own warm-start state.
+// Bind checks the settings (MaxIter ≥ 0, Tol ≥ 0 and finite, Damping ≥ 0
+// and finite) and returns CG's instance with its own warm-start state.
 func (c *CG) Bind(env *Env) (Hypergrad, error) {
 	maxIter, tol := c.settings()
 	switch {
@@ -109,10 +156,14 @@ func (c *CG) Bind(env *Env) (Hypergrad, error) {
 		return nil, fmt.Errorf("%w: CG MaxIter = %d, want ≥ 0 (0: default 50)", ErrBadSetting, c.MaxIter)
 	case !(tol >= 0) || math.IsInf(tol, 0):
 		return nil, fmt.Errorf("%w: CG Tol = %v, want finite and ≥ 0 (0: default 1e-10)", ErrBadSetting, c.Tol)
+	case !(c.Damping >= 0) || math.IsInf(c.Damping, 0):
+		return nil, fmt.Errorf("%w: CG Damping = %v, want finite and ≥ 0", ErrBadSetting, c.Damping)
 	}
-	return &cg{env: env, maxIter: maxIter, tol: tol, warm: c.WarmStart,
+	return &cg{env: env, maxIter: maxIter, tol: tol, warm: c.WarmStart, damping: c.Damping, auto: c.AutoDamping,
 		b: env.NewY(), v: env.NewY(), res: env.NewY(), p: env.NewY(), hp: env.NewY(),
-		prev: env.NewY(), prevY: env.NewY()}, nil
+		prev: env.NewY(), prevY: env.NewY(),
+		alpha: make([]float64, maxIter), beta: make([]float64, maxIter),
+		diag: make([]float64, maxIter), off: make([]float64, maxIter)}, nil
 }
 
 type cg struct {
@@ -120,12 +171,29 @@ type cg struct {
 	maxIter          int
 	tol              float64
 	warm             bool
+	damping          float64
+	auto             bool
 	b, v, res, p, hp []float64
 	prev, prevY      []float64 // previous solution (tangent at prevY)
 	hasPrev          bool
+	alpha, beta      []float64 // CG's coefficients: the Lanczos tridiagonal
+	diag, off        []float64 // scratch for its Ritz values
 }
 
 func (c *cg) Reset() { c.hasPrev = false }
+
+// hess sets dst = (H + δI)[u].
+func (c *cg) hess(dst []float64, at *Point, u []float64, delta float64) error {
+	if err := c.env.HessGy(dst, at, u); err != nil {
+		return err
+	}
+	if delta != 0 {
+		for i := range dst {
+			dst[i] += delta * u[i]
+		}
+	}
+	return nil
+}
 
 func (c *cg) Estimate(dst []float64, at *Point) error {
 	env, my, y := c.env, c.env.My, at.Y
@@ -137,11 +205,20 @@ func (c *cg) Estimate(dst []float64, at *Point) error {
 	if math.IsNaN(bnorm) || math.IsInf(bnorm, 0) {
 		return fmt.Errorf("CG: %w: ‖grad_y f‖ = %v", numerr.ErrNotFinite, bnorm)
 	}
+	delta, lzLo, lzHi := c.damping, math.NaN(), math.NaN()
+	if c.auto {
+		lo, hi, err := env.Spectrum(at)
+		if err != nil {
+			return fmt.Errorf("CG: auto damping: %w", err)
+		}
+		lzLo, lzHi = lo, hi
+		delta = max(0, AutoDampingRatio*hi-lo)
+	}
 	copy(res, b)
 	clear(v)
 	if c.warm && c.hasPrev {
 		my.Transport(v, c.prevY, y, c.prev)
-		if err := env.HessGy(hp, at, v); err != nil {
+		if err := c.hess(hp, at, v, delta); err != nil {
 			return err
 		}
 		for i := range res {
@@ -150,18 +227,24 @@ func (c *cg) Estimate(dst []float64, at *Point) error {
 	}
 	copy(p, res)
 	rr := my.Inner(y, res, res)
+	rrBest, curvMax := rr, 0.0
 	it := 0
 	for ; it < c.maxIter && math.Sqrt(rr) > c.tol*bnorm; it++ {
-		if err := env.HessGy(hp, at, p); err != nil {
+		if err := c.hess(hp, at, p, delta); err != nil {
 			return err
 		}
 		php := my.Inner(y, p, hp)
+		curv := php / rr // ≥ the Rayleigh quotient of p, ≤ λ_max
 		switch {
 		case math.IsNaN(php) || math.IsInf(php, 0):
 			return fmt.Errorf("CG: %w: ⟨p, Hp⟩ = %v at iteration %d", numerr.ErrNotFinite, php, it)
 		case php <= 0:
-			return fmt.Errorf("CG: %w: ⟨p, Hp⟩ = %.3g", ErrNotPositive, php)
+			return fmt.Errorf("CG: %w: ⟨p, Hp⟩ = %.3g at iteration %d (g is not strongly convex in y here; damp the solve: cg:damping=auto)", ErrNotPositive, php, it)
+		case curv <= CurvatureTol*curvMax:
+			return fmt.Errorf("CG: %w: curvature ⟨p, Hp⟩/‖r‖² = %.3g ≤ %.0e × its largest value %.3g at iteration %d, relative residual %.3g (g is not strongly convex in y here; damp the solve: cg:damping=auto)",
+				ErrSingular, curv, CurvatureTol, curvMax, it, math.Sqrt(rr)/bnorm)
 		}
+		curvMax = max(curvMax, curv)
 		alpha := rr / php
 		for i := range v {
 			v[i] += alpha * p[i]
@@ -169,7 +252,13 @@ func (c *cg) Estimate(dst []float64, at *Point) error {
 		}
 		rrNew := my.Inner(y, res, res)
 		beta := rrNew / rr
+		c.alpha[it], c.beta[it] = alpha, beta
 		rr = rrNew
+		if rr > ResidualGrowth*ResidualGrowth*rrBest {
+			return fmt.Errorf("CG: %w: the residual grew to %.3g, %.0e× its least value, at iteration %d (g is not strongly convex in y here; damp the solve: cg:damping=auto)",
+				ErrSingular, math.Sqrt(rr), math.Sqrt(rr/rrBest), it)
+		}
+		rrBest = min(rrBest, rr)
 		for i := range p {
 			p[i] = res[i] + beta*p[i]
 		}
@@ -181,6 +270,17 @@ func (c *cg) Estimate(dst []float64, at *Point) error {
 	if bnorm > 0 {
 		env.SetResidual(math.Sqrt(rr) / bnorm)
 	}
+	if it > 0 {
+		lo, hi := cgRitz(c.alpha, c.beta, c.diag, c.off, it)
+		lo, hi = lo-delta, hi-delta
+		if c.auto { // the random-start Lanczos sees directions b's Krylov space may miss
+			lo, hi = min(lo, lzLo), max(hi, lzHi)
+		}
+		env.SetSpectrum(lo, hi)
+	} else if c.auto {
+		env.SetSpectrum(lzLo, lzHi)
+	}
+	env.SetSolve(bnorm, math.Sqrt(rr), delta)
 	if c.warm {
 		copy(c.prev, v)
 		copy(c.prevY, y)
@@ -200,6 +300,12 @@ type Neumann struct {
 	// PowerIters is the number of power iterations that estimate λ_max(H)
 	// to check γ (default 10); negative skips the check.
 	PowerIters int
+	// Damping, when positive, is a fixed δ: the series approximates
+	// (H + δI)⁻¹, γ Σ_{i<T} (I − γ(H + δI))^i, and γ's default and check
+	// use λ_max + δ.
+	Damping float64
+	// AutoDamping chooses δ at every estimate as CG's AutoDamping does.
+	AutoDamping bool
 }
 
 // Name returns "ns".
@@ -214,6 +320,12 @@ func (ns *Neumann) String() string {
 		b.WriteString("gamma=" + strconv.FormatFloat(ns.Gamma, 'g', -1, 64) + ",")
 	}
 	b.WriteString("terms=" + strconv.Itoa(terms) + ",power=" + strconv.Itoa(iters))
+	switch {
+	case ns.AutoDamping:
+		b.WriteString(",damping=auto")
+	case ns.Damping != 0:
+		b.WriteString(",damping=" + strconv.FormatFloat(ns.Damping, 'g', -1, 64))
+	}
 	return b.String()
 }
 
@@ -240,10 +352,12 @@ func (ns *Neumann) Bind(env *Env) (Hypergrad, error) {
 		return nil, fmt.Errorf("%w: Neumann Gamma = %v", ErrBadSetting, ns.Gamma)
 	case terms < 1:
 		return nil, fmt.Errorf("%w: Neumann Terms = %d", ErrBadSetting, ns.Terms)
+	case !(ns.Damping >= 0) || math.IsInf(ns.Damping, 0):
+		return nil, fmt.Errorf("%w: Neumann Damping = %v", ErrBadSetting, ns.Damping)
 	case iters < 0 && ns.Gamma == 0:
 		return nil, fmt.Errorf("NS: %w: Gamma not set and the λ_max estimate skipped", ErrNeumannStep)
 	}
-	return &neumann{env: env, gamma: ns.Gamma, terms: terms, iters: iters,
+	return &neumann{env: env, gamma: ns.Gamma, terms: terms, iters: iters, damping: ns.Damping, auto: ns.AutoDamping,
 		b: env.NewY(), v: env.NewY(), p: env.NewY(), hp: env.NewY(), w: env.NewY()}, nil
 }
 
@@ -251,6 +365,8 @@ type neumann struct {
 	env            *Env
 	gamma          float64
 	terms, iters   int
+	damping        float64
+	auto           bool
 	b, v, p, hp, w []float64
 }
 
@@ -262,8 +378,17 @@ func (ns *neumann) Estimate(dst []float64, at *Point) error {
 	if err := env.GradFy(b, at); err != nil {
 		return err
 	}
-	if nb := env.My.Norm(at.Y, b); math.IsNaN(nb) || math.IsInf(nb, 0) {
+	nb := env.My.Norm(at.Y, b)
+	if math.IsNaN(nb) || math.IsInf(nb, 0) {
 		return fmt.Errorf("NS: %w: ‖grad_y f‖ = %v", numerr.ErrNotFinite, nb)
+	}
+	delta := ns.damping
+	if ns.auto {
+		lo, hi, err := env.Spectrum(at)
+		if err != nil {
+			return fmt.Errorf("NS: auto damping: %w", err)
+		}
+		delta = max(0, AutoDampingRatio*hi-lo)
 	}
 	gamma := ns.gamma
 	if ns.iters > 0 {
@@ -271,6 +396,7 @@ func (ns *neumann) Estimate(dst []float64, at *Point) error {
 		if err != nil {
 			return err
 		}
+		lam += delta
 		if gamma == 0 {
 			gamma = 1 / lam
 		}
@@ -287,12 +413,17 @@ func (ns *neumann) Estimate(dst []float64, at *Point) error {
 			return err
 		}
 		for k := range p {
-			p[k] -= gamma * hp[k]
+			p[k] -= gamma * (hp[k] + delta*p[k])
 			v[k] += p[k]
 		}
 	}
 	for k := range v {
 		v[k] *= gamma
+	}
+	if env.WantsNorms() {
+		// b − (H+δI)v = (I − γ(H+δI))^T b, of norm ≤ ‖p_{T−1}‖ when
+		// 0 ≤ γ(H+δI) ≤ 2I (the condition the power iteration checks).
+		env.SetSolve(nb, env.My.Norm(at.Y, p), delta)
 	}
 	if nv := env.My.Norm(at.Y, v); math.IsNaN(nv) || math.IsInf(nv, 0) {
 		return fmt.Errorf("NS: %w: the series reached ‖v‖ = %v", numerr.ErrNotFinite, nv)
@@ -353,13 +484,14 @@ func (AD) Needs() Oracles { return needsHessVp }
 // Bind asks the solver to keep the lower path and returns the instance.
 func (AD) Bind(env *Env) (Hypergrad, error) {
 	env.KeepPath()
-	return &ad{env: env, lam: env.NewY(), mu: env.NewY(), h: env.NewY(), cx: env.NewX()}, nil
+	return &ad{env: env, lam: env.NewY(), mu: env.NewY(), h: env.NewY(), cx: env.NewX(), bS: env.NewY()}, nil
 }
 
 type ad struct {
 	env        *Env
 	lam, mu, h []float64
 	cx         []float64
+	bS         []float64 // grad_y f at y^S, for the error bound
 }
 
 func (a *ad) Reset() {}
@@ -374,6 +506,9 @@ func (a *ad) Estimate(dst []float64, at *Point) error {
 	last := &path[S]
 	if err := env.GradFy(a.lam, last); err != nil {
 		return err
+	}
+	if env.WantsNorms() {
+		copy(a.bS, a.lam)
 	}
 	if err := env.GradFx(dst, last); err != nil {
 		return err
@@ -395,5 +530,10 @@ func (a *ad) Estimate(dst []float64, at *Point) error {
 		}
 	}
 	env.AddIterations(S)
+	if env.WantsNorms() {
+		// At a fixed y, AD's implicit v = η Σ_s (I − ηH)^s b leaves the
+		// residual b − Hv = (I − ηH)^S b: the final adjoint λ_0.
+		env.SetSolve(my.Norm(last.Y, a.bS), my.Norm(path[0].Y, a.lam), 0)
+	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -59,6 +60,14 @@ type Settings struct {
 	// InnerIters steps of size EtaY and fixed EtaX.
 	Lower LowerRule
 	Upper UpperRule
+	// Lanczos, when positive, runs that many Lanczos steps on the lower
+	// Hessian after each estimate whose estimator gave no spectrum
+	// estimate of its own (CG gives one from its coefficients), for the
+	// epoch's EstimatorStats.MinEig and MaxEig and the error bound
+	// EpochStats.HyperGradErrBound; it also sizes the auto damping's
+	// Lanczos run (default DefaultLanczosSteps). Each step costs one
+	// Hessian–vector product, counted in Stats.HessVecs.
+	Lanczos int
 }
 
 // WithDefaults returns the settings with every zero field set to its
@@ -79,6 +88,8 @@ func (s *Settings) WithDefaults() (Settings, error) {
 		return o, bad("EtaY", o.EtaY)
 	case o.InnerIters < 0:
 		return o, bad("InnerIters", o.InnerIters)
+	case o.Lanczos < 0:
+		return o, bad("Lanczos", o.Lanczos)
 	case o.Epochs < 0:
 		return o, bad("Epochs", o.Epochs)
 	case !(o.GradTol >= 0):
@@ -154,9 +165,16 @@ type EpochStats struct {
 	LowerGradNorm float64   // ‖grad_y g‖ at the last lower gradient's point (y_{k+1} itself after an exact solve)
 	LowerSteps    int       // the epoch's lower steps (0 after an exact solve)
 	UpperStep     float64   // η_x of the step from x_k, after any halvings its retraction needed
-	Elapsed       time.Duration
-	Stats         Stats // cumulative counts
-	Estimate      EstimatorStats
+	// HyperGradErrBound is the a-posteriori estimate of ‖ĝrad F(x_k) −
+	// grad F(x_k)‖ of the package documentation ("The hypergradient's
+	// error bound"), from the lower gradient norm, the solve's residual
+	// and the spectrum estimate: NaN without a spectrum estimate
+	// (Settings.Lanczos, or CG), +Inf when the estimated λ_min is not
+	// positive.
+	HyperGradErrBound float64
+	Elapsed           time.Duration
+	Stats             Stats // cumulative counts
+	Estimate          EstimatorStats
 }
 
 // Recorder receives per-epoch statistics and iterates. Record returning
@@ -219,6 +237,7 @@ type RHGD struct {
 	upperReach float64 // the length of the last upper step shortened for its retraction
 	steps      int     // the epoch's lower steps
 	trial      Point   // a BB lower step's trial point
+	lastK      float64 // the last estimate's error-bound factor K̂ (LowerRule.ErrBound)
 }
 
 // New returns an RHGD for p with settings s (nil: defaults). It fills
@@ -269,7 +288,9 @@ func New(p Problem, s *Settings) (*RHGD, error) {
 		return nil, fmt.Errorf("%w: Batches %+v for a problem without components (NF = NG = 0)", ErrBadSetting, st.Batches)
 	}
 	r.env = &Env{Mx: mx, My: my, p: &r.p, etaY: st.EtaY, rnd: rand.New(pcg), stats: &r.stats, smp: r.smp,
-		bx: make([]float64, mx.Len())}
+		bx: make([]float64, mx.Len()), lz: newLanczos(my.Len(), cmp.Or(st.Lanczos, DefaultLanczosSteps))}
+	r.env.info.wantNorms = st.Recorder != nil || st.Lower.ErrBound
+	r.env.info.reset()
 	if r.est, err = est.Bind(r.env); err != nil {
 		return nil, fmt.Errorf("%s estimator: %w", est.Name(), err)
 	}
@@ -304,7 +325,7 @@ func (r *RHGD) Reset(x0, y0 []float64) error {
 	r.bestF = math.Inf(1)
 	r.stats = Stats{startedWall: time.Now()}
 	r.epoch, r.gy0 = 0, 0
-	r.lastF, r.lastHGNorm, r.hgNorm0 = 0, 0, 0
+	r.lastF, r.lastHGNorm, r.hgNorm0, r.lastK = 0, 0, 0, math.NaN()
 	r.lowerStep, r.upperMax, r.upperReach = r.s.EtaY, r.s.Upper.MaxStep, math.Inf(1)
 	if r.lbb != nil {
 		r.lbb.have = false
@@ -347,6 +368,9 @@ func (r *RHGD) Step() (Status, error) {
 	if err := r.estimate(); err != nil {
 		return Failure, fmt.Errorf("hypergradient at epoch %d: %w", r.epoch, err)
 	}
+	if r.s.Lower.ErrBound {
+		r.lastK, _ = r.env.info.lowerFactor()
+	}
 	x := r.x
 	f, err := r.p.F(r.env.batch(&r.cur, reportBatch))
 	if err != nil {
@@ -383,10 +407,13 @@ func (r *RHGD) Step() (Status, error) {
 	r.stats.Epochs = r.epoch + 1
 	r.stats.Runtime = time.Since(r.stats.startedWall)
 	if r.s.Recorder != nil {
+		in := &r.env.info
 		r.es = EpochStats{Epoch: r.epoch, X: x, Y: r.y, HyperGrad: r.hg, F: f, HyperGradNorm: hgNorm,
-			LowerGradNorm: gyNorm, LowerSteps: r.steps, UpperStep: eta, Elapsed: r.stats.Runtime, Stats: r.stats, Estimate: EstimatorStats{
+			LowerGradNorm: gyNorm, LowerSteps: r.steps, UpperStep: eta, HyperGradErrBound: in.errorBound(gyNorm),
+			Elapsed: r.stats.Runtime, Stats: r.stats, Estimate: EstimatorStats{
 				HessVecs: r.stats.HessVecs - before.HessVecs, CrossVecs: r.stats.CrossVecs - before.CrossVecs,
-				Iterations: r.stats.Iterations - before.Iterations, Residual: r.stats.Residual}}
+				Iterations: r.stats.Iterations - before.Iterations, Residual: r.stats.Residual,
+				MinEig: in.minEig, MaxEig: in.maxEig, Damping: in.damping}}
 		if err := r.s.Recorder.Record(&r.es); err != nil {
 			return Failure, fmt.Errorf("recorder at epoch %d: %w", r.epoch, err)
 		}
@@ -422,6 +449,9 @@ func (r *RHGD) lower() (float64, Status, error) {
 	tol := 0.0
 	if r.s.Lower.Tol > 0 && r.lastHGNorm > 0 { // from the second epoch on
 		S, tol = r.s.Lower.MaxIters, r.s.Lower.Tol*r.lastHGNorm
+		if r.s.Lower.ErrBound && r.lastK > 0 && !math.IsInf(r.lastK, 0) {
+			tol /= r.lastK
+		}
 	}
 	ref := 0.0 // the larger of the run's first gradient norm and the epoch's
 	gyNorm := 0.0
@@ -545,7 +575,16 @@ func (r *RHGD) estimate() error {
 	if r.smp != nil {
 		r.smp.upperStep()
 	}
-	return r.est.Estimate(r.hg, &r.cur)
+	r.env.info.reset()
+	if err := r.est.Estimate(r.hg, &r.cur); err != nil {
+		return err
+	}
+	if r.s.Lanczos > 0 && math.IsNaN(r.env.info.minEig) {
+		if _, _, err := r.env.Spectrum(&r.cur); err != nil {
+			return fmt.Errorf("spectrum estimate: %w", err)
+		}
+	}
+	return nil
 }
 
 // Run resets to (x0, y0) and runs epochs until a stopping rule fires or

@@ -58,10 +58,12 @@ var settingsTable = []setting{
 	{SettingInfo{"lower_solve", "Lower.UseLowerSolve", "bool", "false", "the problem's exact lower solution instead of lower steps"}, func(s *Settings) any { return &s.Lower.UseLowerSolve }},
 	{SettingInfo{"lower_tol", "Lower.Tol", "float", "0: off", "end the lower loop once ‖grad_y g‖ ≤ lower_tol·‖last hypergradient‖"}, func(s *Settings) any { return &s.Lower.Tol }},
 	{SettingInfo{"lower_maxiter", "Lower.MaxIters", "int", "10·inner", "cap of an adaptive lower loop"}, func(s *Settings) any { return &s.Lower.MaxIters }},
+	{SettingInfo{"lower_err_bound", "Lower.ErrBound", "bool", "false", "lower_tol bounds the error bound's lower-level term, not ‖grad_y g‖"}, func(s *Settings) any { return &s.Lower.ErrBound }},
 	{SettingInfo{"lower_bb", "Lower.BB", "bool", "false", "Barzilai–Borwein lower steps with a nonmonotone line search"}, func(s *Settings) any { return &s.Lower.BB }},
 	{SettingInfo{"upper_bb", "Upper.BB", "bool", "false", "safeguarded Barzilai–Borwein upper steps"}, func(s *Settings) any { return &s.Upper.BB }},
 	{SettingInfo{"upper_min_step", "Upper.MinStep", "float", "eta_x/1000", "least BB upper step"}, func(s *Settings) any { return &s.Upper.MinStep }},
 	{SettingInfo{"upper_max_step", "Upper.MaxStep", "float", "1000·eta_x", "greatest BB upper step"}, func(s *Settings) any { return &s.Upper.MaxStep }},
+	{SettingInfo{"lanczos", "Lanczos", "int", "0: off (CG estimates its own)", "Lanczos steps estimating the lower Hessian's extreme eigenvalues each epoch"}, func(s *Settings) any { return &s.Lanczos }},
 }
 
 // PresetKey is the key of ParseSettings that is no field: preset=paper

@@ -22,6 +22,8 @@ type epochRow struct {
 	HyperGradErr  float64 // ‖ĝ − ĝ_HINV‖/‖ĝ_HINV‖ at (x_k, y_{k+1}), above the noise floor
 	LowerGradNorm float64
 	Accuracy      float64 // percent
+	MinEig        float64 // Lanczos estimate of λ_min of the lower Hessian
+	ErrBound      float64 // a-posteriori estimate of ‖ĝ − grad F‖ (EpochStats.HyperGradErrBound)
 }
 
 // noiseFloor is the size of ĝ_HINV, relative to ‖grad_x f‖, below which
@@ -79,7 +81,8 @@ func (h *history) measured() bool { return h.isHINV || h.ref != nil }
 func (h *history) Record(s *solver.EpochStats) error {
 	t0 := time.Now()
 	row := epochRow{Epoch: s.Epoch, Seconds: s.Elapsed.Seconds(), F: s.F,
-		HyperGradNorm: s.HyperGradNorm, LowerGradNorm: s.LowerGradNorm, HyperGradErr: math.NaN(), Accuracy: math.NaN()}
+		HyperGradNorm: s.HyperGradNorm, LowerGradNorm: s.LowerGradNorm, HyperGradErr: math.NaN(), Accuracy: math.NaN(),
+		MinEig: s.Estimate.MinEig, ErrBound: s.HyperGradErrBound}
 	if h.isHINV {
 		row.HyperGradErr = 0
 	}
@@ -130,7 +133,8 @@ func (h *history) hinvError(s *solver.EpochStats) (float64, error) {
 // the same float64.
 func (h *history) writeCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"epoch", "seconds", "upper_objective", "hypergradient_norm", "hypergradient_error_vs_hinv", "lower_gradient_norm", "accuracy"})
+	cw.Write([]string{"epoch", "seconds", "upper_objective", "hypergradient_norm", "hypergradient_error_vs_hinv", "lower_gradient_norm", "accuracy",
+		"lower_hessian_min_eig", "hypergradient_error_bound"})
 	num := func(v float64) string {
 		if math.IsNaN(v) {
 			return ""
@@ -138,7 +142,8 @@ func (h *history) writeCSV(w io.Writer) error {
 		return strconv.FormatFloat(v, 'g', -1, 64)
 	}
 	for _, r := range h.rows {
-		cw.Write([]string{strconv.Itoa(r.Epoch), num(r.Seconds), num(r.F), num(r.HyperGradNorm), num(r.HyperGradErr), num(r.LowerGradNorm), num(r.Accuracy)})
+		cw.Write([]string{strconv.Itoa(r.Epoch), num(r.Seconds), num(r.F), num(r.HyperGradNorm), num(r.HyperGradErr), num(r.LowerGradNorm), num(r.Accuracy),
+			num(r.MinEig), num(r.ErrBound)})
 	}
 	cw.Flush()
 	return cw.Error()

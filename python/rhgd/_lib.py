@@ -282,7 +282,8 @@ class Epoch(ctypes.Structure):
                 ("lower_grad_norm", c_dbl), ("elapsed", c_dbl), ("upper_grads", c_i64), ("lower_grads", c_i64),
                 ("hess_vecs", c_i64), ("cross_vecs", c_i64), ("iterations", c_i64), ("residual", c_dbl),
                 ("len_x", c_i64), ("len_y", c_i64), ("x", c_void_p), ("y", c_void_p), ("hypergrad", c_void_p),
-                ("lower_steps", c_i64), ("upper_step", c_dbl), ("lower_solves", c_i64)]
+                ("lower_steps", c_i64), ("upper_step", c_dbl), ("lower_solves", c_i64),
+                ("lower_min_eig", c_dbl), ("hypergrad_err_bound", c_dbl)]
 
 
 EPOCH_FN = ctypes.CFUNCTYPE(c_int, c_void_p, ctypes.POINTER(Epoch))
@@ -304,7 +305,8 @@ class Result(ctypes.Structure):
 # The history columns this module knows (rhgd.h's RHGD_HISTORY_*): rows
 # are read with this width, whatever the library's (rhgd_history_cols).
 HISTORY_NAMES = ("epoch", "f", "hypergrad_norm", "lower_grad_norm", "elapsed", "upper_grads", "lower_grads",
-                 "hess_vecs", "cross_vecs", "iterations", "residual", "lower_steps", "upper_step", "lower_solves")
+                 "hess_vecs", "cross_vecs", "iterations", "residual", "lower_steps", "upper_step", "lower_solves",
+                 "lower_min_eig", "hypergrad_err_bound")
 HISTORY_COLS = len(HISTORY_NAMES)
 
 PM, PP, PS = ctypes.POINTER(ManifoldT), ctypes.POINTER(ProblemT), ctypes.POINTER(SolverT)

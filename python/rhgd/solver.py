@@ -62,7 +62,10 @@ class OptimizeResult(dict):
     ``retract_failures``), ``history`` (a dict of per-epoch numpy arrays:
     epoch, f, hypergrad_norm, lower_grad_norm, elapsed, upper_grads,
     lower_grads, hess_vecs, cross_vecs, iterations, residual, lower_steps,
-    upper_step, lower_solves) and ``settings`` (the effective
+    upper_step, lower_solves, lower_min_eig (the Lanczos estimate of the
+    lower Hessian's smallest eigenvalue, NaN when not estimated) and
+    hypergrad_err_bound (the a-posteriori estimate of the hypergradient's
+    error, solver/doc.go)) and ``settings`` (the effective
     'estimator;settings'). The older names ``f`` and ``epochs`` still read
     ``fun`` and ``nit``."""
 
@@ -110,8 +113,8 @@ class Solver(_Handle):
     the keys of rhgd_solver_new (see rhgd.h): preset, eta_x, eta_y, inner,
     epochs, grad_tol, rel_grad_tol, runtime, diverge, fd_step, seed,
     batches, batch_lower, batch_upper, batch_cross, batch_hess,
-    batch_report, lower_solve, lower_tol, lower_maxiter, lower_bb,
-    upper_bb, upper_min_step, upper_max_step."""
+    batch_report, lower_solve, lower_tol, lower_maxiter, lower_err_bound,
+    lower_bb, upper_bb, upper_min_step, upper_max_step, lanczos."""
 
     _kind = "solver"
 

@@ -113,3 +113,16 @@ def test_optimize_result_reads_like_scipy():
     s = scipy.optimize.OptimizeResult(x=r.x, fun=r.fun, nit=r.nit, status=r.status, success=r.success,
                                       message=r.message)
     assert {k: s[k] for k in s} == {k: r[k] for k in s}
+
+
+def test_spectrum_and_error_bound_history():
+    """The history carries the Lanczos estimate of the lower Hessian's
+    smallest eigenvalue and the hypergradient's error bound: CG estimates
+    its own; HINV only with the lanczos setting, NaN without."""
+    p = rhgd.builtin("synthetic", n=30, d=8, r=3, seed=4)
+    for est, settings in (("cg", {}), ("hinv", {"lanczos": 5})):
+        h = rhgd.minimize(p, estimator=est, epochs=4, **settings).history
+        assert np.all(h["lower_min_eig"] > 0), est
+        assert np.all(np.isfinite(h["hypergrad_err_bound"]) & (h["hypergrad_err_bound"] >= 0)), est
+    h = rhgd.minimize(p, estimator="hinv", epochs=2).history
+    assert np.all(np.isnan(h["lower_min_eig"])) and np.all(np.isnan(h["hypergrad_err_bound"]))
