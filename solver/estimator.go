@@ -126,6 +126,56 @@ func (e *Env) GradFy(dst []float64, pt *Point) error {
 	return nil
 }
 
+// GradGy sets dst = grad_y g at pt, on the lower batch B1 (counted in
+// Stats.LowerGrads), for estimators that move lower iterates of their
+// own (FirstOrder's z).
+func (e *Env) GradGy(dst []float64, pt *Point) error {
+	e.stats.LowerGrads++
+	if err := e.p.GradGy(dst, e.batch(pt, lowerBatch)); err != nil {
+		return fmt.Errorf("GradGy: %w", err)
+	}
+	return nil
+}
+
+// GradGx sets dst = grad_x g at pt, on the batch B3 of the cross
+// derivative it stands in for (counted in Stats.LowerXGrads).
+func (e *Env) GradGx(dst []float64, pt *Point) error {
+	e.stats.LowerXGrads++
+	if err := e.p.GradGx(dst, e.batch(pt, crossBatch)); err != nil {
+		return fmt.Errorf("GradGx: %w", err)
+	}
+	return nil
+}
+
+// gradFyOnly is GradFy counted on its own (Stats.UpperYGrads), for a
+// grad_y f without its grad_x f.
+func (e *Env) gradFyOnly(dst []float64, pt *Point) error {
+	e.stats.UpperYGrads++
+	return e.GradFy(dst, pt)
+}
+
+// sampled reports whether the run draws any minibatch at random.
+func (e *Env) sampled() bool {
+	if e.smp == nil {
+		return false
+	}
+	for i := range e.smp.b {
+		if e.smp.b[i].sampled {
+			return true
+		}
+	}
+	return false
+}
+
+// redraw draws fresh batches B1 and B2 for one step of an estimator's own
+// lower iterate; nothing when the run does not sample.
+func (e *Env) redraw() {
+	if e.smp != nil {
+		e.smp.draw(lowerBatch)
+		e.smp.draw(upperBatch)
+	}
+}
+
 // HessGy sets dst = H_y g[v] at pt, on the batch B4.
 func (e *Env) HessGy(dst []float64, pt *Point, v []float64) error {
 	e.stats.HessVecs++
@@ -176,6 +226,8 @@ func (e *Env) Hyper(dst []float64, pt *Point, v []float64) error {
 //	ns[:gamma=X,terms=N,power=N]     Neumann (defaults 1/λ̂, 50, 10)
 //	ad                               AD through the lower steps
 //	gda                              GDA (min-max problems)
+//	fo[:lambda=X,growth=X,power=X,   FirstOrder, gradients only (defaults
+//	    zsteps=N,eta=X]              10, 10, 1/3 (1/7 sampled), 20, η_y)
 func ParseEstimator(spec string) (Estimator, error) {
 	name, params, _ := strings.Cut(strings.TrimSpace(spec), ":")
 	pairs, err := keyval.Split(params)
@@ -199,8 +251,11 @@ func ParseEstimator(spec string) (Estimator, error) {
 		e = AD{}
 	case "gda":
 		e = GDA{}
+	case "fo", "firstorder":
+		e = &FirstOrder{Lambda: p.float("lambda"), Growth: p.float("growth"), Power: p.float("power"),
+			ZSteps: p.int("zsteps"), EtaZ: p.float("eta")}
 	default:
-		return nil, fmt.Errorf("%w: unknown estimator %q (want one of %v)", ErrBadSetting, name, EstimatorNames())
+		return nil, fmt.Errorf("%w: unknown estimator %q (want one of %v)", ErrBadSetting, name, append(EstimatorNames(), beyondPaper...))
 	}
 	if err := p.finish(); err != nil {
 		return nil, err
@@ -208,9 +263,14 @@ func ParseEstimator(spec string) (Estimator, error) {
 	return e, nil
 }
 
-// EstimatorNames lists the names ParseEstimator knows, in the paper's
-// order.
+// EstimatorNames lists the paper's estimators' names, in the paper's
+// order, and GDA's; ParseEstimator also knows "fo" (FirstOrder).
 func EstimatorNames() []string { return []string{"hinv", "cg", "ns", "ad", "gda"} }
+
+// beyondPaper are the names ParseEstimator knows besides EstimatorNames':
+// estimators the paper does not have, which `rhgd compare` runs only when
+// asked.
+var beyondPaper = []string{"fo"}
 
 // paramReader reads an estimator spec's settings, keeping the first error
 // and the keys it used.

@@ -127,6 +127,8 @@ type Stats struct {
 	Epochs      int
 	UpperGrads  int // grad_x f evaluations (each with its grad_y f)
 	LowerGrads  int // grad_y g evaluations
+	LowerXGrads int // grad_x g evaluations (FirstOrder's hypergradient)
+	UpperYGrads int // grad_y f evaluations without a grad_x f (FirstOrder's z steps)
 	LowerValues int // g evaluations (the BB lower steps' line search)
 	LowerSolves int // Problem.LowerSolve calls
 	HessVecs    int
@@ -221,9 +223,10 @@ type RHGD struct {
 	trial      Point   // a BB lower step's trial point
 }
 
-// New returns an RHGD for p with settings s (nil: defaults). It fills
-// missing HessGy and CrossGxy by finite differences when the gradients
-// they need are there, and returns an error wrapping ErrMissing when an
+// New returns an RHGD for p with settings s (nil: defaults). When the
+// estimator needs HessGy or CrossGxy, it fills the missing ones by finite
+// differences if the gradients they need are there (FirstOrder needs
+// neither and gets no filling), and returns an error wrapping ErrMissing when an
 // oracle the estimator needs is still missing, or ErrBadSetting for a
 // setting out of range.
 func New(p Problem, s *Settings) (*RHGD, error) {
@@ -240,7 +243,7 @@ func New(p Problem, s *Settings) (*RHGD, error) {
 	}
 	exact := st.Lower.UseLowerSolve && p.LowerSolve != nil
 	p = finiteOracles(p)
-	if p.HessGy == nil || p.CrossGxy == nil {
+	if second := est.Needs() & NewOracles(OracleHessGy, OracleCrossGxy); second != 0 && (p.HessGy == nil || p.CrossGxy == nil) {
 		p = FillFD(p, st.FDStep)
 	}
 	if err := p.need(NewOracles(OracleF, OracleGradGy) | est.Needs()); err != nil {
