@@ -59,6 +59,7 @@ type Env struct {
 
 	p        *Problem
 	etaY     float64
+	inner    int // Settings.InnerIters
 	rnd      *rand.Rand
 	stats    *Stats
 	smp      *sampler // nil: full sets
@@ -71,6 +72,10 @@ type Env struct {
 
 // EtaY returns the lower step size η_y.
 func (e *Env) EtaY() float64 { return e.etaY }
+
+// InnerIters returns S, the solver's lower steps per epoch
+// (Settings.InnerIters, its default filled).
+func (e *Env) InnerIters() int { return e.inner }
 
 // Rand returns the solver's random source for estimators, seeded from
 // Settings.Seed at the start of each run.
@@ -227,7 +232,7 @@ func (e *Env) Hyper(dst []float64, pt *Point, v []float64) error {
 //	ad                               AD through the lower steps
 //	gda                              GDA (min-max problems)
 //	fo[:lambda=X,growth=X,power=X,   FirstOrder, gradients only (defaults
-//	    zsteps=N,eta=X]              10, 10, 1/3 (1/7 sampled), 20, η_y)
+//	    zsteps=N,eta=X,ztol=X]       10, 10, 1/3 (1/7 sampled), S, η_y, 0)
 func ParseEstimator(spec string) (Estimator, error) {
 	name, params, _ := strings.Cut(strings.TrimSpace(spec), ":")
 	pairs, err := keyval.Split(params)
@@ -253,7 +258,7 @@ func ParseEstimator(spec string) (Estimator, error) {
 		e = GDA{}
 	case "fo", "firstorder":
 		e = &FirstOrder{Lambda: p.float("lambda"), Growth: p.float("growth"), Power: p.float("power"),
-			ZSteps: p.int("zsteps"), EtaZ: p.float("eta")}
+			ZSteps: p.int("zsteps"), EtaZ: p.float("eta"), ZTol: p.float("ztol")}
 	default:
 		return nil, fmt.Errorf("%w: unknown estimator %q (want one of %v)", ErrBadSetting, name, append(EstimatorNames(), beyondPaper...))
 	}

@@ -39,16 +39,21 @@ var needsFirstOrder = NewOracles(OracleF, OracleGradFx, OracleGradFy, OracleGrad
 // start as it is, and needs no transport either.
 //
 // The multiplier grows as λ_k = Lambda + Growth·k^Power over the
-// estimates k = 0, 1, … since Reset. Both papers bound the penalty's bias
-// by ‖grad L*_λ(x) − grad F(x)‖ = O(1/λ) for g (geodesically) strongly
-// convex in y, with L*_λ smooth with a constant independent of λ, which is
-// why the upper step η_x need not shrink. With λ_k ∝ k^{1/3} (exact
-// gradients) they reach E‖grad F‖² ≤ ε in Õ(ε^{−3/2}) iterations, and with
-// λ_k ∝ k^{1/7} (minibatches, decreasing steps) in Õ(ε^{−7/2}); RF²SA adds
-// curvature constants of the manifolds to these bounds. The default Power
-// follows: 1/3, or 1/7 when the run samples minibatches. The rates assume the lower iterates track y*(x) and z*_λ(x):
-// an error in y or z enters ĝ multiplied by λ, so ZSteps (and the
-// solver's InnerIters) must keep them accurate as λ grows.
+// estimates k = 0, 1, … since Reset. The guarantee it inherits is F²SA's
+// (Kwon et al., Section 3; RF²SA carries it to manifolds, with constants
+// that depend on the curvature): for g (geodesically) μ-strongly convex
+// in y and λ ≥ 2·L_f/μ (so that f/λ + g is strongly convex too),
+// ‖grad L*_λ(x) − grad F(x)‖ = O(1/λ), and L*_λ is smooth with a constant
+// independent of λ, which is why the upper step η_x need not shrink as λ
+// grows. To reach E‖grad F‖² ≤ ε, λ must grow to O(ε^{−1/2}); F²SA does so
+// in Õ(ε^{−3/2}) iterations with exact gradients, which a schedule
+// λ_k ∝ k^{1/3} matches, and in Õ(ε^{−7/2}) with stochastic gradients and
+// decreasing steps, λ_k ∝ k^{1/7}. The default Power follows: 1/3, or 1/7
+// when the run samples minibatches. These rates assume that the lower
+// iterates track y*(x) and z*_λ(x): an error in y or z enters ĝ
+// multiplied by λ, so ZSteps (and the solver's lower solve) must keep
+// them accurate as λ grows; the solver's steps keep a fixed size, so a
+// sampled run stalls at a noise floor that grows with λ.
 //
 // With Settings.Batches each z step draws its own B1 (grad_y g) and B2
 // (grad_y f), and both grad_x g terms use one B3, so their difference
@@ -63,16 +68,29 @@ type FirstOrder struct {
 	// deterministic schedule), or 1/7 (its stochastic one) when the run
 	// samples minibatches (Settings.Batches).
 	Power float64
-	// ZSteps is the number of z steps per estimate; default 20.
+	// ZSteps is the number of z steps per estimate; default the solver's
+	// InnerIters S. With the paper's fixed lower steps, z then lags behind
+	// z*_λ(x) as y lags behind y*(x), by steps of one size from warm
+	// starts, and the two lags largely cancel in grad_x g(x, z) −
+	// grad_x g(x, y); with more or fewer z steps (or another η_z) they do
+	// not, and λ multiplies the difference. On the synthetic problem with
+	// the paper's steps, 20 z steps reach HINV's f, 10 or 40 do not.
 	ZSteps int
 	// EtaZ is η_z, the z step size on g + f/λ; 0 means the solver's η_y.
 	EtaZ float64
+	// ZTol, when positive, ends the z steps once ‖grad_y g + grad_y f/λ_k‖
+	// ≤ ZTol·‖ĝ_{k−1}‖/λ_k (so that λ_k times z's error stays a fraction
+	// of the hypergradient), after at most 10·ZSteps; for runs whose y is
+	// accurate by itself (Problem.LowerSolve, an adaptive lower loop),
+	// where z's lag has nothing to cancel against. Zero: ZSteps steps.
+	ZTol float64
 }
 
 // Name returns "fo".
 func (*FirstOrder) Name() string { return "fo" }
 
-// String returns the spec ParseEstimator reads, with the defaults filled.
+// String returns the spec ParseEstimator reads, with the defaults that do
+// not depend on the run filled.
 func (fo *FirstOrder) String() string {
 	l, c, t := fo.settings()
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
@@ -83,10 +101,16 @@ func (fo *FirstOrder) String() string {
 	if fo.Power != 0 {
 		s += ",power=" + f(fo.Power)
 	}
-	s += ",zsteps=" + strconv.Itoa(t)
+	if t != 0 {
+		s += ",zsteps=" + strconv.Itoa(t)
+	}
 	if fo.EtaZ != 0 {
 		s += ",eta=" + f(fo.EtaZ)
 	}
+	if fo.ZTol != 0 {
+		s += ",ztol=" + f(fo.ZTol)
+	}
+
 	return s
 }
 
@@ -104,10 +128,7 @@ func (fo *FirstOrder) settings() (lambda, growth float64, zsteps int) {
 	case growth < 0:
 		growth = 0
 	}
-	if zsteps == 0 {
-		zsteps = 20
-	}
-	return lambda, growth, zsteps
+	return lambda, growth, fo.ZSteps
 }
 
 // Bind checks the settings (Lambda > 0, Power > 0, EtaZ ≥ 0, all finite;
@@ -130,7 +151,9 @@ func (fo *FirstOrder) Bind(env *Env) (Hypergrad, error) {
 	case !(power > 0) || !finite(power):
 		return nil, fmt.Errorf("%w: FirstOrder Power = %v, want > 0 and finite (0: default 1/3, or 1/7 with minibatches)", ErrBadSetting, fo.Power)
 	case zsteps < 0:
-		return nil, fmt.Errorf("%w: FirstOrder ZSteps = %d, want ≥ 0 (0: default 20)", ErrBadSetting, fo.ZSteps)
+		return nil, fmt.Errorf("%w: FirstOrder ZSteps = %d, want ≥ 0 (0: the solver's InnerIters)", ErrBadSetting, fo.ZSteps)
+	case !(fo.ZTol >= 0) || !finite(fo.ZTol):
+		return nil, fmt.Errorf("%w: FirstOrder ZTol = %v, want ≥ 0 and finite", ErrBadSetting, fo.ZTol)
 	case !(fo.EtaZ >= 0) || !finite(fo.EtaZ):
 		return nil, fmt.Errorf("%w: FirstOrder EtaZ = %v, want ≥ 0 and finite (0: η_y)", ErrBadSetting, fo.EtaZ)
 	}
@@ -138,22 +161,29 @@ func (fo *FirstOrder) Bind(env *Env) (Hypergrad, error) {
 	if eta == 0 {
 		eta = env.EtaY()
 	}
-	return &firstOrder{env: env, lambda0: lambda, growth: growth, power: power, zsteps: zsteps, eta: eta,
+	if zsteps == 0 {
+		zsteps = env.InnerIters()
+	}
+	if fo.ZTol > 0 {
+		zsteps *= 10
+	}
+	return &firstOrder{env: env, lambda0: lambda, growth: growth, power: power, zsteps: zsteps, eta: eta, ztol: fo.ZTol,
 		z: env.NewY(), zn: env.NewY(), gz: env.NewY(), fz: env.NewY(), gx: env.NewX()}, nil
 }
 
 type firstOrder struct {
 	env                    *Env
 	lambda0, growth, power float64
-	zsteps                 int
-	eta                    float64
-	k                      int // estimates since Reset
+	zsteps                 int // the cap, with ztol
+	eta, ztol              float64
+	k                      int     // estimates since Reset
+	lastNorm               float64 // ‖ĝ_{k−1}‖
 	z, zn, gz, fz, gx      []float64
 	zpt                    Point // (x, z)
 	hasZ                   bool  // z holds the last estimate's iterate
 }
 
-func (fo *firstOrder) Reset() { fo.k, fo.hasZ = 0, false }
+func (fo *firstOrder) Reset() { fo.k, fo.hasZ, fo.lastNorm = 0, false, 0 }
 
 // lambda returns λ_k.
 func (fo *firstOrder) lambda() float64 {
@@ -175,21 +205,29 @@ func (fo *firstOrder) Estimate(dst []float64, at *Point) error {
 	fo.zpt.X, fo.zpt.XID, fo.zpt.Y = at.X, at.XID, fo.z
 	// z ← R_z(−η (grad_y g + grad_y f/λ)): the z problem min f + λg
 	// with step η/λ.
+	tol := 0.0
+	if fo.ztol > 0 && fo.lastNorm > 0 {
+		tol = fo.ztol * fo.lastNorm / lam
+	}
 	var gnorm float64
-	for t := 0; t < fo.zsteps; t++ {
+	t := 0
+	for ; t < fo.zsteps; t++ {
 		if err := fo.zgrad(lam); err != nil {
 			return err
 		}
-		if t == fo.zsteps-1 {
-			gnorm = my.Norm(fo.z, fo.gz)
+		if tol > 0 || t == fo.zsteps-1 {
+			if gnorm = my.Norm(fo.z, fo.gz); gnorm <= tol {
+				break
+			}
 		}
-		if err := my.Retract(fo.zn, fo.z, fo.gz, -fo.eta); err != nil {
+		// A step the retraction cannot take is halved, as the solver's are.
+		if _, err := retractHalving(my, fo.zn, fo.z, fo.gz, fo.eta, env.stats); err != nil {
 			return fmt.Errorf("FO: z retraction at step %d: %w", t, err)
 		}
 		copy(fo.z, fo.zn)
 		fo.zpt.YID = NewID()
 	}
-	env.AddIterations(fo.zsteps)
+	env.AddIterations(t)
 	if math.IsNaN(gnorm) || math.IsInf(gnorm, 0) {
 		return fmt.Errorf("FO: %w: z gradient norm %v", numerr.ErrNotFinite, gnorm)
 	}
@@ -210,6 +248,9 @@ func (fo *firstOrder) Estimate(dst []float64, at *Point) error {
 	}
 	for i := range dst {
 		dst[i] -= lam * fo.gx[i]
+	}
+	if fo.ztol > 0 {
+		fo.lastNorm = env.Mx.Norm(at.X, dst)
 	}
 	return nil
 }

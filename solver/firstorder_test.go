@@ -19,19 +19,19 @@ var firstOnly = solver.NewOracles(solver.OracleF, solver.OracleGradFx, solver.Or
 // TestFirstOrderSpec: the spec parser knows "fo" and its settings, String
 // gives the spec back, and bad settings are errors naming the setting.
 func TestFirstOrderSpec(t *testing.T) {
-	e, err := solver.ParseEstimator("fo:lambda=5,growth=2,power=0.5,zsteps=7,eta=0.3")
+	e, err := solver.ParseEstimator("fo:lambda=5,growth=2,power=0.5,zsteps=7,eta=0.3,ztol=0.1")
 	require.NoError(t, err)
-	require.Equal(t, &solver.FirstOrder{Lambda: 5, Growth: 2, Power: 0.5, ZSteps: 7, EtaZ: 0.3}, e)
-	require.Equal(t, "fo:lambda=5,growth=2,power=0.5,zsteps=7,eta=0.3", e.(*solver.FirstOrder).String())
+	require.Equal(t, &solver.FirstOrder{Lambda: 5, Growth: 2, Power: 0.5, ZSteps: 7, EtaZ: 0.3, ZTol: 0.1}, e)
+	require.Equal(t, "fo:lambda=5,growth=2,power=0.5,zsteps=7,eta=0.3,ztol=0.1", e.(*solver.FirstOrder).String())
 	back, err := solver.ParseEstimator(e.(*solver.FirstOrder).String())
 	require.NoError(t, err)
 	require.Equal(t, e, back)
 	e, err = solver.ParseEstimator("firstorder")
 	require.NoError(t, err)
-	require.Equal(t, "fo:lambda=10,growth=10,zsteps=20", e.(*solver.FirstOrder).String())
+	require.Equal(t, "fo:lambda=10,growth=10", e.(*solver.FirstOrder).String())
 	e, err = solver.ParseEstimator("fo:growth=-1")
 	require.NoError(t, err)
-	require.Equal(t, "fo:lambda=10,growth=-1,zsteps=20", e.(*solver.FirstOrder).String())
+	require.Equal(t, "fo:lambda=10,growth=-1", e.(*solver.FirstOrder).String())
 	require.Equal(t, firstOnly, e.Needs())
 
 	_, err = solver.ParseEstimator("fo:zsteps=x")
@@ -47,6 +47,7 @@ func TestFirstOrderSpec(t *testing.T) {
 		{solver.FirstOrder{Lambda: -1}, "Lambda"}, {solver.FirstOrder{Lambda: math.Inf(1)}, "Lambda"},
 		{solver.FirstOrder{Power: -1}, "Power"}, {solver.FirstOrder{ZSteps: -1}, "ZSteps"},
 		{solver.FirstOrder{EtaZ: math.NaN()}, "EtaZ"}, {solver.FirstOrder{Growth: math.NaN()}, "Growth"},
+		{solver.FirstOrder{ZTol: -1}, "ZTol"},
 	} {
 		_, err := solver.New(on(s.problem(), mx, my), with(&bad.fo, nil))
 		require.ErrorIs(t, err, solver.ErrBadSetting, bad.name)
@@ -279,4 +280,34 @@ func TestFirstOrderEpochAllocs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}), "synthetic")
+}
+
+// TestFirstOrderZTol: with the exact lower solution there is no lag of y
+// for z's to cancel, and ZTol runs the z steps until λ times z's error is
+// a fraction of the hypergradient: the run reaches HINV's f to 1e−4,
+// with z step counts that vary, sooner than with ZSteps fixed steps (which
+// on this problem do not reach it in 500 epochs).
+func TestFirstOrderZTol(t *testing.T) {
+	data, err := synthetic.Generate(20, 10, 4, synthetic.PaperNu, 42)
+	require.NoError(t, err)
+	sp, err := synthetic.New(data)
+	require.NoError(t, err)
+	w0, m0 := sp.Start(1)
+	set := synthetic.Paper.Settings
+	ref := hinvF(t, sp.Bilevel(), w0, m0, set, 1500)
+	set.Lower.UseLowerSolve = true
+	first := map[float64]int{}
+	for _, ztol := range []float64{0, 0.1} {
+		rec := &reach{ref: ref, tol: 1e-4, first: -1}
+		set.Estimator, set.Recorder, set.Epochs = &solver.FirstOrder{ZTol: ztol}, rec, 500
+		res, err := solver.Minimize(context.Background(), sp.Bilevel(), w0, m0, &set)
+		require.NoError(t, err)
+		t.Logf("ztol %g: within 1e-4 from epoch %d, %d z steps in %d epochs", ztol, rec.first, res.Stats.Iterations, res.Stats.Epochs)
+		first[ztol] = rec.first
+		if ztol > 0 {
+			require.GreaterOrEqual(t, rec.first, 0, "ztol %g: f never stayed within 1e-4 of HINV's", ztol)
+			require.NotZero(t, res.Stats.Iterations%res.Stats.Epochs, "z step counts vary")
+		}
+	}
+	require.True(t, first[0] < 0 || first[0] > first[0.1], "fixed z steps reached at epoch %d, ZTol at %d", first[0], first[0.1])
 }

@@ -271,7 +271,7 @@ func New(p Problem, s *Settings) (*RHGD, error) {
 	} else if st.Batches != (Batches{}) {
 		return nil, fmt.Errorf("%w: Batches %+v for a problem without components (NF = NG = 0)", ErrBadSetting, st.Batches)
 	}
-	r.env = &Env{Mx: mx, My: my, p: &r.p, etaY: st.EtaY, rnd: rand.New(pcg), stats: &r.stats, smp: r.smp,
+	r.env = &Env{Mx: mx, My: my, p: &r.p, etaY: st.EtaY, inner: st.InnerIters, rnd: rand.New(pcg), stats: &r.stats, smp: r.smp,
 		bx: make([]float64, mx.Len())}
 	if r.est, err = est.Bind(r.env); err != nil {
 		return nil, fmt.Errorf("%s estimator: %w", est.Name(), err)
