@@ -131,8 +131,9 @@ func (fo *FirstOrder) settings() (lambda, growth float64, zsteps int) {
 	return lambda, growth, fo.ZSteps
 }
 
-// Bind checks the settings (Lambda > 0, Power > 0, EtaZ ≥ 0, all finite;
-// ZSteps ≥ 0) and returns the instance with its own z iterate.
+// Bind checks the settings (Lambda > 0, Power > 0, EtaZ ≥ 0, ZTol ≥ 0,
+// all finite; ZSteps ≥ 0) and returns the instance with its own z
+// iterate.
 func (fo *FirstOrder) Bind(env *Env) (Hypergrad, error) {
 	lambda, growth, zsteps := fo.settings()
 	power := fo.Power
