@@ -44,7 +44,11 @@ type EstimatorStats struct {
 	HessVecs   int     // Hessian–vector products
 	CrossVecs  int     // cross-derivative products
 	Iterations int     // CG iterations, Neumann terms or AD steps
-	Residual   float64 // CG: final relative residual; NS: γ·λ_max estimate
+	Residual   float64 // CG: final relative residual; NS: γ·λ_max estimate; FO: ‖grad‖ of the last z step
+	// GradGx counts grad_x g evaluations and GradFy the grad_y f ones
+	// apart from the upper gradient's: FirstOrder's, whose grad_y g
+	// evaluations at z count in Stats.LowerGrads.
+	GradGx, GradFy int
 }
 
 // Env is a solver as its estimator sees it: the manifolds, the lower path,
@@ -143,19 +147,19 @@ func (e *Env) GradGy(dst []float64, pt *Point) error {
 }
 
 // GradGx sets dst = grad_x g at pt, on the batch B3 of the cross
-// derivative it stands in for (counted in Stats.LowerXGrads).
+// derivative it stands in for (counted in EstimatorStats.GradGx).
 func (e *Env) GradGx(dst []float64, pt *Point) error {
-	e.stats.LowerXGrads++
+	e.stats.gradGx++
 	if err := e.p.GradGx(dst, e.batch(pt, crossBatch)); err != nil {
 		return fmt.Errorf("GradGx: %w", err)
 	}
 	return nil
 }
 
-// gradFyOnly is GradFy counted on its own (Stats.UpperYGrads), for a
+// gradFyOnly is GradFy counted on its own (EstimatorStats.GradFy), for a
 // grad_y f without its grad_x f.
 func (e *Env) gradFyOnly(dst []float64, pt *Point) error {
-	e.stats.UpperYGrads++
+	e.stats.gradFyZ++
 	return e.GradFy(dst, pt)
 }
 

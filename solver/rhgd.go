@@ -127,8 +127,6 @@ type Stats struct {
 	Epochs      int
 	UpperGrads  int // grad_x f evaluations (each with its grad_y f)
 	LowerGrads  int // grad_y g evaluations
-	LowerXGrads int // grad_x g evaluations (FirstOrder's hypergradient)
-	UpperYGrads int // grad_y f evaluations without a grad_x f (FirstOrder's z steps)
 	LowerValues int // g evaluations (the BB lower steps' line search)
 	LowerSolves int // Problem.LowerSolve calls
 	HessVecs    int
@@ -141,6 +139,9 @@ type Stats struct {
 	Residual        float64 // the last estimate's residual (see EstimatorStats)
 	Runtime         time.Duration
 	startedWall     time.Time
+	// FirstOrder's oracles beyond these, reported per epoch in
+	// EstimatorStats (rhgd_result has no field for them yet).
+	gradGx, gradFyZ int
 }
 
 // EpochStats is what a Recorder receives after each epoch k: the point
@@ -389,7 +390,8 @@ func (r *RHGD) Step() (Status, error) {
 		r.es = EpochStats{Epoch: r.epoch, X: x, Y: r.y, HyperGrad: r.hg, F: f, HyperGradNorm: hgNorm,
 			LowerGradNorm: gyNorm, LowerSteps: r.steps, UpperStep: eta, Elapsed: r.stats.Runtime, Stats: r.stats, Estimate: EstimatorStats{
 				HessVecs: r.stats.HessVecs - before.HessVecs, CrossVecs: r.stats.CrossVecs - before.CrossVecs,
-				Iterations: r.stats.Iterations - before.Iterations, Residual: r.stats.Residual}}
+				Iterations: r.stats.Iterations - before.Iterations, Residual: r.stats.Residual,
+				GradGx: r.stats.gradGx - before.gradGx, GradFy: r.stats.gradFyZ - before.gradFyZ}}
 		if err := r.s.Recorder.Record(&r.es); err != nil {
 			return Failure, fmt.Errorf("recorder at epoch %d: %w", r.epoch, err)
 		}
