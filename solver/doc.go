@@ -38,6 +38,15 @@
 // states the oracles it calls as a typed set (Needs, Oracles); a Problem
 // reports its own (Available).
 //
+// Beyond the paper, FirstOrder ("fo") needs gradients only: F²SA's
+// value-function penalty (Kwon et al., ICML 2023) as RF²SA poses it on
+// manifolds (Dutta, Cheng and Sra, arXiv 2405.15816), with a second lower
+// iterate z for f + λg beside the solver's y, the surrogate
+// grad_x f(x, z) + λ(grad_x g(x, z) − grad_x g(x, y)) and a growing λ. Its
+// bias is O(1/λ) and errors in y and z enter multiplied by λ, so it wants
+// an accurate lower solve; it runs on problems with no second-order
+// oracle, with nothing filled by finite differences.
+//
 // # Running
 //
 // Minimize(ctx, p, x0, y0, settings) runs RHGD; New, Reset and Step run it

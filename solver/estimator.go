@@ -45,7 +45,7 @@ type EstimatorStats struct {
 	HessVecs   int     // Hessian–vector products
 	CrossVecs  int     // cross-derivative products
 	Iterations int     // CG iterations, Neumann terms or AD steps
-	Residual   float64 // CG: final relative residual; NS: γ·λ_max estimate
+	Residual   float64 // CG: final relative residual; NS: γ·λ_max estimate; FO: ‖grad‖ of the last z step
 	// MinEig and MaxEig are the epoch's Lanczos estimates of the extreme
 	// eigenvalues of the lower Hessian H_y g(x_k, y_{k+1}): CG's own Ritz
 	// values, or Settings.Lanczos steps; NaN when not estimated. Ritz
@@ -53,6 +53,10 @@ type EstimatorStats struct {
 	MinEig, MaxEig float64
 	// Damping is the δ of a damped solve (H + δI) v = b; 0 when undamped.
 	Damping float64
+	// GradGx counts grad_x g evaluations and GradFy the grad_y f ones
+	// apart from the upper gradient's: FirstOrder's, whose grad_y g
+	// evaluations at z count in Stats.LowerGrads.
+	GradGx, GradFy int
 }
 
 // Env is a solver as its estimator sees it: the manifolds, the lower path,
@@ -67,6 +71,7 @@ type Env struct {
 
 	p        *Problem
 	etaY     float64
+	inner    int // Settings.InnerIters
 	rnd      *rand.Rand
 	stats    *Stats
 	smp      *sampler // nil: full sets
@@ -128,6 +133,10 @@ func (e *Env) WantsNorms() bool { return e.info.wantNorms }
 // EtaY returns the lower step size η_y.
 func (e *Env) EtaY() float64 { return e.etaY }
 
+// InnerIters returns S, the solver's lower steps per epoch
+// (Settings.InnerIters, its default filled).
+func (e *Env) InnerIters() int { return e.inner }
+
 // Rand returns the solver's random source for estimators, seeded from
 // Settings.Seed at the start of each run.
 func (e *Env) Rand() *rand.Rand { return e.rnd }
@@ -180,6 +189,56 @@ func (e *Env) GradFy(dst []float64, pt *Point) error {
 		return fmt.Errorf("GradFy: %w", err)
 	}
 	return nil
+}
+
+// GradGy sets dst = grad_y g at pt, on the lower batch B1 (counted in
+// Stats.LowerGrads), for estimators that move lower iterates of their
+// own (FirstOrder's z).
+func (e *Env) GradGy(dst []float64, pt *Point) error {
+	e.stats.LowerGrads++
+	if err := e.p.GradGy(dst, e.batch(pt, lowerBatch)); err != nil {
+		return fmt.Errorf("GradGy: %w", err)
+	}
+	return nil
+}
+
+// GradGx sets dst = grad_x g at pt, on the batch B3 of the cross
+// derivative it stands in for (counted in EstimatorStats.GradGx).
+func (e *Env) GradGx(dst []float64, pt *Point) error {
+	e.stats.gradGx++
+	if err := e.p.GradGx(dst, e.batch(pt, crossBatch)); err != nil {
+		return fmt.Errorf("GradGx: %w", err)
+	}
+	return nil
+}
+
+// gradFyOnly is GradFy counted on its own (EstimatorStats.GradFy), for a
+// grad_y f without its grad_x f.
+func (e *Env) gradFyOnly(dst []float64, pt *Point) error {
+	e.stats.gradFyZ++
+	return e.GradFy(dst, pt)
+}
+
+// sampled reports whether the run draws any minibatch at random.
+func (e *Env) sampled() bool {
+	if e.smp == nil {
+		return false
+	}
+	for i := range e.smp.b {
+		if e.smp.b[i].sampled {
+			return true
+		}
+	}
+	return false
+}
+
+// redraw draws fresh batches B1 and B2 for one step of an estimator's own
+// lower iterate; nothing when the run does not sample.
+func (e *Env) redraw() {
+	if e.smp != nil {
+		e.smp.draw(lowerBatch)
+		e.smp.draw(upperBatch)
+	}
 }
 
 // HessGy sets dst = H_y g[v] at pt, on the batch B4.
@@ -237,6 +296,8 @@ func (e *Env) Hyper(dst []float64, pt *Point, v []float64) error {
 //	                                 Neumann (defaults 1/λ̂, 50, 10, 0)
 //	ad                               AD through the lower steps
 //	gda                              GDA (min-max problems)
+//	fo[:lambda=X,growth=X,power=X,   FirstOrder, gradients only (defaults
+//	    zsteps=N,eta=X,ztol=X]       10, 10, 1/3 (1/7 sampled), S, η_y, 0)
 func ParseEstimator(spec string) (Estimator, error) {
 	name, params, _ := strings.Cut(strings.TrimSpace(spec), ":")
 	pairs, err := keyval.Split(params)
@@ -262,8 +323,11 @@ func ParseEstimator(spec string) (Estimator, error) {
 		e = AD{}
 	case "gda":
 		e = GDA{}
+	case "fo", "firstorder":
+		e = &FirstOrder{Lambda: p.float("lambda"), Growth: p.float("growth"), Power: p.float("power"),
+			ZSteps: p.int("zsteps"), EtaZ: p.float("eta"), ZTol: p.float("ztol")}
 	default:
-		return nil, fmt.Errorf("%w: unknown estimator %q (want one of %v)", ErrBadSetting, name, EstimatorNames())
+		return nil, fmt.Errorf("%w: unknown estimator %q (want one of %v)", ErrBadSetting, name, append(EstimatorNames(), beyondPaper...))
 	}
 	if err := p.finish(); err != nil {
 		return nil, err
@@ -271,9 +335,14 @@ func ParseEstimator(spec string) (Estimator, error) {
 	return e, nil
 }
 
-// EstimatorNames lists the names ParseEstimator knows, in the paper's
-// order.
+// EstimatorNames lists the paper's estimators' names, in the paper's
+// order, and GDA's; ParseEstimator also knows "fo" (FirstOrder).
 func EstimatorNames() []string { return []string{"hinv", "cg", "ns", "ad", "gda"} }
+
+// beyondPaper are the names ParseEstimator knows besides EstimatorNames':
+// estimators the paper does not have, which `rhgd compare` runs only when
+// asked.
+var beyondPaper = []string{"fo"}
 
 // paramReader reads an estimator spec's settings, keeping the first error
 // and the keys it used.

@@ -20,6 +20,12 @@ const maxRetractHalvings = 40
 // invalid input (numerr.ErrInvalid: x off the manifold, a bad setting)
 // does not depend on the step and is returned at once.
 func (r *RHGD) retract(m Manifold, dst, x, u []float64, step float64) (float64, error) {
+	return retractHalving(m, dst, x, u, step, &r.stats)
+}
+
+// retractHalving is retract for any Stats: the solver's, or an
+// estimator's through its Env.
+func retractHalving(m Manifold, dst, x, u []float64, step float64, stats *Stats) (float64, error) {
 	first := step
 	for h := 0; ; h++ {
 		err := m.Retract(dst, x, u, -step)
@@ -31,7 +37,7 @@ func (r *RHGD) retract(m Manifold, dst, x, u []float64, step float64) (float64, 
 		case h == maxRetractHalvings:
 			return step, fmt.Errorf("no step from %.3g down to %.3g could be retracted: %w", first, step, err)
 		}
-		r.stats.RetractFailures++
+		stats.RetractFailures++
 		step /= 2
 	}
 }

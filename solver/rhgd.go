@@ -150,6 +150,9 @@ type Stats struct {
 	Residual        float64 // the last estimate's residual (see EstimatorStats)
 	Runtime         time.Duration
 	startedWall     time.Time
+	// FirstOrder's oracles beyond these, reported per epoch in
+	// EstimatorStats (rhgd_result has no field for them yet).
+	gradGx, gradFyZ int
 }
 
 // EpochStats is what a Recorder receives after each epoch k: the point
@@ -240,9 +243,10 @@ type RHGD struct {
 	lastK      float64 // the last estimate's error-bound factor K̂ (LowerRule.ErrBound)
 }
 
-// New returns an RHGD for p with settings s (nil: defaults). It fills
-// missing HessGy and CrossGxy by finite differences when the gradients
-// they need are there, and returns an error wrapping ErrMissing when an
+// New returns an RHGD for p with settings s (nil: defaults). When the
+// estimator needs HessGy or CrossGxy, it fills the missing ones by finite
+// differences if the gradients they need are there (FirstOrder needs
+// neither and gets no filling), and returns an error wrapping ErrMissing when an
 // oracle the estimator needs is still missing, or ErrBadSetting for a
 // setting out of range.
 func New(p Problem, s *Settings) (*RHGD, error) {
@@ -259,10 +263,14 @@ func New(p Problem, s *Settings) (*RHGD, error) {
 	}
 	exact := st.Lower.UseLowerSolve && p.LowerSolve != nil
 	p = finiteOracles(p)
-	if p.HessGy == nil || p.CrossGxy == nil {
+	needs := NewOracles(OracleF, OracleGradGy) | est.Needs()
+	if st.Lanczos > 0 {
+		needs |= NewOracles(OracleHessGy) // the spectrum estimate's products
+	}
+	if second := needs & NewOracles(OracleHessGy, OracleCrossGxy); second != 0 && (p.HessGy == nil || p.CrossGxy == nil) {
 		p = FillFD(p, st.FDStep)
 	}
-	if err := p.need(NewOracles(OracleF, OracleGradGy) | est.Needs()); err != nil {
+	if err := p.need(needs); err != nil {
 		return nil, fmt.Errorf("%s estimator: %w", est.Name(), err)
 	}
 	mx, my := p.Mx, p.My
@@ -287,7 +295,7 @@ func New(p Problem, s *Settings) (*RHGD, error) {
 	} else if st.Batches != (Batches{}) {
 		return nil, fmt.Errorf("%w: Batches %+v for a problem without components (NF = NG = 0)", ErrBadSetting, st.Batches)
 	}
-	r.env = &Env{Mx: mx, My: my, p: &r.p, etaY: st.EtaY, rnd: rand.New(pcg), stats: &r.stats, smp: r.smp,
+	r.env = &Env{Mx: mx, My: my, p: &r.p, etaY: st.EtaY, inner: st.InnerIters, rnd: rand.New(pcg), stats: &r.stats, smp: r.smp,
 		bx: make([]float64, mx.Len()), lz: newLanczos(my.Len(), cmp.Or(st.Lanczos, DefaultLanczosSteps))}
 	r.env.info.wantNorms = st.Recorder != nil || st.Lower.ErrBound
 	r.env.info.reset()
@@ -413,7 +421,8 @@ func (r *RHGD) Step() (Status, error) {
 			Elapsed: r.stats.Runtime, Stats: r.stats, Estimate: EstimatorStats{
 				HessVecs: r.stats.HessVecs - before.HessVecs, CrossVecs: r.stats.CrossVecs - before.CrossVecs,
 				Iterations: r.stats.Iterations - before.Iterations, Residual: r.stats.Residual,
-				MinEig: in.minEig, MaxEig: in.maxEig, Damping: in.damping}}
+				MinEig: in.minEig, MaxEig: in.maxEig, Damping: in.damping,
+				GradGx: r.stats.gradGx - before.gradGx, GradFy: r.stats.gradFyZ - before.gradFyZ}}
 		if err := r.s.Recorder.Record(&r.es); err != nil {
 			return Failure, fmt.Errorf("recorder at epoch %d: %w", r.epoch, err)
 		}
