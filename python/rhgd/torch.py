@@ -20,7 +20,10 @@ the CG, NS and AD estimators and the adaptive preset run on them.
 
 Cost. One point's autograd graph of ∇_y g (create_graph=True) is built
 once and reused by every product at that point (retain_graph=True): CG's
-many Hessian products at one (x, y) each cost one backward pass. Points
+many Hessian products at one (x, y) each cost one backward pass. Each
+gradient is computed only when asked for, by one backward pass through
+the point's retained forward graph: a lower step, which needs ∇_y g alone,
+does not differentiate through what depends on x only. Points
 are recognized by their values (x, y and the minibatch), compared bitwise with the
 last point's; the library's arrays are wrapped with torch.from_numpy, not
 copied, and results are written into its output arrays in place.
@@ -96,7 +99,8 @@ class _Cache:
         self.fn, self.n, self.sx, self.sy, self.name = fn, n, sx, sy, name
         self.kx = self.ky = self.kb = None
         self.value = self.gx = self.gy = None
-        self.graph = None  # (xt, yt, gx, gy) with create_graph, or None
+        self.fwd = None  # (xt, yt, value) with its graph, or None
+        self.graph = None  # [xt, yt, gx, gy] with create_graph (False: not built yet), or None
 
     def at(self, x, y, lx, ly, batch, nbatch):
         """Key the cache to the point at the addresses x, y (lx, ly doubles)
@@ -111,7 +115,7 @@ class _Cache:
             np.copyto(self.kx, _view(x, lx))
             np.copyto(self.ky, _view(y, ly))
         self.kb = _iview(batch, nbatch).copy() if batch else None
-        self.value = self.gx = self.gy = self.graph = None
+        self.value = self.gx = self.gy = self.graph = self.fwd = None
 
     def _args(self):
         """The point's leaf tensors (owned copies: a graph may outlive the
@@ -138,34 +142,55 @@ class _Cache:
                 self.value = float(self._call(xt, yt, args))
         return self.value
 
-    def grads(self):
-        if self.gx is None:
+    def _forward(self):
+        """The point's value with its autograd graph (x and y leaves that
+        require grad), built once per point and kept: each gradient is then
+        one backward pass through it (retain_graph), and only the gradient
+        asked for is computed (the lower steps need ∇_y g alone, whose
+        backward pass skips everything that depends on x only, such as a
+        feature map's eigendecompositions)."""
+        if self.fwd is None:
             xt, yt, args = self._args()
             with torch.enable_grad():
                 v = self._call(xt, yt, args)
-                if v.requires_grad:
-                    gx, gy = torch.autograd.grad(v, (xt, yt), allow_unused=True)
-                else:
-                    gx = gy = None
+            self.fwd = (xt, yt, v)
             self.value = float(v.detach())
-            self.gx = torch.zeros_like(xt) if gx is None else gx
-            self.gy = torch.zeros_like(yt) if gy is None else gy
+        return self.fwd
+
+    def _grad(self, which, create_graph):
+        xt, yt, v = self._forward()
+        wrt = (xt, yt)[which]
+        r = None
+        if v.requires_grad:
+            with torch.enable_grad():
+                (r,) = torch.autograd.grad(v, wrt, create_graph=create_graph, retain_graph=True, allow_unused=True)
+        return r, wrt
+
+    def grads(self, which=None):
+        """(gx, gy), computing the one at index which (both when None)."""
+        for w in ((0, 1) if which is None else (which,)):
+            if (self.gx, self.gy)[w] is None:
+                g = self.graph[2 + w] if self.graph is not None and self.graph[2 + w] is not False else None
+                if g is None:
+                    g, wrt = self._grad(w, False)
+                    g = torch.zeros_like(wrt) if g is None else g
+                g = g.detach()
+                if w == 0:
+                    self.gx = g
+                else:
+                    self.gy = g
         return self.gx, self.gy
 
-    def second(self):
-        """(xt, yt, gx, gy): the gradients with their graph, built once."""
+    def second(self, which=1):
+        """(xt, yt, gx, gy): the gradients with their graph
+        (create_graph=True), each built once per point when first asked for
+        (which: 0 for gx, 1 for gy); one not built yet is False."""
         if self.graph is None:
-            xt, yt, args = self._args()
-            with torch.enable_grad():
-                v = self._call(xt, yt, args)
-                if v.requires_grad:
-                    gx, gy = torch.autograd.grad(v, (xt, yt), create_graph=True, allow_unused=True)
-                else:
-                    gx = gy = None
-            self.graph = (xt, yt, gx, gy)
-            self.value = float(v.detach())
-            self.gx = torch.zeros_like(xt) if gx is None else gx.detach()
-            self.gy = torch.zeros_like(yt) if gy is None else gy.detach()
+            xt, yt, _ = self._forward()
+            self.graph = [xt, yt, False, False]
+        if self.graph[2 + which] is False:
+            g, _ = self._grad(which, True)
+            self.graph[2 + which] = g
         return self.graph
 
 
@@ -329,7 +354,7 @@ class Problem(_solver.Problem):
             try:
                 with self._lock:
                     self._point(cache, x, y, batch, nbatch)
-                    r = cache.grads()[which]
+                    r = cache.grads(which)[which]
                     torch.from_numpy(_view(out, n)).copy_(r.reshape(-1))
                 return 0
             except BaseException as e:
@@ -347,7 +372,7 @@ class Problem(_solver.Problem):
             try:
                 with self._lock:
                     self._point(cache, x, y, batch, nbatch)
-                    xt, yt, gx, gy = cache.second()
+                    xt, yt, gx, gy = cache.second(0 if name == "cross_gyx" else 1)
                     vt = torch.from_numpy(_view(v, lv)).reshape(sv)
                     if name == "hess_gy":
                         r = _product(gy, yt, vt)
