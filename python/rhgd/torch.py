@@ -136,10 +136,11 @@ class _Cache:
         return v.reshape(())
 
     def val(self):
+        # The forward pass with its graph: a gradient at the same point (a
+        # lower step's trial point once accepted, f's gradients after its
+        # value) then costs one backward pass and no second forward.
         if self.value is None:
-            xt, yt, args = self._args()
-            with torch.no_grad():
-                self.value = float(self._call(xt, yt, args))
+            self._forward()
         return self.value
 
     def _forward(self):
