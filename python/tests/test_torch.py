@@ -239,6 +239,39 @@ def test_one_graph_per_point(tmp_path):
     assert calls[0] <= r.epochs * (5 + 3), (calls[0], r.hess_vecs)
 
 
+def test_one_forward_per_point():
+    """At one point, g's value, both gradients and the products share one
+    forward pass, and ∇_y g alone does not differentiate what depends on x
+    only (a lower step's backward pass stops at y)."""
+    calls, xonly = [0], [0]
+
+    class Count(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a.clone()
+
+        @staticmethod
+        def backward(ctx, g):
+            xonly[0] += 1
+            return g
+
+    def g(x, y):
+        calls[0] += 1
+        return torch.sum(Count.apply(x) ** 2 * y) + 0.5 * torch.sum(y * y)
+
+    f = lambda x, y: torch.sum(x * y)
+    mx, my = rhgd.Euclidean(3), rhgd.Euclidean(3)
+    tp = rt.Problem(f, g, mx, my)
+    x, y, v = np.array([1.0, 2.0, 3.0]), np.array([0.5, -1.0, 2.0]), np.ones(3)
+    np.testing.assert_allclose(tp.oracle("grad_gy", x, y), x ** 2 + y)
+    assert xonly[0] == 0
+    assert tp.oracle("g", x, y) == pytest.approx(np.sum(x ** 2 * y) + 0.5 * np.sum(y * y))
+    np.testing.assert_allclose(tp.oracle("grad_gx", x, y), 2 * x * y)
+    np.testing.assert_allclose(tp.oracle("hess_gy", x, y, v), v)
+    np.testing.assert_allclose(tp.oracle("cross_gxy", x, y, v), 2 * x * v)
+    assert calls[0] == 1
+
+
 def test_adaptive_preset(tmp_path):
     """The adaptive preset runs on a torch problem and lowers the
     hypergradient."""
