@@ -23,7 +23,9 @@ once and reused by every product at that point (retain_graph=True): CG's
 many Hessian products at one (x, y) each cost one backward pass. Each
 gradient is computed only when asked for, by one backward pass through
 the point's retained forward graph: a lower step, which needs ∇_y g alone,
-does not differentiate through what depends on x only. Points
+does not differentiate through what depends on x only. With AD,
+minimize also keeps the lower path's graphs for the backward sweep
+(Problem.keep_points). Points
 are recognized by their values (x, y and the minibatch), compared bitwise with the
 last point's; the library's arrays are wrapped with torch.from_numpy, not
 copied, and results are written into its output arrays in place.
@@ -40,6 +42,7 @@ library's conversion of a second, Euclidean problem (one more crossing
 each, and full sums only).
 """
 
+import collections
 import ctypes
 import threading
 
@@ -101,6 +104,15 @@ class _Cache:
         self.value = self.gx = self.gy = None
         self.fwd = None  # (xt, yt, value) with its graph, or None
         self.graph = None  # [xt, yt, gx, gy] with create_graph (False: not built yet), or None
+        # keep > 1 also keeps the keep − 1 points before the last, by their
+        # bytes (AD's backward sweep revisits the lower path's points).
+        self.keep = 1
+        self.old = collections.OrderedDict()
+
+    _STATE = ("kx", "ky", "kb", "value", "gx", "gy", "graph", "fwd")
+
+    def _key(self):
+        return self.kx.tobytes() + self.ky.tobytes() + (b"" if self.kb is None else b"b" + self.kb.tobytes())
 
     def at(self, x, y, lx, ly, batch, nbatch):
         """Key the cache to the point at the addresses x, y (lx, ly doubles)
@@ -109,12 +121,27 @@ class _Cache:
         if _equal(self.kx, x, lx) and _equal(self.ky, y, ly) and \
                 (self.kb is None if not batch else _equal(self.kb, batch, nbatch)):
             return
-        if self.kx is None:
+        if self.keep > 1:
+            if self.kx is not None:
+                self.old[self._key()] = tuple(getattr(self, k) for k in self._STATE)
+                while len(self.old) > self.keep - 1:
+                    self.old.popitem(last=False)
+            kx, ky = _view(x, lx).copy(), _view(y, ly).copy()
+            kb = _iview(batch, nbatch).copy() if batch else None
+            key = kx.tobytes() + ky.tobytes() + (b"" if kb is None else b"b" + kb.tobytes())
+            st = self.old.pop(key, None)
+            if st is not None:
+                for k, v in zip(self._STATE, st):
+                    setattr(self, k, v)
+                return
+            self.kx, self.ky, self.kb = kx, ky, kb  # fresh arrays: the kept states hold the old ones
+        elif self.kx is None:
             self.kx, self.ky = _view(x, lx).copy(), _view(y, ly).copy()
+            self.kb = _iview(batch, nbatch).copy() if batch else None
         else:
             np.copyto(self.kx, _view(x, lx))
             np.copyto(self.ky, _view(y, ly))
-        self.kb = _iview(batch, nbatch).copy() if batch else None
+            self.kb = _iview(batch, nbatch).copy() if batch else None
         self.value = self.gx = self.gy = self.graph = self.fwd = None
 
     def _args(self):
@@ -263,6 +290,20 @@ class Problem(_solver.Problem):
         if x0 is not None or y0 is not None:
             self.set_start(x0, y0)
         self._warn_notes()
+
+    def keep_points(self, n):
+        """Keep the autograd graphs of the last n points (default 1) for f
+        and for g, instead of the last one only: worth it when a solver
+        revisits points, as AD's backward sweep does over the lower path
+        (minimize sets n = inner + 2 for 'ad'). Memory grows with n."""
+        n = int(n)
+        if n < 1:
+            raise ValueError(f"rhgd: keep_points({n}): want >= 1")
+        with self._lock:
+            for c in (self._f, self._g):
+                c.keep = n
+                while len(c.old) > n - 1:
+                    c.old.popitem(last=False)
 
     def _riemannian(self, h, hess_gy_inv, n_f, n_g):
         """The handle of the problem with the inverse Hessian: the library
@@ -422,4 +463,12 @@ def minimize(f, g, mx, my, x0=None, y0=None, estimator=None, callback=None, *, n
     otherwise, as in rhgd.minimize. Returns an rhgd.OptimizeResult."""
     lower = settings.pop("lower_solve") if callable(settings.get("lower_solve")) else None
     p = Problem(f, g, mx, my, n_f=n_f, n_g=n_g, lower_solve=lower, hess_gy_inv=hess_gy_inv)
-    return _solver.Solver(p, estimator, **settings).run(x0, y0, callback)
+    s = _solver.Solver(p, estimator, **settings)
+    est, _, rest = s.settings.partition(";")
+    if est.split(":")[0] == "ad":
+        # AD's backward sweep revisits the S + 1 points of the lower path in
+        # reverse: keep their forward graphs (as autograd through the
+        # unrolled loop would) instead of recomputing f and g there.
+        kv = dict(item.split("=", 1) for item in rest.split(",") if "=" in item)
+        p.keep_points(int(kv.get("inner", "0")) + 2)
+    return s.run(x0, y0, callback)

@@ -272,6 +272,26 @@ def test_one_forward_per_point():
     assert calls[0] == 1
 
 
+def test_ad_keeps_the_lower_path(tmp_path):
+    """minimize with AD keeps the lower path's graphs: the backward sweep
+    evaluates g at no new point (one forward per lower point per epoch),
+    and the trajectory is the one without the kept graphs."""
+    p, tp, z, _ = synthetic(tmp_path)
+    calls = [0]
+
+    def g(W, M):
+        calls[0] += 1
+        return tp._g.fn(W, M)
+
+    x0, y0 = p.start()
+    r = rt.minimize(tp._f.fn, g, tp.mx, tp.my, x0, y0, "ad", eta_x=0.5, eta_y=0.5, inner=5, epochs=4)
+    assert calls[0] <= r.epochs * (5 + 1), calls[0]
+    want = rhgd.Solver(tp, "ad", eta_x=0.5, eta_y=0.5, inner=5, epochs=4).run(x0, y0)
+    np.testing.assert_allclose(r.x, want.x, rtol=0, atol=1e-12)
+    with pytest.raises(ValueError, match="keep_points"):
+        tp.keep_points(0)
+
+
 def test_adaptive_preset(tmp_path):
     """The adaptive preset runs on a torch problem and lowers the
     hypergradient."""
