@@ -20,7 +20,12 @@ the CG, NS and AD estimators and the adaptive preset run on them.
 
 Cost. One point's autograd graph of ∇_y g (create_graph=True) is built
 once and reused by every product at that point (retain_graph=True): CG's
-many Hessian products at one (x, y) each cost one backward pass. Points
+many Hessian products at one (x, y) each cost one backward pass. Each
+gradient is computed only when asked for, by one backward pass through
+the point's retained forward graph: a lower step, which needs ∇_y g alone,
+does not differentiate through what depends on x only. With AD,
+minimize also keeps the lower path's graphs for the backward sweep
+(Problem.keep_points). Points
 are recognized by their values (x, y and the minibatch), compared bitwise with the
 last point's; the library's arrays are wrapped with torch.from_numpy, not
 copied, and results are written into its output arrays in place.
@@ -37,6 +42,7 @@ library's conversion of a second, Euclidean problem (one more crossing
 each, and full sums only).
 """
 
+import collections
 import ctypes
 import threading
 
@@ -98,7 +104,17 @@ class _Cache:
         self.fn, self.n, self.sx, self.sy, self.name = fn, n, sx, sy, name
         self.kx = self.ky = self.kb = None
         self.value = self.gx = self.gy = None
-        self.graph = None  # (xt, yt, gx, gy) with create_graph, or None
+        self.fwd = None  # (xt, yt, value) with its graph, or None
+        self.graph = None  # [xt, yt, gx, gy] with create_graph (False: not built yet), or None
+        # keep > 1 also keeps the keep − 1 points before the last, by their
+        # bytes (AD's backward sweep revisits the lower path's points).
+        self.keep = 1
+        self.old = collections.OrderedDict()
+
+    _STATE = ("kx", "ky", "kb", "value", "gx", "gy", "graph", "fwd")
+
+    def _key(self):
+        return self.kx.tobytes() + self.ky.tobytes() + (b"" if self.kb is None else b"b" + self.kb.tobytes())
 
     def at(self, x, y, lx, ly, batch, nbatch):
         """Key the cache to the point at the addresses x, y (lx, ly doubles)
@@ -107,13 +123,28 @@ class _Cache:
         if _equal(self.kx, x, lx) and _equal(self.ky, y, ly) and \
                 (self.kb is None if not batch else _equal(self.kb, batch, nbatch)):
             return
-        if self.kx is None:
+        if self.keep > 1:
+            if self.kx is not None:
+                self.old[self._key()] = tuple(getattr(self, k) for k in self._STATE)
+                while len(self.old) > self.keep - 1:
+                    self.old.popitem(last=False)
+            kx, ky = _view(x, lx).copy(), _view(y, ly).copy()
+            kb = _iview(batch, nbatch).copy() if batch else None
+            key = kx.tobytes() + ky.tobytes() + (b"" if kb is None else b"b" + kb.tobytes())
+            st = self.old.pop(key, None)
+            if st is not None:
+                for k, v in zip(self._STATE, st):
+                    setattr(self, k, v)
+                return
+            self.kx, self.ky, self.kb = kx, ky, kb  # fresh arrays: the kept states hold the old ones
+        elif self.kx is None:
             self.kx, self.ky = _view(x, lx).copy(), _view(y, ly).copy()
+            self.kb = _iview(batch, nbatch).copy() if batch else None
         else:
             np.copyto(self.kx, _view(x, lx))
             np.copyto(self.ky, _view(y, ly))
-        self.kb = _iview(batch, nbatch).copy() if batch else None
-        self.value = self.gx = self.gy = self.graph = None
+            self.kb = _iview(batch, nbatch).copy() if batch else None
+        self.value = self.gx = self.gy = self.graph = self.fwd = None
 
     def _args(self):
         """The point's leaf tensors (owned copies: a graph may outlive the
@@ -134,40 +165,62 @@ class _Cache:
         return v.reshape(())
 
     def val(self):
+        # The forward pass with its graph: a gradient at the same point (a
+        # lower step's trial point once accepted, f's gradients after its
+        # value) then costs one backward pass and no second forward.
         if self.value is None:
-            xt, yt, args = self._args()
-            with torch.no_grad():
-                self.value = float(self._call(xt, yt, args))
+            self._forward()
         return self.value
 
-    def grads(self):
-        if self.gx is None:
+    def _forward(self):
+        """The point's value with its autograd graph (x and y leaves that
+        require grad), built once per point and kept: each gradient is then
+        one backward pass through it (retain_graph), and only the gradient
+        asked for is computed (the lower steps need ∇_y g alone, whose
+        backward pass skips everything that depends on x only, such as a
+        feature map's eigendecompositions)."""
+        if self.fwd is None:
             xt, yt, args = self._args()
             with torch.enable_grad():
                 v = self._call(xt, yt, args)
-                if v.requires_grad:
-                    gx, gy = torch.autograd.grad(v, (xt, yt), allow_unused=True)
-                else:
-                    gx = gy = None
+            self.fwd = (xt, yt, v)
             self.value = float(v.detach())
-            self.gx = torch.zeros_like(xt) if gx is None else gx
-            self.gy = torch.zeros_like(yt) if gy is None else gy
+        return self.fwd
+
+    def _grad(self, which, create_graph):
+        xt, yt, v = self._forward()
+        wrt = (xt, yt)[which]
+        r = None
+        if v.requires_grad:
+            with torch.enable_grad():
+                (r,) = torch.autograd.grad(v, wrt, create_graph=create_graph, retain_graph=True, allow_unused=True)
+        return r, wrt
+
+    def grads(self, which=None):
+        """(gx, gy), computing the one at index which (both when None)."""
+        for w in ((0, 1) if which is None else (which,)):
+            if (self.gx, self.gy)[w] is None:
+                g = self.graph[2 + w] if self.graph is not None and self.graph[2 + w] is not False else None
+                if g is None:
+                    g, wrt = self._grad(w, False)
+                    g = torch.zeros_like(wrt) if g is None else g
+                g = g.detach()
+                if w == 0:
+                    self.gx = g
+                else:
+                    self.gy = g
         return self.gx, self.gy
 
-    def second(self):
-        """(xt, yt, gx, gy): the gradients with their graph, built once."""
+    def second(self, which=1):
+        """(xt, yt, gx, gy): the gradients with their graph
+        (create_graph=True), each built once per point when first asked for
+        (which: 0 for gx, 1 for gy); one not built yet is False."""
         if self.graph is None:
-            xt, yt, args = self._args()
-            with torch.enable_grad():
-                v = self._call(xt, yt, args)
-                if v.requires_grad:
-                    gx, gy = torch.autograd.grad(v, (xt, yt), create_graph=True, allow_unused=True)
-                else:
-                    gx = gy = None
-            self.graph = (xt, yt, gx, gy)
-            self.value = float(v.detach())
-            self.gx = torch.zeros_like(xt) if gx is None else gx.detach()
-            self.gy = torch.zeros_like(yt) if gy is None else gy.detach()
+            xt, yt, _ = self._forward()
+            self.graph = [xt, yt, False, False]
+        if self.graph[2 + which] is False:
+            g, _ = self._grad(which, True)
+            self.graph[2 + which] = g
         return self.graph
 
 
@@ -239,6 +292,20 @@ class Problem(_problems.Problem):
         if x0 is not None or y0 is not None:
             self.set_start(x0, y0)
         self._warn_notes()
+
+    def keep_points(self, n):
+        """Keep the autograd graphs of the last n points (default 1) for f
+        and for g, instead of the last one only: worth it when a solver
+        revisits points, as AD's backward sweep does over the lower path
+        (minimize sets n = inner + 2 for 'ad'). Memory grows with n."""
+        n = int(n)
+        if n < 1:
+            raise ValueError(f"rhgd: keep_points({n}): want >= 1")
+        with self._lock:
+            for c in (self._f, self._g):
+                c.keep = n
+                while len(c.old) > n - 1:
+                    c.old.popitem(last=False)
 
     def _riemannian(self, h, hess_gy_inv, n_f, n_g):
         """The handle of the problem with the inverse Hessian: the library
@@ -331,7 +398,7 @@ class Problem(_problems.Problem):
             try:
                 with self._lock:
                     self._point(cache, x, y, batch, nbatch)
-                    r = cache.grads()[which]
+                    r = cache.grads(which)[which]
                     torch.from_numpy(_view(out, n)).copy_(r.reshape(-1))
                 return 0
             except BaseException as e:
@@ -349,7 +416,7 @@ class Problem(_problems.Problem):
             try:
                 with self._lock:
                     self._point(cache, x, y, batch, nbatch)
-                    xt, yt, gx, gy = cache.second()
+                    xt, yt, gx, gy = cache.second(0 if name == "cross_gyx" else 1)
                     vt = torch.from_numpy(_view(v, lv)).reshape(sv)
                     if name == "hess_gy":
                         r = _product(gy, yt, vt)
@@ -399,4 +466,12 @@ def minimize(f, g, mx, my, x0=None, y0=None, *, estimator=None, callback=None, n
     if lower_solve is not None and not callable(lower_solve):
         settings["lower_solve"], lower_solve = lower_solve, None
     p = Problem(f, g, mx, my, n_f=n_f, n_g=n_g, lower_solve=lower_solve, hess_gy_inv=hess_gy_inv)
-    return _solver.minimize(p, x0, y0, estimator=estimator, callback=callback, **settings)
+    s = _solver.Solver(p, estimator, **settings)
+    est, _, rest = s.settings.partition(";")
+    if est.split(":")[0] == "ad":
+        # AD's backward sweep revisits the S + 1 points of the lower path in
+        # reverse: keep their forward graphs (as autograd through the
+        # unrolled loop would) instead of recomputing f and g there.
+        kv = dict(item.split("=", 1) for item in rest.split(",") if "=" in item)
+        p.keep_points(int(kv.get("inner", "0")) + 2)
+    return s.run(x0, y0, callback)

@@ -239,6 +239,59 @@ def test_one_graph_per_point(tmp_path):
     assert calls[0] <= r.nit * (5 + 3), (calls[0], r.hess_vecs)
 
 
+def test_one_forward_per_point():
+    """At one point, g's value, both gradients and the products share one
+    forward pass, and ∇_y g alone does not differentiate what depends on x
+    only (a lower step's backward pass stops at y)."""
+    calls, xonly = [0], [0]
+
+    class Count(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a.clone()
+
+        @staticmethod
+        def backward(ctx, g):
+            xonly[0] += 1
+            return g
+
+    def g(x, y):
+        calls[0] += 1
+        return torch.sum(Count.apply(x) ** 2 * y) + 0.5 * torch.sum(y * y)
+
+    f = lambda x, y: torch.sum(x * y)
+    mx, my = rhgd.Euclidean(3), rhgd.Euclidean(3)
+    tp = rt.Problem(f, g, mx, my)
+    x, y, v = np.array([1.0, 2.0, 3.0]), np.array([0.5, -1.0, 2.0]), np.ones(3)
+    np.testing.assert_allclose(tp.oracle("grad_gy", x, y), x ** 2 + y)
+    assert xonly[0] == 0
+    assert tp.oracle("g", x, y) == pytest.approx(np.sum(x ** 2 * y) + 0.5 * np.sum(y * y))
+    np.testing.assert_allclose(tp.oracle("grad_gx", x, y), 2 * x * y)
+    np.testing.assert_allclose(tp.oracle("hess_gy", x, y, v), v)
+    np.testing.assert_allclose(tp.oracle("cross_gxy", x, y, v), 2 * x * v)
+    assert calls[0] == 1
+
+
+def test_ad_keeps_the_lower_path(tmp_path):
+    """minimize with AD keeps the lower path's graphs: the backward sweep
+    evaluates g at no new point (one forward per lower point per epoch),
+    and the trajectory is the one without the kept graphs."""
+    p, tp, z, _ = synthetic(tmp_path)
+    calls = [0]
+
+    def g(W, M):
+        calls[0] += 1
+        return tp._g.fn(W, M)
+
+    x0, y0 = p.start()
+    r = rt.minimize(tp._f.fn, g, tp.mx, tp.my, x0, y0, "ad", eta_x=0.5, eta_y=0.5, inner=5, epochs=4)
+    assert calls[0] <= r.epochs * (5 + 1), calls[0]
+    want = rhgd.Solver(tp, "ad", eta_x=0.5, eta_y=0.5, inner=5, epochs=4).run(x0, y0)
+    np.testing.assert_allclose(r.x, want.x, rtol=0, atol=1e-12)
+    with pytest.raises(ValueError, match="keep_points"):
+        tp.keep_points(0)
+
+
 def test_adaptive_preset(tmp_path):
     """The adaptive preset runs on a torch problem and lowers the
     hypergradient."""
