@@ -439,7 +439,7 @@ def per_epoch(hist):
 def run_rhgd_torch(tp, est, W, g0, a, epochs):
     import rhgd.torch as rt
     f, g, hinv, mx, my, _ = tp
-    r = rt.minimize(f, g, mx, my, W, g0, rhgd_spec(est, a), hess_gy_inv=hinv if est == "hinv" else None,
+    r = rt.minimize(f, g, mx, my, W, g0, estimator=rhgd_spec(est, a), hess_gy_inv=hinv if est == "hinv" else None,
                     eta_x=a.eta_x, eta_y=a.eta_y, inner=a.lower_iter, epochs=epochs)
     return r
 
@@ -516,7 +516,7 @@ def figure_b(a, data, port, tp, out):
             return n <= target or state["total"] > a.cap_seconds
 
         extra = {"lower_solve": lower} if variant == "exact" else {}
-        rt.minimize(f, g, mx, my, W0, g0, rhgd_spec(a.estimator_b, a), callback=cb, preset="adaptive",
+        rt.minimize(f, g, mx, my, W0, g0, estimator=rhgd_spec(a.estimator_b, a), callback=cb, preset="adaptive",
                     eta_x=a.eta_x, eta_y=a.eta_y, inner=a.lower_iter, epochs=a.cap_epochs_rhgd, **extra)
         return state
 

@@ -284,7 +284,7 @@ def test_ad_keeps_the_lower_path(tmp_path):
         return tp._g.fn(W, M)
 
     x0, y0 = p.start()
-    r = rt.minimize(tp._f.fn, g, tp.mx, tp.my, x0, y0, "ad", eta_x=0.5, eta_y=0.5, inner=5, epochs=4)
+    r = rt.minimize(tp._f.fn, g, tp.mx, tp.my, x0, y0, estimator="ad", eta_x=0.5, eta_y=0.5, inner=5, epochs=4)
     assert calls[0] <= r.epochs * (5 + 1), calls[0]
     want = rhgd.Solver(tp, "ad", eta_x=0.5, eta_y=0.5, inner=5, epochs=4).run(x0, y0)
     np.testing.assert_allclose(r.x, want.x, rtol=0, atol=1e-12)
