@@ -19,7 +19,7 @@ type Path int
 // The paths. Auto is what BenchmarkBatchEig measured fastest at each
 // order on each backend.
 const (
-	// Auto: SmallEig up to SmallEigCutoff and Batched above it on the
+	// Auto: SmallEig up to batchGoCutoff and Batched above it on the
 	// native backend; SmallEig up to goEigCutoff and LAPACK (gonum's
 	// Dsyev) above it on the pure-Go backend.
 	Auto Path = iota
@@ -40,6 +40,17 @@ const (
 // 1.53 ms at 100 (BenchmarkBatchEig with RHGD_BLAS=gonum, per matrix);
 // beyond, gonum's blocked reduction is expected to take over.
 const goEigCutoff = 128
+
+// batchGoCutoff is the largest order at which Auto uses SmallEig on the
+// native backend. SmallEigCutoff = 32 compares SmallEig with one dsyevd
+// call per matrix (a crossing and a thread switch each); on a batch, one
+// crossing serves a chunk, and dsyevd took the lead earlier: on the
+// 2-core AMD EPYC (Cooperlake kernels, shared and loaded, 1000 matrices,
+// alternating, medians of 7, three runs), SmallEig over batched dsyevd
+// was 1.35–1.5× at n = 24, 1.9× at 28 and 1.7–1.9× at 32, and mixed
+// (0.9–1.8×, the noise) from 16 to 22. 20 keeps SPDNet's 20×20 layer on
+// SmallEig, as before.
+const batchGoCutoff = 20
 
 var pathNames = [...]string{"auto", "go", "lapack", "batched"}
 
@@ -183,7 +194,7 @@ func (b *Batch) path() Path {
 		return Batched
 	case p == Batched || p == LAPACK:
 		return LAPACK
-	case b.n <= SmallEigCutoff, !native && b.n <= goEigCutoff:
+	case native && b.n <= batchGoCutoff, !native && b.n <= goEigCutoff:
 		return Go
 	case native:
 		return Batched
