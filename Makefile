@@ -74,10 +74,10 @@ test-purego: deps
 	$(GO) test -count=1 -tags purego $(PUREGO_PKGS)
 
 # test-race: the packages that run goroutines (blas's parallel Go GEMM,
-# internal/spectral's batched eigensolves, concurrent solver runs in
+# spectral's batched eigensolves, concurrent solver runs in
 # problems/synthetic's tests, the C ABI's handles) and the solver. The
 # manifold and other problem packages start none of their own.
-RACE_PKGS = ./blas ./internal/spectral ./solver ./problems/synthetic ./cbindings
+RACE_PKGS = ./blas ./spectral ./solver ./problems/synthetic ./cbindings
 
 test-race: deps
 	$(GO) test -count=1 -race $(RACE_PKGS)
@@ -89,7 +89,7 @@ test-race: deps
 # machine and not on a user's. A kernel set this OpenBLAS does not know is
 # skipped with a message, and so is the one rhgd selects by default, which
 # test-cgo ran.
-CORE_PKGS = lapackx spd stiefel coupling internal/spectral problems/synthetic
+CORE_PKGS = lapackx spd stiefel coupling spectral problems/synthetic
 
 test-coretypes: deps
 	@mkdir -p build && $(GO) build -o build/rhgd ./cmd/rhgd

@@ -44,6 +44,7 @@ func BenchmarkExpm(b *testing.B)     { benchGroup(b, "expm") }
 func BenchmarkStiefel(b *testing.B)  { benchGroup(b, "stiefel") }
 func BenchmarkCoupling(b *testing.B) { benchGroup(b, "coupling") }
 func BenchmarkEpoch(b *testing.B)    { benchGroup(b, "epoch") }
+func BenchmarkBatch(b *testing.B)    { benchGroup(b, "batch") }
 
 // TestQuickCases runs every case of `make bench-quick` once, without
 // peers: each prepares and runs, and its output is finite.

@@ -26,6 +26,9 @@ type Case struct {
 	Peers []string
 	// Params are passed to the peers' load.
 	Params map[string]any
+	// Rounds caps the timing rounds of a case whose one call takes
+	// seconds (0: Timing's); it also lowers Timing.MinRounds to it.
+	Rounds int
 	// Prepare writes the inputs into dir (none when dir is "") and returns
 	// the rhgd call.
 	Prepare func(dir string) (*Prepared, error)
@@ -53,6 +56,7 @@ type Sizes struct {
 	Stiefel  [][2]int // (n, p)
 	Coupling []int    // n×n couplings
 	Epoch    []int    // d of the synthetic problem (n = 2d, r = d/2.5)
+	Batch    [][2]int // (n, b): b matrices of order n at once
 	// PeerMax caps the size of a peer too slow for the largest sizes.
 	PeerMax map[string]int
 }
@@ -66,6 +70,9 @@ func FullSizes() Sizes {
 		Stiefel:  [][2]int{{1000, 50}, {10000, 100}, {100000, 50}},
 		Coupling: []int{200, 1000, 2000},
 		Epoch:    []int{50, 200, 500, 1000},
+		// 32/33: torch's batched eigh switches paths there.
+		Batch: [][2]int{{3, 1000}, {3, 10000}, {10, 1000}, {10, 10000}, {32, 1000}, {32, 10000},
+			{33, 1000}, {33, 10000}, {64, 1000}, {64, 10000}, {100, 1000}, {100, 10000}},
 		// scipy's logm and sqrtm (Schur-based, complex) take tens of
 		// seconds at n = 2000.
 		PeerMax: map[string]int{"scipy.logm": 1000, "scipy.sqrtm": 1000},
@@ -82,6 +89,7 @@ func QuickSizes() Sizes {
 		Stiefel:  [][2]int{{500, 20}},
 		Coupling: []int{100},
 		Epoch:    []int{20},
+		Batch:    [][2]int{{3, 100}, {33, 20}},
 	}
 }
 
@@ -105,6 +113,9 @@ func Cases(s Sizes) []Case {
 	}
 	for _, d := range s.Epoch {
 		cs = append(cs, epochCases(d)...)
+	}
+	for _, nb := range s.Batch {
+		cs = append(cs, batchCases(nb[0], nb[1])...)
 	}
 	for i := range cs {
 		c := &cs[i]

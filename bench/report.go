@@ -135,6 +135,7 @@ var groupTitles = map[string]string{
 	"stiefel":  "Stiefel retractions (n×p)",
 	"coupling": "Doubly stochastic manifold (n×n couplings)",
 	"epoch":    "One RHGD epoch of the synthetic problem (n = 2d, r = d/2.5, S = 20)",
+	"batch":    "Many small matrices at once (b matrices of order n)",
 }
 
 // groupNotes say what a group's tables need to be read right.
@@ -151,6 +152,13 @@ var groupNotes = map[string]string{
 		"float32 (the authors' precision). HINV agrees to rounding in float64. AD does not compute the same thing: the paper's AD, which rhgd " +
 		"runs, replaces each retraction's differential by the projection onto the next tangent space, while autograd differentiates the " +
 		"unrolled second-order retraction exactly; their W after one epoch differ by about 1e−5.",
+	"batch": "rhgd runs spectral.Batch's Eig and Map (checked inputs, chunks of at most 2²¹ doubles per array, as the C ABI's " +
+		"rhgd_spectral_*_batch), torch the expressions users write on the (b, n, n) tensor: torch.linalg.eigh, V diag(f(λ)) Vᵀ, and for " +
+		"`+grad` autograd's backward through both (the forward included on both sides) for a symmetric upstream gradient. Inputs: SPD, " +
+		"eigenvalues log-spaced in [0.1, 10]; ReEig's ε = 0.5. Both sides check their eigendecompositions once (ascending, residual, " +
+		"orthogonality); `agree` compares eigenvalues, f(A) and the gradients. torch's batched eigh changes paths between n = 32 and 33. " +
+		"To keep the report's time, the cases of 10⁹ n³ or more per call run 3 rounds, and at b = 10000 the forward maps alone are " +
+		"not timed (they are inside `+grad`).",
 }
 
 // find returns the result of op at size (nil if none).

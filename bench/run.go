@@ -113,9 +113,13 @@ func runCase(c *Case, cfg Config) (res Result) {
 		}
 		defer cfg.Peer.Drop()
 	}
+	rounds, minRounds := cfg.Timing.Rounds, cfg.Timing.MinRounds
+	if c.Rounds > 0 {
+		rounds, minRounds = min(rounds, c.Rounds), min(minRounds, c.Rounds)
+	}
 	start := time.Now()
-	for round := 0; round < cfg.Timing.Rounds; round++ {
-		if round >= max(cfg.Timing.MinRounds, 1) && time.Since(start) > cfg.Timing.Budget {
+	for round := 0; round < rounds; round++ {
+		if round >= max(minRounds, 1) && time.Since(start) > cfg.Timing.Budget {
 			break
 		}
 		t, err := measure(prep.Run, cfg.Timing.MinTime)

@@ -57,13 +57,13 @@ func scalings(res []Result) []Scaling {
 }
 
 // scalingVar names what N is in each group.
-var scalingVar = map[string]string{"stiefel": "n·p²", "epoch": "d"}
+var scalingVar = map[string]string{"stiefel": "n·p²", "epoch": "d", "batch": "b·n³"}
 
 func writeScaling(b *strings.Builder, ss []Scaling) {
 	if len(ss) == 0 {
 		return
 	}
-	b.WriteString("## Scaling\n\nThe exponent α of time ∝ N^α fitted by least squares on log-log axes (N is n, or n·p² for Stiefel and d for epochs), " +
+	b.WriteString("## Scaling\n\nThe exponent α of time ∝ N^α fitted by least squares on log-log axes (N is n, or n·p² for Stiefel, d for epochs and b·n³ for batches), " +
 		"beside the exponent of the operation's flop count. Below the flop count's exponent, fixed costs still weigh at the smaller sizes.\n\n" +
 		"| group | op | flop count | exponent | fitted | over N |\n|---|---|---|---:|---:|---|\n")
 	for _, s := range ss {

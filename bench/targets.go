@@ -122,6 +122,28 @@ var targets = []target{
 	}},
 }
 
+// batchEigTargets are issue 20 §4's rows: at each order n, the batched
+// eigendecomposition ≥ 2× torch.linalg.eigh on the same batch, at both
+// batch sizes.
+func batchEigTargets() []target {
+	var ts []target
+	for _, n := range []int{3, 10, 32, 33, 64, 100} {
+		ts = append(ts, target{fmt.Sprintf("Batched eig ≥ 2× torch.linalg.eigh at n = %d (b = 1000 and 10000)", n),
+			func(res []Result) (string, bool, bool) {
+				sizes := []string{sizeNB(n, 1000), sizeNB(n, 10000)}
+				w, _, ok := worstOf(sizes, func(size string) float64 { return peerRatio(res, "eig", size, "torch.eigh_batch") }, true)
+				var parts []string
+				for _, s := range sizes {
+					parts = append(parts, fmt.Sprintf("%s: %.2f×", s, peerRatio(res, "eig", s, "torch.eigh_batch")))
+				}
+				return strings.Join(parts, ", "), w >= 2, ok
+			}})
+	}
+	return ts
+}
+
+func init() { targets = append(targets, batchEigTargets()...) }
+
 func writeTargets(b *strings.Builder, res []Result) {
 	b.WriteString("## Targets\n\n| target | measured | |\n|---|---|---|\n")
 	for _, t := range targets {

@@ -70,6 +70,29 @@ int rhgd_coupling_retr(int64_t m, int64_t n, const double *a, const double *b,
 	return rhgdgo_coupling_retr(m, n, (double *)a, (double *)b, (double *)gamma, (double *)u, out);
 }
 
+int rhgd_spectral_eig_batch(int64_t n, int64_t count, const double *a, double *w, double *v) {
+	return rhgdgo_spectral_eig_batch(n, count, (double *)a, w, v);
+}
+int rhgd_spectral_exp_batch(int64_t n, int64_t count, const double *a, double *out) {
+	return rhgdgo_spectral_exp_batch(n, count, (double *)a, out);
+}
+int rhgd_spectral_log_batch(int64_t n, int64_t count, const double *a, double *out) {
+	return rhgdgo_spectral_log_batch(n, count, (double *)a, out);
+}
+int rhgd_spectral_reeig_batch(int64_t n, int64_t count, double eps, const double *a, double *out) {
+	return rhgdgo_spectral_reeig_batch(n, count, eps, (double *)a, out);
+}
+int rhgd_spectral_exp_batch_backward(int64_t n, int64_t count, const double *a, const double *g, double *grad) {
+	return rhgdgo_spectral_exp_batch_backward(n, count, (double *)a, (double *)g, grad);
+}
+int rhgd_spectral_log_batch_backward(int64_t n, int64_t count, const double *a, const double *g, double *grad) {
+	return rhgdgo_spectral_log_batch_backward(n, count, (double *)a, (double *)g, grad);
+}
+int rhgd_spectral_reeig_batch_backward(int64_t n, int64_t count, double eps, const double *a, const double *g,
+                                       double *grad) {
+	return rhgdgo_spectral_reeig_batch_backward(n, count, eps, (double *)a, (double *)g, grad);
+}
+
 int rhgd_manifold_new(const char *spec, rhgd_manifold *out) { return rhgdgo_manifold_new((char *)spec, (int64_t *)out); }
 int rhgd_manifold_coupling(int64_t m, int64_t n, const double *a, const double *b,
                            const char *options, rhgd_manifold *out) {

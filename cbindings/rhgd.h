@@ -259,6 +259,53 @@ RHGD_API int rhgd_coupling_retr(int64_t m, int64_t n, const double *a, const dou
                                 const double *gamma, const double *u, double *out);
 
 /* ------------------------------------------------------------------ */
+/* Batched spectral kernels                                            */
+/* ------------------------------------------------------------------ */
+
+/* Many small symmetric matrices at once (SPD networks, covariance
+ * descriptors), as torch.linalg.eigh on a batch: a is count n x n
+ * row-major matrices one after the other (count*n*n doubles), each
+ * symmetric (checked, as for rhgd_expsym) and finite; an error names the
+ * argument and the first bad matrix (from 0). The matrices are split
+ * across the library's threads (OpenBLAS runs single-threaded meanwhile)
+ * and worked through in chunks, so the workspace stays below 80 MB; a
+ * steady stream of calls of one n and count allocates nothing (the reeig
+ * ones: one 8-byte box for eps). Outputs may be the inputs (in place).
+ *
+ * rhgd_spectral_eig_batch sets w (count*n) to each matrix's eigenvalues,
+ * ascending, and v (count*n*n) to its unit eigenvectors, one per ROW of
+ * its n x n block: A_i = V_i^T diag(w_i) V_i. w and v must not overlap. */
+RHGD_API int rhgd_spectral_eig_batch(int64_t n, int64_t count, const double *a, double *w, double *v);
+
+/* rhgd_spectral_exp_batch sets each block of out to exp(A_i);
+ * RHGD_ENUMERIC if one overflows. */
+RHGD_API int rhgd_spectral_exp_batch(int64_t n, int64_t count, const double *a, double *out);
+
+/* rhgd_spectral_log_batch sets each block of out to log(A_i), for SPD
+ * A_i (RHGD_EINVAL naming the matrix otherwise). */
+RHGD_API int rhgd_spectral_log_batch(int64_t n, int64_t count, const double *a, double *out);
+
+/* rhgd_spectral_reeig_batch sets each block of out to SPDNet's ReEig,
+ * V^T diag(max(eps, lambda)) V, for a finite eps. */
+RHGD_API int rhgd_spectral_reeig_batch(int64_t n, int64_t count, double eps, const double *a, double *out);
+
+/* The backward maps of the three: given g, count n x n blocks G_i (the
+ * gradient of a loss with respect to f(A_i), any n x n matrices), they set
+ * each block of grad to the gradient with respect to A_i,
+ *   Df(A_i)[(G_i + G_i^T)/2] = V^T (Gamma o (V sym(G_i) V^T)) V,
+ * Gamma_ab = (f(l_a) - f(l_b))/(l_a - l_b) (f'(l_a) on ties), the
+ * Daleckii-Krein formula. For symmetric G_i this is the Frechet derivative
+ * of f at A_i in the direction G_i. Each call computes the
+ * eigendecompositions again. ReEig's derivative at an eigenvalue equal to
+ * eps is 0 (SPDNet's choice). */
+RHGD_API int rhgd_spectral_exp_batch_backward(int64_t n, int64_t count, const double *a, const double *g,
+                                              double *grad);
+RHGD_API int rhgd_spectral_log_batch_backward(int64_t n, int64_t count, const double *a, const double *g,
+                                              double *grad);
+RHGD_API int rhgd_spectral_reeig_batch_backward(int64_t n, int64_t count, double eps, const double *a,
+                                                const double *g, double *grad);
+
+/* ------------------------------------------------------------------ */
 /* Manifolds                                                           */
 /* ------------------------------------------------------------------ */
 

@@ -18,7 +18,7 @@ import (
 // LAPACK's dsyevd (EigSym's choice above), on one OpenBLAS thread as
 // EigSym runs it; jacobi and hestenes are two- and one-sided Jacobi
 // in pure Go (jacobi_test.go) and gonum is gonum's Dsyev (the pure-Go
-// backend's). BenchmarkEigDriverSmallEig adds internal/spectral's
+// backend's). BenchmarkEigDriverSmallEig adds spectral's
 // SmallEig. Measured on the 2-core EPYC (`go test -run '^$' -bench
 // EigDriver -count 6 ./lapackx`), medians at n=50: ql 87 µs, ql-base
 // 195 µs, evd 167 µs, evr 201 µs, ev 215 µs, trd+steqr 200 µs, gonum

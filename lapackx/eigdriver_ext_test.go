@@ -5,11 +5,11 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/rhgd/rhgd/internal/spectral"
 	"github.com/rhgd/rhgd/lapackx"
+	"github.com/rhgd/rhgd/spectral"
 )
 
-// BenchmarkEigDriverSmallEig puts internal/spectral's pure-Go SmallEig
+// BenchmarkEigDriverSmallEig puts spectral's pure-Go SmallEig
 // (tred2 and tql2, the algorithm of the native backend's QL solver without
 // its vector kernels) beside EigSym.FactorizeLower on the same SPD
 // matrices; it lives in an external test because spectral imports

@@ -8,8 +8,8 @@ import (
 	gblas "gonum.org/v1/gonum/blas"
 
 	"github.com/rhgd/rhgd/blas"
-	"github.com/rhgd/rhgd/internal/spectral"
 	"github.com/rhgd/rhgd/lapackx"
+	"github.com/rhgd/rhgd/spectral"
 )
 
 // randSPD returns expm(sym(s·G)) for a standard normal n×n G, the paper's

@@ -10,13 +10,13 @@ import (
 
 	"github.com/rhgd/rhgd/blas"
 	"github.com/rhgd/rhgd/euclid"
-	"github.com/rhgd/rhgd/internal/spectral"
 	"github.com/rhgd/rhgd/lapackx"
 	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/problems"
 	"github.com/rhgd/rhgd/problems/internal/batch"
 	"github.com/rhgd/rhgd/problems/internal/bimap"
 	"github.com/rhgd/rhgd/solver"
+	"github.com/rhgd/rhgd/spectral"
 	"github.com/rhgd/rhgd/stiefel"
 )
 

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/rhgd/rhgd/internal/spectral"
 	"github.com/rhgd/rhgd/lapackx"
 	"github.com/rhgd/rhgd/solver"
+	"github.com/rhgd/rhgd/spectral"
 )
 
 // Accuracy returns the percentage of validation matrices whose largest

@@ -39,7 +39,7 @@
 //	dZ1_i = DReEig(Z1_i)[W2 dZ2_i W2ᵀ], ∂W1 = Σ 2 A_iW1 dZ1_i,
 //
 // then the projection onto T_W(St × St). The Fréchet derivatives of the
-// spectral functions (package internal/spectral, Daleckii–Krein with
+// spectral functions (package spectral, Daleckii–Krein with
 // stable divided differences) are self-adjoint, so they are their own
 // backward maps. ReEig takes the subgradient 0 at its kink (see
 // spectral.ReEig); with the paper's ε = 1e−4 and covariances + 10⁻³I, every

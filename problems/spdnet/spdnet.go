@@ -11,7 +11,6 @@ import (
 
 	"github.com/rhgd/rhgd/blas"
 	"github.com/rhgd/rhgd/euclid"
-	"github.com/rhgd/rhgd/internal/spectral"
 	"github.com/rhgd/rhgd/lapackx"
 	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/problems"
@@ -20,6 +19,7 @@ import (
 	"github.com/rhgd/rhgd/problems/internal/softmax"
 	"github.com/rhgd/rhgd/product"
 	"github.com/rhgd/rhgd/solver"
+	"github.com/rhgd/rhgd/spectral"
 	"github.com/rhgd/rhgd/stiefel"
 )
 

@@ -10,12 +10,12 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rhgd/rhgd/internal/race"
-	"github.com/rhgd/rhgd/internal/spectral"
 	"github.com/rhgd/rhgd/lapackx"
 	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/problems/spdnet"
 	"github.com/rhgd/rhgd/problemtest"
 	"github.com/rhgd/rhgd/solver"
+	"github.com/rhgd/rhgd/spectral"
 )
 
 // eth is the ETH-80 data with the paper's covariances, loaded once.

@@ -154,6 +154,30 @@ func Expsym(n int64, a, out []float64) int  { return int(C.rhgd_expsym(C.int64_t
 func Logsym(n int64, a, out []float64) int  { return int(C.rhgd_logsym(C.int64_t(n), p(a), p(out))) }
 func Sqrtsym(n int64, a, out []float64) int { return int(C.rhgd_sqrtsym(C.int64_t(n), p(a), p(out))) }
 func Expm(n int64, a, out []float64) int    { return int(C.rhgd_expm(C.int64_t(n), p(a), p(out))) }
+
+// The batched spectral kernels.
+
+func SpectralEigBatch(n, count int64, a, w, v []float64) int {
+	return int(C.rhgd_spectral_eig_batch(C.int64_t(n), C.int64_t(count), p(a), p(w), p(v)))
+}
+func SpectralExpBatch(n, count int64, a, out []float64) int {
+	return int(C.rhgd_spectral_exp_batch(C.int64_t(n), C.int64_t(count), p(a), p(out)))
+}
+func SpectralLogBatch(n, count int64, a, out []float64) int {
+	return int(C.rhgd_spectral_log_batch(C.int64_t(n), C.int64_t(count), p(a), p(out)))
+}
+func SpectralReEigBatch(n, count int64, eps float64, a, out []float64) int {
+	return int(C.rhgd_spectral_reeig_batch(C.int64_t(n), C.int64_t(count), C.double(eps), p(a), p(out)))
+}
+func SpectralExpBatchBackward(n, count int64, a, g, grad []float64) int {
+	return int(C.rhgd_spectral_exp_batch_backward(C.int64_t(n), C.int64_t(count), p(a), p(g), p(grad)))
+}
+func SpectralLogBatchBackward(n, count int64, a, g, grad []float64) int {
+	return int(C.rhgd_spectral_log_batch_backward(C.int64_t(n), C.int64_t(count), p(a), p(g), p(grad)))
+}
+func SpectralReEigBatchBackward(n, count int64, eps float64, a, g, grad []float64) int {
+	return int(C.rhgd_spectral_reeig_batch_backward(C.int64_t(n), C.int64_t(count), C.double(eps), p(a), p(g), p(grad)))
+}
 func Lyap(n int64, a, c, x []float64) int {
 	return int(C.rhgd_lyapunov_sym(C.int64_t(n), p(a), p(c), p(x)))
 }

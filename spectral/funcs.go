@@ -33,9 +33,11 @@ func ReEig(eps float64) lapackx.Func {
 
 type reEig struct{ eps float64 }
 
+// Eval is max(ε, x); Positive is false: ReEig takes any real argument.
 func (r reEig) Eval(x float64) float64 { return math.Max(r.eps, x) }
 func (reEig) Positive() bool           { return false }
 
+// DivDiff is the exact divided difference described at ReEig.
 func (r reEig) DivDiff(x, y float64) float64 {
 	xa, ya := x > r.eps, y > r.eps
 	switch {

@@ -23,8 +23,9 @@ import (
 // problems/hyperrep, where this solver was born) gave medians of 4.0 µs
 // here against 8.4 µs at n = 10, 0.6 against 1.7 µs at n = 4, and a lead
 // up to n = 48 (216 against 243 µs), lost by n = 64 (1.45 against
-// 0.56 ms). SmallEigCutoff = 32 keeps a margin; Batch uses it to pick the
-// path. (gonum's Dsyev, the pure-Go backend's path, took 7.4 µs at
+// 0.56 ms). SmallEigCutoff = 32 keeps a margin; Batch, whose batched
+// dsyevd shares one crossing among many matrices, switches earlier
+// (batchGoCutoff). (gonum's Dsyev, the pure-Go backend's path, took 7.4 µs at
 // n = 10.)
 //
 // A SmallEig owns its workspace: Factorize allocates nothing. It is not

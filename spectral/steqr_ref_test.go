@@ -22,7 +22,7 @@ import (
 // the same errors; its loss shows on wider samples (lapackx's syevql.c).
 func TestSmallEigReference(t *testing.T) {
 	const u = 0x1p-53
-	b, err := os.ReadFile("../../lapackx/testdata/reference.json")
+	b, err := os.ReadFile("../lapackx/testdata/reference.json")
 	require.NoError(t, err)
 	var data struct {
 		Cases []struct {

@@ -19,7 +19,7 @@ type Path int
 // The paths. Auto is what BenchmarkBatchEig measured fastest at each
 // order on each backend.
 const (
-	// Auto: SmallEig up to SmallEigCutoff and Batched above it on the
+	// Auto: SmallEig up to batchGoCutoff and Batched above it on the
 	// native backend; SmallEig up to goEigCutoff and LAPACK (gonum's
 	// Dsyev) above it on the pure-Go backend.
 	Auto Path = iota
@@ -40,6 +40,17 @@ const (
 // 1.53 ms at 100 (BenchmarkBatchEig with RHGD_BLAS=gonum, per matrix);
 // beyond, gonum's blocked reduction is expected to take over.
 const goEigCutoff = 128
+
+// batchGoCutoff is the largest order at which Auto uses SmallEig on the
+// native backend. SmallEigCutoff = 32 compares SmallEig with one dsyevd
+// call per matrix (a crossing and a thread switch each); on a batch, one
+// crossing serves a chunk, and dsyevd took the lead earlier: on the
+// 2-core AMD EPYC (Cooperlake kernels, shared and loaded, 1000 matrices,
+// alternating, medians of 7, three runs), SmallEig over batched dsyevd
+// was 1.35–1.5× at n = 24, 1.9× at 28 and 1.7–1.9× at 32, and mixed
+// (0.9–1.8×, the noise) from 16 to 22. 20 keeps SPDNet's 20×20 layer on
+// SmallEig, as before.
+const batchGoCutoff = 20
 
 var pathNames = [...]string{"auto", "go", "lapack", "batched"}
 
@@ -87,6 +98,8 @@ type Batch struct {
 	blasFrom  int       // the congruences' BLAS crossover for this call
 	f         lapackx.Func
 	applied   bool // gam, fv and the idents belong to f and the current factorization
+	checkSym  bool // factorChunk also checks symmetry (Eig and Map: outside data)
+	base      int  // the index of matrix 0 in error messages (Eig's and Map's chunks)
 	slots     []slot
 	errs      []error
 	wg        sync.WaitGroup
@@ -181,7 +194,7 @@ func (b *Batch) path() Path {
 		return Batched
 	case p == Batched || p == LAPACK:
 		return LAPACK
-	case b.n <= SmallEigCutoff, !native && b.n <= goEigCutoff:
+	case native && b.n <= batchGoCutoff, !native && b.n <= goEigCutoff:
 		return Go
 	case native:
 		return Batched
@@ -198,6 +211,12 @@ func (b *Batch) Factorize(a []float64, m int) error {
 	if m < 0 || m > b.cap || len(a) < m*b.n*b.n {
 		panic(fmt.Sprintf("spectral: Factorize %d matrices of order %d from %d entries, capacity %d", m, b.n, len(a), b.cap))
 	}
+	b.checkSym, b.base = false, 0
+	return b.factorize(a, m)
+}
+
+// factorize is Factorize without the checks of its arguments.
+func (b *Batch) factorize(a []float64, m int) error {
 	b.m, b.applied, b.f = 0, false, nil
 	n := b.n
 	if err := b.run(opFactor, m, n*n*n*8, a, nil, nil, nil); err != nil {
@@ -219,6 +238,9 @@ func (b *Batch) Apply(dst []float64, f lapackx.Func) error {
 	}
 	b.applied, b.f = false, f
 	n := b.n
+	if f == nil {
+		return fmt.Errorf("spectral: %w: Apply: f is nil", numerr.ErrInvalid)
+	}
 	if err := b.run(opApply, b.m, n*n*(n+4), nil, dst, nil, nil); err != nil {
 		return err
 	}
@@ -274,6 +296,21 @@ func (b *Batch) FrechetAll(dst, e, w []float64) {
 	b.run(opFrechet, b.m, 3*nn*b.n+4*nn, nil, dst, e, w) // cannot fail
 }
 
+// BackwardAll sets each block dst_i = Df(A_i)*[G_i] = Df(A_i)[(G_i +
+// G_iᵀ)/2] for the n×n blocks G_i of g (the gradients of a loss with
+// respect to f(A_i)), i < Len(), in parallel: Backward for the whole
+// batch. dst may be g.
+func (b *Batch) BackwardAll(dst, g []float64) {
+	if !b.applied {
+		panic("spectral: Batch used without a successful Apply")
+	}
+	nn := b.n * b.n
+	if len(dst) < b.m*nn || len(g) < b.m*nn {
+		panic("spectral: BackwardAll: dimension mismatch")
+	}
+	b.run(opBackward, b.m, 3*nn*b.n+4*nn, nil, dst, g, nil) // cannot fail
+}
+
 // op is the work a chunk does.
 type op uint8
 
@@ -281,6 +318,7 @@ const (
 	opFactor op = iota
 	opApply
 	opFrechet
+	opBackward
 )
 
 // job is one chunk: matrices [lo, hi) with scratch slot.
@@ -371,7 +409,7 @@ func (j *job) do() {
 		err = b.factorChunk(j.a, j.lo, j.hi, s)
 	case opApply:
 		err = b.applyChunk(j.dst, j.lo, j.hi, s)
-	case opFrechet:
+	case opFrechet, opBackward:
 		nn := b.n * b.n
 		for i := j.lo; i < j.hi; i++ {
 			d := j.dst[i*nn : (i+1)*nn]
@@ -379,8 +417,12 @@ func (j *job) do() {
 				clear(d)
 				continue
 			}
-			copy(s.t1, j.e[i*nn:(i+1)*nn])
-			mirrorUpper(s.t1, b.n)
+			if j.op == opBackward {
+				symInto(s.t1, j.e[i*nn:(i+1)*nn], b.n)
+			} else {
+				copy(s.t1, j.e[i*nn:(i+1)*nn])
+				mirrorUpper(s.t1, b.n)
+			}
 			b.frechet(d, i, s)
 		}
 	}
@@ -396,13 +438,20 @@ func (b *Batch) factorChunk(a []float64, lo, hi int, s *slot) error {
 	// The symmetric copies, checked finite (the upper triangles).
 	for i := lo; i < hi; i++ {
 		src, in := a[i*nn:(i+1)*nn], b.in[i*nn:(i+1)*nn]
+		var amax float64
 		for p := 0; p < n; p++ {
 			for q := p; q < n; q++ {
 				x := src[p*n+q]
 				if math.IsNaN(x) || math.IsInf(x, 0) {
-					return fmt.Errorf("spectral: %w: matrix %d, entry [%d,%d] = %v", numerr.ErrNotFinite, i, p, q, x)
+					return fmt.Errorf("spectral: %w: matrix %d, entry [%d,%d] = %v", numerr.ErrNotFinite, b.base+i, p, q, x)
 				}
 				in[p*n+q], in[q*n+p] = x, x
+				amax = max(amax, math.Abs(x))
+			}
+		}
+		if b.checkSym {
+			if err := checkLower(src, n, amax); err != nil {
+				return fmt.Errorf("spectral: matrix %d: %w", b.base+i, err)
 			}
 		}
 	}
@@ -410,13 +459,13 @@ func (b *Batch) factorChunk(a []float64, lo, hi int, s *slot) error {
 	case Go:
 		for i := lo; i < hi; i++ {
 			if err := eigInto(b.lam[i*n:(i+1)*n], s.e, b.v[i*nn:(i+1)*nn], b.in[i*nn:(i+1)*nn], n); err != nil {
-				return fmt.Errorf("spectral: matrix %d: %w", i, err)
+				return fmt.Errorf("spectral: matrix %d: %w", b.base+i, err)
 			}
 		}
 	case LAPACK:
 		for i := lo; i < hi; i++ {
 			if err := s.eig.FactorizeLower(b.in[i*nn : (i+1)*nn]); err != nil {
-				return fmt.Errorf("spectral: matrix %d: %w", i, err)
+				return fmt.Errorf("spectral: matrix %d: %w", b.base+i, err)
 			}
 			copy(b.lam[i*n:(i+1)*n], s.eig.Values())
 			copy(b.v[i*nn:(i+1)*nn], s.eig.Vectors())
@@ -424,7 +473,7 @@ func (b *Batch) factorChunk(a []float64, lo, hi int, s *slot) error {
 	case Batched:
 		copy(b.v[lo*nn:hi*nn], b.in[lo*nn:hi*nn])
 		if idx, err := lapackx.EigBatch(n, hi-lo, b.v[lo*nn:hi*nn], b.lam[lo*n:hi*n], s.work, s.iwork); err != nil {
-			return fmt.Errorf("spectral: matrix %d: %w", lo+idx, err)
+			return fmt.Errorf("spectral: matrix %d: %w", b.base+lo+idx, err)
 		}
 	}
 	for i := lo; i < hi; i++ {
@@ -444,16 +493,16 @@ func (b *Batch) applyChunk(dst []float64, lo, hi int, s *slot) error {
 	for i := lo; i < hi; i++ {
 		lam, fv := b.lam[i*n:(i+1)*n], b.fv[i*n:(i+1)*n]
 		if n > 0 && f.Positive() && !(lam[0] > 0) {
-			return fmt.Errorf("spectral: %w: matrix %d has smallest eigenvalue %.6g, the function needs positive ones", numerr.ErrNotPosDef, i, lam[0])
+			return fmt.Errorf("spectral: %w: matrix %d has smallest eigenvalue %.6g, the function needs positive ones", numerr.ErrNotPosDef, b.base+i, lam[0])
 		}
 		identF := true
 		for k, x := range lam {
 			y := f.Eval(x)
 			switch {
 			case math.IsInf(y, 0):
-				return fmt.Errorf("spectral: %w: matrix %d: f(%.6g) = %v", numerr.ErrOverflow, i, x, y)
+				return fmt.Errorf("spectral: %w: matrix %d: f(%.6g) = %v", numerr.ErrOverflow, b.base+i, x, y)
 			case math.IsNaN(y):
-				return fmt.Errorf("spectral: %w: matrix %d: f(%.6g) = NaN", numerr.ErrNotFinite, i, x)
+				return fmt.Errorf("spectral: %w: matrix %d: f(%.6g) = NaN", numerr.ErrNotFinite, b.base+i, x)
 			}
 			fv[k] = y
 			identF = identF && y == x
