@@ -61,6 +61,8 @@ var resultFields = []resultField{
 	{"lower_values", "Stats.LowerValues", unsafe.Offsetof(cres.lower_values), kindInt64, func(r *solver.Result) float64 { return float64(r.Stats.LowerValues) }},
 	{"lower_solves", "Stats.LowerSolves", unsafe.Offsetof(cres.lower_solves), kindInt64, func(r *solver.Result) float64 { return float64(r.Stats.LowerSolves) }},
 	{"retract_failures", "Stats.RetractFailures", unsafe.Offsetof(cres.retract_failures), kindInt64, func(r *solver.Result) float64 { return float64(r.Stats.RetractFailures) }},
+	{"lower_x_grads", "Stats.LowerXGrads", unsafe.Offsetof(cres.lower_x_grads), kindInt64, func(r *solver.Result) float64 { return float64(r.Stats.LowerXGrads) }},
+	{"upper_y_grads", "Stats.UpperYGrads", unsafe.Offsetof(cres.upper_y_grads), kindInt64, func(r *solver.Result) float64 { return float64(r.Stats.UpperYGrads) }},
 }
 
 // resultElsewhere are the fields of solver.Result that are arrays, read

@@ -824,6 +824,9 @@ typedef struct rhgd_result {
     int64_t lower_solves;     /* exact lower solves (lower_solve) */
     int64_t retract_failures; /* retractions that failed and were retried with half
                                  the step */
+    int64_t lower_x_grads;    /* grad_x g evaluations (the first-order estimator) */
+    int64_t upper_y_grads;    /* grad_y f evaluations besides the upper gradient's
+                                 (the first-order estimator's z steps) */
 } rhgd_result;
 
 /* The size of rhgd_result's first layout, the smallest size accepted. */

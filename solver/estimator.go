@@ -205,7 +205,7 @@ func (e *Env) GradGy(dst []float64, pt *Point) error {
 // GradGx sets dst = grad_x g at pt, on the batch B3 of the cross
 // derivative it stands in for (counted in EstimatorStats.GradGx).
 func (e *Env) GradGx(dst []float64, pt *Point) error {
-	e.stats.gradGx++
+	e.stats.LowerXGrads++
 	if err := e.p.GradGx(dst, e.batch(pt, crossBatch)); err != nil {
 		return fmt.Errorf("GradGx: %w", err)
 	}
@@ -215,7 +215,7 @@ func (e *Env) GradGx(dst []float64, pt *Point) error {
 // gradFyOnly is GradFy counted on its own (EstimatorStats.GradFy), for a
 // grad_y f without its grad_x f.
 func (e *Env) gradFyOnly(dst []float64, pt *Point) error {
-	e.stats.gradFyZ++
+	e.stats.UpperYGrads++
 	return e.GradFy(dst, pt)
 }
 

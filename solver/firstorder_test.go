@@ -214,6 +214,8 @@ func TestFirstOrderGradientsOnly(t *testing.T) {
 	require.Equal(t, resFull.Stats.LowerGrads, five[solver.OracleGradGy])
 	require.Equal(t, gradGx, five[solver.OracleGradGx])
 	require.Equal(t, gradFy, five[solver.OracleGradFy])
+	require.Equal(t, gradGx, resFull.Stats.LowerXGrads)
+	require.Equal(t, gradFy, resFull.Stats.UpperYGrads)
 	require.Equal(t, resFull.Stats.UpperGrads, five[solver.OracleGradFx])
 
 	// HINV needs more than these five.

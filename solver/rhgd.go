@@ -150,9 +150,10 @@ type Stats struct {
 	Residual        float64 // the last estimate's residual (see EstimatorStats)
 	Runtime         time.Duration
 	startedWall     time.Time
-	// FirstOrder's oracles beyond these, reported per epoch in
-	// EstimatorStats (rhgd_result has no field for them yet).
-	gradGx, gradFyZ int
+	// LowerXGrads counts grad_x g evaluations and UpperYGrads the grad_y f
+	// evaluations apart from the upper gradient's: FirstOrder's oracles
+	// (per epoch in EstimatorStats.GradGx and GradFy).
+	LowerXGrads, UpperYGrads int
 }
 
 // EpochStats is what a Recorder receives after each epoch k: the point
@@ -422,7 +423,7 @@ func (r *RHGD) Step() (Status, error) {
 				HessVecs: r.stats.HessVecs - before.HessVecs, CrossVecs: r.stats.CrossVecs - before.CrossVecs,
 				Iterations: r.stats.Iterations - before.Iterations, Residual: r.stats.Residual,
 				MinEig: in.minEig, MaxEig: in.maxEig, Damping: in.damping,
-				GradGx: r.stats.gradGx - before.gradGx, GradFy: r.stats.gradFyZ - before.gradFyZ}}
+				GradGx: r.stats.LowerXGrads - before.LowerXGrads, GradFy: r.stats.UpperYGrads - before.UpperYGrads}}
 		if err := r.s.Recorder.Record(&r.es); err != nil {
 			return Failure, fmt.Errorf("recorder at epoch %d: %w", r.epoch, err)
 		}

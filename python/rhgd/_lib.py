@@ -296,7 +296,7 @@ class Result(ctypes.Structure):
                 ("f", c_dbl), ("best_f", c_dbl), ("hypergrad_norm", c_dbl), ("runtime", c_dbl),
                 ("upper_grads", c_i64), ("lower_grads", c_i64), ("hess_vecs", c_i64), ("cross_vecs", c_i64),
                 ("iterations", c_i64), ("residual", c_dbl), ("lower_values", c_i64), ("lower_solves", c_i64),
-                ("retract_failures", c_i64)]
+                ("retract_failures", c_i64), ("lower_x_grads", c_i64), ("upper_y_grads", c_i64)]
 
     def __init__(self):
         super().__init__(size=ctypes.sizeof(Result))

@@ -59,7 +59,8 @@ class OptimizeResult(dict):
     ``hypergrad_norm``, ``runtime`` (seconds), the oracle counts
     (``upper_grads``, ``lower_grads``, ``hess_vecs``, ``cross_vecs``,
     ``iterations``, ``residual``, ``lower_values``, ``lower_solves``,
-    ``retract_failures``), ``history`` (a dict of per-epoch numpy arrays:
+    ``retract_failures``, and the first-order estimator's ``lower_x_grads``
+    and ``upper_y_grads``), ``history`` (a dict of per-epoch numpy arrays:
     epoch, f, hypergrad_norm, lower_grad_norm, elapsed, upper_grads,
     lower_grads, hess_vecs, cross_vecs, iterations, residual, lower_steps,
     upper_step, lower_solves, lower_min_eig (the Lanczos estimate of the
@@ -231,7 +232,8 @@ class Solver(_Handle):
             hypergrad_norm=r.hypergrad_norm, runtime=r.runtime,
             upper_grads=r.upper_grads, lower_grads=r.lower_grads, hess_vecs=r.hess_vecs, cross_vecs=r.cross_vecs,
             iterations=r.iterations, residual=r.residual, lower_values=r.lower_values, lower_solves=r.lower_solves,
-            retract_failures=r.retract_failures, history=hist, settings=self.settings)
+            retract_failures=r.retract_failures, lower_x_grads=r.lower_x_grads, upper_y_grads=r.upper_y_grads,
+            history=hist, settings=self.settings)
 
 
 # The keywords of the removed minimize(mx=, my=, f=, ...) form: oracles
