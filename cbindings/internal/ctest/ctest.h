@@ -16,7 +16,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../rhgd.h"
+#include "rhgd.h" /* a link to cbindings/rhgd.h in this directory, so that the build cache sees its changes */
 
 /* ---------------------------------------------------------------- */
 /* A quadratic bilevel problem in R^k x R^m with a closed form:      */

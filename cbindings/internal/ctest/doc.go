@@ -7,4 +7,9 @@
 //
 // The C test code itself is in ctest.h, which the standalone threads test
 // (cbindings/testdata/threads_main.c) compiles against build/librhgd.so.
+//
+// rhgd.h here is a symbolic link to cbindings/rhgd.h: the go command hashes
+// the headers in a package's own directory, not those it reaches by a
+// relative path, so with the link a changed header rebuilds this package
+// instead of leaving a stale build in the cache.
 package ctest

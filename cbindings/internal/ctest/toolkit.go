@@ -4,7 +4,7 @@ package ctest
 
 /*
 #include <stdlib.h>
-#include "../../rhgd.h"
+#include "rhgd.h"
 */
 import "C"
 
