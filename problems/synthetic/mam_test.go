@@ -11,9 +11,10 @@ import (
 	"github.com/rhgd/rhgd/solver"
 )
 
-// TestMAMGram: GradGy and HessGyInv with M A M as the Gram matrix
-// (laᵀM)ᵀ(laᵀM) agree with the two general products to rounding, at an
-// order above the cutoff, and are exactly symmetric.
+// TestMAMGram: GradGy with M A M as the Gram matrix (laᵀM)ᵀ(laᵀM), and
+// HessGyInv with it and the reductions by L (hessGyInvReduce), agree with
+// the general products to rounding, at an order above the cutoff, are
+// exactly symmetric, and HessGy inverts HessGyInv.
 func TestMAMGram(t *testing.T) {
 	for _, d := range []int{8, 120} {
 		sp, p, w, m := setup(t, 2*d, d, max(1, d*2/5))
@@ -30,8 +31,12 @@ func TestMAMGram(t *testing.T) {
 		}
 		gOld, hOld := grad(math.MaxInt)
 		gNew, hNew := grad(0)
+		t.Logf("d = %d: GradGy %.2g, HessGyInv %.2g relative", d, testkit.Rel(gNew, gOld), testkit.Rel(hNew, hOld))
 		require.Less(t, testkit.Rel(gNew, gOld), 1e-12, "GradGy at d = %d", d)
 		require.Less(t, testkit.Rel(hNew, hOld), 1e-12, "HessGyInv at d = %d", d)
+		back := make([]float64, d*d)
+		testkit.Must(t, p.HessGy(back, testkit.At(w, m), hNew))
+		require.Less(t, testkit.Rel(back, v), 1e-12, "H(H⁻¹V) at d = %d", d)
 		for i := 0; i < d; i++ {
 			for j := 0; j < i; j++ {
 				require.Equal(t, gNew[i*d+j], gNew[j*d+i])

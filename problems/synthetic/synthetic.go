@@ -470,11 +470,17 @@ func (p *Problem) CrossGyx(dst []float64, pt *solver.Point, u []float64) error {
 
 // HessGyInv sets dst = H_M g⁻¹[V] = (LQ)[(2 Qᵀ L⁻¹VL⁻ᵀ Q) ⊘ (λ_i + λ_j)](LQ)ᵀ
 // with M = LLᵀ and L⁻¹(MAM + B)L⁻ᵀ = QΛQᵀ (see the package documentation):
-// one Cholesky factor and its inverse (shared with the other oracles at
-// this M), one eigendecomposition and nine products of d×d matrices,
-// which at these sizes run faster than the triangular solves they replace
-// (lapackx.BenchmarkCholInverse).
+// one Cholesky factor (shared with the other oracles at this M) and one
+// eigendecomposition. Below mamGramCutoff it uses L⁻¹ and nine products
+// of d×d matrices, which at these sizes run faster than the triangular
+// solves they replace (lapackx.BenchmarkCholInverse); from there, where
+// flops count, M A M as a Gram matrix (2d³), the two reductions
+// L⁻¹ · L⁻ᵀ by lapackx.ReduceSym (d³ each, no L⁻¹), the product L Q by
+// a triangular one (d³) and two congruences (3d³ each): 11d³ against 18d³.
 func (p *Problem) HessGyInv(dst []float64, pt *solver.Point, v []float64) error {
+	if p.d >= mamGramCutoff {
+		return p.hessGyInvReduce(dst, pt, v)
+	}
 	d, m := p.d, pt.Y
 	l, err := p.factor(pt)
 	if err != nil {
@@ -486,13 +492,8 @@ func (p *Problem) HessGyInv(dst []float64, pt *solver.Point, v []float64) error 
 	}
 	k, t := p.dd[4], p.dd[5]
 	// K = M A M + B, reduced to L⁻¹ K L⁻ᵀ and diagonalized.
-	if d >= mamGramCutoff {
-		p.mamUpper(k, m, t)
-		lapackx.MirrorUpper(k, d)
-	} else {
-		copy(k, p.A)
-		lapackx.Congruence(k, m, k, t, d, false)
-	}
+	copy(k, p.A)
+	lapackx.Congruence(k, m, k, t, d, false)
 	bm := p.b(pt)
 	for i := range k {
 		k[i] += bm[i]
@@ -518,6 +519,56 @@ func (p *Problem) HessGyInv(dst []float64, pt *solver.Point, v []float64) error 
 	lq := p.dd[2]
 	impl.Dgemm(gblas.NoTrans, gblas.Trans, d, d, d, 1, l, d, q, d, 0, lq, d)
 	lapackx.Congruence(dst, lq, r, t, d, false)
+	return nil
+}
+
+// hessGyInvReduce is HessGyInv from mamGramCutoff: the same solution with
+// 11d³ flops besides the eigendecomposition.
+func (p *Problem) hessGyInvReduce(dst []float64, pt *solver.Point, v []float64) error {
+	d, m := p.d, pt.Y
+	l, err := p.factor(pt)
+	if err != nil {
+		return err
+	}
+	k, t := p.dd[4], p.dd[5]
+	// K = M A M + B (upper triangle), reduced to L⁻¹ K L⁻ᵀ (lower) and
+	// diagonalized.
+	p.mamUpper(k, m, t)
+	bm := p.b(pt)
+	for i := 0; i < d; i++ {
+		for j := i; j < d; j++ {
+			k[j*d+i] = k[i*d+j] + bm[i*d+j]
+		}
+	}
+	lapackx.ReduceSym(k, l, d)
+	if err := p.eig.FactorizeLower(k); err != nil {
+		return fmt.Errorf("synthetic: HINV: %w", err)
+	}
+	lam, q := p.eig.Values(), p.eig.Vectors() // rows of q are the eigenvectors
+	// R = q (L⁻¹ sym(V) L⁻ᵀ) qᵀ, scaled by 2/(λ_i + λ_j).
+	r := p.dd[1]
+	for i := 0; i < d; i++ { // the lower triangle of sym(V)
+		for j := 0; j <= i; j++ {
+			r[i*d+j] = 0.5 * (v[i*d+j] + v[j*d+i])
+		}
+	}
+	lapackx.ReduceSym(r, l, d)
+	for i := 0; i < d; i++ { // to the upper triangle, which Congruence reads
+		for j := i + 1; j < d; j++ {
+			r[i*d+j] = r[j*d+i]
+		}
+	}
+	lapackx.Congruence(r, q, r, t, d, false)
+	for i := 0; i < d; i++ {
+		for j := i; j < d; j++ {
+			r[i*d+j] *= 2 / (lam[i] + lam[j])
+		}
+	}
+	// U = (L qᵀ) R (L qᵀ)ᵀ = Gᵀ R G with G = q Lᵀ.
+	g := p.dd[2]
+	copy(g, q)
+	blas.Impl().Dtrmm(gblas.Right, gblas.Lower, gblas.Trans, gblas.NonUnit, d, d, 1, l, d, g, d)
+	lapackx.Congruence(dst, g, r, t, d, true)
 	return nil
 }
 
