@@ -26,14 +26,6 @@ static lapack_int rhgd_dgees(lapack_int n, double *a, lapack_int lda, double *wr
 	return LAPACKE_dgees_work(LAPACK_COL_MAJOR, 'V', 'N', NULL, n, a, lda, &sdim, wr, wi, vs, ldvs, work, lwork, NULL);
 }
 
-// rhgd_dsyevr is LAPACKE_dsyevr_work for all eigenpairs (range 'A').
-static lapack_int rhgd_dsyevr(char jobz, char uplo, lapack_int n, double *a, lapack_int lda, double *w, double *z,
-		lapack_int ldz, lapack_int *isuppz, double *work, lapack_int lwork, lapack_int *iwork, lapack_int liwork) {
-	lapack_int m;
-	return LAPACKE_dsyevr_work(LAPACK_COL_MAJOR, jobz, 'A', uplo, n, a, lda, 0, 0, 0, 0, 0, &m, w, z, ldz, isuppz,
-		work, lwork, iwork, liwork);
-}
-
 typedef struct { lapack_int info; lapack_int index; } rhgd_batch_result;
 
 // lapackx_syevql and lapackx_syevql_vectorized are in syevql.c.
@@ -148,14 +140,6 @@ func cbool(b bool) C.int {
 func Dsyevd(jobz, uplo byte, n int, a []float64, lda int, w, work []float64, iwork []int32) int {
 	return int(C.LAPACKE_dsyevd_work(colMajor, C.char(jobz), C.char(uplo), C.lapack_int(n), dptr(a), C.lapack_int(lda),
 		dptr(w), dptr(work), C.lapack_int(len(work)), iptr(iwork), C.lapack_int(len(iwork))))
-}
-
-// Dsyevr calls LAPACKE_dsyevr_work for all eigenpairs in column-major
-// layout, the eigenvectors into z, and returns its info. isuppz holds 2n
-// and iwork at least 10n ints, work at least 26n floats; a is destroyed.
-func Dsyevr(jobz, uplo byte, n int, a []float64, lda int, w, z []float64, ldz int, isuppz []int32, work []float64, iwork []int32) int {
-	return int(C.rhgd_dsyevr(C.char(jobz), C.char(uplo), C.lapack_int(n), dptr(a), C.lapack_int(lda), dptr(w), dptr(z),
-		C.lapack_int(ldz), iptr(isuppz), dptr(work), C.lapack_int(len(work)), iptr(iwork), C.lapack_int(len(iwork))))
 }
 
 // Dpotrf calls LAPACKE_dpotrf_work in column-major layout and returns its info.

@@ -46,11 +46,6 @@ func Dsygst(itype int, uplo byte, n int, a []float64, lda int, b []float64, ldb 
 // Dpotri is unavailable in a pure-Go build.
 func Dpotri(uplo byte, n int, a []float64, lda int) int { return unavailable() }
 
-// Dsyevr is unavailable in a pure-Go build.
-func Dsyevr(jobz, uplo byte, n int, a []float64, lda int, w, z []float64, ldz int, isuppz []int32, work []float64, iwork []int32) int {
-	return unavailable()
-}
-
 // Dtrtri is unavailable in a pure-Go build.
 func Dtrtri(uplo, diag byte, n int, a []float64, lda int) int { return unavailable() }
 
