@@ -59,7 +59,7 @@ func alternate(b *testing.B, names []string, fn func(i int) error) {
 // ms): gemm 22.6/41.1; lowerstep products 110/170, gram 90/132 (floors
 // 6.33d³ and 4.33d³: GradGy 4d³ or 2d³, the retraction's solve, rank-k
 // update and Cholesky 2.33d³); estimate products 873/883, gram 770/857
-// (18d³ or 11d³ in HessGyInv, besides dsyevd and the upper gradients);
+// (16d³ and L⁻¹, or 11d³, in HessGyInv, besides dsyevd and the upper gradients);
 // epoch products 4560/5145, gram 3228/3690.
 func BenchmarkEpochStages(b *testing.B) {
 	const d = 1000

@@ -476,7 +476,7 @@ func (p *Problem) CrossGyx(dst []float64, pt *solver.Point, u []float64) error {
 // solves they replace (lapackx.BenchmarkCholInverse); from there, where
 // flops count, M A M as a Gram matrix (2d³), the two reductions
 // L⁻¹ · L⁻ᵀ by lapackx.ReduceSym (d³ each, no L⁻¹), the product L Q by
-// a triangular one (d³) and two congruences (3d³ each): 11d³ against 18d³.
+// a triangular one (d³) and two congruences (3d³ each): 11d³ against 16d³ and L⁻¹.
 func (p *Problem) HessGyInv(dst []float64, pt *solver.Point, v []float64) error {
 	if p.d >= mamGramCutoff {
 		return p.hessGyInvReduce(dst, pt, v)
