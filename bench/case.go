@@ -65,7 +65,7 @@ type Sizes struct {
 func FullSizes() Sizes {
 	return Sizes{
 		SPD:      []int{50, 200, 500, 1000, 2000},
-		Lyapunov: []int{50, 200, 500, 1000},
+		Lyapunov: []int{50, 100, 200, 500, 1000},
 		Expm:     []int{50, 200, 500, 1000},
 		Stiefel:  [][2]int{{1000, 50}, {10000, 100}, {100000, 50}},
 		Coupling: []int{200, 1000, 2000},

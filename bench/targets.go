@@ -77,6 +77,12 @@ var targets = []target{
 		v := peerRatio(res, "lyapsym", "n=1000", "scipy.lyapunov")
 		return fmt.Sprintf("%.2f×", v), v >= 10, !math.IsNaN(v)
 	}},
+	{"Lyapunov (SPD coefficient) at n ≤ 500 ≥ 8× faster than scipy", func(res []Result) (string, bool, bool) {
+		w, size, ok := worstOf([]string{"n=50", "n=100", "n=200", "n=500"}, func(size string) float64 {
+			return peerRatio(res, "lyapsym", size, "scipy.lyapunov")
+		}, true)
+		return fmt.Sprintf("slowest %s: %.2f×", size, w), w >= 8, ok
+	}},
 	{"Coupling retraction at 1000×1000 ≥ 2× faster than POT's sinkhorn_log", func(res []Result) (string, bool, bool) {
 		v := peerRatio(res, "sinkhorn", "n=1000", "pot.sinkhorn_log")
 		return fmt.Sprintf("%.2f×", v), v >= 2, !math.IsNaN(v)

@@ -35,6 +35,9 @@ type backend interface {
 	potrf(ul gblas.Uplo, n int, a []float64, lda int) bool
 	potri(ul gblas.Uplo, n int, a []float64, lda int) bool
 	potrs(ul gblas.Uplo, n int, a []float64, lda int, b []float64)
+	// trtri is Impl's Dtrtri with a non-unit diagonal: it inverts the
+	// triangle ul of a in place and reports a zero pivot as false.
+	trtri(ul gblas.Uplo, n int, a []float64, lda int) bool
 	geqrf(m, n int, a []float64, lda int, tau, work []float64, lwork int)
 	gelqf(m, n int, a []float64, lda int, tau, work []float64, lwork int)
 	orgqr(m, n, k int, a []float64, lda int, tau, work []float64, lwork int)

@@ -104,6 +104,10 @@ func (g gonumLapack) potri(ul gblas.Uplo, n int, a []float64, lda int) bool {
 	return g.impl.Dpotri(ul, n, a, lda)
 }
 
+func (g gonumLapack) trtri(ul gblas.Uplo, n int, a []float64, lda int) bool {
+	return g.impl.Dtrtri(ul, gblas.NonUnit, n, a, lda)
+}
+
 func (g gonumLapack) potrs(ul gblas.Uplo, n int, a []float64, lda int, b []float64) {
 	g.impl.Dpotrs(ul, n, 1, a, lda, b, 1)
 }

@@ -163,6 +163,12 @@ func (nativeLapack) potri(ul gblas.Uplo, n int, a []float64, lda int) bool {
 	return lapacke.Dpotri(flip(ul), n, a, lda) == 0
 }
 
+func (nativeLapack) trtri(ul gblas.Uplo, n int, a []float64, lda int) bool {
+	blas.SerialBegin()
+	defer blas.SerialEnd()
+	return lapacke.Dtrtri(flip(ul), 'N', n, a, lda) == 0
+}
+
 // potrs: a row-major right-hand side is contiguous only as a single
 // column, which LAPACK takes as it is.
 func (nativeLapack) potrs(ul gblas.Uplo, n int, a []float64, lda int, b []float64) {

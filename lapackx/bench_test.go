@@ -202,3 +202,37 @@ func BenchmarkCholInverse(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkInvLower compares InvLower's two routes to L⁻¹: a triangular
+// solve against the identity and LAPACK's blocked dtrtri.
+func BenchmarkInvLower(b *testing.B) {
+	for _, n := range []int{50, 100, 200, 500, 1000} {
+		rnd := newRand(9)
+		a := randSym(rnd, n, 1)
+		for i := 0; i < n; i++ {
+			a[i*n+i] += float64(n)
+		}
+		l := make([]float64, n*n)
+		copy(l, a)
+		Impl{}.Dpotrf(gblas.Lower, n, l, n)
+		for i := 0; i < n; i++ {
+			clear(l[i*n+i+1 : (i+1)*n])
+		}
+		li := make([]float64, n*n)
+		b.Run(fmt.Sprintf("method=trsm/n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				clear(li)
+				for i := 0; i < n; i++ {
+					li[i*n+i] = 1
+				}
+				blas.Impl().Dtrsm(gblas.Left, gblas.Lower, gblas.NoTrans, gblas.NonUnit, n, n, 1, l, n, li, n)
+			}
+		})
+		b.Run(fmt.Sprintf("method=trtri/n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				copy(li, l)
+				lp().trtri(gblas.Lower, n, li, n)
+			}
+		})
+	}
+}

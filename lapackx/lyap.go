@@ -13,7 +13,8 @@ import (
 //	X = Vᵀ ((V C Vᵀ) ⊘ (λ_i + λ_j)) V,
 //
 // as Manopt's lyapunov_symmetric does, with the two congruences at 3n³
-// flops each. X is symmetric. For SPD A (the Riemannian SPD Hessians) the
+// flops each (two general products each below congruenceGemmCutoff,
+// where GEMM is faster). X is symmetric. For SPD A (the Riemannian SPD Hessians) the
 // equation is always solvable; in general it needs λ_i + λ_j ≠ 0.
 //
 // Factorize once per A and SolveFactorized for each C, or Solve for both.
@@ -83,7 +84,14 @@ func (l *LyapSym) SolveFactorized(dst, c []float64) error {
 		return err
 	}
 	v, lam := l.eig.Vectors(), l.eig.Values()
-	congruenceVMVt(l.m, v, l.m, l.p, n)
+	// Below congruenceGemmCutoff two general products beat the triangular
+	// and rank-2k kernels, as in Congruence.
+	small := n < congruenceGemmCutoff
+	if small {
+		congruenceGemm(l.m, v, l.m, l.p, n, false)
+	} else {
+		congruenceVMVt(l.m, v, l.m, l.p, n)
+	}
 	for i := 0; i < n; i++ {
 		row := l.m[i*n : (i+1)*n]
 		for j := i; j < n; j++ {
@@ -96,8 +104,12 @@ func (l *LyapSym) SolveFactorized(dst, c []float64) error {
 			}
 		}
 	}
-	congruenceVtMV(dst, v, l.m, l.p, n)
-	mirrorUpper(dst, n)
+	if small {
+		congruenceGemm(dst, v, l.m, l.p, n, true)
+	} else {
+		congruenceVtMV(dst, v, l.m, l.p, n)
+		mirrorUpper(dst, n)
+	}
 	for _, x := range dst {
 		if math.IsInf(x, 0) || math.IsNaN(x) {
 			// The fuzz target found X = +Inf with a nil error (A = 1.4e−76,

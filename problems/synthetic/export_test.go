@@ -11,3 +11,11 @@ func Kept(p *Problem, pt *solver.Point) (factor, am bool) {
 	h := p.slots[i].have
 	return h&hasL != 0, h&hasAM != 0
 }
+
+// SetMAMGramCutoff sets the order from which M A M is a Gram matrix and
+// returns the function that restores the old one.
+func SetMAMGramCutoff(n int) (restore func()) {
+	old := mamGramCutoff
+	mamGramCutoff = n
+	return func() { mamGramCutoff = old }
+}

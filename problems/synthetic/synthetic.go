@@ -99,8 +99,10 @@ type Problem struct {
 	St   *stiefel.Stiefel
 	SPD  *spd.SPD
 	eig  *lapackx.EigSym
-	// A^½ and A^−½, for the lower solution.
+	// A^½ and A^−½, for the lower solution; la with A = la laᵀ (upper part
+	// zero), for M A M = (laᵀM)ᵀ(laᵀM).
 	ahalf, aihalf []float64
+	la            []float64
 	sf            *lapackx.SymFunc
 	// Per M: L with M = LLᵀ (upper part zero), M⁻¹ and A M in slots by
 	// identity; L⁻¹ (HINV) for one M.
@@ -169,6 +171,10 @@ func New(data *Data) (*Problem, error) {
 	}
 	for i := range p.dr {
 		p.dr[i] = make([]float64, d*r)
+	}
+	p.la = make([]float64, d*d)
+	if err := lapackx.Cholesky(p.la, p.A, d); err != nil {
+		return nil, fmt.Errorf("%w: XᵀX: %w", ErrBadData, err)
 	}
 	return p, nil
 }
@@ -358,15 +364,23 @@ func (p *Problem) GradFy(dst []float64, pt *solver.Point) error {
 	return nil
 }
 
-// GradGy sets dst = M A M − B, exactly symmetric, keeping A M for the
-// Hessian at M (and, when Retain asked for several points, M's factor).
+// GradGy sets dst = M A M − B, exactly symmetric. From order
+// mamGramCutoff, when one point is kept, it forms M A M = GᵀG with
+// G = laᵀM (A = la laᵀ) by a triangular product and a rank-k update, 2d³
+// flops against the 4d³ of A M and M (A M); otherwise (below the cutoff,
+// where GEMM is faster, or for AD's reverse pass, when Retain asked for
+// several points) it keeps A M for the Hessian at M, and M's factor.
 func (p *Problem) GradGy(dst []float64, pt *solver.Point) error {
 	d, m := p.d, pt.Y
-	am := p.am(pt)
-	if p.ring.Len() > 1 {
-		p.keepFactor(pt)
+	if d >= mamGramCutoff && p.ring.Len() == 1 {
+		p.mamUpper(dst, m, p.dd[0])
+	} else {
+		am := p.am(pt)
+		if p.ring.Len() > 1 {
+			p.keepFactor(pt)
+		}
+		p.mul(gblas.NoTrans, gblas.NoTrans, d, d, d, 1, m, d, am, d, 0, dst, d)
 	}
-	p.mul(gblas.NoTrans, gblas.NoTrans, d, d, d, 1, m, d, am, d, 0, dst, d)
 	bm := p.b(pt)
 	for i := 0; i < d; i++ { // the upper triangle less B, mirrored
 		row, br := dst[i*d:(i+1)*d], bm[i*d:(i+1)*d]
@@ -378,6 +392,21 @@ func (p *Problem) GradGy(dst []float64, pt *solver.Point) error {
 		}
 	}
 	return nil
+}
+
+// mamGramCutoff is the order from which GradGy and HessGyInv form M A M
+// as a Gram matrix (mamUpper): below it OpenBLAS's GEMM beats its
+// triangular and rank-k kernels (lapackx.Congruence's cutoff).
+var mamGramCutoff = 100
+
+// mamUpper sets the upper triangle of dst to M A M = (laᵀM)ᵀ(laᵀM) for
+// the symmetric m, at 2d³ flops; g is d×d scratch.
+func (p *Problem) mamUpper(dst, m, g []float64) {
+	d := p.d
+	impl := blas.Impl()
+	copy(g, m)
+	impl.Dtrmm(gblas.Left, gblas.Lower, gblas.Trans, gblas.NonUnit, d, d, 1, p.la, d, g, d)
+	impl.Dsyrk(gblas.Upper, gblas.Trans, d, d, 1, g, d, 0, dst, d)
 }
 
 // GradGx sets dst = P_W(2 M⁻¹ W YᵀY).
@@ -441,11 +470,17 @@ func (p *Problem) CrossGyx(dst []float64, pt *solver.Point, u []float64) error {
 
 // HessGyInv sets dst = H_M g⁻¹[V] = (LQ)[(2 Qᵀ L⁻¹VL⁻ᵀ Q) ⊘ (λ_i + λ_j)](LQ)ᵀ
 // with M = LLᵀ and L⁻¹(MAM + B)L⁻ᵀ = QΛQᵀ (see the package documentation):
-// one Cholesky factor and its inverse (shared with the other oracles at
-// this M), one eigendecomposition and nine products of d×d matrices,
-// which at these sizes run faster than the triangular solves they replace
-// (lapackx.BenchmarkCholInverse).
+// one Cholesky factor (shared with the other oracles at this M) and one
+// eigendecomposition. Below mamGramCutoff it uses L⁻¹ and nine products
+// of d×d matrices, which at these sizes run faster than the triangular
+// solves they replace (lapackx.BenchmarkCholInverse); from there, where
+// flops count, M A M as a Gram matrix (2d³), the two reductions
+// L⁻¹ · L⁻ᵀ by lapackx.ReduceSym (d³ each, no L⁻¹), the product L Q by
+// a triangular one (d³) and two congruences (3d³ each): 11d³ against 16d³ and L⁻¹.
 func (p *Problem) HessGyInv(dst []float64, pt *solver.Point, v []float64) error {
+	if p.d >= mamGramCutoff {
+		return p.hessGyInvReduce(dst, pt, v)
+	}
 	d, m := p.d, pt.Y
 	l, err := p.factor(pt)
 	if err != nil {
@@ -484,6 +519,56 @@ func (p *Problem) HessGyInv(dst []float64, pt *solver.Point, v []float64) error 
 	lq := p.dd[2]
 	impl.Dgemm(gblas.NoTrans, gblas.Trans, d, d, d, 1, l, d, q, d, 0, lq, d)
 	lapackx.Congruence(dst, lq, r, t, d, false)
+	return nil
+}
+
+// hessGyInvReduce is HessGyInv from mamGramCutoff: the same solution with
+// 11d³ flops besides the eigendecomposition.
+func (p *Problem) hessGyInvReduce(dst []float64, pt *solver.Point, v []float64) error {
+	d, m := p.d, pt.Y
+	l, err := p.factor(pt)
+	if err != nil {
+		return err
+	}
+	k, t := p.dd[4], p.dd[5]
+	// K = M A M + B (upper triangle), reduced to L⁻¹ K L⁻ᵀ (lower) and
+	// diagonalized.
+	p.mamUpper(k, m, t)
+	bm := p.b(pt)
+	for i := 0; i < d; i++ {
+		for j := i; j < d; j++ {
+			k[j*d+i] = k[i*d+j] + bm[i*d+j]
+		}
+	}
+	lapackx.ReduceSym(k, l, d)
+	if err := p.eig.FactorizeLower(k); err != nil {
+		return fmt.Errorf("synthetic: HINV: %w", err)
+	}
+	lam, q := p.eig.Values(), p.eig.Vectors() // rows of q are the eigenvectors
+	// R = q (L⁻¹ sym(V) L⁻ᵀ) qᵀ, scaled by 2/(λ_i + λ_j).
+	r := p.dd[1]
+	for i := 0; i < d; i++ { // the lower triangle of sym(V)
+		for j := 0; j <= i; j++ {
+			r[i*d+j] = 0.5 * (v[i*d+j] + v[j*d+i])
+		}
+	}
+	lapackx.ReduceSym(r, l, d)
+	for i := 0; i < d; i++ { // to the upper triangle, which Congruence reads
+		for j := i + 1; j < d; j++ {
+			r[i*d+j] = r[j*d+i]
+		}
+	}
+	lapackx.Congruence(r, q, r, t, d, false)
+	for i := 0; i < d; i++ {
+		for j := i; j < d; j++ {
+			r[i*d+j] *= 2 / (lam[i] + lam[j])
+		}
+	}
+	// U = (L qᵀ) R (L qᵀ)ᵀ = Gᵀ R G with G = q Lᵀ.
+	g := p.dd[2]
+	copy(g, q)
+	blas.Impl().Dtrmm(gblas.Right, gblas.Lower, gblas.Trans, gblas.NonUnit, d, d, 1, l, d, g, d)
+	lapackx.Congruence(dst, g, r, t, d, true)
 	return nil
 }
 

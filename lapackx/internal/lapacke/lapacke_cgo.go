@@ -162,6 +162,11 @@ func Dpotri(uplo byte, n int, a []float64, lda int) int {
 	return int(C.LAPACKE_dpotri_work(colMajor, C.char(uplo), C.lapack_int(n), dptr(a), C.lapack_int(lda)))
 }
 
+// Dtrtri calls LAPACKE_dtrtri_work in column-major layout and returns its info.
+func Dtrtri(uplo, diag byte, n int, a []float64, lda int) int {
+	return int(C.LAPACKE_dtrtri_work(colMajor, C.char(uplo), C.char(diag), C.lapack_int(n), dptr(a), C.lapack_int(lda)))
+}
+
 // Dgeqrf calls LAPACKE_dgeqrf_work in column-major layout and returns its info.
 func Dgeqrf(m, n int, a []float64, lda int, tau, work []float64, lwork int) int {
 	return int(C.LAPACKE_dgeqrf_work(colMajor, C.lapack_int(m), C.lapack_int(n), dptr(a), C.lapack_int(lda), dptr(tau), dptr(work), C.lapack_int(lwork)))

@@ -46,6 +46,9 @@ func Dsygst(itype int, uplo byte, n int, a []float64, lda int, b []float64, ldb 
 // Dpotri is unavailable in a pure-Go build.
 func Dpotri(uplo byte, n int, a []float64, lda int) int { return unavailable() }
 
+// Dtrtri is unavailable in a pure-Go build.
+func Dtrtri(uplo, diag byte, n int, a []float64, lda int) int { return unavailable() }
+
 // Dgeqrf is unavailable in a pure-Go build.
 func Dgeqrf(m, n int, a []float64, lda int, tau, work []float64, lwork int) int { return unavailable() }
 

@@ -1,0 +1,116 @@
+package synthetic_test
+
+import (
+	"math"
+	"slices"
+	"testing"
+	"time"
+
+	gblas "gonum.org/v1/gonum/blas"
+
+	"github.com/rhgd/rhgd/blas"
+	"github.com/rhgd/rhgd/problems/internal/testkit"
+	"github.com/rhgd/rhgd/problems/synthetic"
+	"github.com/rhgd/rhgd/solver"
+)
+
+// mamRoutes are the two ways GradGy and HessGyInv form M A M, by the
+// cutoff that selects them: two general products, or the Gram matrix
+// (laᵀM)ᵀ(laᵀM).
+var mamRoutes = []struct {
+	name   string
+	cutoff int
+}{{"products", math.MaxInt}, {"gram", 0}}
+
+// alternate runs each of fns once per iteration, in turn, and reports the
+// minimum and the median time of each as name-min-ms and name-med-ms: on
+// a shared, noisy machine the interleaved minima compare the variants
+// where one-after-the-other runs do not.
+func alternate(b *testing.B, names []string, fn func(i int) error) {
+	ts := make([][]time.Duration, len(names))
+	for b.Loop() {
+		for i := range names {
+			t0 := time.Now()
+			if err := fn(i); err != nil {
+				b.Fatal(err)
+			}
+			ts[i] = append(ts[i], time.Since(t0))
+		}
+	}
+	for i, n := range names {
+		slices.Sort(ts[i])
+		b.ReportMetric(float64(ts[i][0])/1e6, n+"-min-ms")
+		b.ReportMetric(float64(ts[i][len(ts[i])/2])/1e6, n+"-med-ms")
+	}
+	b.ReportMetric(0, "ns/op")
+}
+
+// BenchmarkEpochStages times the stages of a HINV epoch at d = 1000
+// (r = 400, n = 2000) with each way of forming M A M, interleaved (see
+// alternate), and one d×d GEMM (2d³ flops), the rate against which the
+// stages' flop floors are read: stage=lowerstep is one lower step (GradGy
+// and the SPD retraction, at a new M; an epoch has S = 20), stage=estimate
+// the HINV estimate at a new point, stage=epoch a whole epoch from the same
+// point (the upper step is the rest).
+//
+//	go test -run '^$' -bench EpochStages -benchtime 5x ./problems/synthetic
+//
+// On the shared 2-core EPYC (2026-11-25, beside other work; min/median
+// ms): gemm 22.6/41.1; lowerstep products 110/170, gram 90/132 (floors
+// 6.33d³ and 4.33d³: GradGy 4d³ or 2d³, the retraction's solve, rank-k
+// update and Cholesky 2.33d³); estimate products 873/883, gram 770/857
+// (16d³ and L⁻¹, or 11d³, in HessGyInv, besides dsyevd and the upper gradients);
+// epoch products 4560/5145, gram 3228/3690.
+func BenchmarkEpochStages(b *testing.B) {
+	const d = 1000
+	sp, p, w, m0 := setup(b, 2*d, d, 2*d/5)
+	offIdentity(b, sp, m0, 3)
+	names := []string{"gemm"}
+	for _, r := range mamRoutes {
+		names = append(names, r.name)
+	}
+	c := make([]float64, d*d)
+	gemm := func() { blas.Impl().Dgemm(gblas.NoTrans, gblas.NoTrans, d, d, d, 1, m0, d, m0, d, 0, c, d) }
+	b.Run("stage=lowerstep", func(b *testing.B) {
+		g, m := make([]float64, d*d), make([]float64, d*d)
+		xid := solver.NewID()
+		alternate(b, names, func(i int) error {
+			if i == 0 {
+				gemm()
+				return nil
+			}
+			defer synthetic.SetMAMGramCutoff(mamRoutes[i-1].cutoff)()
+			if err := p.GradGy(g, &solver.Point{X: w, Y: m0, XID: xid, YID: solver.NewID()}); err != nil {
+				return err
+			}
+			return sp.SPD.Retract(m, m0, g, -0.5)
+		})
+	})
+	s := paperSettings
+	est, err := synthetic.Paper.Estimator("hinv")
+	testkit.Must(b, err)
+	s.Estimator = est
+	r, err := solver.New(p, &s)
+	testkit.Must(b, err)
+	for _, stage := range []string{"estimate", "epoch"} {
+		b.Run("stage="+stage, func(b *testing.B) {
+			alternate(b, names, func(i int) error {
+				if i == 0 {
+					gemm()
+					return nil
+				}
+				defer synthetic.SetMAMGramCutoff(mamRoutes[i-1].cutoff)()
+				if err := r.Reset(w, m0); err != nil {
+					return err
+				}
+				var err error
+				if stage == "epoch" {
+					_, err = r.Step()
+				} else {
+					_, err = r.Hypergradient(false)
+				}
+				return err
+			})
+		})
+	}
+}
