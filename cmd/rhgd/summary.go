@@ -79,6 +79,8 @@ type target struct {
 	RelTol        float64  `json:"rel_tol"`
 	Epoch         *int     `json:"epoch,omitempty"`
 	SolverSeconds *float64 `json:"solver_seconds,omitempty"`
+	// FinalRatio is the last epoch's ‖g‖/‖g₀‖.
+	FinalRatio *float64 `json:"final_ratio,omitempty"`
 }
 
 // reach returns when the history first reached rel times its first norm:
@@ -94,6 +96,7 @@ func (h *history) reach(rel float64) *target {
 		return t
 	}
 	goal := rel * norm(&h.rows[0])
+	t.FinalRatio = finite(norm(&h.rows[len(h.rows)-1]) / norm(&h.rows[0]))
 	for i := range h.rows {
 		r := &h.rows[i]
 		if norm(r) <= goal {
