@@ -26,9 +26,9 @@ mkdir -p "$OUT"
 [ -n "${ONLY:-}" ] && run() { case "$1" in $ONLY) _run "$@";; esac; }
 run synthetic-d50-paper     synthetic -estimators $ALL -epochs 1000 -runtime 8s
 run synthetic-d50-adaptive  synthetic -preset adaptive -estimators $ADA -epochs 1000 -runtime 8s
-run synthetic-d200-paper    synthetic -n 400 -d 200 -r 80 -estimators $ALL -epochs 400 -runtime 12s
-run synthetic-d200-adaptive synthetic -n 400 -d 200 -r 80 -preset adaptive -estimators $ADA -epochs 400 -runtime 12s
-run hyperrep-paper          hyperrep -estimators $ALL -epochs 1000 -runtime 8s
+run synthetic-d200-paper    synthetic -n 400 -d 200 -r 80 -estimators $ALL -epochs 400 -runtime 10s
+run synthetic-d200-adaptive synthetic -n 400 -d 200 -r 80 -preset adaptive -estimators $ADA -epochs 400 -runtime 10s
+run hyperrep-paper          hyperrep -estimators $ALL -epochs 1000 -runtime 6s
 run hyperrep-adaptive       hyperrep -preset adaptive -estimators $ADA -epochs 1000 -runtime 8s
 run domainadapt-DW-paper    domainadapt -source dslr -target webcam -estimators $ALL   # the paper's 100 epochs, uncapped
 run domainadapt-DW-adaptive domainadapt -source dslr -target webcam -preset adaptive -estimators $ADA -runtime 10s
