@@ -39,8 +39,9 @@ type epochRow struct {
 var noiseFloor = math.Sqrt(0x1p-52)
 
 // history records a run's epochs. What it measures at each epoch (the
-// accuracy, and the HINV reference when asked for) takes time of the
-// run's wall clock, which the seconds include; overhead says how much.
+// accuracy, the HINV reference and the true hypergradient when asked
+// for) takes time of the run's wall clock, which the seconds include;
+// overhead says how much, and each row's SolverSeconds leaves it out.
 type history struct {
 	mx       solver.Manifold
 	gradFx   func(dst []float64, pt *solver.Point) error
