@@ -47,6 +47,12 @@ type Instance struct {
 	// Baseline, when not nil, returns the accuracy in percent of the
 	// application's single-level baseline, with its name.
 	Baseline func() (name string, accuracy float64, err error)
+	// TrueHyperGrad, when not nil, sets dst to the true hypergradient
+	// grad F(x) at the exact lower solution reached from y, for problems
+	// where HINV at Problem.LowerSolve cannot give it (a singular lower
+	// Hessian). rhgd compare measures its runs against it; it is a check,
+	// not an oracle: it may allocate, and no run counts it.
+	TrueHyperGrad func(dst, x, y []float64) error
 	// Describe is one line saying what was built (sizes, data source).
 	Describe string
 	// Notes are one-line remarks on what building the instance did to its

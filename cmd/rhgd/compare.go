@@ -19,8 +19,10 @@ import (
 // compareCmd is rhgd compare <problem> [flags]: the estimators on the same
 // data, one after the other, with the paper's Figure 1 panels. Each run's
 // history.csv and summary.json go to a directory of its own, named after
-// the estimator, and the list of summaries and the figures to the output
-// directory.
+// the estimator, and the list of summaries, the figures and the
+// head-to-head table (headtohead.md, writeHeadToHead) to the output
+// directory. Each run also records its true hypergradient's norm where
+// the problem has one (trueHyperGrad).
 func compareCmd(w io.Writer, args []string) error {
 	var o runFlags
 	var list string
@@ -52,6 +54,7 @@ func compareCmd(w io.Writer, args []string) error {
 	if len(names) == 0 {
 		return usagef("compare %s: no estimators to run", spec.Name)
 	}
+	o.headToHead = true
 	var jobs []*job
 	var ests []solver.Estimator
 	for _, name := range names {
@@ -120,7 +123,12 @@ func compareCmd(w io.Writer, args []string) error {
 	if err := plotCompare(dir, outs); err != nil {
 		return err
 	}
+	if err := saveHeadToHead(filepath.Join(dir, "headtohead.md"), outs); err != nil {
+		return err
+	}
 	printSummary(w, dir, outs)
+	fmt.Fprintln(w)
+	writeHeadToHead(w, outs)
 	switch {
 	case ctx.Err() != nil:
 		return fmt.Errorf("%w: wrote the runs so far to %s", errInterrupted, dir)

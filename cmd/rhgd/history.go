@@ -24,6 +24,10 @@ type epochRow struct {
 	Accuracy      float64 // percent
 	MinEig        float64 // Lanczos estimate of λ_min of the lower Hessian
 	ErrBound      float64 // a-posteriori estimate of ‖ĝ − grad F‖ (EpochStats.HyperGradErrBound)
+	TrueGradNorm  float64 // ‖grad F(x_k)‖ at the exact lower solution (trueHyperGrad)
+	// SolverSeconds is Seconds less the time the recorder spent measuring
+	// before the end of the epoch's step: the solver's own time.
+	SolverSeconds float64
 }
 
 // noiseFloor is the size of ĝ_HINV, relative to ‖grad_x f‖, below which
@@ -35,8 +39,9 @@ type epochRow struct {
 var noiseFloor = math.Sqrt(0x1p-52)
 
 // history records a run's epochs. What it measures at each epoch (the
-// accuracy, and the HINV reference when asked for) takes time of the
-// run's wall clock, which the seconds include; overhead says how much.
+// accuracy, the HINV reference and the true hypergradient when asked
+// for) takes time of the run's wall clock, which the seconds include;
+// overhead says how much, and each row's SolverSeconds leaves it out.
 type history struct {
 	mx       solver.Manifold
 	gradFx   func(dst []float64, pt *solver.Point) error
@@ -46,15 +51,30 @@ type history struct {
 	rows     []epochRow
 	overhead time.Duration
 	diff, gx []float64
+	// truth sets its first argument to the true hypergradient at x (the
+	// exact lower solution from y); nil when not measured.
+	truth    func(dst, x, y []float64) error
+	tg       []float64
 	progress func(epoch int)
 }
 
 // newHistory returns a recorder for runs of in with the estimator est;
 // with reference it also measures the error against HINV at each epoch's
-// point, which needs the problem's HessGyInv.
-func newHistory(in *problems.Instance, est solver.Estimator, reference bool) (*history, error) {
+// point, which needs the problem's HessGyInv, and with truth the norm of
+// the true hypergradient at x_k where the problem gives one
+// (trueHyperGrad).
+func newHistory(in *problems.Instance, est solver.Estimator, reference, truth bool) (*history, error) {
 	p := in.Problem
 	h := &history{mx: p.Mx, gradFx: p.GradFx, accuracy: in.Accuracy}
+	if truth {
+		f, err := trueHyperGrad(in)
+		if err != nil {
+			return nil, err
+		}
+		if f != nil {
+			h.truth, h.tg = f, make([]float64, p.Mx.Len())
+		}
+	}
 	switch {
 	case !reference:
 	case p.HessGyInv == nil:
@@ -77,12 +97,57 @@ func newHistory(in *problems.Instance, est solver.Estimator, reference bool) (*h
 // measured reports whether the history has the error against HINV.
 func (h *history) measured() bool { return h.isHINV || h.ref != nil }
 
+// trueHyperGrad returns a function that sets dst to the true
+// hypergradient grad F(x) = ĝ_HINV(x, y*(x)), y*(x) the exact lower
+// solution from y: the instance's own TrueHyperGrad when it has one, else
+// HINV (a solver of its own, whose oracle counts are not the run's) at
+// Problem.LowerSolve's point when the problem has both; nil otherwise.
+// It measures a run and is no part of it: the recorder calls it outside
+// the solver's counts, and its time is taken out of solver_seconds.
+func trueHyperGrad(in *problems.Instance) (func(dst, x, y []float64) error, error) {
+	if in.TrueHyperGrad != nil {
+		return in.TrueHyperGrad, nil
+	}
+	p := in.Problem
+	if p.LowerSolve == nil || p.HessGyInv == nil {
+		return nil, nil
+	}
+	set := in.Settings
+	set.Estimator, set.Recorder, set.Batches, set.Lanczos = solver.HInv{}, nil, solver.Batches{}, 0
+	ref, err := solver.New(p, &set)
+	if err != nil {
+		return nil, fmt.Errorf("true hypergradient (HINV): %w", err)
+	}
+	ystar := make([]float64, p.My.Len())
+	return func(dst, x, y []float64) error {
+		if err := p.LowerSolve(ystar, &solver.Point{X: x, Y: y}); err != nil {
+			return err
+		}
+		g, err := ref.Estimate(x, ystar)
+		if err != nil {
+			return err
+		}
+		copy(dst, g)
+		return nil
+	}, nil
+}
+
+// hasTruth reports whether the history has the true hypergradient's norm.
+func (h *history) hasTruth() bool { return h.truth != nil }
+
 // Record implements solver.Recorder.
 func (h *history) Record(s *solver.EpochStats) error {
 	t0 := time.Now()
 	row := epochRow{Epoch: s.Epoch, Seconds: s.Elapsed.Seconds(), F: s.F,
 		HyperGradNorm: s.HyperGradNorm, LowerGradNorm: s.LowerGradNorm, HyperGradErr: math.NaN(), Accuracy: math.NaN(),
-		MinEig: s.Estimate.MinEig, ErrBound: s.HyperGradErrBound}
+		MinEig: s.Estimate.MinEig, ErrBound: s.HyperGradErrBound, TrueGradNorm: math.NaN(),
+		SolverSeconds: (s.Elapsed - h.overhead).Seconds()}
+	if h.truth != nil {
+		if err := h.truth(h.tg, s.X, s.Y); err != nil {
+			return fmt.Errorf("true hypergradient at epoch %d: %w", s.Epoch, err)
+		}
+		row.TrueGradNorm = h.mx.Norm(s.X, h.tg)
+	}
 	if h.isHINV {
 		row.HyperGradErr = 0
 	}
@@ -134,7 +199,7 @@ func (h *history) hinvError(s *solver.EpochStats) (float64, error) {
 func (h *history) writeCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"epoch", "seconds", "upper_objective", "hypergradient_norm", "hypergradient_error_vs_hinv", "lower_gradient_norm", "accuracy",
-		"lower_hessian_min_eig", "hypergradient_error_bound"})
+		"lower_hessian_min_eig", "hypergradient_error_bound", "true_hypergrad_norm", "solver_seconds"})
 	num := func(v float64) string {
 		if math.IsNaN(v) {
 			return ""
@@ -143,7 +208,7 @@ func (h *history) writeCSV(w io.Writer) error {
 	}
 	for _, r := range h.rows {
 		cw.Write([]string{strconv.Itoa(r.Epoch), num(r.Seconds), num(r.F), num(r.HyperGradNorm), num(r.HyperGradErr), num(r.LowerGradNorm), num(r.Accuracy),
-			num(r.MinEig), num(r.ErrBound)})
+			num(r.MinEig), num(r.ErrBound), num(r.TrueGradNorm), num(r.SolverSeconds)})
 	}
 	cw.Flush()
 	return cw.Error()

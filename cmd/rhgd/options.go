@@ -36,6 +36,10 @@ type runFlags struct {
 	quiet              bool
 	preset             string
 	hinvError          bool
+	// headToHead, set by compare (not a flag), measures each run's true
+	// hypergradient and when it reaches headToHeadTol (summary.json's
+	// target) for the head-to-head table.
+	headToHead bool
 	// settings are the solver settings given by the flags made from the
 	// solver's table (registerSettings), in order.
 	settings []keyval.Pair

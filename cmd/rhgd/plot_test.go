@@ -24,6 +24,7 @@ func fakeRuns(n, epochs int, row func(i, k int) epochRow) []*outcome {
 		for k := range epochs {
 			r := row(i, k)
 			r.Epoch, r.Seconds = k, 0.0065*float64(k+1)*float64(i+1)
+			r.SolverSeconds = r.Seconds
 			h.rows = append(h.rows, r)
 		}
 		outs = append(outs, &outcome{name: []string{"hinv", "cg", "ns", "ad"}[i%4], hist: h})

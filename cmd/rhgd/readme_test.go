@@ -12,7 +12,8 @@ import (
 )
 
 // TestReadmeSummaryKeys: README's list of summary.json keys names every
-// key the command writes (of summary and its settings), and no other.
+// key the command writes (of summary, its settings, oracle counts and
+// target), and no other.
 func TestReadmeSummaryKeys(t *testing.T) {
 	b, err := os.ReadFile("../../README.md")
 	require.NoError(t, err)
@@ -26,7 +27,7 @@ func TestReadmeSummaryKeys(t *testing.T) {
 		listed[m[1]] = true
 	}
 	want := map[string]bool{}
-	for _, typ := range []reflect.Type{reflect.TypeOf(summary{}), reflect.TypeOf(settings{})} {
+	for _, typ := range []reflect.Type{reflect.TypeOf(summary{}), reflect.TypeOf(settings{}), reflect.TypeOf(oracles{}), reflect.TypeOf(target{})} {
 		for i := 0; i < typ.NumField(); i++ {
 			name := strings.Split(typ.Field(i).Tag.Get("json"), ",")[0]
 			want[name] = true

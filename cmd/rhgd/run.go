@@ -38,7 +38,7 @@ func newJob(spec *problems.Spec, in *problems.Instance, o *runFlags, estSpec str
 	if err != nil {
 		return nil, err
 	}
-	h, err := newHistory(in, est, o.hinvError)
+	h, err := newHistory(in, est, o.hinvError, o.headToHead)
 	if err != nil {
 		return nil, asUsage(err)
 	}
@@ -92,7 +92,10 @@ func (j *job) run(ctx context.Context, progress *progress) (*outcome, error) {
 		Status: res.Status.String(), Epochs: res.Stats.Epochs,
 		Seconds: res.Stats.Runtime.Seconds(), MeasureSeconds: j.h.overhead.Seconds(),
 		Objective: finite(res.F), BestObjective: finite(res.BestF), HyperGradNorm: finite(res.HyperGradNorm),
-		Backend: info().Backend, RetractionsRetried: res.Stats.RetractFailures}
+		Backend: info().Backend, RetractionsRetried: res.Stats.RetractFailures, Oracles: newOracles(&res.Stats)}
+	if j.o.headToHead {
+		s.Target = j.h.reach(headToHeadTol)
+	}
 	if runErr != nil {
 		s.Error = runErr.Error()
 	}

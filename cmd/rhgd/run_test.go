@@ -163,7 +163,7 @@ func TestHINVErrorNoiseFloor(t *testing.T) {
 	require.NoError(t, err)
 	est, err := o.estimator(in, "cg")
 	require.NoError(t, err)
-	h, err := newHistory(in, est, true)
+	h, err := newHistory(in, est, true, false)
 	require.NoError(t, err)
 	refSet := in.Settings
 	refSet.Estimator = solver.HInv{}

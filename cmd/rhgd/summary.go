@@ -40,6 +40,72 @@ type summary struct {
 	// RetractionsRetried counts the retractions that failed and were
 	// retried with half the step (solver.Stats.RetractFailures).
 	RetractionsRetried int `json:"retractions_retried,omitempty"`
+	// Oracles are the run's oracle calls by kind, for comparing
+	// estimators that trade one kind for another.
+	Oracles oracles `json:"oracles"`
+	// Target is when the run first reached ‖grad F‖ ≤ rel_tol·‖grad F₀‖
+	// (rhgd compare only).
+	Target *target `json:"target,omitempty"`
+}
+
+// oracles are solver.Stats's oracle counts.
+type oracles struct {
+	UpperGrads  int `json:"upper_grads"`
+	LowerGrads  int `json:"lower_grads"`
+	HessVecs    int `json:"hess_vecs"`
+	CrossVecs   int `json:"cross_vecs"`
+	LowerValues int `json:"lower_values"`
+	LowerSolves int `json:"lower_solves"`
+	LowerXGrads int `json:"lower_x_grads"`
+	UpperYGrads int `json:"upper_y_grads"`
+}
+
+func newOracles(s *solver.Stats) oracles {
+	return oracles{UpperGrads: s.UpperGrads, LowerGrads: s.LowerGrads, HessVecs: s.HessVecs, CrossVecs: s.CrossVecs,
+		LowerValues: s.LowerValues, LowerSolves: s.LowerSolves, LowerXGrads: s.LowerXGrads, UpperYGrads: s.UpperYGrads}
+}
+
+// headToHeadTol is the relative hypergradient norm the head-to-head table
+// times the runs to (issue 21 §4).
+const headToHeadTol = 1e-3
+
+// target is when a run first reached ‖g_k‖ ≤ rel_tol·‖g_0‖, g the true
+// hypergradient (against "true_hypergradient") or, on problems without
+// one, the estimator's own ĝ (against "estimate"). Epoch and
+// SolverSeconds are absent when the run never got there; SolverSeconds
+// leaves out the time spent measuring (history.csv's solver_seconds).
+type target struct {
+	Against       string   `json:"against"`
+	RelTol        float64  `json:"rel_tol"`
+	Epoch         *int     `json:"epoch,omitempty"`
+	SolverSeconds *float64 `json:"solver_seconds,omitempty"`
+	// FinalRatio is the last epoch's ‖g‖/‖g₀‖.
+	FinalRatio *float64 `json:"final_ratio,omitempty"`
+}
+
+// reach returns when the history first reached rel times its first norm:
+// of the true hypergradient when it has it, else of the estimate.
+func (h *history) reach(rel float64) *target {
+	t := &target{Against: "estimate", RelTol: rel}
+	norm := func(r *epochRow) float64 { return r.HyperGradNorm }
+	if h.hasTruth() {
+		t.Against = "true_hypergradient"
+		norm = func(r *epochRow) float64 { return r.TrueGradNorm }
+	}
+	if len(h.rows) == 0 {
+		return t
+	}
+	goal := rel * norm(&h.rows[0])
+	t.FinalRatio = finite(norm(&h.rows[len(h.rows)-1]) / norm(&h.rows[0]))
+	for i := range h.rows {
+		r := &h.rows[i]
+		if norm(r) <= goal {
+			e, sec := r.Epoch, r.SolverSeconds
+			t.Epoch, t.SolverSeconds = &e, &sec
+			break
+		}
+	}
+	return t
 }
 
 // settings are the solver settings a run used, defaults filled in.

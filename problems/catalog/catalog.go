@@ -13,6 +13,7 @@ import (
 	"github.com/rhgd/rhgd/problems/karcher"
 	"github.com/rhgd/rhgd/problems/meta"
 	"github.com/rhgd/rhgd/problems/minmax"
+	"github.com/rhgd/rhgd/problems/plstiefel"
 	"github.com/rhgd/rhgd/problems/spdnet"
 	"github.com/rhgd/rhgd/problems/synthetic"
 )
@@ -22,7 +23,7 @@ import (
 var ErrUnknown = numerr.New(numerr.ErrInvalid, "unknown problem")
 
 // specs are the problems, in the order Names lists them.
-var specs = []*problems.Spec{&synthetic.Spec, &hyperrep.Spec, &domainadapt.Spec, &minmax.Spec, &karcher.Spec, &spdnet.Spec, &meta.Spec}
+var specs = []*problems.Spec{&synthetic.Spec, &hyperrep.Spec, &domainadapt.Spec, &minmax.Spec, &karcher.Spec, &spdnet.Spec, &meta.Spec, &plstiefel.Spec}
 
 // Names lists the problems.
 func Names() []string {

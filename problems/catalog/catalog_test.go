@@ -15,6 +15,7 @@ import (
 	"github.com/rhgd/rhgd/problems/karcher"
 	"github.com/rhgd/rhgd/problems/meta"
 	"github.com/rhgd/rhgd/problems/minmax"
+	"github.com/rhgd/rhgd/problems/plstiefel"
 	"github.com/rhgd/rhgd/problems/spdnet"
 	"github.com/rhgd/rhgd/problems/synthetic"
 	"github.com/rhgd/rhgd/solver"
@@ -50,7 +51,8 @@ func TestParams(t *testing.T) {
 // problem's own estimator is the one of its list with that name.
 func TestPapers(t *testing.T) {
 	for name, p := range map[string]problems.Paper{"synthetic": synthetic.Paper, "hyperrep": hyperrep.Paper,
-		"domainadapt": domainadapt.Paper, "minmax": minmax.Paper, "karcher": karcher.Paper, "spdnet": spdnet.Paper, "meta": meta.Paper} {
+		"domainadapt": domainadapt.Paper, "minmax": minmax.Paper, "karcher": karcher.Paper, "spdnet": spdnet.Paper, "meta": meta.Paper,
+		"plstiefel": plstiefel.Paper} {
 		require.NotEmpty(t, p.Estimators, name)
 		for _, n := range p.Names() {
 			e, err := p.Estimator(n)
@@ -66,4 +68,26 @@ func TestPapers(t *testing.T) {
 		require.NoError(t, err, name)
 	}
 	require.Equal(t, solver.GDA{}, minmax.Paper.Settings.Estimator)
+}
+
+// TestPLStiefel: the PL problem builds through the catalog with its true
+// hypergradient, which is tangent at x0 and, with no HINV, the only truth
+// a comparison can measure against.
+func TestPLStiefel(t *testing.T) {
+	spec, err := catalog.Lookup("plstiefel")
+	require.NoError(t, err)
+	in, err := spec.Build(spec.New())
+	require.NoError(t, err)
+	p := in.Problem
+	require.Nil(t, p.HessGyInv)
+	require.NotNil(t, p.LowerSolve)
+	require.NotNil(t, in.TrueHyperGrad)
+	g := make([]float64, p.Mx.Len())
+	require.NoError(t, in.TrueHyperGrad(g, in.X0, in.Y0))
+	pg := make([]float64, len(g))
+	p.Mx.Project(pg, in.X0, g)
+	require.InDeltaSlice(t, g, pg, 1e-12)
+	require.Greater(t, p.Mx.Norm(in.X0, g), 0.0)
+	_, err = solver.New(p, &in.Settings)
+	require.NoError(t, err)
 }

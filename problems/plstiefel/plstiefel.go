@@ -288,6 +288,7 @@ func Build(p Params) (*problems.Instance, error) {
 		in.Y0[i] = rnd.NormFloat64()
 	}
 	in.Problem = pr.Bilevel()
+	in.TrueHyperGrad = func(dst, x, _ []float64) error { pr.TrueHyperGrad(dst, x); return nil }
 	in.Describe = fmt.Sprintf("St(%d,%d) × R^%d, lower Hessian of rank %d", p.N, p.P, p.M, p.Rank)
 	return in, nil
 }
