@@ -127,8 +127,7 @@ func compareCmd(w io.Writer, args []string) error {
 		return err
 	}
 	printSummary(w, dir, outs)
-	fmt.Fprintln(w)
-	writeHeadToHead(w, outs)
+	fmt.Fprintf(w, "head to head (time to 1e-3 of the true hypergradient, oracle counts by kind): %s\n", filepath.Join(dir, "headtohead.md"))
 	switch {
 	case ctx.Err() != nil:
 		return fmt.Errorf("%w: wrote the runs so far to %s", errInterrupted, dir)
