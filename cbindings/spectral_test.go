@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rhgd/rhgd/cbindings/internal/ctest"
+	"github.com/rhgd/rhgd/internal/allocs"
 	"github.com/rhgd/rhgd/internal/race"
 	"github.com/rhgd/rhgd/lapackx"
 	specbatch "github.com/rhgd/rhgd/spectral"
@@ -167,7 +168,7 @@ func TestSpectralBatchAllocs(t *testing.T) {
 			"exp backward": func() { ctest.SpectralExpBatchBackward(n, count, a, g, out) },
 		} {
 			f()
-			require.Zero(t, testing.AllocsPerRun(5, f), "%s n=%d count=%d", name, n, count)
+			require.Zero(t, allocs.Steady(5, f), "%s n=%d count=%d", name, n, count)
 		}
 	}
 }

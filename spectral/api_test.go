@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rhgd/rhgd/internal/allocs"
 	"github.com/rhgd/rhgd/internal/race"
 	"github.com/rhgd/rhgd/lapackx"
 	"github.com/rhgd/rhgd/numerr"
@@ -183,6 +184,6 @@ func TestAPIAllocs(t *testing.T) {
 			}
 		}
 		run()
-		require.Zero(t, testing.AllocsPerRun(5, run), "n=%d", n)
+		require.Zero(t, allocs.Steady(5, run), "n=%d", n)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rhgd/rhgd/euclid"
+	"github.com/rhgd/rhgd/internal/allocs"
 	"github.com/rhgd/rhgd/internal/race"
 	"github.com/rhgd/rhgd/lapackx"
 	"github.com/rhgd/rhgd/numerr"
@@ -503,7 +504,7 @@ func TestAllocs(t *testing.T) {
 				b.FrechetAll(d, e, nil)
 			}
 			run()
-			require.Zero(t, testing.AllocsPerRun(5, run), "n=%d path %v", n, p)
+			require.Zero(t, allocs.Steady(5, run), "n=%d path %v", n, p)
 		}
 	}
 }
