@@ -31,6 +31,23 @@ func point(m solver.Manifold, name string, x []float64) error {
 	return input(name, m.CheckPoint(x))
 }
 
+// checkIn checks the inputs of a toolkit call, named as arrays got them:
+// the first points of them must be points of m, the rest finite vectors.
+func checkIn(m solver.Manifold, a views, points int, names ...string) error {
+	for i, name := range names {
+		var err error
+		if i < points {
+			err = point(m, name, a[i])
+		} else {
+			err = finite(name, a[i], 1)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // dstFor returns where a manifold method writes its result for the caller's
 // array o: o itself, or a fresh array when o shares memory with an input
 // (the methods do not allow aliasing); finish copies it back.
@@ -61,13 +78,7 @@ func rhgdgo_manifold_inner(h C.int64_t, x, u, v, res *C.double) C.int {
 		if err := scalarOut(res); err != nil {
 			return err
 		}
-		if err := point(m, "x", a[0]); err != nil {
-			return err
-		}
-		if err := finite("u", a[1], 1); err != nil {
-			return err
-		}
-		if err := finite("v", a[2], 1); err != nil {
+		if err := checkIn(m, a, 1, "x", "u", "v"); err != nil {
 			return err
 		}
 		*res = C.double(m.Inner(a[0], a[1], a[2]))
@@ -85,10 +96,7 @@ func rhgdgo_manifold_norm(h C.int64_t, x, u, res *C.double) C.int {
 		if err := scalarOut(res); err != nil {
 			return err
 		}
-		if err := point(m, "x", a[0]); err != nil {
-			return err
-		}
-		if err := finite("u", a[1], 1); err != nil {
+		if err := checkIn(m, a, 1, "x", "u"); err != nil {
 			return err
 		}
 		*res = C.double(m.Norm(a[0], a[1]))
@@ -168,10 +176,7 @@ func rhgdgo_manifold_dist(h C.int64_t, x, y, res *C.double) C.int {
 		if err := scalarOut(res); err != nil {
 			return err
 		}
-		if err := point(m, "x", a[0]); err != nil {
-			return err
-		}
-		if err := point(m, "y", a[1]); err != nil {
+		if err := checkIn(m, a, 2, "x", "y"); err != nil {
 			return err
 		}
 		v, err := d.Dist(a[0], a[1])
@@ -223,10 +228,7 @@ func rhgdgo_manifold_log(h C.int64_t, x, y, res *C.double) C.int {
 		if err != nil {
 			return err
 		}
-		if err := point(m, "x", a[0]); err != nil {
-			return err
-		}
-		if err := point(m, "y", a[1]); err != nil {
+		if err := checkIn(m, a, 2, "x", "y"); err != nil {
 			return err
 		}
 		dst := dstFor(a[2], a[0], a[1])
@@ -245,10 +247,7 @@ func rhgdgo_manifold_egrad2rgrad(h C.int64_t, x, egrad, res *C.double) C.int {
 		if err != nil {
 			return err
 		}
-		if err := point(m, "x", a[0]); err != nil {
-			return err
-		}
-		if err := finite("egrad", a[1], 1); err != nil {
+		if err := checkIn(m, a, 1, "x", "egrad"); err != nil {
 			return err
 		}
 		dst := dstFor(a[2], a[0], a[1])
@@ -269,13 +268,8 @@ func rhgdgo_manifold_ehess2rhess(h C.int64_t, x, egrad, ehess, u, res *C.double)
 			return argf("out is NULL")
 		}
 		o := view(res, m.Len())
-		if err := point(m, "x", a[0]); err != nil {
+		if err := checkIn(m, a, 1, "x", "egrad", "ehess", "u"); err != nil {
 			return err
-		}
-		for i, name := range []string{"egrad", "ehess", "u"} {
-			if err := finite(name, a[i+1], 1); err != nil {
-				return err
-			}
 		}
 		dst := dstFor(o, a[0], a[1], a[2], a[3])
 		m.EHessToRHess(dst, a[0], a[1], a[2], a[3])
@@ -291,13 +285,7 @@ func rhgdgo_manifold_transport(h C.int64_t, x, y, u, res *C.double) C.int {
 		if err != nil {
 			return err
 		}
-		if err := point(m, "x", a[0]); err != nil {
-			return err
-		}
-		if err := point(m, "y", a[1]); err != nil {
-			return err
-		}
-		if err := finite("u", a[2], 1); err != nil {
+		if err := checkIn(m, a, 2, "x", "y", "u"); err != nil {
 			return err
 		}
 		dst := dstFor(a[3], a[0], a[1], a[2])
