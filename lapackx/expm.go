@@ -509,6 +509,7 @@ func (e *Expm) pade(dst []float64, k int) error {
 }
 
 func axpy(alpha float64, x, y []float64) {
+	y = y[:len(x)] // one bounds check, not one per entry
 	for i, v := range x {
 		y[i] += alpha * v
 	}
@@ -516,6 +517,7 @@ func axpy(alpha float64, x, y []float64) {
 
 // combine sets dst = c1 X1 + c2 X2 + c3 X3 + c0 I.
 func combine(dst []float64, n int, c1 float64, x1 []float64, c2 float64, x2 []float64, c3 float64, x3 []float64, c0 float64) {
+	x1, x2, x3 = x1[:len(dst)], x2[:len(dst)], x3[:len(dst)] // one bounds check each
 	for i := range dst {
 		dst[i] = c1*x1[i] + c2*x2[i] + c3*x3[i]
 	}
@@ -526,6 +528,7 @@ func combine(dst []float64, n int, c1 float64, x1 []float64, c2 float64, x2 []fl
 
 // addCombine adds c1 X1 + c2 X2 + c3 X3 + c0 I to dst.
 func addCombine(dst []float64, n int, c1 float64, x1 []float64, c2 float64, x2 []float64, c3 float64, x3 []float64, c0 float64) {
+	x1, x2, x3 = x1[:len(dst)], x2[:len(dst)], x3[:len(dst)] // one bounds check each
 	for i := range dst {
 		dst[i] += c1*x1[i] + c2*x2[i] + c3*x3[i]
 	}
