@@ -45,6 +45,11 @@ func Use(c *Clock) (stop func()) {
 	return func() { active.Store(nil) }
 }
 
+// Count starts a call on c without making it the clock that Mark
+// advances: for callers that Add every stage themselves, so that the marks
+// of kernels inside their stages do not count.
+func (c *Clock) Count() { c.calls++ }
+
 // Mark ends the stage named stage: the time since the last mark (or since
 // Use) is added to it. It does nothing when no clock is in use. stage
 // should be a constant; it is compared, not copied.
@@ -58,6 +63,12 @@ func (c *Clock) mark(stage string) {
 	now := time.Now()
 	d := now.Sub(c.last)
 	c.last = now
+	c.Add(stage, d)
+}
+
+// Add adds d to the stage named stage of the current call: for stages
+// that a caller times itself, such as differences of two timed calls.
+func (c *Clock) Add(stage string, d time.Duration) {
 	for i, n := range c.names {
 		if n == stage {
 			c.total[i] += d

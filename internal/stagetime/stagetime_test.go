@@ -40,3 +40,13 @@ func TestMarkAllocs(t *testing.T) {
 	Mark("x")
 	require.Zero(t, testing.AllocsPerRun(100, func() { Mark("x") }), "a known stage")
 }
+
+func TestClockAdd(t *testing.T) {
+	var c Clock
+	for range 2 {
+		c.Count()
+		Mark("unseen") // Count does not make c the clock in use
+		c.Add("x", 3*time.Millisecond)
+	}
+	require.Equal(t, []Stage{{Name: "x", Seconds: 3e-3, PerCall: 1}}, c.Stages())
+}
