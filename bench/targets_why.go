@@ -18,24 +18,25 @@ const (
 		"BenchmarkEigDriver) and the call, so a miss is most likely load. Not investigated."
 	whySPDExp = "The L-congruence Exp needs two potrf, the reduction, a trmm and a syrk besides the eigensolver: at n = 1000 those " +
 		"alone took 51–59 ms against a 1.3× budget of about 28 ms (issue 12; spd's BenchmarkSPDExpStages)."
-	whyLyap1000 = "Eig-bound: the eigendecomposition is 60–75% of the solve at every n (lapackx's BenchmarkLyapStages, 2026-11-25)."
-	whyLyap500  = "The eigendecomposition is 60–75% of the solve at every n, so even free congruences and scaling stay below 8× scipy " +
-		"(5–8.8× at n = 50, 4.7–5.4× at 500 under load, 2026-11-25)."
+	whyLyap1000 = "Eig-bound: the eigendecomposition is 50–75% of the solve (the stage profiles and lapackx's BenchmarkLyapStages, 2026-11-25)."
+	whyLyap500  = "The eigendecomposition is 50–75% of the solve and the two congruences most of the rest (the stage profiles, " +
+		"2026-11-25), so 8× needs both faster; measured 3.5–8.8× scipy under load on 2026-11-25."
 	whyCoupling = "Met at 5.24× on 2026-11-23; not investigated since."
 	whyQRPolar  = "Unresolved: a helper measured 0.98× polar under load, the quiet 2026-11-23 run 1.75× at 10000×100; " +
 		"the gap between the two was not explained (issue 12)."
 	whyQRHouseholder = "Householder QR itself was faster on 2026-11-23 (30 ms, not the 42 ms of the target's baseline): " +
 		"1.59× at 10000×100 there against 3.3× under load; unresolved (issue 12)."
-	whyExpm = "rhgd keeps products below 768³ on one thread (blas/hybrid.go's one-thread windows: beside busy processes threads " +
-		"lose, 0.13–0.62× at n = 192–384, bench/threads.sh, 2026-11-25) while scipy's run on two. Expm now does scipy's work " +
-		"(3 + 3 GEMMs, one LU, s squarings), so at n = 200 and 500 one thread can at best tie."
+	whyExpm = "rhgd keeps products below 768³ on one thread (blas/hybrid.go's one-thread windows: beside busy processes, threads " +
+		"ran at 0.13–0.62× one thread's speed at n = 192–384, bench/threads.sh, 2026-11-25) while scipy's run on two. Expm now does scipy's work " +
+		"(3 + 3 GEMMs, one LU, s squarings), so at n = 200 and 500 one thread can at best tie. At n = 50 the profiles " +
+		"(2026-11-25, loaded) put the LU solve at 6–9 GEMMs' time for 1.3 GEMMs' flops and the degree's norms at 6–8."
 	whyExponent = "Below 3 because BLAS efficiency still rises between d = 200 and 1000, not a d³ Go loop: ≥ 95% of the epoch " +
 		"is in BLAS/LAPACK, and gemm itself fits 2.82 on these sizes (issue 12)."
 	whyBatchEig = "torch's batched eigh on the CPU also calls LAPACK per matrix: at n = 100 both are dsyevd-bound, at n = 3 the " +
 		"time is the call and loop per matrix. n = 3 and 100 at b = 1000 were near the line under load (2.5×, 2.2×; 2026-11-25)."
-	whyHINVEpoch = "At d = 1000 both sides are level-3 bound and the peer computes in float32 (twice the flops per cycle): " +
-		"the float64 epoch is the lower steps and one eigendecomposition-bound estimate, each many GEMMs' worth. " +
-		"The opt-in mixed-precision lower loop (issue 20 §3) is the remaining lever."
+	whyHINVEpoch = "The lower steps are about 80% of the epoch at about 2.5 GEMMs' time each, near their 4.33d³ flop floor " +
+		"(2.2 GEMMs; stage profile, 2026-11-25, loaded), so float64 has little left to remove there, while the peer computes " +
+		"in float32 (twice the flops per cycle). The opt-in mixed-precision lower loop (issue 20 §3) is the remaining lever."
 )
 
 // hinvEpochOps are the epoch cases that issue 20 §3's target accepts: the
