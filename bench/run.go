@@ -202,14 +202,15 @@ func (r *Result) line() string {
 	return b.String()
 }
 
-// fmtSeconds prints t with a unit that keeps three or four digits.
+// fmtSeconds prints t with a unit that keeps three or four digits (t may
+// be negative: a stage profile's difference of two noisy times).
 func fmtSeconds(t float64) string {
-	switch {
+	switch a := math.Abs(t); {
 	case math.IsNaN(t):
 		return "—"
-	case t >= 1:
+	case a >= 1:
 		return fmt.Sprintf("%.3g s", t)
-	case t >= 1e-3:
+	case a >= 1e-3:
 		return fmt.Sprintf("%.3g ms", t*1e3)
 	default:
 		return fmt.Sprintf("%.3g µs", t*1e6)

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -144,4 +145,10 @@ func TestStageCases(t *testing.T) {
 		}
 		require.ElementsMatch(t, want[r.Case.Op], names, r.Case.Name())
 	}
+}
+
+func TestFmtSecondsNegative(t *testing.T) {
+	require.Equal(t, "-5 ms", fmtSeconds(-5e-3))
+	require.Equal(t, "1.5 s", fmtSeconds(1.5))
+	require.Equal(t, "—", fmtSeconds(math.NaN()))
 }
