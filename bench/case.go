@@ -2,12 +2,14 @@ package bench
 
 import (
 	"fmt"
+
+	"github.com/rhgd/rhgd/internal/stagetime"
 )
 
 // Case is one operation at one size.
 type Case struct {
 	// Group is the report section: "spd", "lyapunov", "expm", "stiefel",
-	// "coupling" or "epoch".
+	// "coupling", "epoch", "batch", or "stages" for the stage profiles.
 	Group string
 	// Op names the operation; with Size it names the Go benchmark
 	// (BenchmarkLarge/<group>/<op>/<size>).
@@ -43,6 +45,15 @@ type Prepared struct {
 	Output func() []float64
 	// Files are the input .npy files by name.
 	Files map[string]string
+	// Clock, for a stage profile (group "stages"), accumulates the stages
+	// that Run marks; the harness resets it after the warm-up and keeps
+	// its means per call in Result.Stages.
+	Clock *stagetime.Clock
+	// Agreement is, for an opt-in lower-precision variant of a case (the
+	// mixed-precision epoch), the relative difference of its final f from
+	// the float64 path's (nil for others). Targets accept such a variant
+	// only when it is within their tolerance.
+	Agreement func() float64
 }
 
 // Name is the case's benchmark name: group/op/size.
@@ -57,6 +68,8 @@ type Sizes struct {
 	Coupling []int    // n×n couplings
 	Epoch    []int    // d of the synthetic problem (n = 2d, r = d/2.5)
 	Batch    [][2]int // (n, b): b matrices of order n at once
+	// The stage profiles: Expm and LyapSym at n, the HINV epoch at d.
+	StageExpm, StageLyap, StageEpoch []int
 	// PeerMax caps the size of a peer too slow for the largest sizes.
 	PeerMax map[string]int
 }
@@ -75,7 +88,11 @@ func FullSizes() Sizes {
 			{33, 1000}, {33, 10000}, {64, 1000}, {64, 10000}, {100, 1000}, {100, 10000}},
 		// scipy's logm and sqrtm (Schur-based, complex) take tens of
 		// seconds at n = 2000.
-		PeerMax: map[string]int{"scipy.logm": 1000, "scipy.sqrtm": 1000},
+		PeerMax:   map[string]int{"scipy.logm": 1000, "scipy.sqrtm": 1000},
+		StageExpm: []int{50, 200, 500},
+		StageLyap: []int{50, 100, 200, 500},
+		// About 3 epochs per call (see epochStageCase), 3 rounds.
+		StageEpoch: []int{1000},
 	}
 }
 
@@ -90,6 +107,10 @@ func QuickSizes() Sizes {
 		Coupling: []int{100},
 		Epoch:    []int{20},
 		Batch:    [][2]int{{3, 100}, {33, 20}},
+		// Each path once, tiny.
+		StageExpm:  []int{50},
+		StageLyap:  []int{50},
+		StageEpoch: []int{20},
 	}
 }
 
@@ -116,6 +137,15 @@ func Cases(s Sizes) []Case {
 	}
 	for _, nb := range s.Batch {
 		cs = append(cs, batchCases(nb[0], nb[1])...)
+	}
+	for _, n := range s.StageExpm {
+		cs = append(cs, expmStageCase(n))
+	}
+	for _, n := range s.StageLyap {
+		cs = append(cs, lyapStageCase(n))
+	}
+	for _, d := range s.StageEpoch {
+		cs = append(cs, epochStageCase(d))
 	}
 	for i := range cs {
 		c := &cs[i]

@@ -25,38 +25,56 @@ func epochCases(d int) []Case {
 			Floor: "eig", FloorSize: sizeN(d), Peers: peers,
 			Params: map[string]any{"estimator": name, "inner": s.InnerIters, "eta_x": s.EtaX, "eta_y": s.EtaY},
 			Prepare: func(dir string) (*Prepared, error) {
-				r := max(1, int(math.Round(float64(d)/2.5)))
-				data, err := synthetic.Generate(2*d, d, r, synthetic.PaperNu, 42)
+				e, err := newSyntheticEpoch(d, name)
 				if err != nil {
 					return nil, err
 				}
-				p, err := synthetic.New(data)
-				if err != nil {
-					return nil, err
-				}
-				s := s
-				if s.Estimator, err = synthetic.Paper.Estimator(name); err != nil {
-					return nil, err
-				}
-				rh, err := solver.New(p.Bilevel(), &s)
-				if err != nil {
-					return nil, err
-				}
-				w, m := p.Start(7)
 				in := newInputs(dir)
-				in.add("x", data.X, data.N, d)
-				in.add("y", data.Y, data.N, r)
-				in.add("w0", w, d, r)
-				in.add("m0", m, d, d)
-				in.add("nu", []float64{data.Nu}, 1, 0)
-				return &Prepared{Files: in.files, Output: rh.X, Run: func() error {
-					if err := rh.Reset(w, m); err != nil {
+				in.add("x", e.data.X, e.data.N, d)
+				in.add("y", e.data.Y, e.data.N, e.r)
+				in.add("w0", e.w, d, e.r)
+				in.add("m0", e.m, d, d)
+				in.add("nu", []float64{e.data.Nu}, 1, 0)
+				return &Prepared{Files: in.files, Output: e.rh.X, Run: func() error {
+					if err := e.rh.Reset(e.w, e.m); err != nil {
 						return err
 					}
-					_, err := rh.Step()
+					_, err := e.rh.Step()
 					return err
 				}}, in.err
 			}})
 	}
 	return cs
+}
+
+// syntheticEpoch is the paper's synthetic problem at d (n = 2d, r = d/2.5)
+// with an RHGD on the estimator name and the paper's settings, and its
+// start (w, m).
+type syntheticEpoch struct {
+	data *synthetic.Data
+	r    int
+	rh   *solver.RHGD
+	w, m []float64
+}
+
+func newSyntheticEpoch(d int, name string) (*syntheticEpoch, error) {
+	r := max(1, int(math.Round(float64(d)/2.5)))
+	data, err := synthetic.Generate(2*d, d, r, synthetic.PaperNu, 42)
+	if err != nil {
+		return nil, err
+	}
+	p, err := synthetic.New(data)
+	if err != nil {
+		return nil, err
+	}
+	s := synthetic.Paper.Settings
+	if s.Estimator, err = synthetic.Paper.Estimator(name); err != nil {
+		return nil, err
+	}
+	rh, err := solver.New(p.Bilevel(), &s)
+	if err != nil {
+		return nil, err
+	}
+	w, m := p.Start(7)
+	return &syntheticEpoch{data: data, r: r, rh: rh, w: w, m: m}, nil
 }

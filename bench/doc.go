@@ -10,6 +10,12 @@
 // Python one there), on data already in memory, after one warm-up call.
 // All libraries run with the same thread count.
 //
+// The stage profiles (group "stages") time a kernel's stages as the kernel
+// runs them, through the marks that lapackx's Expm and LyapSym set with
+// internal/stagetime (free when no profile runs), beside one GEMM timed in
+// the same call; the HINV epoch's stages come from differences of timed
+// solver calls. The targets table links an unmet target to its profile.
+//
 // The Go benchmarks of this package (bench_test.go) time the same cases
 // with `go test -bench`.
 package bench

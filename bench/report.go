@@ -55,6 +55,7 @@ func WriteReport(dir string, info *RunInfo, res []Result) (string, error) {
 	for _, g := range groups(res) {
 		writeGroup(&b, g, res)
 	}
+	writeStages(&b, res)
 	scal := scalings(res)
 	writeScaling(&b, scal)
 	for _, g := range groups(res) {
@@ -117,11 +118,12 @@ func writeHeader(b *strings.Builder, info *RunInfo) {
 		"Both sides read the same inputs from .npy files. `agree` is the relative difference of the outputs' fingerprints (Σ out_k sin k): rounding when both compute the same thing.\n\n")
 }
 
-// groups lists the groups of res in their order.
+// groups lists the groups of res in their order, but for the stage
+// profiles (writeStages).
 func groups(res []Result) []string {
 	var gs []string
 	for _, r := range res {
-		if !slices.Contains(gs, r.Case.Group) {
+		if r.Case.Group != stagesGroup && !slices.Contains(gs, r.Case.Group) {
 			gs = append(gs, r.Case.Group)
 		}
 	}
@@ -161,10 +163,11 @@ var groupNotes = map[string]string{
 		"not timed (they are inside `+grad`).",
 }
 
-// find returns the result of op at size (nil if none).
+// find returns the result of op at size (nil if none), outside the stage
+// profiles.
 func find(res []Result, op, size string) *Result {
 	for i := range res {
-		if res[i].Case.Op == op && res[i].Case.Size == size {
+		if res[i].Case.Op == op && res[i].Case.Size == size && res[i].Case.Group != stagesGroup {
 			return &res[i]
 		}
 	}
@@ -335,6 +338,17 @@ type jsonResult struct {
 	Floor   string     `json:"floor,omitempty"`
 	Peers   []jsonPeer `json:"peers,omitempty"`
 	Err     string     `json:"error,omitempty"`
+	// Stages is a stage profile's mean seconds per call of each stage.
+	Stages []jsonStage `json:"stages,omitempty"`
+	// Agreement is an opt-in lower-precision case's relative f difference
+	// from float64.
+	Agreement *float64 `json:"f_agreement,omitempty"`
+}
+
+type jsonStage struct {
+	Name    string  `json:"name"`
+	Seconds float64 `json:"seconds"`
+	PerCall float64 `json:"per_call"`
 }
 
 type jsonPeer struct {
@@ -348,7 +362,10 @@ type jsonPeer struct {
 func jsonResults(info *RunInfo, res []Result) map[string]any {
 	var rs []jsonResult
 	for _, r := range res {
-		j := jsonResult{Name: r.Case.Name(), Seconds: r.Seconds, Floor: r.Case.Floor, Err: r.Err}
+		j := jsonResult{Name: r.Case.Name(), Seconds: r.Seconds, Floor: r.Case.Floor, Err: r.Err, Agreement: r.Agreement}
+		for _, st := range r.Stages {
+			j.Stages = append(j.Stages, jsonStage{Name: st.Name, Seconds: st.Seconds, PerCall: st.PerCall})
+		}
 		if m := r.Median(); !math.IsNaN(m) {
 			j.Median = m
 		}

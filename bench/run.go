@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/rhgd/rhgd/internal/stagetime"
 )
 
 // Config is one run of the harness.
@@ -33,6 +35,11 @@ type Result struct {
 	Peers   []PeerResult
 	// Err is why the case has no times ("" when it has).
 	Err string
+	// Stages is a stage profile's mean time per call of each stage (nil
+	// for other cases).
+	Stages []stagetime.Stage
+	// Agreement is Prepared.Agreement after the rounds (nil without one).
+	Agreement *float64
 }
 
 // PeerResult is one peer's side of a case.
@@ -90,6 +97,18 @@ func runCase(c *Case, cfg Config) (res Result) {
 	if err := prep.Run(); err != nil { // the warm-up
 		res.Err = err.Error()
 		return res
+	}
+	if prep.Clock != nil {
+		prep.Clock.Reset()
+		defer func() { res.Stages = prep.Clock.Stages() }()
+	}
+	if prep.Agreement != nil {
+		defer func() {
+			if res.Err == "" {
+				v := prep.Agreement()
+				res.Agreement = &v
+			}
+		}()
 	}
 	var live []int // indices of the peers that loaded
 	if cfg.Peer != nil && len(c.Peers) > 0 {
@@ -183,14 +202,15 @@ func (r *Result) line() string {
 	return b.String()
 }
 
-// fmtSeconds prints t with a unit that keeps three or four digits.
+// fmtSeconds prints t with a unit that keeps three or four digits (t may
+// be negative: a stage profile's difference of two noisy times).
 func fmtSeconds(t float64) string {
-	switch {
+	switch a := math.Abs(t); {
 	case math.IsNaN(t):
 		return "—"
-	case t >= 1:
+	case a >= 1:
 		return fmt.Sprintf("%.3g s", t)
-	case t >= 1e-3:
+	case a >= 1e-3:
 		return fmt.Sprintf("%.3g ms", t*1e3)
 	default:
 		return fmt.Sprintf("%.3g µs", t*1e6)

@@ -31,7 +31,7 @@ func scalings(res []Result) []Scaling {
 	var keys []key
 	for _, r := range res {
 		k := key{r.Case.Group, r.Case.Op}
-		if !slices.Contains(keys, k) {
+		if k.g != stagesGroup && !slices.Contains(keys, k) {
 			keys = append(keys, k)
 		}
 	}

@@ -6,12 +6,17 @@ import (
 	"strings"
 )
 
-// target is one of issue 12's targets, judged from a run's results.
+// target is one of issues 12's and 20's targets, judged from a run's
+// results.
 type target struct {
 	desc string
 	// judge returns the measured value as text and whether the target is
 	// met; ok is false when the run did not measure it.
 	judge func(res []Result) (value string, met, ok bool)
+	// why is what keeps the target from being met as far as it is known,
+	// shown when it is not met ("" when nobody has found out), and
+	// profile the op of the stage profile that shows it ("" for none).
+	why, profile string
 }
 
 // peerRatio is the ratio of peer to rhgd for op at size (NaN if none).
@@ -56,15 +61,15 @@ var targets = []target{
 			return floorRatio(res, r)
 		}, false)
 		return fmt.Sprintf("worst %s: %.2f× eig", op, w), w <= 1.15, ok
-	}},
+	}, whySymFloor, ""},
 	{"SPD exp/log/sqrt at n = 2000 ≥ 1.2× faster than numpy's eigh-based versions", func(res []Result) (string, bool, bool) {
 		w, op, ok := worstOf(symFuncs, func(op string) float64 { return peerRatio(res, op, "n=2000", "numpy."+op) }, true)
 		return fmt.Sprintf("slowest %s: %.2f×", op, w), w >= 1.2, ok
-	}},
+	}, whySymNumpy2000, ""},
 	{"SPD exp/log/sqrt at n = 50 ≥ 2× faster than numpy's eigh-based versions", func(res []Result) (string, bool, bool) {
 		w, op, ok := worstOf(symFuncs, func(op string) float64 { return peerRatio(res, op, "n=50", "numpy."+op) }, true)
 		return fmt.Sprintf("slowest %s: %.2f×", op, w), w >= 2, ok
-	}},
+	}, whySymNumpy50, ""},
 	{"SPD exponential map at n = 1000 within 1.3× of the eigensolver", func(res []Result) (string, bool, bool) {
 		r := find(res, "spdexp", "n=1000")
 		if r == nil {
@@ -72,21 +77,21 @@ var targets = []target{
 		}
 		v := floorRatio(res, r)
 		return fmt.Sprintf("%.2f× eig", v), v <= 1.3, !math.IsNaN(v)
-	}},
+	}, whySPDExp, ""},
 	{"Lyapunov (SPD coefficient) at n = 1000 ≥ 10× faster than scipy", func(res []Result) (string, bool, bool) {
 		v := peerRatio(res, "lyapsym", "n=1000", "scipy.lyapunov")
 		return fmt.Sprintf("%.2f×", v), v >= 10, !math.IsNaN(v)
-	}},
+	}, whyLyap1000, "lyapsym"},
 	{"Lyapunov (SPD coefficient) at n ≤ 500 ≥ 8× faster than scipy", func(res []Result) (string, bool, bool) {
 		w, size, ok := worstOf([]string{"n=50", "n=100", "n=200", "n=500"}, func(size string) float64 {
 			return peerRatio(res, "lyapsym", size, "scipy.lyapunov")
 		}, true)
 		return fmt.Sprintf("slowest %s: %.2f×", size, w), w >= 8, ok
-	}},
+	}, whyLyap500, "lyapsym"},
 	{"Coupling retraction at 1000×1000 ≥ 2× faster than POT's sinkhorn_log", func(res []Result) (string, bool, bool) {
 		v := peerRatio(res, "sinkhorn", "n=1000", "pot.sinkhorn_log")
 		return fmt.Sprintf("%.2f×", v), v >= 2, !math.IsNaN(v)
-	}},
+	}, whyCoupling, ""},
 	{"Stiefel QR retraction within 1.5× of the polar one at 10000×100 and 100000×50", func(res []Result) (string, bool, bool) {
 		w, size, ok := worstOf([]string{"n=10000,p=100", "n=100000,p=50"}, func(size string) float64 {
 			q, p := find(res, "qr", size), find(res, "polar", size)
@@ -96,7 +101,7 @@ var targets = []target{
 			return q.Median() / p.Median()
 		}, false)
 		return fmt.Sprintf("worst %s: %.2f× polar", size, w), w <= 1.5, ok
-	}},
+	}, whyQRPolar, ""},
 	{"Stiefel QR retraction ≥ 3× faster than Householder QR (42 ms at 10000×100 before)", func(res []Result) (string, bool, bool) {
 		w, size, ok := worstOf([]string{"n=10000,p=100", "n=100000,p=50"}, func(size string) float64 {
 			q, h := find(res, "qr", size), find(res, "householder", size)
@@ -106,13 +111,13 @@ var targets = []target{
 			return h.Median() / q.Median()
 		}, true)
 		return fmt.Sprintf("slowest %s: %.2f×", size, w), w >= 3, ok
-	}},
+	}, whyQRHouseholder, ""},
 	{"General-matrix expm at n = 50, 200 and 500 ≥ 1.2× faster than scipy.linalg.expm (issue 20)", func(res []Result) (string, bool, bool) {
 		w, size, ok := worstOf([]string{"n=50", "n=200", "n=500"}, func(size string) float64 {
 			return peerRatio(res, "expm", size, "scipy.expm")
 		}, true)
 		return fmt.Sprintf("slowest %s: %.2f×", size, w), w >= 1.2, ok
-	}},
+	}, whyExpm, "expm"},
 	{"Synthetic epoch's fitted exponent in d close to 3 (2.7–3.3)", func(res []Result) (string, bool, bool) {
 		var parts []string
 		met, n := true, 0
@@ -125,7 +130,7 @@ var targets = []target{
 			n++
 		}
 		return strings.Join(parts, ", "), met, n > 0
-	}},
+	}, whyExponent, "hinv"},
 }
 
 // batchEigTargets are issue 20 §4's rows: at each order n, the batched
@@ -143,7 +148,7 @@ func batchEigTargets() []target {
 					parts = append(parts, fmt.Sprintf("%s: %.2f×", s, peerRatio(res, "eig", s, "torch.eigh_batch")))
 				}
 				return strings.Join(parts, ", "), w >= 2, ok
-			}})
+			}, whyBatchEig, ""})
 	}
 	return ts
 }
@@ -151,17 +156,31 @@ func batchEigTargets() []target {
 func init() { targets = append(targets, batchEigTargets()...) }
 
 func writeTargets(b *strings.Builder, res []Result) {
-	b.WriteString("## Targets\n\n| target | measured | |\n|---|---|---|\n")
+	b.WriteString("## Targets\n\nAn unmet target says why, as far as it is known, and links to the stage profile that shows it.\n\n" +
+		"| target | measured | | why not met |\n|---|---|---|---|\n")
 	for _, t := range targets {
 		v, met, ok := t.judge(res)
 		switch {
 		case !ok:
-			fmt.Fprintf(b, "| %s | not measured in this run | |\n", t.desc)
+			fmt.Fprintf(b, "| %s | not measured in this run | | |\n", t.desc)
 		case met:
-			fmt.Fprintf(b, "| %s | %s | met |\n", t.desc, v)
+			fmt.Fprintf(b, "| %s | %s | met | |\n", t.desc, v)
 		default:
-			fmt.Fprintf(b, "| %s | %s | **not met** |\n", t.desc, v)
+			fmt.Fprintf(b, "| %s | %s | **not met** | %s |\n", t.desc, v, t.whyText(res))
 		}
 	}
 	b.WriteString("\n")
+}
+
+// whyText is t's explanation with the link to its stage profile.
+func (t *target) whyText(res []Result) string {
+	w := cmpOr(t.why, "Not investigated.")
+	switch {
+	case t.profile == "":
+	case hasStages(res, t.profile):
+		w += fmt.Sprintf(" [Stage profile](#stages-%s).", t.profile)
+	default:
+		w += " (Its stage profile was not run.)"
+	}
+	return w
 }

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/lapack/gonum"
 
 	"github.com/rhgd/rhgd/blas"
+	"github.com/rhgd/rhgd/internal/stagetime"
 	"github.com/rhgd/rhgd/numerr"
 )
 
@@ -106,6 +107,18 @@ var padeB = [5][]float64{
 	{64764752532480000, 32382376266240000, 7771770303897600, 1187353796428800, 129060195264000, 10559470521600, 670442572800, 33522128640, 1323241920, 40840800, 960960, 16380, 182, 1},
 }
 
+// Expm's stages as the benchmark report's stage profile names them
+// (internal/stagetime; the marks cost one atomic load when no profile
+// runs).
+const (
+	stageExpmChecks    = "checks, structure"
+	stageExpmDegree    = "degree: norms, ℓ"
+	stageExpmPowers    = "degree: A², A⁴, A⁶ (A⁸)"
+	stageExpmPade      = "Padé U, V"
+	stageExpmSolve     = "LU solve"
+	stageExpmSquarings = "squarings"
+)
+
 // exactNormCutoff: below this order the 1-norms of A⁸ and A¹⁰ are computed
 // exactly from the products, as scipy does; above it, estimated with
 // Higham's dlacn2 from matrix–vector products.
@@ -158,6 +171,7 @@ func (e *Expm) Exp(dst, a []float64) error {
 	}
 	e.findStructure(a)
 	copy(e.a, a)
+	stagetime.Mark(stageExpmChecks)
 	k, s := e.pickPade()
 	if s > 0 { // only after degree 13, which formed A², A⁴ and A⁶
 		scale(e.a, math.Ldexp(1, -s))
@@ -165,6 +179,7 @@ func (e *Expm) Exp(dst, a []float64) error {
 		scale(e.a4, math.Ldexp(1, -4*s))
 		scale(e.a6, math.Ldexp(1, -6*s))
 	}
+	stagetime.Mark(stageExpmDegree)
 	if err := e.pade(dst, k); err != nil {
 		if errors.Is(err, numerr.ErrNotFinite) {
 			// A is finite, so a non-finite Padé term came from powers
@@ -182,7 +197,9 @@ func (e *Expm) Exp(dst, a []float64) error {
 			e.keepStructure(dst, i)
 		}
 	}
-	return checkOverflow(dst)
+	err := checkOverflow(dst)
+	stagetime.Mark(stageExpmSquarings)
+	return err
 }
 
 func checkOverflow(x []float64) error {
@@ -218,6 +235,14 @@ func (e *Expm) mul(dst, x, y []float64) {
 	blas.Impl().Dgemm(gblas.NoTrans, gblas.NoTrans, n, n, n, 1, x, n, y, n, 0, dst, n)
 }
 
+// powMul is mul for pickPade's powers of A: the stage profile counts the
+// products apart from the norms around them.
+func (e *Expm) powMul(dst, x, y []float64) {
+	stagetime.Mark(stageExpmDegree)
+	e.mul(dst, x, y)
+	stagetime.Mark(stageExpmPowers)
+}
+
 // square sets x = x² using e.u as scratch.
 func (e *Expm) square(x []float64) {
 	e.mul(e.u, x, x)
@@ -237,12 +262,12 @@ func (e *Expm) pickPade() (k, s int) {
 	exact := n < exactNormCutoff
 	e.ellP, e.ellZero = 0, false
 	e.normA = e.norm1(e.a)
-	e.mul(e.a2, e.a, e.a)
+	e.powMul(e.a2, e.a, e.a)
 	e.have4, e.have6, e.have8 = false, false, false
 	var d4, d6, n4, n6 float64 // n4, n6: ‖A⁴‖₁, ‖A⁶‖₁ once formed
 	if exact {
-		e.mul(e.a4, e.a2, e.a2)
-		e.mul(e.a6, e.a2, e.a4)
+		e.powMul(e.a4, e.a2, e.a2)
+		e.powMul(e.a6, e.a2, e.a4)
 		e.have4, e.have6 = true, true
 		n4, n6 = e.norm1(e.a4), e.norm1(e.a6)
 		d4 = powPos(n4, 1.0/4)
@@ -258,7 +283,7 @@ func (e *Expm) pickPade() (k, s int) {
 		return 0, 0
 	}
 	if !e.have4 {
-		e.mul(e.a4, e.a2, e.a2)
+		e.powMul(e.a4, e.a2, e.a2)
 		e.have4 = true
 		n4 = e.norm1(e.a4)
 		d4 = powPos(n4, 1.0/4)
@@ -267,7 +292,7 @@ func (e *Expm) pickPade() (k, s int) {
 		return 1, 0
 	}
 	if !e.have6 {
-		e.mul(e.a6, e.a2, e.a4)
+		e.powMul(e.a6, e.a2, e.a4)
 		e.have6 = true
 		n6 = e.norm1(e.a6)
 		d6 = powPos(n6, 1.0/6)
@@ -278,7 +303,7 @@ func (e *Expm) pickPade() (k, s int) {
 			return
 		}
 		if exact {
-			e.mul(e.a8, e.a4, e.a4)
+			e.powMul(e.a8, e.a4, e.a4)
 			e.have8 = true
 			d8 = powPos(e.norm1(e.a8), 1.0/8)
 		} else {
@@ -311,7 +336,7 @@ func (e *Expm) pickPade() (k, s int) {
 	if min(max(d6, d8), max(d8, d10)) > padeTheta[4] {
 		getD8()
 		if exact {
-			e.mul(e.a8, e.a4, e.a6)
+			e.powMul(e.a8, e.a4, e.a6)
 			e.have8 = false
 			d10 = powPos(e.norm1(e.a8), 1.0/10)
 		} else {
@@ -498,6 +523,7 @@ func (e *Expm) pade(dst []float64, k int) error {
 		dst[i] = 2 * u[i]
 		v[i] -= u[i]
 	}
+	stagetime.Mark(stageExpmPade)
 	if err := e.lu.Factorize(v); err != nil {
 		return fmt.Errorf("expm: Padé denominator: %w", err)
 	}
@@ -505,6 +531,7 @@ func (e *Expm) pade(dst []float64, k int) error {
 	for i := 0; i < n; i++ {
 		dst[i*n+i]++
 	}
+	stagetime.Mark(stageExpmSolve)
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/rhgd/rhgd/internal/stagetime"
 	"github.com/rhgd/rhgd/numerr"
 )
 
@@ -56,6 +57,7 @@ func (l *LyapSym) Factorize(a []float64) error {
 			j--
 		}
 	}
+	stagetime.Mark(stageLyapEig)
 	if best <= float64(n)*eps*lmax {
 		l.eig.ok, l.eig.vecs = false, false
 		return fmt.Errorf("lapackx: %w: Lyapunov operator has eigenvalue λ_i + λ_j = %.3g (max |λ| = %.3g)", numerr.ErrSingular, best, lmax)
@@ -83,6 +85,7 @@ func (l *LyapSym) SolveFactorized(dst, c []float64) error {
 	if err := checkSym("LyapSym", l.m, c, n); err != nil {
 		return err
 	}
+	stagetime.Mark(stageLyapCheck)
 	v, lam := l.eig.Vectors(), l.eig.Values()
 	// Below congruenceGemmCutoff two general products beat the triangular
 	// and rank-2k kernels, as in Congruence.
@@ -92,6 +95,7 @@ func (l *LyapSym) SolveFactorized(dst, c []float64) error {
 	} else {
 		congruenceVMVt(l.m, v, l.m, l.p, n)
 	}
+	stagetime.Mark(stageLyapCongruence)
 	for i := 0; i < n; i++ {
 		row := l.m[i*n : (i+1)*n]
 		for j := i; j < n; j++ {
@@ -104,12 +108,14 @@ func (l *LyapSym) SolveFactorized(dst, c []float64) error {
 			}
 		}
 	}
+	stagetime.Mark(stageLyapHadamard)
 	if small {
 		congruenceGemm(dst, v, l.m, l.p, n, true)
 	} else {
 		congruenceVtMV(dst, v, l.m, l.p, n)
 		mirrorUpper(dst, n)
 	}
+	stagetime.Mark(stageLyapCongruence)
 	for _, x := range dst {
 		if math.IsInf(x, 0) || math.IsNaN(x) {
 			// The fuzz target found X = +Inf with a nil error (A = 1.4e−76,
@@ -117,7 +123,17 @@ func (l *LyapSym) SolveFactorized(dst, c []float64) error {
 			return fmt.Errorf("lapackx: %w: Lyapunov solution exceeds the float64 range", numerr.ErrOverflow)
 		}
 	}
+	stagetime.Mark(stageLyapCheck)
 	return nil
 }
+
+// LyapSym's stages as the benchmark report's stage profile names them
+// (internal/stagetime).
+const (
+	stageLyapEig        = "eigendecomposition"
+	stageLyapCheck      = "checks"
+	stageLyapCongruence = "congruences"
+	stageLyapHadamard   = "Hadamard scaling"
+)
 
 const eps = 0x1p-52
