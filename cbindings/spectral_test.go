@@ -166,6 +166,10 @@ func TestSpectralBatchAllocs(t *testing.T) {
 			"log":          func() { ctest.SpectralLogBatch(n, count, a, out) },
 			"log backward": func() { ctest.SpectralLogBatchBackward(n, count, a, g, out) },
 			"exp backward": func() { ctest.SpectralExpBatchBackward(n, count, a, g, out) },
+			"reeig":        func() { ctest.SpectralReEigBatch(n, count, 1e-3, a, out) },
+			"reeig backward": func() {
+				ctest.SpectralReEigBatchBackward(n, count, 1e-3, a, g, out)
+			},
 		} {
 			f()
 			require.Zero(t, allocs.Steady(5, f), "%s n=%d count=%d", name, n, count)

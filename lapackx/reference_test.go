@@ -29,12 +29,30 @@ type refCase struct {
 	Note    string               `json:"note"`
 	A       []float64            `json:"a"`
 	E       []float64            `json:"e"`
+	Eig     []float64            `json:"eigenvalues"` // symmetric cases: ascending, correctly rounded
 	Results map[string]refResult `json:"results"`
 }
 
 func loadReference(t *testing.T) []refCase {
 	t.Helper()
-	b, err := os.ReadFile("testdata/reference.json")
+	cases := loadReferenceFile(t, "testdata/reference.json")
+	require.GreaterOrEqual(t, len(cases), 30)
+	return cases
+}
+
+// loadReferenceSizes returns the symmetric cases of reference_sizes.json
+// (gen_reference.py --sizes): orders 64 to 140, which the eigensolver
+// tests add to the 47-matrix set to reach every size path.
+func loadReferenceSizes(t *testing.T) []refCase {
+	t.Helper()
+	cases := loadReferenceFile(t, "testdata/reference_sizes.json")
+	require.NotEmpty(t, cases)
+	return cases
+}
+
+func loadReferenceFile(t *testing.T, path string) []refCase {
+	t.Helper()
+	b, err := os.ReadFile(path)
 	require.NoError(t, err)
 	var data struct {
 		DPS   int       `json:"dps"`
@@ -42,7 +60,6 @@ func loadReference(t *testing.T) []refCase {
 	}
 	require.NoError(t, json.Unmarshal(b, &data))
 	require.GreaterOrEqual(t, data.DPS, 50)
-	require.GreaterOrEqual(t, len(data.Cases), 30)
 	return data.Cases
 }
 
@@ -69,8 +86,11 @@ var refFuncs = map[string]Func{"exp": ExpFunc, "log": LogFunc, "sqrt": SqrtFunc,
 // below the resolution of the stored result), and err ≤ 10·n·u·max(κ, 1)
 // with κ scipy's expm_cond, or Van Loan's lower bound ‖A‖₂ ≥ ‖A‖_F/√n when
 // that overflowed.
+//
+// The symmetric cases of reference_sizes.json (n = 64 to 140, across the
+// native backend's QL cutoff) are checked with the same bound.
 func TestReference(t *testing.T) {
-	cases := loadReference(t)
+	cases := append(loadReference(t), loadReferenceSizes(t)...)
 	forEachBackend(t, func(t *testing.T) {
 		var logRatio float64
 		var nRatio int

@@ -16,22 +16,14 @@ import (
 )
 
 // refEvalWith evaluates the reference quantity name ("exp", "frechet_log",
-// …) of the symmetric case c from the eigendecomposition of solver: "ql"
-// (syevql with its AVX2 code where the CPU has it), "ql-base" (without)
-// or "evd" (LAPACK's dsyevd).
+// …) of the symmetric case c from the eigendecomposition of solver (see
+// eigWith).
 func refEvalWith(t *testing.T, c refCase, name, solver string) []float64 {
 	t.Helper()
 	n := c.N
 	s := NewSymFunc(n)
 	e := s.eig
-	copy(e.v, c.A)
-	switch solver {
-	case "ql", "ql-base":
-		require.Zero(t, lapacke.Syevql(n, e.v, e.w, make([]float64, n), false, solver == "ql-base"))
-	case "evd":
-		lw, liw := nativeLapack{}.eigWork(n)
-		require.Zero(t, lapacke.Dsyevd('V', 'L', n, e.v, n, e.w, make([]float64, lw), make([]int32, liw)))
-	}
+	eigWith(t, e, c.A, solver)
 	e.ok, e.vecs = true, true
 	got := make([]float64, n*n)
 	if f, ok := strings.CutPrefix(name, "frechet_"); ok {

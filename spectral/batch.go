@@ -29,7 +29,9 @@ const (
 	// switch to a single OpenBLAS thread per matrix (gonum's Dsyev on
 	// the pure-Go backend).
 	LAPACK
-	// Batched: dsyevd on a whole chunk of matrices in one cgo crossing;
+	// Batched: lapackx.EigBatch on a whole chunk of matrices in one cgo
+	// crossing (rhgd's C QL solver below lapackx's cutoff, n = 140 with
+	// AVX2, and dsyevd from there, as lapackx.EigSym chooses);
 	// the same as LAPACK where the native backend is not in use.
 	Batched
 )
@@ -44,10 +46,11 @@ const goEigCutoff = 128
 // batchGoCutoff is the largest order at which Auto uses SmallEig on the
 // native backend. SmallEigCutoff = 32 compares SmallEig with one dsyevd
 // call per matrix (a crossing and a thread switch each); on a batch, one
-// crossing serves a chunk, and dsyevd took the lead earlier: on the
+// crossing serves a chunk, and Batched took the lead earlier (its
+// EigBatch runs the C QL solver at these orders, not dsyevd): on the
 // 2-core AMD EPYC (Cooperlake kernels, shared and loaded, 1000 matrices,
-// alternating, medians of 7, three runs), SmallEig over batched dsyevd
-// was 1.35–1.5× at n = 24, 1.9× at 28 and 1.7–1.9× at 32, and mixed
+// alternating, medians of 7, three runs), SmallEig over Batched was
+// 1.35–1.5× at n = 24, 1.9× at 28 and 1.7–1.9× at 32, and mixed
 // (0.9–1.8×, the noise) from 16 to 22. 20 keeps SPDNet's 20×20 layer on
 // SmallEig, as before.
 const batchGoCutoff = 20

@@ -3,13 +3,15 @@ package spectral
 import (
 	"fmt"
 	"math"
+	"sync/atomic"
 
 	"github.com/rhgd/rhgd/lapackx"
 )
 
 // ReEig returns SPDNet's rectifying function x ↦ max(ε, x) (Huang and Van
 // Gool, AAAI 2017), as a lapackx.Func for Batch and lapackx.SymFunc. It
-// panics unless ε is finite.
+// panics unless ε is finite. Asked for the threshold of its previous
+// call, it returns that function again without allocating.
 //
 // Its divided differences are exact, so the Daleckii–Krein formula needs no
 // care for close eigenvalues:
@@ -28,7 +30,22 @@ func ReEig(eps float64) lapackx.Func {
 	if math.IsNaN(eps) || math.IsInf(eps, 0) {
 		panic(fmt.Sprintf("spectral: ReEig threshold %v is not finite", eps))
 	}
-	return reEig{eps}
+	if last := reEigLast.Load(); last != nil && math.Float64bits(last.eps) == math.Float64bits(eps) {
+		return last.f
+	}
+	f := lapackx.Func(reEig{eps}) // boxing the threshold allocates
+	reEigLast.Store(&reEigMade{eps, f})
+	return f
+}
+
+// reEigLast is the last function ReEig made: a layer, or the C ABI's
+// rhgd_spectral_reeig_batch, that asks for the same threshold on every
+// call gets it again without allocating.
+var reEigLast atomic.Pointer[reEigMade]
+
+type reEigMade struct {
+	eps float64
+	f   lapackx.Func
 }
 
 type reEig struct{ eps float64 }

@@ -4,6 +4,7 @@
 Run by hand (not by CI) with Debian's python3-mpmath and python3-scipy:
 
     /usr/bin/python3 lapackx/testdata/gen_reference.py
+    /usr/bin/python3 lapackx/testdata/gen_reference.py --sizes   # reference_sizes.json
 
 Every input matrix is a float64 matrix, written exactly (shortest round-trip
 decimal). Its reference values are computed from those exact entries in
@@ -307,15 +308,37 @@ def cases():
     return out
 
 
+def size_cases():
+    """Symmetric cases at the orders the 47-matrix set does not reach: the
+    eigensolvers' size paths up to and across lapackx's QL cutoff (syevql
+    below n = 140 with AVX2, dsyevd from there). A separate generator
+    stream, so that reference.json stays as it is."""
+    r = np.random.default_rng(20261125)
+    out = []
+    for n in (64, 139):
+        a = r.standard_normal((n, n)) / math.sqrt(n)
+        a = (a + a.T) / 2
+        out.append(sym_case(f"sym-rand-{n}", "symmetric", a, ["exp"]))
+    for k, n in ((6, 100), (4, 140)):
+        q, rr = np.linalg.qr(r.standard_normal((n, n)))
+        a = sym_from_spectrum(np.logspace(-k / 2, k / 2, n), q * np.sign(np.diag(rr)))
+        e = r.standard_normal((n, n))
+        e = (e + e.T) / 2
+        out.append(sym_case(f"spd-cond-1e{k}-{n}", "spd", a, ["log", "sqrt", "invsqrt"], e if n == 100 else None,
+                            f"eigenvalues logspaced 1e-{k/2:g}..1e{k/2:g}"))
+    return out
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
+    sizes = "--sizes" in sys.argv[1:]
     data = {
-        "generator": "gen_reference.py",
+        "generator": "gen_reference.py" + (" --sizes" if sizes else ""),
         "mpmath": mp.__version__, "scipy": scipy.__version__, "numpy": np.__version__,
         "dps": DPS,
-        "cases": cases(),
+        "cases": size_cases() if sizes else cases(),
     }
-    path = os.path.join(here, "reference.json")
+    path = os.path.join(here, "reference_sizes.json" if sizes else "reference.json")
     with open(path, "w") as f:
         json.dump(data, f, separators=(",", ":"))
         f.write("\n")
