@@ -164,6 +164,35 @@ func (s *SPD) whiten(dst, l, v []float64) {
 	impl.Dtrsm(gblas.Right, gblas.Lower, gblas.Trans, gblas.NonUnit, n, n, 1, l, n, dst, n)
 }
 
+// Whiten sets dst = L⁻¹ sym(U) L⁻ᵀ, with X = LLᵀ the Cholesky factor
+// cached for X: coordinates in which the metric is Frobenius,
+// ⟨U, V⟩_X = ⟨Whiten(U), Whiten(V)⟩_F (a solver.Whitener). One
+// reduction (LAPACK's dsygst, n³ flops) against Inner's two general
+// products (4n³) lets an iterative solver keep whitened copies of its
+// iterates and take each inner product as a sum over entries. dst may be
+// u. It returns an error if x is not positive definite.
+func (s *SPD) Whiten(dst, x, u []float64) error {
+	s.check(dst, x, u)
+	l, err := s.chol(x)
+	if err != nil {
+		return err
+	}
+	n := s.n
+	for i := 0; i < n; i++ { // the lower triangle of sym(U); dst may be u
+		for j := 0; j < i; j++ {
+			dst[i*n+j] = 0.5 * (u[i*n+j] + u[j*n+i])
+		}
+		dst[i*n+i] = u[i*n+i]
+	}
+	lapackx.ReduceSym(dst, l, n)
+	for i := 0; i < n; i++ {
+		for j := 0; j < i; j++ {
+			dst[j*n+i] = dst[i*n+j]
+		}
+	}
+	return nil
+}
+
 // Inner returns ⟨U, V⟩_X = tr(X⁻¹ U X⁻¹ V) for tangent vectors U and V
 // (symmetric matrices). Off the tangent space it reads their symmetric
 // parts, as every operation of this package does: it is the inner product
