@@ -1,6 +1,8 @@
 package blas
 
 import (
+	"sync"
+
 	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 )
@@ -15,10 +17,16 @@ import (
 // the native library; the rest are gonum's.
 func Impl32() gblas.Float32 {
 	if Current() == Native && haveNative {
-		return Hybrid32{Native: nativeImpl32(), Level3Cutoff: level3Cutoff}
+		return native32()
 	}
 	return gonum.Implementation{}
 }
+
+// native32 is the native Hybrid32, boxed once so that Impl32 allocates
+// nothing.
+var native32 = sync.OnceValue(func() gblas.Float32 {
+	return Hybrid32{Native: nativeImpl32(), Level3Cutoff: level3Cutoff}
+})
 
 // Hybrid32 is Hybrid's float32 counterpart: sgemm, ssyrk, strmm and strsm
 // in the native library, small ones in Go, in the one-thread windows of

@@ -114,3 +114,79 @@ func BenchmarkEpochStages(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkEpochStageFloors times each stage of an epoch at the benchmark
+// report's sizes (d = 1000, n = 2d, r = d/2.5, S = 20 lower steps),
+// interleaved (see alternate), beside one d×d GEMM (2d³ flops), the rate
+// against which each stage's flop floor is read: gradgy and retract are
+// the two halves of a lower step at a new M (floors 2d³, and 2.67d³
+// here: the retraction's 2.33d³ and the factor of its start, which the
+// lower loop has from the step before),
+// hinv, cg and ns the paper's estimates at a new point (11d³ besides the
+// eigendecomposition; 3d³ per CG iteration, of which 2d³ is HessGy; 2d³
+// per Neumann term and 3d³ per power step), and epoch a whole HINV epoch
+// from the same point, whose rest is the upper step.
+//
+//	go test -run '^$' -bench EpochStageFloors -benchtime 3x ./problems/synthetic
+func BenchmarkEpochStageFloors(b *testing.B) {
+	const d = 1000
+	sp, p, w, m0 := setup(b, 2*d, d, 2*d/5)
+	offIdentity(b, sp, m0, 3)
+	c := make([]float64, d*d)
+	g, m := make([]float64, d*d), make([]float64, d*d)
+	xid := solver.NewID()
+	runners := map[string]*solver.RHGD{}
+	for _, name := range []string{"hinv", "cg", "ns"} {
+		s := paperSettings
+		est, err := synthetic.Paper.Estimator(name)
+		testkit.Must(b, err)
+		s.Estimator = est
+		r, err := solver.New(p, &s)
+		testkit.Must(b, err)
+		runners[name] = r
+	}
+	stages := []struct {
+		name string
+		fn   func() error
+	}{
+		{"gemm", func() error {
+			blas.Impl().Dgemm(gblas.NoTrans, gblas.NoTrans, d, d, d, 1, m0, d, m0, d, 0, c, d)
+			return nil
+		}},
+		{"gradgy", func() error {
+			return p.GradGy(g, &solver.Point{X: w, Y: m0, XID: xid, YID: solver.NewID()})
+		}},
+		{"retract", func() error {
+			return sp.SPD.Retract(m, m0, g, -0.5)
+		}},
+	}
+	for _, name := range []string{"hinv", "cg", "ns"} {
+		r := runners[name]
+		stages = append(stages, struct {
+			name string
+			fn   func() error
+		}{name, func() error {
+			if err := r.Reset(w, m0); err != nil {
+				return err
+			}
+			_, err := r.Hypergradient(false)
+			return err
+		}})
+	}
+	stages = append(stages, struct {
+		name string
+		fn   func() error
+	}{"epoch", func() error {
+		r := runners["hinv"]
+		if err := r.Reset(w, m0); err != nil {
+			return err
+		}
+		_, err := r.Step()
+		return err
+	}})
+	names := make([]string, len(stages))
+	for i, s := range stages {
+		names[i] = s.name
+	}
+	alternate(b, names, func(i int) error { return stages[i].fn() })
+}
