@@ -2,6 +2,7 @@ package bench
 
 import (
 	"math"
+	"strings"
 
 	"github.com/rhgd/rhgd/problems/synthetic"
 	"github.com/rhgd/rhgd/solver"
@@ -12,18 +13,26 @@ import (
 // n = 2d, r = d/2.5, one per estimator. Each call starts from the same
 // point, so every call does the same work. Its floor is the d×d
 // eigendecomposition; the peers of HINV and AD are the authors' PyTorch
-// formulation (bench/torch_synthetic.py) in float64 and float32.
+// formulation (bench/torch_synthetic.py) in float64 and float32. hinv32
+// is HINV with the opt-in mixed-precision lower loop
+// (synthetic.Problem.SetLowerFloat32Steps(S−1): every lower step but the
+// last with float32 products), beside the same peers.
 func epochCases(d int) []Case {
 	var cs []Case
 	s := synthetic.Paper.Settings
-	for _, name := range synthetic.Paper.Names() {
+	for _, op := range append(synthetic.Paper.Names(), "hinv32") {
+		name, f32 := strings.CutSuffix(op, "32")
 		var peers []string
 		if name == "hinv" || name == "ad" {
 			peers = []string{"torch.epoch64", "torch.epoch32"}
 		}
-		cs = append(cs, Case{Group: "epoch", Op: name, Size: "d=" + itoa(d), N: float64(d), FlopCount: "≈S·30d³", Exponent: 3,
+		params := map[string]any{"estimator": name, "inner": s.InnerIters, "eta_x": s.EtaX, "eta_y": s.EtaY}
+		if f32 {
+			params["lower_float32_steps"] = s.InnerIters - 1
+		}
+		cs = append(cs, Case{Group: "epoch", Op: op, Size: "d=" + itoa(d), N: float64(d), FlopCount: "≈S·30d³", Exponent: 3,
 			Floor: "eig", FloorSize: sizeN(d), Peers: peers,
-			Params: map[string]any{"estimator": name, "inner": s.InnerIters, "eta_x": s.EtaX, "eta_y": s.EtaY},
+			Params: params,
 			Prepare: func(dir string) (*Prepared, error) {
 				r := max(1, int(math.Round(float64(d)/2.5)))
 				data, err := synthetic.Generate(2*d, d, r, synthetic.PaperNu, 42)
@@ -33,6 +42,11 @@ func epochCases(d int) []Case {
 				p, err := synthetic.New(data)
 				if err != nil {
 					return nil, err
+				}
+				if f32 {
+					if err := p.SetLowerFloat32Steps(s.InnerIters - 1); err != nil {
+						return nil, err
+					}
 				}
 				s := s
 				if s.Estimator, err = synthetic.Paper.Estimator(name); err != nil {

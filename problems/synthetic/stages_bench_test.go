@@ -3,6 +3,7 @@ package synthetic_test
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -125,23 +126,32 @@ func BenchmarkEpochStages(b *testing.B) {
 // hinv, cg and ns the paper's estimates at a new point (11d³ besides the
 // eigendecomposition; 3d³ per CG iteration, of which 2d³ is HessGy; 2d³
 // per Neumann term and 3d³ per power step), and epoch a whole HINV epoch
-// from the same point, whose rest is the upper step.
+// from the same point, whose rest is the upper step. gradgy32, retract32
+// and epoch32 are the same with SetLowerFloat32Steps(S−1) (the
+// retraction in float32 because gradgy32 ran just before it).
 //
 //	go test -run '^$' -bench EpochStageFloors -benchtime 3x ./problems/synthetic
 func BenchmarkEpochStageFloors(b *testing.B) {
 	const d = 1000
 	sp, p, w, m0 := setup(b, 2*d, d, 2*d/5)
 	offIdentity(b, sp, m0, 3)
+	sp32, _, _, _ := setup(b, 2*d, d, 2*d/5)
+	testkit.Must(b, sp32.SetLowerFloat32Steps(paperSettings.InnerIters-1))
+	p32 := sp32.Bilevel()
 	c := make([]float64, d*d)
 	g, m := make([]float64, d*d), make([]float64, d*d)
 	xid := solver.NewID()
 	runners := map[string]*solver.RHGD{}
-	for _, name := range []string{"hinv", "cg", "ns"} {
+	for _, name := range []string{"hinv", "cg", "ns", "hinv32"} {
 		s := paperSettings
-		est, err := synthetic.Paper.Estimator(name)
+		est, err := synthetic.Paper.Estimator(strings.TrimSuffix(name, "32"))
 		testkit.Must(b, err)
 		s.Estimator = est
-		r, err := solver.New(p, &s)
+		pr := p
+		if name == "hinv32" {
+			pr = p32
+		}
+		r, err := solver.New(pr, &s)
 		testkit.Must(b, err)
 		runners[name] = r
 	}
@@ -158,6 +168,12 @@ func BenchmarkEpochStageFloors(b *testing.B) {
 		}},
 		{"retract", func() error {
 			return sp.SPD.Retract(m, m0, g, -0.5)
+		}},
+		{"gradgy32", func() error {
+			return p32.GradGy(g, &solver.Point{X: w, Y: m0, XID: solver.NewID(), YID: solver.NewID()})
+		}},
+		{"retract32", func() error {
+			return p32.My.Retract(m, m0, g, -0.5)
 		}},
 	}
 	for _, name := range []string{"hinv", "cg", "ns"} {
@@ -178,6 +194,16 @@ func BenchmarkEpochStageFloors(b *testing.B) {
 		fn   func() error
 	}{"epoch", func() error {
 		r := runners["hinv"]
+		if err := r.Reset(w, m0); err != nil {
+			return err
+		}
+		_, err := r.Step()
+		return err
+	}}, struct {
+		name string
+		fn   func() error
+	}{"epoch32", func() error {
+		r := runners["hinv32"]
 		if err := r.Reset(w, m0); err != nil {
 			return err
 		}
