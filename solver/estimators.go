@@ -72,7 +72,9 @@ func (h *hinv) Estimate(dst []float64, at *Point) error {
 // Hessian it stops with ErrSingular or ErrNotPositive instead of
 // oscillating; Damping or AutoDamping then solves (H + δI) v = b (see
 // the package documentation, "Lower levels that are not strongly
-// convex").
+// convex"). When the lower manifold is a Whitener (SPD), each iteration
+// whitens H p once and takes its inner products as dot products of
+// whitened copies of r and p, kept by the same recurrences.
 type CG struct {
 	// MaxIter bounds the iterations; default 50.
 	MaxIter int
@@ -368,7 +370,9 @@ func (c *cg) Estimate(dst []float64, at *Point) error {
 }
 
 // Neumann approximates H⁻¹ by the truncated series γ Σ_{i<T} (I − γH)^i
-// (paper, Section 3.1), which converges when γ < 2/λ_max(H).
+// (paper, Section 3.1), which converges when γ < 2/λ_max(H). On a Whitener
+// lower manifold (SPD) its power iteration and norms use whitened
+// coordinates (see CG).
 type Neumann struct {
 	// Gamma is the step γ; default 1/λ̂ with λ̂ the power-iteration estimate
 	// of λ_max(H) (so 0 means "choose").
