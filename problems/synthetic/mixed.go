@@ -129,28 +129,40 @@ func (p *Problem) retract32(dst, x, u []float64, t float64) error {
 			l = mx.l64
 		}
 	}
-	w, l32, k := mx.g32, mx.l32, mx.k32
+	// tu = t sym(U), both triangles, in tiles (u may be dst).
+	w, l32, k, tu := mx.g32, mx.l32, mx.k32, p.dd[0]
+	const tile = 32
+	for ib := 0; ib < d; ib += tile {
+		for jb := 0; jb <= ib; jb += tile {
+			for i := ib; i < min(ib+tile, d); i++ {
+				for j := jb; j < min(jb+tile, i+1); j++ {
+					v := t * 0.5 * (u[i*d+j] + u[j*d+i])
+					tu[i*d+j], tu[j*d+i] = v, v
+				}
+			}
+		}
+	}
 	for i := 0; i < d; i++ {
 		for j := 0; j <= i; j++ {
 			l32[i*d+j] = float32(l[i*d+j])
 		}
-		for j := 0; j < d; j++ {
-			w[i*d+j] = float32(t * 0.5 * (u[i*d+j] + u[j*d+i]))
-		}
+	}
+	for i, v := range tu {
+		w[i] = float32(v)
 	}
 	impl := blas.Impl32()
 	impl.Strsm(gblas.Left, gblas.Lower, gblas.NoTrans, gblas.NonUnit, d, d, 1, l32, d, w, d)
 	impl.Ssyrk(gblas.Upper, gblas.Trans, d, d, 0.5, w, d, 0, k, d)
 	for i := 0; i < d; i++ { // X + tU + ½VᵀV on the upper triangle, mirrored
-		for j := i; j < d; j++ {
-			v := x[i*d+j] + t*0.5*(u[i*d+j]+u[j*d+i]) + float64(k[i*d+j])
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("synthetic: float32 retraction: %w", numerr.ErrNotFinite)
-			}
-			dst[i*d+j] = v
+		o, xr, tr, kr := dst[i*d+i:(i+1)*d], x[i*d+i:(i+1)*d], tu[i*d+i:(i+1)*d], k[i*d+i:(i+1)*d]
+		for j := range o {
+			o[j] = xr[j] + tr[j] + float64(kr[j])
 		}
 	}
 	lapackx.MirrorUpper(dst, d)
+	if !finite(dst) {
+		return fmt.Errorf("synthetic: float32 retraction: %w", numerr.ErrNotFinite)
+	}
 	mx.lxok = false
 	if lapackx.Cholesky(mx.l64, dst, d) != nil {
 		return fmt.Errorf("synthetic: float32 retraction: %w: the result is not positive definite", numerr.ErrNotPosDef)
@@ -180,3 +192,13 @@ func (m *mixedSPD) Retract(dst, x, u []float64, t float64) error {
 
 // Clone returns a copy with its own SPD manifold, over the same problem.
 func (m *mixedSPD) Clone() any { return &mixedSPD{SPD: m.SPD.Clone().(*spd.SPD), p: m.p} }
+
+// finite reports whether every entry of a is finite.
+func finite(a []float64) bool {
+	for _, v := range a {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
+}

@@ -116,19 +116,27 @@ func BenchmarkEpochStages(b *testing.B) {
 	}
 }
 
+// metricOnly hides the lower manifold's Whiten: CG and NS then take the
+// metric's inner products, as before they whitened.
+type metricOnly struct{ solver.Manifold }
+
 // BenchmarkEpochStageFloors times each stage of an epoch at the benchmark
 // report's sizes (d = 1000, n = 2d, r = d/2.5, S = 20 lower steps),
-// interleaved (see alternate), beside one d×d GEMM (2d³ flops), the rate
-// against which each stage's flop floor is read: gradgy and retract are
-// the two halves of a lower step at a new M (floors 2d³, and 2.67d³
-// here: the retraction's 2.33d³ and the factor of its start, which the
-// lower loop has from the step before),
-// hinv, cg and ns the paper's estimates at a new point (11d³ besides the
-// eigendecomposition; 3d³ per CG iteration, of which 2d³ is HessGy; 2d³
-// per Neumann term and 3d³ per power step), and epoch a whole HINV epoch
-// from the same point, whose rest is the upper step. gradgy32, retract32
-// and epoch32 are the same with SetLowerFloat32Steps(S−1) (the
-// retraction in float32 because gradgy32 ran just before it).
+// interleaved, beside one d×d GEMM (2d³ flops), the rate against which
+// each stage's flop floor is read (name-gemms: the median over rounds of
+// the stage's time over the same round's GEMM). lowerstep is one lower
+// step (GradGy and the SPD retraction) from the last one's result at a
+// fixed W, as in the lower loop (floor 4.33d³: the Gram product 2d³,
+// alone as mam, and the retraction's solve, rank-k update and Cholesky
+// 2.33d³); hinv, cg and ns are the paper's estimates at a new point (11d³
+// besides the eigendecomposition; 3d³ per CG iteration, of which 2d³ is
+// HessGy; 2d³ per Neumann term and 3d³ per power step), and epoch a whole
+// HINV epoch from the same point, whose rest is the upper step.
+// lowerstep32 and epoch32 are the same with float32 lower steps
+// (SetLowerFloat32Steps: every step, and S−1 of each epoch's); cg-metric
+// and ns-metric are CG and NS with the metric's inner products instead of
+// whitened ones; dtrmm, dsyrk, strmm and ssyrk GradGy's kernels alone,
+// sgemm a float32 GEMM.
 //
 //	go test -run '^$' -bench EpochStageFloors -benchtime 3x ./problems/synthetic
 func BenchmarkEpochStageFloors(b *testing.B) {
@@ -143,17 +151,38 @@ func BenchmarkEpochStageFloors(b *testing.B) {
 	for i, v := range m0 {
 		m32[i] = float32(v)
 	}
-	g, m := make([]float64, d*d), make([]float64, d*d)
+	// The lower-step stages run on problems of their own, so that B(W)
+	// and the factor of each step's start stay cached as in a lower loop:
+	// each step starts from the last one's result.
+	g := make([]float64, d*d)
 	xid := solver.NewID()
+	_, pl, _, _ := setup(b, 2*d, d, 2*d/5)
+	spl32, _, _, _ := setup(b, 2*d, d, 2*d/5)
+	testkit.Must(b, spl32.SetLowerFloat32Steps(math.MaxInt))
+	pl32 := spl32.Bilevel()
+	ml, ml32 := [2][]float64{slices.Clone(m0), make([]float64, d*d)}, [2][]float64{slices.Clone(m0), make([]float64, d*d)}
+	step := func(p solver.Problem, m [2][]float64) error {
+		if err := p.GradGy(g, &solver.Point{X: w, Y: m[0], XID: xid, YID: solver.NewID()}); err != nil {
+			return err
+		}
+		if err := p.My.Retract(m[1], m[0], g, -0.5); err != nil {
+			return err
+		}
+		copy(m[0], m[1])
+		return nil
+	}
 	runners := map[string]*solver.RHGD{}
-	for _, name := range []string{"hinv", "cg", "ns", "hinv32"} {
+	for _, name := range []string{"hinv", "cg", "ns", "hinv32", "cg-metric", "ns-metric"} {
 		s := paperSettings
-		est, err := synthetic.Paper.Estimator(strings.TrimSuffix(name, "32"))
+		est, err := synthetic.Paper.Estimator(strings.TrimSuffix(strings.TrimSuffix(name, "32"), "-metric"))
 		testkit.Must(b, err)
 		s.Estimator = est
 		pr := p
-		if name == "hinv32" {
+		switch {
+		case name == "hinv32":
 			pr = p32
+		case strings.HasSuffix(name, "-metric"): // the metric's inner products
+			pr.My = metricOnly{p.My}
 		}
 		r, err := solver.New(pr, &s)
 		testkit.Must(b, err)
@@ -171,20 +200,32 @@ func BenchmarkEpochStageFloors(b *testing.B) {
 			blas.Impl32().Sgemm(gblas.NoTrans, gblas.NoTrans, d, d, d, 1, m32, d, m32, d, 0, c32, d)
 			return nil
 		}},
-		{"gradgy", func() error {
-			return p.GradGy(g, &solver.Point{X: w, Y: m0, XID: xid, YID: solver.NewID()})
+		{"dtrmm", func() error { // GradGy's kernels alone, d³ flops each
+			copy(c, m0)
+			blas.Impl().Dtrmm(gblas.Left, gblas.Lower, gblas.Trans, gblas.NonUnit, d, d, 1, sp.A, d, c, d)
+			return nil
 		}},
-		{"retract", func() error {
-			return sp.SPD.Retract(m, m0, g, -0.5)
+		{"dsyrk", func() error {
+			blas.Impl().Dsyrk(gblas.Upper, gblas.Trans, d, d, 1, m0, d, 0, c, d)
+			return nil
 		}},
-		{"gradgy32", func() error {
-			return p32.GradGy(g, &solver.Point{X: w, Y: m0, XID: solver.NewID(), YID: solver.NewID()})
+		{"strmm", func() error {
+			copy(c32, m32)
+			blas.Impl32().Strmm(gblas.Left, gblas.Lower, gblas.Trans, gblas.NonUnit, d, d, 1, m32, d, c32, d)
+			return nil
 		}},
-		{"retract32", func() error {
-			return p32.My.Retract(m, m0, g, -0.5)
+		{"ssyrk", func() error {
+			blas.Impl32().Ssyrk(gblas.Upper, gblas.Trans, d, d, 1, m32, d, 0, c32, d)
+			return nil
 		}},
+		{"mam", func() error { // GradGy's Gram product alone
+			synthetic.MAMUpper(sp, c, m0)
+			return nil
+		}},
+		{"lowerstep", func() error { return step(pl, ml) }},
+		{"lowerstep32", func() error { return step(pl32, ml32) }},
 	}
-	for _, name := range []string{"hinv", "cg", "ns"} {
+	for _, name := range []string{"hinv", "cg", "cg-metric", "ns", "ns-metric"} {
 		r := runners[name]
 		stages = append(stages, struct {
 			name string

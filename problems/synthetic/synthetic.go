@@ -389,15 +389,13 @@ func (p *Problem) GradGy(dst []float64, pt *solver.Point) error {
 		p.mul(gblas.NoTrans, gblas.NoTrans, d, d, d, 1, m, d, am, d, 0, dst, d)
 	}
 	bm := p.b(pt)
-	for i := 0; i < d; i++ { // the upper triangle less B, mirrored
-		row, br := dst[i*d:(i+1)*d], bm[i*d:(i+1)*d]
-		for j := i; j < d; j++ {
-			row[j] -= br[j]
-		}
-		for j := 0; j < i; j++ {
-			row[j] = dst[j*d+i]
+	for i := 0; i < d; i++ { // the upper triangle less B, mirrored in tiles
+		row, br := dst[i*d+i:(i+1)*d], bm[i*d+i:(i+1)*d]
+		for j, v := range br {
+			row[j] -= v
 		}
 	}
+	lapackx.MirrorUpper(dst, d)
 	return nil
 }
 
