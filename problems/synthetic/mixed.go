@@ -129,7 +129,8 @@ func (p *Problem) retract32(dst, x, u []float64, t float64) error {
 			l = mx.l64
 		}
 	}
-	// tu = t sym(U), both triangles, in tiles (u may be dst).
+	// tu = t sym(U) and w = float32(tu), both triangles, in tiles (u may
+	// be dst).
 	w, l32, k, tu := mx.g32, mx.l32, mx.k32, p.dd[0]
 	const tile = 32
 	for ib := 0; ib < d; ib += tile {
@@ -138,6 +139,7 @@ func (p *Problem) retract32(dst, x, u []float64, t float64) error {
 				for j := jb; j < min(jb+tile, i+1); j++ {
 					v := t * 0.5 * (u[i*d+j] + u[j*d+i])
 					tu[i*d+j], tu[j*d+i] = v, v
+					w[i*d+j], w[j*d+i] = float32(v), float32(v)
 				}
 			}
 		}
@@ -147,22 +149,21 @@ func (p *Problem) retract32(dst, x, u []float64, t float64) error {
 			l32[i*d+j] = float32(l[i*d+j])
 		}
 	}
-	for i, v := range tu {
-		w[i] = float32(v)
-	}
 	impl := blas.Impl32()
 	impl.Strsm(gblas.Left, gblas.Lower, gblas.NoTrans, gblas.NonUnit, d, d, 1, l32, d, w, d)
 	impl.Ssyrk(gblas.Upper, gblas.Trans, d, d, 0.5, w, d, 0, k, d)
+	ok := true
 	for i := 0; i < d; i++ { // X + tU + ½VᵀV on the upper triangle, mirrored
 		o, xr, tr, kr := dst[i*d+i:(i+1)*d], x[i*d+i:(i+1)*d], tu[i*d+i:(i+1)*d], k[i*d+i:(i+1)*d]
 		for j := range o {
 			o[j] = xr[j] + tr[j] + float64(kr[j])
 		}
+		ok = ok && finite(o)
 	}
-	lapackx.MirrorUpper(dst, d)
-	if !finite(dst) {
+	if !ok {
 		return fmt.Errorf("synthetic: float32 retraction: %w", numerr.ErrNotFinite)
 	}
+	lapackx.MirrorUpper(dst, d)
 	mx.lxok = false
 	if lapackx.Cholesky(mx.l64, dst, d) != nil {
 		return fmt.Errorf("synthetic: float32 retraction: %w: the result is not positive definite", numerr.ErrNotPosDef)

@@ -126,8 +126,8 @@ func TestMixedOffForAD(t *testing.T) {
 // TestMixedKernels: the float32 steps' GradGy is M A M − B within float32
 // rounding of the float64 one, ‖ΔK‖ ≤ 4d·u₃₂‖M‖²‖A‖, and their retraction
 // rounds only the second-order term: ‖R₃₂ − R‖ ≤ 4d·u₃₂‖R − X − tU‖ +
-// 1e-14‖R‖. A negative count is an error naming the setting; a point of
-// unknown identity runs in float64.
+// 1e-14‖R‖, and a non-finite step is an error. A negative count is an
+// error naming the setting; a point of unknown identity runs in float64.
 func TestMixedKernels(t *testing.T) {
 	const d, u32 = 120, 0x1p-24
 	sp, p, w, m := setup(t, 2*d, d, 2*d/5)
@@ -170,6 +170,10 @@ func TestMixedKernels(t *testing.T) {
 		require.LessOrEqual(t, floats.Distance(r32, r64, 2), 4*d*u32*math.Sqrt(second)+1e-14*floats.Norm(r64, 2), "t=%g", tt)
 		pt.XID = solver.NewID() // a new upper iterate: its first steps are float32 again
 	}
+	// a non-finite step is an error, not an iterate
+	require.NoError(t, p.GradGy(g, &solver.Point{X: w, Y: m, XID: solver.NewID(), YID: solver.NewID()}))
+	u[5] = math.NaN()
+	require.ErrorIs(t, p.My.Retract(r32, m, u, 0.5), numerr.ErrNotFinite)
 	// the third call at one upper iterate is float64, as is a point of
 	// unknown identity
 	x := solver.NewID()
