@@ -45,11 +45,12 @@ type mixed struct {
 // final f of 100 epochs moves by far less than 1e-6 relative (see
 // TestMixedAgrees). Call it before Bilevel, which then returns a lower
 // manifold whose retraction follows the float32 steps (and has no
-// retraction to choose: it is always the second-order one). It returns
-// an error naming k when k < 0.
+// retraction to choose: it is always the second-order one). It is a Go
+// setting only, not yet a parameter of the command line or the C ABI. It
+// returns an error naming the setting when k < 0.
 func (p *Problem) SetLowerFloat32Steps(k int) error {
 	if k < 0 {
-		return fmt.Errorf("synthetic: %w: lower-float32-steps = %d, want ≥ 0", numerr.ErrInvalid, k)
+		return fmt.Errorf("synthetic: %w: SetLowerFloat32Steps(%d): want k ≥ 0", numerr.ErrInvalid, k)
 	}
 	p.mix.steps, p.mix.xid, p.mix.count, p.mix.step = k, 0, 0, false
 	if k == 0 || p.mix.la32 != nil {

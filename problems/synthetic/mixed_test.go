@@ -134,7 +134,7 @@ func TestMixedKernels(t *testing.T) {
 	rnd := offIdentity(t, sp, m, 4)
 	err := sp.SetLowerFloat32Steps(-1)
 	require.ErrorIs(t, err, numerr.ErrInvalid)
-	require.ErrorContains(t, err, "lower-float32-steps")
+	require.ErrorContains(t, err, "SetLowerFloat32Steps")
 	ref, _, _, _ := setup(t, 2*d, d, 2*d/5)
 	pref := ref.Bilevel()
 	require.NoError(t, sp.SetLowerFloat32Steps(2))
