@@ -23,6 +23,10 @@
 // S = M^½AM^½ + M^{−½}BM^{−½}, which costs two eigendecompositions (and
 // whose right-hand side lacks a factor 2 that the authors' code has). g
 // is geodesically strongly convex in M.
+//
+// SetLowerFloat32Steps is an opt-in mixed-precision lower loop for large d:
+// the big products of the first lower steps of each epoch run in float32
+// while M stays float64 (off by default).
 package synthetic
 
 import (
