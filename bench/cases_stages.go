@@ -87,7 +87,7 @@ const (
 func epochStageCase(d int) Case {
 	return Case{Group: "stages", Op: "hinv", Size: "d=" + itoa(d), N: float64(d), FlopCount: "≈S·30d³", Exponent: 3, Rounds: 3,
 		Prepare: func(string) (*Prepared, error) {
-			e, err := newSyntheticEpoch(d, "hinv")
+			e, err := newSyntheticEpoch(d, "hinv", 0)
 			if err != nil {
 				return nil, err
 			}

@@ -72,7 +72,9 @@ func (h *hinv) Estimate(dst []float64, at *Point) error {
 // Hessian it stops with ErrSingular or ErrNotPositive instead of
 // oscillating; Damping or AutoDamping then solves (H + δI) v = b (see
 // the package documentation, "Lower levels that are not strongly
-// convex").
+// convex"). When the lower manifold is a Whitener (SPD), each iteration
+// whitens H p once and takes its inner products as dot products of
+// whitened copies of r and p, kept by the same recurrences.
 type CG struct {
 	// MaxIter bounds the iterations; default 50.
 	MaxIter int
@@ -159,11 +161,43 @@ func (c *CG) Bind(env *Env) (Hypergrad, error) {
 	case !(c.Damping >= 0) || math.IsInf(c.Damping, 0):
 		return nil, fmt.Errorf("%w: CG Damping = %v, want finite and ≥ 0", ErrBadSetting, c.Damping)
 	}
-	return &cg{env: env, maxIter: maxIter, tol: tol, warm: c.WarmStart, damping: c.Damping, auto: c.AutoDamping,
+	cg := &cg{env: env, maxIter: maxIter, tol: tol, warm: c.WarmStart, damping: c.Damping, auto: c.AutoDamping,
 		b: env.NewY(), v: env.NewY(), res: env.NewY(), p: env.NewY(), hp: env.NewY(),
 		prev: env.NewY(), prevY: env.NewY(),
 		alpha: make([]float64, maxIter), beta: make([]float64, maxIter),
-		diag: make([]float64, maxIter), off: make([]float64, maxIter)}, nil
+		diag: make([]float64, maxIter), off: make([]float64, maxIter)}
+	if wh, ok := env.My.(Whitener); ok && !noWhiten {
+		cg.wh, cg.resW, cg.pW, cg.hpW = wh, env.NewY(), env.NewY(), env.NewY()
+	}
+	return cg, nil
+}
+
+// noWhiten turns off the whitened inner products of CG and Neumann, for
+// the tests that compare them with the metric's own (SetNoWhiten).
+var noWhiten bool
+
+// dot returns Σ a_i b_i, the inner product of whitened coordinates.
+func dot(a, b []float64) float64 {
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// whitenedNorm returns ‖u‖_y through wh's coordinates, left in w.
+func whitenedNorm(wh Whitener, w, y, u []float64) (float64, error) {
+	if err := wh.Whiten(w, y, u); err != nil {
+		return math.NaN(), err
+	}
+	return math.Sqrt(dot(w, w)), nil
 }
 
 type cg struct {
@@ -174,10 +208,14 @@ type cg struct {
 	damping          float64
 	auto             bool
 	b, v, res, p, hp []float64
-	prev, prevY      []float64 // previous solution (tangent at prevY)
-	hasPrev          bool
-	alpha, beta      []float64 // CG's coefficients: the Lanczos tridiagonal
-	diag, off        []float64 // scratch for its Ritz values
+	// With a Whitener lower manifold, the whitened coordinates of res, p
+	// and hp: each inner product is then a dot product (see Whitener).
+	wh            Whitener
+	resW, pW, hpW []float64
+	prev, prevY   []float64 // previous solution (tangent at prevY)
+	hasPrev       bool
+	alpha, beta   []float64 // CG's coefficients: the Lanczos tridiagonal
+	diag, off     []float64 // scratch for its Ritz values
 }
 
 func (c *cg) Reset() { c.hasPrev = false }
@@ -201,7 +239,15 @@ func (c *cg) Estimate(dst []float64, at *Point) error {
 	if err := env.GradFy(b, at); err != nil {
 		return err
 	}
-	bnorm := my.Norm(y, b)
+	var bnorm float64
+	if c.wh != nil {
+		var err error
+		if bnorm, err = whitenedNorm(c.wh, c.resW, y, b); err != nil {
+			return fmt.Errorf("CG: %w", err)
+		}
+	} else {
+		bnorm = my.Norm(y, b)
+	}
 	if math.IsNaN(bnorm) || math.IsInf(bnorm, 0) {
 		return fmt.Errorf("CG: %w: ‖grad_y f‖ = %v", numerr.ErrNotFinite, bnorm)
 	}
@@ -224,16 +270,35 @@ func (c *cg) Estimate(dst []float64, at *Point) error {
 		for i := range res {
 			res[i] = b[i] - hp[i]
 		}
+		if c.wh != nil {
+			if err := c.wh.Whiten(c.resW, y, res); err != nil {
+				return fmt.Errorf("CG: %w", err)
+			}
+		}
 	}
 	copy(p, res)
-	rr := my.Inner(y, res, res)
+	var rr float64
+	if c.wh != nil { // resW holds res's coordinates
+		copy(c.pW, c.resW)
+		rr = dot(c.resW, c.resW)
+	} else {
+		rr = my.Inner(y, res, res)
+	}
 	rrBest, curvMax := rr, 0.0
 	it := 0
 	for ; it < c.maxIter && math.Sqrt(rr) > c.tol*bnorm; it++ {
 		if err := c.hess(hp, at, p, delta); err != nil {
 			return err
 		}
-		php := my.Inner(y, p, hp)
+		var php float64
+		if c.wh != nil {
+			if err := c.wh.Whiten(c.hpW, y, hp); err != nil {
+				return fmt.Errorf("CG: %w", err)
+			}
+			php = dot(c.pW, c.hpW)
+		} else {
+			php = my.Inner(y, p, hp)
+		}
 		curv := php / rr // ≥ the Rayleigh quotient of p, ≤ λ_max
 		switch {
 		case math.IsNaN(php) || math.IsInf(php, 0):
@@ -250,7 +315,16 @@ func (c *cg) Estimate(dst []float64, at *Point) error {
 			v[i] += alpha * p[i]
 			res[i] -= alpha * hp[i]
 		}
-		rrNew := my.Inner(y, res, res)
+		var rrNew float64
+		if c.wh != nil {
+			resW, hpW := c.resW, c.hpW
+			for i := range resW {
+				resW[i] -= alpha * hpW[i]
+			}
+			rrNew = dot(resW, resW)
+		} else {
+			rrNew = my.Inner(y, res, res)
+		}
 		beta := rrNew / rr
 		c.alpha[it], c.beta[it] = alpha, beta
 		rr = rrNew
@@ -261,6 +335,12 @@ func (c *cg) Estimate(dst []float64, at *Point) error {
 		rrBest = min(rrBest, rr)
 		for i := range p {
 			p[i] = res[i] + beta*p[i]
+		}
+		if c.wh != nil {
+			pW, resW := c.pW, c.resW
+			for i := range pW {
+				pW[i] = resW[i] + beta*pW[i]
+			}
 		}
 	}
 	env.AddIterations(it)
@@ -290,7 +370,9 @@ func (c *cg) Estimate(dst []float64, at *Point) error {
 }
 
 // Neumann approximates H⁻¹ by the truncated series γ Σ_{i<T} (I − γH)^i
-// (paper, Section 3.1), which converges when γ < 2/λ_max(H).
+// (paper, Section 3.1), which converges when γ < 2/λ_max(H). On a Whitener
+// lower manifold (SPD) its power iteration and norms use whitened
+// coordinates (see CG).
 type Neumann struct {
 	// Gamma is the step γ; default 1/λ̂ with λ̂ the power-iteration estimate
 	// of λ_max(H) (so 0 means "choose").
@@ -357,8 +439,12 @@ func (ns *Neumann) Bind(env *Env) (Hypergrad, error) {
 	case iters < 0 && ns.Gamma == 0:
 		return nil, fmt.Errorf("NS: %w: Gamma not set and the λ_max estimate skipped", ErrNeumannStep)
 	}
-	return &neumann{env: env, gamma: ns.Gamma, terms: terms, iters: iters, damping: ns.Damping, auto: ns.AutoDamping,
-		b: env.NewY(), v: env.NewY(), p: env.NewY(), hp: env.NewY(), w: env.NewY()}, nil
+	n := &neumann{env: env, gamma: ns.Gamma, terms: terms, iters: iters, damping: ns.Damping, auto: ns.AutoDamping,
+		b: env.NewY(), v: env.NewY(), p: env.NewY(), hp: env.NewY(), w: env.NewY()}
+	if wh, ok := env.My.(Whitener); ok && !noWhiten {
+		n.wh, n.wW, n.hwW = wh, env.NewY(), env.NewY()
+	}
+	return n, nil
 }
 
 type neumann struct {
@@ -368,6 +454,18 @@ type neumann struct {
 	damping        float64
 	auto           bool
 	b, v, p, hp, w []float64
+	// With a Whitener lower manifold, the whitened coordinates of the
+	// power iteration's w and H w, also scratch for norms.
+	wh      Whitener
+	wW, hwW []float64
+}
+
+// norm returns ‖u‖_y, through whitened coordinates when it can.
+func (ns *neumann) norm(y, u []float64) (float64, error) {
+	if ns.wh != nil {
+		return whitenedNorm(ns.wh, ns.wW, y, u)
+	}
+	return ns.env.My.Norm(y, u), nil
 }
 
 func (ns *neumann) Reset() {}
@@ -378,7 +476,10 @@ func (ns *neumann) Estimate(dst []float64, at *Point) error {
 	if err := env.GradFy(b, at); err != nil {
 		return err
 	}
-	nb := env.My.Norm(at.Y, b)
+	nb, err := ns.norm(at.Y, b)
+	if err != nil {
+		return fmt.Errorf("NS: %w", err)
+	}
 	if math.IsNaN(nb) || math.IsInf(nb, 0) {
 		return fmt.Errorf("NS: %w: ‖grad_y f‖ = %v", numerr.ErrNotFinite, nb)
 	}
@@ -423,9 +524,17 @@ func (ns *neumann) Estimate(dst []float64, at *Point) error {
 	if env.WantsNorms() {
 		// b − (H+δI)v = (I − γ(H+δI))^T b, of norm ≤ ‖p_{T−1}‖ when
 		// 0 ≤ γ(H+δI) ≤ 2I (the condition the power iteration checks).
-		env.SetSolve(nb, env.My.Norm(at.Y, p), delta)
+		np, err := ns.norm(at.Y, p)
+		if err != nil {
+			return fmt.Errorf("NS: %w", err)
+		}
+		env.SetSolve(nb, np, delta)
 	}
-	if nv := env.My.Norm(at.Y, v); math.IsNaN(nv) || math.IsInf(nv, 0) {
+	nv, err := ns.norm(at.Y, v)
+	if err != nil {
+		return fmt.Errorf("NS: %w", err)
+	}
+	if math.IsNaN(nv) || math.IsInf(nv, 0) {
 		return fmt.Errorf("NS: %w: the series reached ‖v‖ = %v", numerr.ErrNotFinite, nv)
 	}
 	env.AddIterations(ns.terms)
@@ -437,6 +546,9 @@ func (ns *neumann) Estimate(dst []float64, at *Point) error {
 // quotient.
 func (ns *neumann) powerIteration(at *Point, s []float64) (float64, error) {
 	env, my, y := ns.env, ns.env.My, at.Y
+	if ns.wh != nil {
+		return ns.powerWhitened(at, s)
+	}
 	w, hw := ns.w, ns.hp
 	copy(w, s)
 	if my.Norm(y, w) == 0 {
@@ -453,6 +565,45 @@ func (ns *neumann) powerIteration(at *Point, s []float64) (float64, error) {
 		}
 		lam = my.Inner(y, w, hw)
 		copy(w, hw)
+	}
+	if math.IsNaN(lam) || math.IsInf(lam, 0) {
+		return 0, fmt.Errorf("NS: %w: λ_max(H) estimate %v", numerr.ErrNotFinite, lam)
+	}
+	return lam, nil
+}
+
+// powerWhitened is powerIteration from s with whitened coordinates: per
+// step one Hessian product and its whitening, the norm and the Rayleigh
+// quotient dot products of them.
+func (ns *neumann) powerWhitened(at *Point, s []float64) (float64, error) {
+	env, y := ns.env, at.Y
+	w, hw, wW, hwW := ns.w, ns.hp, ns.wW, ns.hwW
+	copy(w, s)
+	for k := 0; k < 2; k++ { // s, or a random start when s = 0
+		if err := ns.wh.Whiten(wW, y, w); err != nil {
+			return 0, fmt.Errorf("NS: %w", err)
+		}
+		if k == 1 || dot(wW, wW) != 0 {
+			break
+		}
+		env.My.RandTangent(w, y, env.Rand())
+	}
+	var lam float64
+	for i := 0; i < ns.iters; i++ {
+		nw := math.Sqrt(dot(wW, wW))
+		for j := range w {
+			w[j] /= nw
+			wW[j] /= nw
+		}
+		if err := env.HessGy(hw, at, w); err != nil {
+			return 0, err
+		}
+		if err := ns.wh.Whiten(hwW, y, hw); err != nil {
+			return 0, fmt.Errorf("NS: %w", err)
+		}
+		lam = dot(wW, hwW)
+		copy(w, hw)
+		copy(wW, hwW)
 	}
 	if math.IsNaN(lam) || math.IsInf(lam, 0) {
 		return 0, fmt.Errorf("NS: %w: λ_max(H) estimate %v", numerr.ErrNotFinite, lam)

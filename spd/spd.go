@@ -164,6 +164,53 @@ func (s *SPD) whiten(dst, l, v []float64) {
 	impl.Dtrsm(gblas.Right, gblas.Lower, gblas.Trans, gblas.NonUnit, n, n, 1, l, n, dst, n)
 }
 
+// Whiten sets dst = L⁻¹ sym(U) L⁻ᵀ, with X = LLᵀ the Cholesky factor
+// cached for X: coordinates in which the metric is Frobenius,
+// ⟨U, V⟩_X = ⟨Whiten(U), Whiten(V)⟩_F (a solver.Whitener). One
+// reduction (LAPACK's dsygst, n³ flops) against Inner's two general
+// products (4n³) lets an iterative solver keep whitened copies of its
+// iterates and take each inner product as a sum over entries. dst may be
+// u. It returns an error if x is not positive definite.
+func (s *SPD) Whiten(dst, x, u []float64) error {
+	s.check(dst, x, u)
+	l, err := s.chol(x)
+	if err != nil {
+		return err
+	}
+	n := s.n
+	lowerTiles(n, func(i, j0, j1 int) { // the lower triangle of sym(U); dst may be u
+		for j := j0; j < j1; j++ {
+			dst[i*n+j] = 0.5 * (u[i*n+j] + u[j*n+i])
+		}
+	})
+	for i := 0; i < n; i++ {
+		dst[i*n+i] = u[i*n+i]
+	}
+	lapackx.ReduceSym(dst, l, n)
+	lowerTiles(n, func(i, j0, j1 int) {
+		for j := j0; j < j1; j++ {
+			dst[j*n+i] = dst[i*n+j]
+		}
+	})
+	return nil
+}
+
+// lowerTiles calls f(i, j0, j1) for the strict lower triangle of an n×n
+// matrix, row i's columns [j0, j1), in 32×32 tiles: a walk down a column
+// of a large matrix would miss the TLB at every step.
+func lowerTiles(n int, f func(i, j0, j1 int)) {
+	const tile = 32
+	for ib := 0; ib < n; ib += tile {
+		for jb := 0; jb <= ib; jb += tile {
+			for i := ib; i < min(ib+tile, n); i++ {
+				if j1 := min(jb+tile, i); jb < j1 {
+					f(i, jb, j1)
+				}
+			}
+		}
+	}
+}
+
 // Inner returns ⟨U, V⟩_X = tr(X⁻¹ U X⁻¹ V) for tangent vectors U and V
 // (symmetric matrices). Off the tangent space it reads their symmetric
 // parts, as every operation of this package does: it is the inner product
@@ -234,11 +281,13 @@ func (s *SPD) Project(dst, x, v []float64) {
 	n := s.n
 	for i := 0; i < n; i++ {
 		dst[i*n+i] = v[i*n+i]
-		for j := i + 1; j < n; j++ {
-			a := 0.5 * (v[i*n+j] + v[j*n+i])
+	}
+	lowerTiles(n, func(i, j0, j1 int) {
+		for j := j0; j < j1; j++ {
+			a := 0.5 * (v[j*n+i] + v[i*n+j])
 			dst[i*n+j], dst[j*n+i] = a, a
 		}
-	}
+	})
 }
 
 // EGradToRGrad sets dst = X sym(G) X. dst may be egrad.

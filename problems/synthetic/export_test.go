@@ -19,3 +19,7 @@ func SetMAMGramCutoff(n int) (restore func()) {
 	mamGramCutoff = n
 	return func() { mamGramCutoff = old }
 }
+
+// MAMUpper is GradGy's Gram product alone: the upper triangle of
+// dst = M A M.
+func MAMUpper(p *Problem, dst, m []float64) { p.mamUpper(dst, m, p.dd[0]) }

@@ -3,6 +3,7 @@ package synthetic_test
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -113,4 +114,178 @@ func BenchmarkEpochStages(b *testing.B) {
 			})
 		})
 	}
+}
+
+// metricOnly hides the lower manifold's Whiten: CG and NS then take the
+// metric's inner products, as before they whitened.
+type metricOnly struct{ solver.Manifold }
+
+// BenchmarkEpochStageFloors times each stage of an epoch at the benchmark
+// report's sizes (d = 1000, n = 2d, r = d/2.5, S = 20 lower steps),
+// interleaved, beside one d×d GEMM (2d³ flops), the rate against which
+// each stage's flop floor is read (name-gemms: the median over rounds of
+// the stage's time over the same round's GEMM). lowerstep is one lower
+// step (GradGy and the SPD retraction) from the last one's result at a
+// fixed W, as in the lower loop (floor 4.33d³: the Gram product 2d³,
+// alone as mam, and the retraction's solve, rank-k update and Cholesky
+// 2.33d³); hinv, cg and ns are the paper's estimates at a new point (11d³
+// besides the eigendecomposition; 3d³ per CG iteration, of which 2d³ is
+// HessGy; 2d³ per Neumann term and 3d³ per power step), and epoch a whole
+// HINV epoch from the same point, whose rest is the upper step.
+// lowerstep32 and epoch32 are the same with float32 lower steps
+// (SetLowerFloat32Steps: every step, and S−1 of each epoch's); cg-metric
+// and ns-metric are CG and NS with the metric's inner products instead of
+// whitened ones; dtrmm, dsyrk, strmm and ssyrk GradGy's kernels alone,
+// sgemm a float32 GEMM.
+//
+//	go test -run '^$' -bench EpochStageFloors -benchtime 3x ./problems/synthetic
+func BenchmarkEpochStageFloors(b *testing.B) {
+	const d = 1000
+	sp, p, w, m0 := setup(b, 2*d, d, 2*d/5)
+	offIdentity(b, sp, m0, 3)
+	sp32, _, _, _ := setup(b, 2*d, d, 2*d/5)
+	testkit.Must(b, sp32.SetLowerFloat32Steps(paperSettings.InnerIters-1))
+	p32 := sp32.Bilevel()
+	c := make([]float64, d*d)
+	m32, c32 := make([]float32, d*d), make([]float32, d*d)
+	for i, v := range m0 {
+		m32[i] = float32(v)
+	}
+	// The lower-step stages run on problems of their own, so that B(W)
+	// and the factor of each step's start stay cached as in a lower loop:
+	// each step starts from the last one's result.
+	g := make([]float64, d*d)
+	xid := solver.NewID()
+	_, pl, _, _ := setup(b, 2*d, d, 2*d/5)
+	spl32, _, _, _ := setup(b, 2*d, d, 2*d/5)
+	testkit.Must(b, spl32.SetLowerFloat32Steps(math.MaxInt))
+	pl32 := spl32.Bilevel()
+	ml, ml32 := [2][]float64{slices.Clone(m0), make([]float64, d*d)}, [2][]float64{slices.Clone(m0), make([]float64, d*d)}
+	step := func(p solver.Problem, m [2][]float64) error {
+		if err := p.GradGy(g, &solver.Point{X: w, Y: m[0], XID: xid, YID: solver.NewID()}); err != nil {
+			return err
+		}
+		if err := p.My.Retract(m[1], m[0], g, -0.5); err != nil {
+			return err
+		}
+		copy(m[0], m[1])
+		return nil
+	}
+	runners := map[string]*solver.RHGD{}
+	for _, name := range []string{"hinv", "cg", "ns", "hinv32", "cg-metric", "ns-metric"} {
+		s := paperSettings
+		est, err := synthetic.Paper.Estimator(strings.TrimSuffix(strings.TrimSuffix(name, "32"), "-metric"))
+		testkit.Must(b, err)
+		s.Estimator = est
+		pr := p
+		switch {
+		case name == "hinv32":
+			pr = p32
+		case strings.HasSuffix(name, "-metric"): // the metric's inner products
+			pr.My = metricOnly{p.My}
+		}
+		r, err := solver.New(pr, &s)
+		testkit.Must(b, err)
+		runners[name] = r
+	}
+	stages := []struct {
+		name string
+		fn   func() error
+	}{
+		{"gemm", func() error {
+			blas.Impl().Dgemm(gblas.NoTrans, gblas.NoTrans, d, d, d, 1, m0, d, m0, d, 0, c, d)
+			return nil
+		}},
+		{"sgemm", func() error {
+			blas.Impl32().Sgemm(gblas.NoTrans, gblas.NoTrans, d, d, d, 1, m32, d, m32, d, 0, c32, d)
+			return nil
+		}},
+		{"dtrmm", func() error { // GradGy's kernels alone, d³ flops each
+			copy(c, m0)
+			blas.Impl().Dtrmm(gblas.Left, gblas.Lower, gblas.Trans, gblas.NonUnit, d, d, 1, sp.A, d, c, d)
+			return nil
+		}},
+		{"dsyrk", func() error {
+			blas.Impl().Dsyrk(gblas.Upper, gblas.Trans, d, d, 1, m0, d, 0, c, d)
+			return nil
+		}},
+		{"strmm", func() error {
+			copy(c32, m32)
+			blas.Impl32().Strmm(gblas.Left, gblas.Lower, gblas.Trans, gblas.NonUnit, d, d, 1, m32, d, c32, d)
+			return nil
+		}},
+		{"ssyrk", func() error {
+			blas.Impl32().Ssyrk(gblas.Upper, gblas.Trans, d, d, 1, m32, d, 0, c32, d)
+			return nil
+		}},
+		{"mam", func() error { // GradGy's Gram product alone
+			synthetic.MAMUpper(sp, c, m0)
+			return nil
+		}},
+		{"lowerstep", func() error { return step(pl, ml) }},
+		{"lowerstep32", func() error { return step(pl32, ml32) }},
+	}
+	for _, name := range []string{"hinv", "cg", "cg-metric", "ns", "ns-metric"} {
+		r := runners[name]
+		stages = append(stages, struct {
+			name string
+			fn   func() error
+		}{name, func() error {
+			if err := r.Reset(w, m0); err != nil {
+				return err
+			}
+			_, err := r.Hypergradient(false)
+			return err
+		}})
+	}
+	stages = append(stages, struct {
+		name string
+		fn   func() error
+	}{"epoch", func() error {
+		r := runners["hinv"]
+		if err := r.Reset(w, m0); err != nil {
+			return err
+		}
+		_, err := r.Step()
+		return err
+	}}, struct {
+		name string
+		fn   func() error
+	}{"epoch32", func() error {
+		r := runners["hinv32"]
+		if err := r.Reset(w, m0); err != nil {
+			return err
+		}
+		_, err := r.Step()
+		return err
+	}})
+	// Each stage's median time, and the median over rounds of its time
+	// over the same round's GEMM (name-gemms): the load of a shared
+	// machine moves both alike.
+	ts := make([][]float64, len(stages))
+	rs := make([][]float64, len(stages))
+	for b.Loop() {
+		var tg float64
+		for i, st := range stages {
+			t0 := time.Now()
+			if err := st.fn(); err != nil {
+				b.Fatal(err)
+			}
+			el := float64(time.Since(t0)) / 1e6
+			if i == 0 {
+				tg = el
+			}
+			ts[i] = append(ts[i], el)
+			rs[i] = append(rs[i], el/tg)
+		}
+	}
+	for i, st := range stages {
+		slices.Sort(ts[i])
+		slices.Sort(rs[i])
+		b.ReportMetric(ts[i][len(ts[i])/2], st.name+"-med-ms")
+		if i > 0 {
+			b.ReportMetric(rs[i][len(rs[i])/2], st.name+"-gemms")
+		}
+	}
+	b.ReportMetric(0, "ns/op")
 }

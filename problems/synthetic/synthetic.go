@@ -23,6 +23,10 @@
 // S = M^½AM^½ + M^{−½}BM^{−½}, which costs two eigendecompositions (and
 // whose right-hand side lacks a factor 2 that the authors' code has). g
 // is geodesically strongly convex in M.
+//
+// SetLowerFloat32Steps is an opt-in mixed-precision lower loop for large d:
+// the big products of the first lower steps of each epoch run in float32
+// while M stays float64 (off by default).
 package synthetic
 
 import (
@@ -117,6 +121,8 @@ type Problem struct {
 	// cross derivative.
 	tWM, pWM []float64
 	tAt, pAt solver.Memo
+	// the opt-in float32 lower steps (SetLowerFloat32Steps)
+	mix mixed
 	// scratch
 	dd [6][]float64 // d×d
 	dr [3][]float64 // d×r
@@ -369,12 +375,17 @@ func (p *Problem) GradFy(dst []float64, pt *solver.Point) error {
 // G = laᵀM (A = la laᵀ) by a triangular product and a rank-k update, 2d³
 // flops against the 4d³ of A M and M (A M); otherwise (below the cutoff,
 // where GEMM is faster, or for AD's reverse pass, when Retain asked for
-// several points) it keeps A M for the Hessian at M, and M's factor.
+// several points) it keeps A M for the Hessian at M, and M's factor. With
+// SetLowerFloat32Steps on, the Gram product of the epoch's first steps
+// runs in float32 (mamUpper32).
 func (p *Problem) GradGy(dst []float64, pt *solver.Point) error {
 	d, m := p.d, pt.Y
-	if d >= mamGramCutoff && p.ring.Len() == 1 {
+	switch {
+	case p.float32Step(pt):
+		p.mamUpper32(dst, m)
+	case d >= mamGramCutoff && p.ring.Len() == 1:
 		p.mamUpper(dst, m, p.dd[0])
-	} else {
+	default:
 		am := p.am(pt)
 		if p.ring.Len() > 1 {
 			p.keepFactor(pt)
@@ -382,15 +393,13 @@ func (p *Problem) GradGy(dst []float64, pt *solver.Point) error {
 		p.mul(gblas.NoTrans, gblas.NoTrans, d, d, d, 1, m, d, am, d, 0, dst, d)
 	}
 	bm := p.b(pt)
-	for i := 0; i < d; i++ { // the upper triangle less B, mirrored
-		row, br := dst[i*d:(i+1)*d], bm[i*d:(i+1)*d]
-		for j := i; j < d; j++ {
-			row[j] -= br[j]
-		}
-		for j := 0; j < i; j++ {
-			row[j] = dst[j*d+i]
+	for i := 0; i < d; i++ { // the upper triangle less B, mirrored in tiles
+		row, br := dst[i*d+i:(i+1)*d], bm[i*d+i:(i+1)*d]
+		for j, v := range br {
+			row[j] -= v
 		}
 	}
+	lapackx.MirrorUpper(dst, d)
 	return nil
 }
 
@@ -588,9 +597,15 @@ func (p *Problem) LowerSolve(dst []float64, pt *solver.Point) error {
 	return nil
 }
 
-// Bilevel returns the solver's view of p, on St(d, r) × SPD(d).
+// Bilevel returns the solver's view of p, on St(d, r) × SPD(d) (with
+// SetLowerFloat32Steps on, an SPD(d) whose retraction follows the float32
+// steps).
 func (p *Problem) Bilevel() solver.Problem {
-	return solver.Problem{Mx: p.St, My: p.SPD, F: p.F, G: p.G, GradFx: p.GradFx, GradFy: p.GradFy, GradGy: p.GradGy,
+	var my solver.Manifold = p.SPD
+	if p.mix.steps > 0 {
+		my = &mixedSPD{SPD: p.SPD, p: p}
+	}
+	return solver.Problem{Mx: p.St, My: my, F: p.F, G: p.G, GradFx: p.GradFx, GradFy: p.GradFy, GradGy: p.GradGy,
 		GradGx: p.GradGx, HessGy: p.HessGy, CrossGxy: p.CrossGxy, CrossGyx: p.CrossGyx, HessGyInv: p.HessGyInv, LowerSolve: p.LowerSolve,
 		Retain: p.Retain}
 }
