@@ -153,7 +153,9 @@ var groupNotes = map[string]string{
 	"epoch": "The peers run the authors' PyTorch formulation (bench/torch_synthetic.py) from the same data and start, in float64 and in " +
 		"float32 (the authors' precision). HINV agrees to rounding in float64. AD does not compute the same thing: the paper's AD, which rhgd " +
 		"runs, replaces each retraction's differential by the projection onto the next tangent space, while autograd differentiates the " +
-		"unrolled second-order retraction exactly; their W after one epoch differ by about 1e−5.",
+		"unrolled second-order retraction exactly; their W after one epoch differ by about 1e−5. `hinv32` is HINV with the opt-in " +
+		"mixed-precision lower loop (synthetic.Problem.SetLowerFloat32Steps(S−1): float32 products in every lower step but the last); " +
+		"its f after 3 epochs from the same start is checked against float64's (the targets table gives the difference).",
 	"batch": "rhgd runs spectral.Batch's Eig and Map (checked inputs, chunks of at most 2²¹ doubles per array, as the C ABI's " +
 		"rhgd_spectral_*_batch), torch the expressions users write on the (b, n, n) tensor: torch.linalg.eigh, V diag(f(λ)) Vᵀ, and for " +
 		"`+grad` autograd's backward through both (the forward included on both sides) for a symmetric upstream gradient. Inputs: SPD, " +

@@ -34,9 +34,11 @@ const (
 		"is in BLAS/LAPACK, and gemm itself fits 2.82 on these sizes (issue 12)."
 	whyBatchEig = "torch's batched eigh on the CPU also calls LAPACK per matrix: at n = 100 both are dsyevd-bound, at n = 3 the " +
 		"time is the call and loop per matrix. n = 3 and 100 at b = 1000 were near the line under load (2.5×, 2.2×; 2026-11-25)."
-	whyHINVEpoch = "The lower steps are about 80% of the epoch at about 2.5 GEMMs' time each, near their 4.33d³ flop floor " +
-		"(2.2 GEMMs; stage profile, 2026-11-25, loaded), so float64 has little left to remove there, while the peer computes " +
-		"in float32 (twice the flops per cycle). The opt-in mixed-precision lower loop (issue 20 §3) is the remaining lever."
+	whyHINVEpoch = "The epoch is BLAS-bound (≥ 95% of its CPU time in OpenBLAS/LAPACK, pprof of BenchmarkRHGDEpochScaling, 2026-11-25): " +
+		"20 lower steps at 3.4–4.0 GEMMs each against a 2.17-GEMM flop floor (the retraction's Cholesky, trsm and syrk run below GEMM speed) " +
+		"and the HINV estimate at about 24 GEMMs (an eigendecomposition, a dsygst, congruences). The peer computes in float32, twice the " +
+		"flops per cycle. The opt-in float32 lower loop (hinv32: 2.3–2.9 GEMMs a step, f within 5e-8 of float64) gained 1.1–1.3× " +
+		"(problems/synthetic BenchmarkEpochStageFloors; stage profile below), not the 1.4–1.7× still missing; the HINV estimate stays float64."
 )
 
 // hinvEpochOps are the epoch cases that issue 20 §3's target accepts: the
