@@ -12,8 +12,10 @@ import (
 const (
 	whySymFloor = "The function adds V f(Λ) Vᵀ (a rank-n syrk, n³ flops against dsyevd's 9n³) to the eigendecomposition; " +
 		"met at 1.08× on 2026-11-23. lapackx's BenchmarkSymFuncStages splits it."
-	whySymNumpy2000 = "Both sides are dsyevd-bound at n = 2000 on the same OpenBLAS; numpy's eigh was 0.88× rhgd's EigSym at n = 1000 " +
-		"on 2026-11-23 (its threaded dsyevd path?). Not investigated further."
+	whySymNumpy2000 = "rhgd runs dsyevd on one thread at every order (lapackx's one-thread windows: beside two busy processes a threaded " +
+		"dsyevd ran at 0.08–0.20× one thread's speed), numpy's and torch's on two. On 2026-11-23's machine the two tied; on " +
+		"2026-11-25's, two threads were 1.38–1.48× one from n = 500 (lapackx BenchmarkEigThreads: n = 1000 162 ms against " +
+		"109 ms), which is the gap. On a dedicated machine RHGD_SHARED=1 turns the windows off."
 	whySymNumpy50 = "Met at 2.14× on 2026-11-23; at n = 50 the time is the eigensolver (the C tridiagonal-QL solver, lapackx's " +
 		"BenchmarkEigDriver) and the call, so a miss is most likely load. Not investigated."
 	whySPDExp = "The L-congruence Exp needs two potrf, the reduction, a trmm and a syrk besides the eigensolver: at n = 1000 those " +
@@ -32,8 +34,9 @@ const (
 		"(2026-11-25, loaded) put the LU solve at 6–9 GEMMs' time for 1.3 GEMMs' flops and the degree's norms at 6–8."
 	whyExponent = "Below 3 because BLAS efficiency still rises between d = 200 and 1000, not a d³ Go loop: ≥ 95% of the epoch " +
 		"is in BLAS/LAPACK, and gemm itself fits 2.82 on these sizes (issue 12)."
-	whyBatchEig = "torch's batched eigh on the CPU also calls LAPACK per matrix: at n = 100 both are dsyevd-bound, at n = 3 the " +
-		"time is the call and loop per matrix. n = 3 and 100 at b = 1000 were near the line under load (2.5×, 2.2×; 2026-11-25)."
+	whyBatchEig = "At n = 100 both sides run one eigensolver per matrix on two threads (rhgd its C QL solver, about 1.3× dsyevd " +
+		"there, torch LAPACK's dsyevd under OpenMP), so the margin is the solver and torch's per-matrix overhead: 1.99× at " +
+		"b = 1000 and 2.75× at b = 10000 in a make bench run of 2026-11-25 (18:53), 2.2× earlier under load. At the line, not investigated further."
 	whyHINVEpoch = "The epoch is BLAS-bound (≥ 95% of its CPU time in OpenBLAS/LAPACK, pprof of BenchmarkRHGDEpochScaling, 2026-11-25): " +
 		"20 lower steps at 3.4–4.0 GEMMs each against a 2.17-GEMM flop floor (the retraction's Cholesky, trsm and syrk run below GEMM speed) " +
 		"and the HINV estimate at about 24 GEMMs (an eigendecomposition, a dsygst, congruences). The peer computes in float32, twice the " +
