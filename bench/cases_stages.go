@@ -3,7 +3,6 @@ package bench
 import (
 	"math"
 	"math/rand/v2"
-	"time"
 
 	gblas "gonum.org/v1/gonum/blas"
 
@@ -70,20 +69,9 @@ func lyapStageCase(n int) Case {
 		}}
 }
 
-// The HINV epoch's stages, from differences of three timed calls.
-const (
-	stageEpochLower    = "lower steps (S = 20)"
-	stageEpochEstimate = "HINV estimate"
-	stageEpochUpper    = "upper step and f"
-)
-
-// epochStageCase profiles epochCases' HINV epoch through the solver's
-// public API: the lower steps and estimate (Hypergradient(true)) from the
-// epoch's start, the estimate alone at the lower steps' end point after a
-// Reset there (so that nothing cached is reused), and a whole epoch
-// (Step) from the start again; the lower steps are the first less the
-// second, the upper step (f, the retraction) the third less the first.
-// One call costs about three epochs.
+// epochStageCase profiles epochCases' HINV epoch by the solver's own
+// stage marks (solver.StageLower, StageEstimate, StageUpper) in one Step
+// from the epoch's start, then one GEMM of order d as the yardstick.
 func epochStageCase(d int) Case {
 	return Case{Group: "stages", Op: "hinv", Size: "d=" + itoa(d), N: float64(d), FlopCount: "≈S·30d³", Exponent: 3, Rounds: 3,
 		Prepare: func(string) (*Prepared, error) {
@@ -91,44 +79,13 @@ func epochStageCase(d int) Case {
 			if err != nil {
 				return nil, err
 			}
-			ys := make([]float64, len(e.m))
-			gemm := gemmYardstick(d)
 			clk := new(stagetime.Clock)
-			timed := func(f func() error) (time.Duration, error) {
-				t0 := time.Now()
-				err := f()
-				return time.Since(t0), err
-			}
+			run := markedRun(clk, func() error { _, err := e.rh.Step(); return err }, gemmYardstick(d))
 			return &Prepared{Clock: clk, Run: func() error {
-				clk.Count()
 				if err := e.rh.Reset(e.w, e.m); err != nil {
 					return err
 				}
-				le, err := timed(func() error { _, err := e.rh.Hypergradient(true); return err })
-				if err != nil {
-					return err
-				}
-				copy(ys, e.rh.Y())
-				if err := e.rh.Reset(e.w, ys); err != nil {
-					return err
-				}
-				est, err := timed(func() error { _, err := e.rh.Hypergradient(false); return err })
-				if err != nil {
-					return err
-				}
-				if err := e.rh.Reset(e.w, e.m); err != nil {
-					return err
-				}
-				ep, err := timed(func() error { _, err := e.rh.Step(); return err })
-				if err != nil {
-					return err
-				}
-				g, _ := timed(func() error { gemm(); return nil })
-				clk.Add(stageEpochLower, le-est)
-				clk.Add(stageEpochEstimate, est)
-				clk.Add(stageEpochUpper, ep-le)
-				clk.Add(stageGEMM, g)
-				return nil
+				return run()
 			}}, nil
 		}}
 }

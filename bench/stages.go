@@ -31,9 +31,9 @@ var stageKernels = []struct{ op, title, gemm, note string }{
 			"*congruences*: V C Vᵀ and Vᵀ X̃ V (×2), 3n³ flops each (two GEMMs each below n = 100). " +
 			"*Hadamard scaling*: X̃ = (V C Vᵀ) ⊘ (λ_i + λ_j) on one triangle. *checks*: C's symmetry and X's finiteness."},
 	{"hinv", "One HINV epoch of the synthetic problem (n = 2d, r = d/2.5, S = 20; the epoch group's case)", "one d×d GEMM (2d³)",
-		"Timed through the solver's public API as differences of three calls (bench/cases_stages.go), so a small stage is noisy: " +
-			"*lower steps*: S = 20 times GradGy and the SPD retraction; *HINV estimate*: HessGyInv (reduction, eigendecomposition) and the upper gradients, at the lower steps' end point; " +
-			"*upper step and f*: f and the Stiefel retraction. The problem's own stage benchmark is BenchmarkEpochStages in problems/synthetic."},
+		"One Step from the epoch's start, timed by the solver's own stage marks: " +
+			"*lower steps*: S = 20 times GradGy and the SPD retraction; *hypergradient estimate*: HINV's HessGyInv (reduction, eigendecomposition), the cross derivative and the upper gradients, at the lower steps' end point; " +
+			"*upper step and f*: f, the step and the Stiefel retraction. The problem's own stage benchmarks are BenchmarkEpochStages and BenchmarkEpochStageFloors in problems/synthetic."},
 }
 
 // writeStages writes the stage profiles: per kernel a table of its stages

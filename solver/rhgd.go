@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/rhgd/rhgd/internal/stagetime"
 	"github.com/rhgd/rhgd/numerr"
 )
 
@@ -366,15 +367,29 @@ const (
 // errDiverged wraps the status sentinel.
 var errDiverged = statusTable[Diverged].err
 
+// The names of an epoch's stages in a stage profile (internal/stagetime):
+// each counts the time since the previous mark.
+const (
+	StageLower    = "lower steps"            // the lower solve (S steps, the adaptive loop or LowerSolve)
+	StageEstimate = "hypergradient estimate" // the estimator, at the lower solve's end point
+	StageUpper    = "upper step and f"       // f, the step size and the upper retraction, the record
+)
+
 // Step runs one epoch. On an error the iterates are left as they were at
 // the start of the epoch's failing part; Run then falls back to the best.
 func (r *RHGD) Step() (Status, error) {
+	// The stage marks time the epoch's parts for the benchmark report's
+	// stage profile (internal/stagetime): one atomic load each otherwise.
+	defer stagetime.Mark(StageUpper)
 	gyNorm, status, err := r.lower()
+	stagetime.Mark(StageLower)
 	if err != nil {
 		return status, err
 	}
 	before := r.stats
-	if err := r.estimate(); err != nil {
+	err = r.estimate()
+	stagetime.Mark(StageEstimate)
+	if err != nil {
 		return Failure, fmt.Errorf("hypergradient at epoch %d: %w", r.epoch, err)
 	}
 	if r.s.Lower.ErrBound {
