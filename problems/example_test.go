@@ -34,11 +34,12 @@ func ExampleSetParams() {
 	fmt.Println(problems.SetParams(p, "m=3"))
 	// Output:
 	// d=8
+	// lower_float32_steps=0
 	// n=30
 	// nu=0.01
 	// r=3
 	// save=
 	// start_seed=3
 	// St(8,3) × SPD(8), n = 30, ν = 0.01, data generated from seed 42
-	// unknown parameter "m"; its parameters are d, n, nu, r, save, start_seed
+	// unknown parameter "m"; its parameters are d, lower_float32_steps, n, nu, r, save, start_seed
 }

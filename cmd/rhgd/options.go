@@ -280,6 +280,8 @@ func setRetraction(m solver.Manifold, name string) error {
 		if m.Retraction, err = spd.ParseRetraction(name); err != nil {
 			return fmt.Errorf("SPD retractions are second-order and exp, not %q", name)
 		}
+	case fmt.Stringer: // a problem's own manifold names itself
+		return fmt.Errorf("the manifold %s has one retraction; %q cannot be chosen", m, name)
 	default:
 		return fmt.Errorf("the manifold %T has one retraction; %q cannot be chosen", m, name)
 	}

@@ -101,7 +101,7 @@ func TestRunWritesOutputs(t *testing.T) {
 	}
 	require.NotContains(t, set, "batches") // RHGD, not RSHGD
 	require.NotContains(t, set, "lower")   // the paper's fixed steps
-	require.Equal(t, map[string]any{"n": "100", "d": "50", "r": "20", "nu": "0.01", "start_seed": "7", "save": ""}, s["problem_flags"])
+	require.Equal(t, map[string]any{"n": "100", "d": "50", "r": "20", "nu": "0.01", "start_seed": "7", "save": "", "lower_float32_steps": "0"}, s["problem_flags"])
 	for _, f := range []string{"run.png", "run.svg"} {
 		st, err := os.Stat(filepath.Join(dir, f))
 		require.NoError(t, err)

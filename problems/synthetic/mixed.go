@@ -45,12 +45,13 @@ type mixed struct {
 // final f of 100 epochs moves by far less than 1e-6 relative (see
 // TestMixedAgrees). Call it before Bilevel, which then returns a lower
 // manifold whose retraction follows the float32 steps (and has no
-// retraction to choose: it is always the second-order one). It is a Go
-// setting only, not yet a parameter of the command line or the C ABI. It
-// returns an error naming the setting when k < 0.
+// retraction to choose: it is always the second-order one). The
+// parameter lower-float32-steps (Params.LowerFloat32Steps) sets it from
+// the command line, the C ABI and Python. It returns an error naming the
+// setting when k < 0.
 func (p *Problem) SetLowerFloat32Steps(k int) error {
 	if k < 0 {
-		return fmt.Errorf("synthetic: %w: SetLowerFloat32Steps(%d): want k ≥ 0", numerr.ErrInvalid, k)
+		return fmt.Errorf("synthetic: %w: lower-float32-steps (SetLowerFloat32Steps) = %d, want ≥ 0", numerr.ErrInvalid, k)
 	}
 	p.mix.steps, p.mix.xid, p.mix.count, p.mix.step = k, 0, 0, false
 	if k == 0 || p.mix.la32 != nil {
@@ -180,6 +181,12 @@ func (p *Problem) retract32(dst, x, u []float64, t float64) error {
 type mixedSPD struct {
 	*spd.SPD
 	p *Problem
+}
+
+// String names the manifold in messages: the choice of retraction that
+// the SPD manifold offers is not there.
+func (m *mixedSPD) String() string {
+	return "SPD with float32 lower steps (lower-float32-steps)"
 }
 
 // Retract is the SPD manifold's retraction, in float32 after a float32

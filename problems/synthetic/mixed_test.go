@@ -1,6 +1,7 @@
 package synthetic_test
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/problems/synthetic"
 	"github.com/rhgd/rhgd/solver"
+	"github.com/rhgd/rhgd/spd"
 )
 
 // mixedRun runs the paper's settings with HINV for epochs from the
@@ -183,4 +185,27 @@ func TestMixedKernels(t *testing.T) {
 	require.Equal(t, g64, g)
 	require.NoError(t, p.GradGy(g, &solver.Point{X: w, Y: m}))
 	require.Equal(t, g64, g)
+}
+
+// TestMixedParam: the parameter lower-float32-steps reaches
+// SetLowerFloat32Steps through Build (the command line, the C ABI and
+// Python build problems this way): the lower manifold is the float32 one
+// with k > 0, spd's own with 0, and k < 0 is an error naming the
+// parameter.
+func TestMixedParam(t *testing.T) {
+	p := synthetic.DefaultParams()
+	p.N, p.D, p.R = 40, 20, 8
+	in, err := synthetic.Build(p)
+	require.NoError(t, err)
+	require.IsType(t, &spd.SPD{}, in.Problem.My)
+	p.LowerFloat32Steps = 19
+	in, err = synthetic.Build(p)
+	require.NoError(t, err)
+	name, ok := in.Problem.My.(fmt.Stringer)
+	require.True(t, ok)
+	require.Contains(t, name.String(), "lower-float32-steps")
+	p.LowerFloat32Steps = -1
+	_, err = synthetic.Build(p)
+	require.ErrorIs(t, err, numerr.ErrInvalid)
+	require.ErrorContains(t, err, "lower-float32-steps")
 }

@@ -18,6 +18,8 @@ type Params struct {
 	Nu        float64 `rhgd:"nu" doc:"ν, the ridge in B(W) = W YᵀY Wᵀ + νI (a .npz file's nu wins)"`
 	StartSeed uint64  `rhgd:"start-seed" doc:"seed of the random starting W (M starts at I); a .npz file's W0, M0 win"`
 	Save      string  `rhgd:"save" doc:"write the data and the start to this .npz file (arrays X, Y, W0, M0, nu) for other implementations"`
+	// LowerFloat32Steps is SetLowerFloat32Steps's k (0: off).
+	LowerFloat32Steps int `rhgd:"lower-float32-steps" doc:"opt-in mixed precision: run the first k lower steps of each epoch with float32 products (M stays float64; k = S−1 keeps a float64 last step); 0 is off"`
 }
 
 // DefaultParams returns the paper's parameters, with the rhgd command's
@@ -54,6 +56,9 @@ func Build(p Params) (*problems.Instance, error) {
 		if err := Save(p.Save, data, problems.Start{X: in.X0, Y: in.Y0}); err != nil {
 			return nil, err
 		}
+	}
+	if err := pr.SetLowerFloat32Steps(p.LowerFloat32Steps); err != nil {
+		return nil, err
 	}
 	in.Problem = pr.Bilevel()
 	in.Describe = fmt.Sprintf("St(%d,%d) × SPD(%d), n = %d, ν = %g, data %s", data.D, data.R, data.D, data.N, data.Nu, src)
