@@ -126,3 +126,16 @@ def test_spectrum_and_error_bound_history():
         assert np.all(np.isfinite(h["hypergrad_err_bound"]) & (h["hypergrad_err_bound"] >= 0)), est
     h = rhgd.minimize(p, estimator="hinv", epochs=2).history
     assert np.all(np.isnan(h["lower_min_eig"])) and np.all(np.isnan(h["hypergrad_err_bound"]))
+
+
+def test_mixed_precision_lower_steps():
+    """lower_float32_steps (the synthetic problem's opt-in mixed precision)
+    is a keyword like any parameter: 19 float32 lower steps per epoch end
+    within 1e-6 (relative) of the float64 run's f, and a negative count is
+    an InvalidArgument naming the parameter."""
+    kw = dict(n=60, d=30, r=12)
+    f64 = rhgd.minimize(rhgd.builtin("synthetic", **kw), estimator="hinv", epochs=20).fun
+    f32 = rhgd.minimize(rhgd.builtin("synthetic", lower_float32_steps=19, **kw), estimator="hinv", epochs=20).fun
+    assert abs(f32 - f64) <= 1e-6 * abs(f64)
+    with pytest.raises(rhgd.InvalidArgument, match="lower-float32-steps"):
+        rhgd.builtin("synthetic", lower_float32_steps=-1, **kw)
