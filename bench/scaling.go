@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -73,6 +74,20 @@ func writeScaling(b *strings.Builder, ss []Scaling) {
 	b.WriteString("\n")
 }
 
+// scalingSeries is op's (N, median time) in group g, by N: not in case
+// order, since the batch group lists b = 1000 and b = 10000 per n, whose
+// N = b·n³ interleave.
+func scalingSeries(res []Result, g, op string) plotter.XYs {
+	var xys plotter.XYs
+	for _, r := range res {
+		if t := r.Median(); r.Case.Group == g && r.Case.Op == op && t > 0 && !math.IsInf(t, 0) {
+			xys = append(xys, plotter.XY{X: r.Case.N, Y: t})
+		}
+	}
+	slices.SortFunc(xys, func(a, b plotter.XY) int { return cmp.Compare(a.X, b.X) })
+	return xys
+}
+
 // plotScaling draws time against N on log-log axes, a line per op of the
 // group, into path (SVG); false when the group has fewer than two sizes.
 func plotScaling(path, g string, res []Result) (ok bool, err error) {
@@ -94,12 +109,7 @@ func plotScaling(path, g string, res []Result) (ok bool, err error) {
 		}
 	}
 	for i, op := range ops {
-		var xys plotter.XYs
-		for _, r := range res {
-			if t := r.Median(); r.Case.Group == g && r.Case.Op == op && t > 0 && !math.IsInf(t, 0) {
-				xys = append(xys, plotter.XY{X: r.Case.N, Y: t})
-			}
-		}
+		xys := scalingSeries(res, g, op)
 		if len(xys) < 2 {
 			continue
 		}

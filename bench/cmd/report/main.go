@@ -36,7 +36,15 @@ func run() error {
 	noPeers := flag.Bool("no-peers", false, "time rhgd alone")
 	match := flag.String("run", "", "only the cases whose name (group/op/size) matches this regular expression")
 	rounds := flag.Int("rounds", 0, "alternating rounds per case (0: 5, or 1 with -quick)")
+	replot := flag.String("replot", "", "redraw the scaling plots of the finished run in this directory from its results.json, timing nothing")
 	flag.Parse()
+	if *replot != "" {
+		wrote, err := bench.Replot(*replot)
+		for _, w := range wrote {
+			fmt.Println("wrote", w)
+		}
+		return err
+	}
 
 	cfg, err := blas.ConfigFromEnv(blas.Config{Threads: *threads})
 	if err != nil {
