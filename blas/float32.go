@@ -8,7 +8,7 @@ import (
 )
 
 // Impl32 returns the float32 BLAS of the current backend, for opt-in
-// mixed-precision paths (the synthetic problem's Float32Lower) that run a
+// mixed-precision paths (the synthetic problem's SetLowerFloat32Steps) that run a
 // product in float32 at about twice the float64 rate and keep their
 // iterates in float64: on the Native backend OpenBLAS's sgemm, ssyrk,
 // strmm and strsm with the float64 calls' one-thread windows
@@ -89,12 +89,4 @@ func (h Hybrid32) Strsm(s gblas.Side, ul gblas.Uplo, tA gblas.Transpose, d gblas
 		defer SerialEnd()
 	}
 	h.Native.Strsm(s, ul, tA, d, m, n, alpha, a, lda, b, ldb)
-}
-
-// side returns the order of a triangular operand on side s of an m×n B.
-func side(s gblas.Side, m, n int) int {
-	if s == gblas.Right {
-		return n
-	}
-	return m
 }

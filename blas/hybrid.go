@@ -127,10 +127,7 @@ func (h Hybrid) Dgemm(tA, tB gblas.Transpose, m, n, k int, alpha float64, a []fl
 
 // Dsymm computes C = α A B + β C or C = α B A + β C with A symmetric.
 func (h Hybrid) Dsymm(s gblas.Side, ul gblas.Uplo, m, n int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
-	k := m
-	if s == gblas.Right {
-		k = n
-	}
+	k := side(s, m, n)
 	if m*n*k < h.Level3Cutoff {
 		h.Implementation.Dsymm(s, ul, m, n, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
@@ -171,10 +168,7 @@ func (h Hybrid) Dsyr2k(ul gblas.Uplo, tA gblas.Transpose, n, k int, alpha float6
 
 // Dtrmm computes B = α op(A) B or B = α B op(A) with A triangular.
 func (h Hybrid) Dtrmm(s gblas.Side, ul gblas.Uplo, tA gblas.Transpose, d gblas.Diag, m, n int, alpha float64, a []float64, lda int, b []float64, ldb int) {
-	k := m
-	if s == gblas.Right {
-		k = n
-	}
+	k := side(s, m, n)
 	if m*n*k < h.Level3Cutoff {
 		h.Implementation.Dtrmm(s, ul, tA, d, m, n, alpha, a, lda, b, ldb)
 		return
@@ -188,10 +182,7 @@ func (h Hybrid) Dtrmm(s gblas.Side, ul gblas.Uplo, tA gblas.Transpose, d gblas.D
 
 // Dtrsm solves op(A) X = α B or X op(A) = α B with A triangular, in place.
 func (h Hybrid) Dtrsm(s gblas.Side, ul gblas.Uplo, tA gblas.Transpose, d gblas.Diag, m, n int, alpha float64, a []float64, lda int, b []float64, ldb int) {
-	k := m
-	if s == gblas.Right {
-		k = n
-	}
+	k := side(s, m, n)
 	if m*n*k < h.Level3Cutoff {
 		h.Implementation.Dtrsm(s, ul, tA, d, m, n, alpha, a, lda, b, ldb)
 		return
@@ -266,4 +257,13 @@ func (h Hybrid) Dtrmv(ul gblas.Uplo, tA gblas.Transpose, d gblas.Diag, n int, a 
 		defer SerialEnd()
 	}
 	h.Native.Dtrmv(ul, tA, d, n, a, lda, x, incX)
+}
+
+// side returns the order of the square (symmetric or triangular) operand
+// on side s of an m×n B: m on the left, n on the right.
+func side(s gblas.Side, m, n int) int {
+	if s == gblas.Right {
+		return n
+	}
+	return m
 }

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/rhgd/rhgd/numerr"
 )
 
@@ -176,28 +178,12 @@ func (c *CG) Bind(env *Env) (Hypergrad, error) {
 // the tests that compare them with the metric's own (SetNoWhiten).
 var noWhiten bool
 
-// dot returns Σ a_i b_i, the inner product of whitened coordinates.
-func dot(a, b []float64) float64 {
-	var s0, s1, s2, s3 float64
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
-	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
-	}
-	return (s0 + s1) + (s2 + s3)
-}
-
 // whitenedNorm returns ‖u‖_y through wh's coordinates, left in w.
 func whitenedNorm(wh Whitener, w, y, u []float64) (float64, error) {
 	if err := wh.Whiten(w, y, u); err != nil {
 		return math.NaN(), err
 	}
-	return math.Sqrt(dot(w, w)), nil
+	return math.Sqrt(floats.Dot(w, w)), nil
 }
 
 type cg struct {
@@ -280,7 +266,7 @@ func (c *cg) Estimate(dst []float64, at *Point) error {
 	var rr float64
 	if c.wh != nil { // resW holds res's coordinates
 		copy(c.pW, c.resW)
-		rr = dot(c.resW, c.resW)
+		rr = floats.Dot(c.resW, c.resW)
 	} else {
 		rr = my.Inner(y, res, res)
 	}
@@ -295,7 +281,7 @@ func (c *cg) Estimate(dst []float64, at *Point) error {
 			if err := c.wh.Whiten(c.hpW, y, hp); err != nil {
 				return fmt.Errorf("CG: %w", err)
 			}
-			php = dot(c.pW, c.hpW)
+			php = floats.Dot(c.pW, c.hpW)
 		} else {
 			php = my.Inner(y, p, hp)
 		}
@@ -321,7 +307,7 @@ func (c *cg) Estimate(dst []float64, at *Point) error {
 			for i := range resW {
 				resW[i] -= alpha * hpW[i]
 			}
-			rrNew = dot(resW, resW)
+			rrNew = floats.Dot(resW, resW)
 		} else {
 			rrNew = my.Inner(y, res, res)
 		}
@@ -583,14 +569,14 @@ func (ns *neumann) powerWhitened(at *Point, s []float64) (float64, error) {
 		if err := ns.wh.Whiten(wW, y, w); err != nil {
 			return 0, fmt.Errorf("NS: %w", err)
 		}
-		if k == 1 || dot(wW, wW) != 0 {
+		if k == 1 || floats.Dot(wW, wW) != 0 {
 			break
 		}
 		env.My.RandTangent(w, y, env.Rand())
 	}
 	var lam float64
 	for i := 0; i < ns.iters; i++ {
-		nw := math.Sqrt(dot(wW, wW))
+		nw := math.Sqrt(floats.Dot(wW, wW))
 		for j := range w {
 			w[j] /= nw
 			wW[j] /= nw
@@ -601,7 +587,7 @@ func (ns *neumann) powerWhitened(at *Point, s []float64) (float64, error) {
 		if err := ns.wh.Whiten(hwW, y, hw); err != nil {
 			return 0, fmt.Errorf("NS: %w", err)
 		}
-		lam = dot(wW, hwW)
+		lam = floats.Dot(wW, hwW)
 		copy(w, hw)
 		copy(wW, hwW)
 	}
