@@ -181,7 +181,8 @@ func (e *renamed) Unwrap() error { return e.err }
 
 // goName matches what the solver's messages call a setting or an oracle:
 // a field of solver.Settings or solver.Problem.
-var goName = regexp.MustCompile(`\bSettings\.Lower must be zero|\bSettings\.[A-Z][A-Za-z]*(?:\.[A-Z][A-Za-z]*)?|\b(` +
+var goName = regexp.MustCompile(`\bSettings\.Lower must be zero|\bProblem\.ZeroSum, made by MinMax|\bAdaptiveSettings\b|` +
+	`\bSettings\.[A-Z][A-Za-z]*(?:\.[A-Z][A-Za-z]*)?|\b(` +
 	strings.Join(oracleFields(), "|") + `)\b`)
 
 // abiOracles are the oracles of rhgd_oracles (and Python's Problem): all
@@ -210,6 +211,10 @@ func oracleFields() []string {
 var abiNames = settingNames(map[string]string{
 	"Settings.Batches":            "batches",
 	"Settings.Lower must be zero": "it needs preset=paper",
+	"AdaptiveSettings":            "preset=adaptive",
+	// Only Go builds min-max problems (solver.MinMax); from C and Python
+	// the built-in one is the problem "minmax".
+	"Problem.ZeroSum, made by MinMax": "such as the built-in minmax",
 })
 
 // settingNames adds to names the settings of solver.SettingsTable, but

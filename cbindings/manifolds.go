@@ -311,6 +311,30 @@ func rhgdgo_manifold_len(h C.int64_t, n, dim *C.int64_t) C.int {
 	})
 }
 
+//export rhgdgo_manifold_snap_point
+func rhgdgo_manifold_snap_point(h C.int64_t, x, out *C.double, buf *C.char, n C.size_t) C.int {
+	var note string
+	code := withManifold(h, func(m solver.Manifold) error {
+		v, err := arrays(m.Len(), []string{"x", "out"}, x, out)
+		if err != nil {
+			return err
+		}
+		if err := finite("x", v[0], 1); err != nil {
+			return err
+		}
+		c := append([]float64(nil), v[0]...)
+		if note, err = solver.SnapPoint(m, c); err != nil {
+			return input("x", err)
+		}
+		copy(v[1], c)
+		return nil
+	})
+	if code < 0 || note == "" {
+		return code
+	}
+	return copyOut("x: "+note, buf, n)
+}
+
 //export rhgdgo_manifold_check_point
 func rhgdgo_manifold_check_point(h C.int64_t, x *C.double) C.int {
 	return withManifold(h, func(m solver.Manifold) error {

@@ -89,6 +89,9 @@ func TestABITerms(t *testing.T) {
 		"hinv estimator: solver: missing oracle: [HessGyInv]":                                        "hinv estimator: solver: missing oracle: [hess_gy_inv]",
 		"F at epoch 2: Frobenius norm of GradFx, HessGy and CrossGyx":                                "f at epoch 2: Frobenius norm of grad_fx, hess_gy and cross_gyx",
 		"Settings.Upper.MaxStep = 0.5.":                                                              "preset=adaptive = 0.5.",
+		// Hints that named Go's API reached C and Python untranslated (issue 27).
+		"too long for this g: take a smaller Settings.EtaY, or the adaptive lower steps of AdaptiveSettings": "too long for this g: take a smaller eta_y, or the adaptive lower steps of preset=adaptive",
+		"the gda estimator is for min-max problems (Problem.ZeroSum, made by MinMax); use hinv":              "the gda estimator is for min-max problems (such as the built-in minmax); use hinv",
 	} {
 		if got := abiTerms(in); got != want {
 			t.Errorf("abiTerms(%q)\n = %q\nwant %q", in, got, want)

@@ -111,6 +111,9 @@ int rhgd_manifold_len(rhgd_manifold m, int64_t *len, int64_t *dim) { return rhgd
 int rhgd_manifold_check_point(rhgd_manifold m, const double *x) {
 	return rhgdgo_manifold_check_point(m.id, (double *)x);
 }
+int rhgd_manifold_snap_point(rhgd_manifold m, const double *x, double *out, char *note, size_t len) {
+	return rhgdgo_manifold_snap_point(m.id, (double *)x, out, note, len);
+}
 int rhgd_manifold_rand_point(rhgd_manifold m, uint64_t seed, double *x) {
 	return rhgdgo_manifold_rand_point(m.id, seed, x);
 }

@@ -381,6 +381,17 @@ RHGD_API int rhgd_manifold_len(rhgd_manifold m, int64_t *len, int64_t *dim);
  * otherwise. */
 RHGD_API int rhgd_manifold_check_point(rhgd_manifold m, const double *x);
 
+/* rhgd_manifold_snap_point sets out to x when x is a point of the manifold
+ * (as rhgd_manifold_check_point decides) and returns 0; when x is off it
+ * by no more than float32 rounding (see "Inputs from float32 pipelines"
+ * above), it sets out to x projected onto it, copies a note saying what
+ * was projected into note (as rhgd_last_error copies; note may be NULL)
+ * and returns the note's full length (> 0); further off it returns
+ * RHGD_EINVAL with the defect and the bound. out may be x. For points
+ * that came from float32 arrays, before the toolkit's calls, which check
+ * points to the float64 tolerances. */
+RHGD_API int rhgd_manifold_snap_point(rhgd_manifold m, const double *x, double *out, char *note, size_t len);
+
 /* rhgd_manifold_rand_point sets x to a random point drawn from seed. */
 RHGD_API int rhgd_manifold_rand_point(rhgd_manifold m, uint64_t seed, double *x);
 

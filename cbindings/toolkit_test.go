@@ -600,3 +600,49 @@ func TestToolkitAllocs(t *testing.T) {
 		assert.Zero(t, testing.AllocsPerRun(50, func() { op() }), name)
 	}
 }
+
+// TestSnapPoint: rhgd_manifold_snap_point passes a point through (0), projects
+// one within float32 rounding onto the manifold with a note (its length),
+// and refuses one further off, naming x.
+func TestSnapPoint(t *testing.T) {
+	seen := 0
+	for _, c := range toolkitCases(t) {
+		if c.name != "stiefel" && c.name != "spd" {
+			continue
+		}
+		seen++
+		n := c.m.Len()
+		x, out := make([]float64, n), make([]float64, n)
+		require.Equal(t, okC, ctest.RandPoint(c.h, 3, x), c.name)
+		rc, note := ctest.SnapPoint(c.h, x, out, 256)
+		require.Equal(t, 0, rc, c.name)
+		assert.Empty(t, note)
+		assert.Equal(t, x, out, c.name)
+
+		// float32 rounding: a point, no longer one to float64's tolerance.
+		x32 := make([]float64, n)
+		for i, v := range x {
+			x32[i] = float64(float32(v))
+		}
+		x32[1] += 3e-8 // an asymmetry or a defect of orthonormality float32 can leave
+		require.NotEqual(t, okC, ctest.CheckPoint(c.h, x32), c.name)
+		rc, note = ctest.SnapPoint(c.h, x32, x32, 256) // in place
+		require.Positive(t, rc, c.name)
+		assert.Equal(t, len(note), rc)
+		assert.Contains(t, note, "x: ", c.name)
+		assert.Equal(t, okC, ctest.CheckPoint(c.h, x32), c.name)
+		for i := range x {
+			assert.InDelta(t, x[i], x32[i], 1e-6, c.name)
+		}
+
+		far := append([]float64(nil), x...)
+		far[1] += 0.1
+		rc, _ = ctest.SnapPoint(c.h, far, out, 0)
+		assert.Equal(t, einval, rc, c.name)
+		_, msg := ctest.LastError(4096)
+		assert.Contains(t, msg, "x: ", c.name)
+		wantCode(t, c.name+" snap NULL", einval, func() int { rc, _ := ctest.SnapPoint(c.h, nil, out, 0); return rc },
+			"x is NULL")
+	}
+	require.Equal(t, 2, seen, "the stiefel and spd cases")
+}

@@ -23,6 +23,7 @@ from .kernels import (coupling_retr, expm, expsym, expsym_frechet, logsym, logsy
 from .backend import info, init, live_handles, set_threads, version
 from .manifolds import SPD, Coupling, Euclidean, Product, Stiefel
 from .problems import Problem, builtin, problem_names, problem_params
+from ._plot import plot
 from .solver import STATUS, OptimizeResult, Solver, minimize
 
 __version__ = "0.2.0"
@@ -34,7 +35,7 @@ __all__ = [
     "coupling_retr", "sylvester", "lyapunov", "expsym_frechet", "logsym_frechet", "sqrtsym_frechet",
     "SPD", "Stiefel", "Euclidean", "Coupling", "Product", "Problem", "Solver", "OptimizeResult", "builtin",
     "minimize", "problem_names", "problem_params", "init", "info", "set_threads", "version", "live_handles",
-    "STATUS",
+    "STATUS", "plot",
 ]
 
 

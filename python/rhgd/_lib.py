@@ -347,6 +347,7 @@ _PROTOS = {
     "rhgd_manifold_factor": (c_int, [M, c_i64, PM]),
     "rhgd_manifold_describe": (c_int, [M, c_char_p, c_size]),
     "rhgd_manifold_check_point": (c_int, [M, P]),
+    "rhgd_manifold_snap_point": (c_int, [M, P, P, c_char_p, c_size]),
     "rhgd_manifold_rand_point": (c_int, [M, c_u64, P]),
     "rhgd_manifold_project": (c_int, [M, P, P, P]),
     "rhgd_manifold_retract": (c_int, [M, P, P, c_dbl, P]),

@@ -5,7 +5,7 @@ import ctypes
 import numpy as np
 
 from . import _lib
-from ._arrays import f64
+from ._arrays import Like, f64, low_precision, shaped, tensor
 from ._handle import _Handle, _new_handle
 
 __all__ = ["Manifold", "SPD", "Stiefel", "Euclidean", "Coupling", "Product"]
@@ -14,8 +14,19 @@ _F64 = np.float64
 
 
 class Manifold(_Handle):
-    """A manifold of librhgd. Points and tangent vectors are numpy arrays of
-    ``shape``; the library sees them flattened, row-major."""
+    """A manifold of librhgd. Points and tangent vectors are arrays of
+    ``shape`` exactly (a transposed or flattened array is refused; a
+    Product's shape is flat); the library sees them flattened, row-major.
+
+    The methods take numpy arrays or torch tensors and give back what they
+    were given: numpy arrays for numpy, tensors of the first tensor
+    argument's dtype and device for torch (sharing memory with the result
+    when that is float64 on the CPU; inner, norm and dist give 0-d tensors).
+    rhgd computes in float64 on the host; a tensor that requires grad is
+    read through .detach() (no graph goes through these methods). A point
+    given in float32 (or float16) is projected onto the manifold first
+    when it is within that rounding of it, as starting points are; further
+    off it is refused as in float64."""
 
     _kind = "manifold"
 
@@ -31,36 +42,55 @@ class Manifold(_Handle):
         self.size, self.dim = n.value, d.value
 
     def _flat(self, x, name):
-        a = f64(x, name)
-        if a.size != self.size:
-            raise ValueError(f"rhgd: {name} has {a.size} entries, the manifold {self.spec} needs {self.size}")
-        return a
+        """x as a float64 array of the points' shape (a copy only where
+        needed); ValueError for another shape, whatever its size."""
+        return shaped(x, self.shape, name, f"the manifold {self.spec}")
 
-    def rand_point(self, seed=0):
-        """A random point drawn from seed."""
+    def _pt(self, x, name):
+        """The point x as _flat reads it; a point given in float32 (or less)
+        is projected onto the manifold first when it is within that
+        rounding of it (rhgd_manifold_snap_point): its dtype says it was
+        rounded, and the float64 checks would refuse it."""
+        a = self._flat(x, name)
+        if not low_precision(x):
+            return a
+        out = np.empty(self.shape, dtype=_F64)
+        rc = _lib.lib().rhgd_manifold_snap_point(self._h, a.ctypes.data, out.ctypes.data, None, 0)
+        if rc < 0:
+            raise _lib.error(rc, _lib.last_error().replace("rhgd: x: ", f"rhgd: {name}: ", 1))
+        return out
+
+    def rand_point(self, seed=0, *, dtype=None, device=None):
+        """A random point drawn from seed: a numpy array, or a torch tensor
+        when dtype is a torch dtype or device is given."""
         out = np.empty(self.shape, dtype=_F64)
         _lib.check(_lib.lib().rhgd_manifold_rand_point(self._h, seed, out.ctypes.data))
-        return out
+        if device is None and (dtype is None or isinstance(dtype, (type, np.dtype, str))):
+            return out if dtype is None else out.astype(dtype)
+        import torch
+        return Like(torch.empty(0, dtype=dtype or torch.float64, device=device)).out(out)
 
     def check_point(self, x):
         """Raise InvalidArgument, saying what is wrong, unless x is a point."""
-        x = self._flat(x, "x")
+        x = self._pt(x, "x")
         _lib.check(_lib.lib().rhgd_manifold_check_point(self._h, x.ctypes.data))
 
     def project(self, x, v):
         """The projection of the ambient v onto the tangent space at x."""
-        x, v = self._flat(x, "x"), self._flat(v, "v")
+        like = Like(x, v)
+        x, v = self._pt(x, "x"), self._flat(v, "v")
         out = np.empty(self.shape, dtype=_F64)
         _lib.check(_lib.lib().rhgd_manifold_project(self._h, x.ctypes.data, v.ctypes.data, out.ctypes.data))
-        return out
+        return like.out(out)
 
     def retract(self, x, u, t=1.0):
         """R_x(t u), the manifold's retraction."""
-        x, u = self._flat(x, "x"), self._flat(u, "u")
+        like = Like(x, u)
+        x, u = self._pt(x, "x"), self._flat(u, "u")
         out = np.empty(self.shape, dtype=_F64)
         _lib.check(_lib.lib().rhgd_manifold_retract(self._h, x.ctypes.data, u.ctypes.data, float(t),
                                                      out.ctypes.data))
-        return out
+        return like.out(out)
 
     # The manifold toolkit: the methods of rhgd's Go manifolds
     # (solver.Manifold), with their names and meaning. Points x, y are
@@ -68,25 +98,27 @@ class Manifold(_Handle):
     # raises InvalidArgument naming the argument); results are new arrays
     # of ``shape``.
 
-    def _vec_out(self, fn, *args):
+    def _vec_out(self, like, fn, *args):
         out = np.empty(self.shape, dtype=_F64)
         _lib.check(fn(self._h, *args, out.ctypes.data))
-        return out
+        return like.out(out)
 
     def inner(self, x, u, v):
         """The Riemannian inner product <u, v>_x of tangent vectors at x."""
-        x, u, v = self._flat(x, "x"), self._flat(u, "u"), self._flat(v, "v")
+        like = Like(x, u, v)
+        x, u, v = self._pt(x, "x"), self._flat(u, "u"), self._flat(v, "v")
         r = ctypes.c_double()
         _lib.check(_lib.lib().rhgd_manifold_inner(self._h, x.ctypes.data, u.ctypes.data, v.ctypes.data,
                                                    ctypes.byref(r)))
-        return r.value
+        return like.scalar(r.value)
 
     def norm(self, x, u):
         """||u||_x, the Riemannian norm of the tangent u at x."""
-        x, u = self._flat(x, "x"), self._flat(u, "u")
+        like = Like(x, u)
+        x, u = self._pt(x, "x"), self._flat(u, "u")
         r = ctypes.c_double()
         _lib.check(_lib.lib().rhgd_manifold_norm(self._h, x.ctypes.data, u.ctypes.data, ctypes.byref(r)))
-        return r.value
+        return like.scalar(r.value)
 
     def supports(self, method):
         """Whether the manifold has the closed-form method 'exp', 'log' or
@@ -99,54 +131,61 @@ class Manifold(_Handle):
     def dist(self, x, y):
         """The geodesic distance between the points x and y; InvalidArgument
         ("dist is unsupported") where the manifold has no closed form."""
-        x, y = self._flat(x, "x"), self._flat(y, "y")
+        like = Like(x, y)
+        x, y = self._pt(x, "x"), self._pt(y, "y")
         r = ctypes.c_double()
         _lib.check(_lib.lib().rhgd_manifold_dist(self._h, x.ctypes.data, y.ctypes.data, ctypes.byref(r)))
-        return r.value
+        return like.scalar(r.value)
 
     def exp(self, x, u, t=1.0):
         """Exp_x(t u), the exponential map, for u tangent at x;
         InvalidArgument ("exp is unsupported") where the manifold has none."""
-        x, u = self._flat(x, "x"), self._flat(u, "u")
-        return self._vec_out(_lib.lib().rhgd_manifold_exp, x.ctypes.data, u.ctypes.data, float(t))
+        like = Like(x, u)
+        x, u = self._pt(x, "x"), self._flat(u, "u")
+        return self._vec_out(like, _lib.lib().rhgd_manifold_exp, x.ctypes.data, u.ctypes.data, float(t))
 
     def log(self, x, y):
         """Log_x(y), the tangent at x with exp(x, log(x, y)) = y;
         InvalidArgument ("log is unsupported") where the manifold has none."""
-        x, y = self._flat(x, "x"), self._flat(y, "y")
-        return self._vec_out(_lib.lib().rhgd_manifold_log, x.ctypes.data, y.ctypes.data)
+        like = Like(x, y)
+        x, y = self._pt(x, "x"), self._pt(y, "y")
+        return self._vec_out(like, _lib.lib().rhgd_manifold_log, x.ctypes.data, y.ctypes.data)
 
     def egrad2rgrad(self, x, egrad):
         """The Riemannian gradient at x of a function whose Euclidean
         gradient there is egrad."""
-        x, g = self._flat(x, "x"), self._flat(egrad, "egrad")
-        return self._vec_out(_lib.lib().rhgd_manifold_egrad2rgrad, x.ctypes.data, g.ctypes.data)
+        like = Like(x, egrad)
+        x, g = self._pt(x, "x"), self._flat(egrad, "egrad")
+        return self._vec_out(like, _lib.lib().rhgd_manifold_egrad2rgrad, x.ctypes.data, g.ctypes.data)
 
     def ehess2rhess(self, x, egrad, ehess, u):
         """The Riemannian Hessian at x applied to the tangent u, of a
         function with Euclidean gradient egrad and Euclidean
         Hessian-vector product ehess = D^2 f(x)[u]: the projected ehess plus
         the Weingarten (connection) term of the manifold's geometry."""
-        x, g = self._flat(x, "x"), self._flat(egrad, "egrad")
+        like = Like(x, egrad, ehess, u)
+        x, g = self._pt(x, "x"), self._flat(egrad, "egrad")
         h, u = self._flat(ehess, "ehess"), self._flat(u, "u")
-        return self._vec_out(_lib.lib().rhgd_manifold_ehess2rhess, x.ctypes.data, g.ctypes.data, h.ctypes.data,
+        return self._vec_out(like, _lib.lib().rhgd_manifold_ehess2rhess, x.ctypes.data, g.ctypes.data, h.ctypes.data,
                              u.ctypes.data)
 
     def transport(self, x, y, u):
         """The vector transport of the tangent u at x to the tangent space
         at y, the one the solver uses."""
-        x, y, u = self._flat(x, "x"), self._flat(y, "y"), self._flat(u, "u")
-        return self._vec_out(_lib.lib().rhgd_manifold_transport, x.ctypes.data, y.ctypes.data, u.ctypes.data)
+        like = Like(x, y, u)
+        x, y, u = self._pt(x, "x"), self._pt(y, "y"), self._flat(u, "u")
+        return self._vec_out(like, _lib.lib().rhgd_manifold_transport, x.ctypes.data, y.ctypes.data, u.ctypes.data)
 
     def rand_tangent(self, x, seed=0):
         """A random unit-norm tangent vector at x drawn from seed."""
-        x = self._flat(x, "x")
-        return self._vec_out(_lib.lib().rhgd_manifold_rand_tangent, x.ctypes.data, seed)
+        like = Like(x)
+        x = self._pt(x, "x")
+        return self._vec_out(like, _lib.lib().rhgd_manifold_rand_tangent, x.ctypes.data, seed)
 
     def check_tangent(self, x, u):
         """Raise InvalidArgument, saying what is wrong, unless u is a
         tangent vector at the point x."""
-        x, u = self._flat(x, "x"), self._flat(u, "u")
+        x, u = self._pt(x, "x"), self._flat(u, "u")
         _lib.check(_lib.lib().rhgd_manifold_check_tangent(self._h, x.ctypes.data, u.ctypes.data))
 
     def __repr__(self):
@@ -202,7 +241,8 @@ class Coupling(Manifold):
         may be x). When Sinkhorn does not reach tol within maxiter
         iterations, NotConverged is raised with the best plan found as its
         ``plan`` (out, when given)."""
-        x, u = self._flat(x, "x"), self._flat(u, "u")
+        like = Like(x, u) if out is None else Like()
+        x, u = self._pt(x, "x"), self._flat(u, "u")
         if out is None:
             out = np.empty(self.shape, dtype=_F64)
         elif not (isinstance(out, np.ndarray) and out.dtype == _F64 and out.flags.c_contiguous
@@ -213,10 +253,10 @@ class Coupling(Manifold):
             e = _lib.error(rc)
             e.args = (e.args[0] + "; maxiter= and tol= set the limits, and the exception's plan is the best plan "
                       "found",)
-            e.plan = out
+            e.plan = like.out(out)
             raise e
         _lib.check(rc)
-        return out
+        return like.out(out)
 
 
 def _adopt_manifold(h):
@@ -252,9 +292,10 @@ class Product(Manifold):
         self.shape = (self.size,)
 
     def split(self, x):
-        """Views of x's parts, each in its factor's shape."""
+        """Views of x's parts, each in its factor's shape (of a numpy array
+        or a torch tensor, as given)."""
         out, k = [], 0
-        x = np.asarray(x).ravel()
+        x = x.reshape(-1) if tensor(x) is not None else np.asarray(x).ravel()
         for m in self.factors:
             out.append(x[k:k + m.size].reshape(m.shape))
             k += m.size

@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 
 from . import _lib
-from ._arrays import f64
+from ._arrays import Like, f64, shaped
 from ._handle import _Handle, _new_handle
 from .manifolds import _adopt_manifold
 
@@ -195,42 +195,54 @@ class Problem(_Handle):
         self._warned = len(notes)
 
     def start(self):
-        """The starting point (x0, y0), shaped like the manifolds' points;
-        InvalidArgument if there is none."""
+        """The starting point (x0, y0), shaped like the manifolds' points
+        (torch tensors when it was set from tensors); InvalidArgument if
+        there is none."""
         x0, y0 = np.empty(self.mx.shape), np.empty(self.my.shape)
         _lib.check(_lib.lib().rhgd_problem_start(self._h, x0.ctypes.data, y0.ctypes.data))
-        return x0, y0
+        like = getattr(self, "_like", None) or Like()
+        return like.out(x0), like.out(y0)
 
     def set_start(self, x0, y0):
         """Set the starting point (checked to be on the manifolds; a point
         within float32 rounding of its manifold is projected onto it, with a
         ProjectedInput warning)."""
-        x0, y0 = self._flat(x0, self.len_x, "x0"), self._flat(y0, self.len_y, "y0")
+        like = Like(x0, y0)
+        x0, y0 = self._x(x0, "x0"), self._y(y0, "y0")
         _lib.check(_lib.lib().rhgd_problem_set_start(self._h, x0.ctypes.data, y0.ctypes.data))
+        self._like = like  # runs from this start give results of its kind
         self._warn_notes()
 
-    @staticmethod
-    def _flat(a, n, name):
-        a = f64(a, name)
-        if a.size != n:
-            raise ValueError(f"rhgd: {name} has {a.size} entries, want {n}")
-        return a
+    def _x(self, a, name):
+        """a, a point or tangent of mx, as the library reads it: a float64
+        array of mx's shape exactly (a transposed or flattened array is
+        refused: its entries would be read in another order); a torch
+        tensor is read through .detach()."""
+        return shaped(a, self.mx.shape, name, f"x's manifold {self.mx.spec}")
+
+    def _y(self, a, name):
+        """a, a point or tangent of my, as _x for mx."""
+        return shaped(a, self.my.shape, name, f"y's manifold {self.my.spec}")
 
     def oracle(self, name, x, y, v=None):
         """Evaluate one oracle at (x, y) (and v), Riemannian, the second-order
         ones by finite differences where the problem lacks them."""
-        x, y = self._flat(x, self.len_x, "x"), self._flat(y, self.len_y, "y")
-        n = dict(f=1, g=1, grad_fx=self.len_x, grad_gx=self.len_x, cross_gxy=self.len_x).get(name, self.len_y)
+        like = Like(x, y, v)
+        x, y = self._x(x, "x"), self._y(y, "y")
+        at_x = name in ("grad_fx", "grad_gx", "cross_gxy")
+        n = 1 if name in ("f", "g") else self.len_x if at_x else self.len_y
         vp = None
         if v is not None:
-            v = self._flat(v, self.len_x if name == "cross_gyx" else self.len_y, "v")
+            v = self._x(v, "v") if name == "cross_gyx" else self._y(v, "v")
             vp = v.ctypes.data
         out = np.empty(n)
         self.error = None
         rc = _lib.lib().rhgd_problem_oracle(self._h, name.encode(), x.ctypes.data, y.ctypes.data, vp,
                                             out.ctypes.data)
         _raise_callback(rc, self)
-        return out[0] if n == 1 and name in ("f", "g") else out
+        if name in ("f", "g"):
+            return like.scalar(float(out[0]))
+        return like.out(out.reshape(self.mx.shape if at_x else self.my.shape))
 
     def check(self, x=None, y=None, *, seed=0, tol=0.0, second_order_y=False, critical=False):
         """Check the problem's oracles at (x, y) (None for both: the
@@ -257,7 +269,7 @@ class Problem(_Handle):
         if (x is None) != (y is None):
             raise ValueError("rhgd: give both x and y, or neither (the starting point)")
         if x is not None:
-            x, y = self._flat(x, self.len_x, "x"), self._flat(y, self.len_y, "y")
+            x, y = self._x(x, "x"), self._y(y, "y")
             xp, yp = x.ctypes.data, y.ctypes.data
         opts = f"seed={int(seed)},tol={float(tol)!r},second_order_y={_fmt(bool(second_order_y))}," \
                f"critical={_fmt(bool(critical))}"
@@ -279,7 +291,7 @@ class Problem(_Handle):
         """The classification accuracy in percent that a built-in
         application reaches with (x, y); InvalidArgument for problems
         without one."""
-        x, y = self._flat(x, self.len_x, "x"), self._flat(y, self.len_y, "y")
+        x, y = self._x(x, "x"), self._y(y, "y")
         a = ctypes.c_double()
         _lib.check(_lib.lib().rhgd_problem_accuracy(self._h, x.ctypes.data, y.ctypes.data, ctypes.byref(a)))
         return a.value

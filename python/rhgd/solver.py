@@ -9,6 +9,8 @@ import threading
 import numpy as np
 
 from . import _lib
+from . import _progress
+from ._arrays import Like
 from ._handle import _Handle, _new_handle
 from .problems import Problem, _fmt, _raise_callback, _view
 
@@ -134,21 +136,31 @@ class Solver(_Handle):
         """Ask a running solver (in another thread) to stop after its epoch."""
         _lib.check(_lib.lib().rhgd_solver_cancel(self._h))
 
-    def run(self, x0=None, y0=None, callback=None):
+    def run(self, x0=None, y0=None, callback=None, *, progress=False):
         """Run from (x0, y0) (None: the problem's start). callback(info), if
         given, sees each epoch (a dict: epoch, f, hypergrad_norm, x, y,
         hypergrad, ...; arrays are copies) and stops the run by returning
-        True. Returns an OptimizeResult; a failed run raises, with the
-        result as the exception's ``result``."""
+        True. progress shows the run's progress on stderr: True (a tqdm bar
+        when tqdm imports, else one line rewritten in place), 'tqdm' or
+        'line'. Returns an OptimizeResult; a failed run raises, with the
+        result as the exception's ``result``.
+
+        x0 and y0 may be numpy arrays or torch tensors (read through
+        .detach()), shaped like the manifolds' points; the result's x, y,
+        best_x and best_y, and the callback's x, y and hypergrad, are then
+        of the same kind (tensors of x0's dtype and device). Without x0 and
+        y0 they follow the start set on the problem."""
         lib = _lib.lib()
         p = self.problem
         xp = yp = None
         if (x0 is None) != (y0 is None):
             raise ValueError("rhgd: give both x0 and y0, or neither")
+        like = getattr(p, "_like", None) or Like()
         if x0 is not None:
-            x0 = Problem._flat(x0, p.len_x, "x0")
-            y0 = Problem._flat(y0, p.len_y, "y0")
+            like = Like(x0, y0)
+            x0, y0 = p._x(x0, "x0"), p._y(y0, "y0")
             xp, yp = x0.ctypes.data, y0.ctypes.data
+        bar = _progress.open(progress, self)
         cb_err = []
         # Ctrl-C: Python runs its SIGINT handler only between bytecodes, so
         # during a run only inside a callback. On the main thread, with the
@@ -164,14 +176,18 @@ class Solver(_Handle):
                 lib.rhgd_solver_cancel(self._h)
             old_handler = signal.signal(signal.SIGINT, on_sigint)
         cfn = _lib.EPOCH_FN()  # NULL
-        if callback is not None:
+        if callback is not None or bar is not None:
             def on_epoch(user, ep):
                 try:
                     e = ep.contents
+                    if bar is not None:
+                        bar.update(e.epoch, e.f, e.hypergrad_norm, e.elapsed)
+                    if callback is None:
+                        return 0
                     info = {k: getattr(e, k) for k in _lib.HISTORY_NAMES}
-                    info["x"] = _view(e.x, e.len_x).reshape(p.mx.shape).copy()
-                    info["y"] = _view(e.y, e.len_y).reshape(p.my.shape).copy()
-                    info["hypergrad"] = _view(e.hypergrad, e.len_x).reshape(p.mx.shape).copy()
+                    info["x"] = like.out(_view(e.x, e.len_x).reshape(p.mx.shape).copy())
+                    info["y"] = like.out(_view(e.y, e.len_y).reshape(p.my.shape).copy())
+                    info["hypergrad"] = like.out(_view(e.hypergrad, e.len_x).reshape(p.mx.shape).copy())
                     return 1 if callback(info) else 0
                 except BaseException as exc:
                     cb_err.append(exc)
@@ -185,13 +201,15 @@ class Solver(_Handle):
         finally:
             if old_handler is not None:
                 signal.signal(signal.SIGINT, old_handler)
+            if bar is not None:
+                bar.close()
         if interrupted:
             raise KeyboardInterrupt
         p._warn_notes()
         res = None
         if rc >= 0 or rc in (_lib.ENUMERIC, _lib.ENOTCONV, _lib.ECALLBACK, _lib.EINTERNAL):
             try:
-                res = self.result()
+                res = self.result(like)
             except _lib.RHGDError:
                 res = None
         if cb_err:
@@ -203,8 +221,9 @@ class Solver(_Handle):
             raise
         return res
 
-    def result(self):
-        """The last run's OptimizeResult."""
+    def result(self, like=None):
+        """The last run's OptimizeResult (its arrays as numpy arrays, or of
+        like's kind: an rhgd._arrays.Like)."""
         lib = _lib.lib()
         r = _lib.Result()
         _lib.check(lib.rhgd_solver_result(self._h, ctypes.byref(r)))
@@ -226,6 +245,8 @@ class Solver(_Handle):
             hist[k] = hist[k].astype(np.int64)
         name = lib.rhgd_status_string(r.status).decode()
         message = STATUS.get(r.status, (name, f"The run ended with status {name}."))[1]
+        like = like or Like()
+        x, y, bx, by = like.out(x), like.out(y), like.out(bx), like.out(by)
         return OptimizeResult(
             message=message, success=r.error == 0 and name != "Cancelled", status=r.status, fun=r.f, x=x, nit=r.epochs,
             status_name=name, error=r.error, y=y, best_x=bx, best_y=by, best_f=r.best_f,
@@ -242,7 +263,7 @@ _PROBLEM_KEYWORDS = frozenset(("mx", "my", "f", "grad_fx", "grad_fy", "grad_gy",
                                "cross_gxy", "cross_gyx", "hess_gy_inv", "gradients", "n_f", "n_g"))
 
 
-def minimize(problem=None, x0=None, y0=None, *, estimator=None, callback=None, **settings):
+def minimize(problem=None, x0=None, y0=None, *, estimator=None, callback=None, progress=False, **settings):
     """Run RHGD on problem from (x0, y0) and return an OptimizeResult.
 
     problem is any rhgd Problem: a built-in one (``rhgd.builtin(name,
@@ -252,7 +273,8 @@ def minimize(problem=None, x0=None, y0=None, *, estimator=None, callback=None, *
     my, ...)`` builds it for you). x0, y0: the start (both or neither;
     None: the problem's). estimator is a spec ('cg', 'hinv',
     'ns:gamma=1,terms=50', 'ad'; None: the problem's default); callback(info)
-    sees each epoch and stops the run by returning True; the remaining
+    sees each epoch and stops the run by returning True; progress=True
+    shows the run's progress (see Solver.run); the remaining
     keywords are solver settings (eta_x, eta_y, inner, epochs, grad_tol,
     runtime, seed, preset, batch_lower, lower_solve=True, ...: see Solver).
     A failed run raises, with the result as the exception's ``result``.
@@ -266,4 +288,4 @@ def minimize(problem=None, x0=None, y0=None, *, estimator=None, callback=None, *
                         f"and solver settings ({what}): build the problem first, with rhgd.builtin(name), "
                         f"rhgd.Problem(mx, my, f=..., grad_fx=..., grad_fy=..., grad_gy=..., ...) or "
                         f"rhgd.torch.Problem(f, g, mx, my)")
-    return Solver(problem, estimator, **settings).run(x0, y0, callback)
+    return Solver(problem, estimator, **settings).run(x0, y0, callback, progress=progress)

@@ -54,7 +54,7 @@ from . import problems as _problems
 from . import solver as _solver
 from ._handle import _new_handle
 
-__all__ = ["Problem", "minimize", "split"]
+__all__ = ["Problem", "minimize", "split", "GraphLost"]
 
 _F64 = torch.float64
 
@@ -100,8 +100,9 @@ class _Cache:
     The key is a copy of the point's x, y and minibatch; a call at another
     point recomputes."""
 
-    def __init__(self, fn, n, sx, sy, name):
+    def __init__(self, fn, n, sx, sy, name, dtype=_F64, device=None):
         self.fn, self.n, self.sx, self.sy, self.name = fn, n, sx, sy, name
+        self.dtype, self.device = dtype, device
         self.kx = self.ky = self.kb = None
         self.value = self.gx = self.gy = None
         self.fwd = None  # (xt, yt, value) with its graph, or None
@@ -149,19 +150,26 @@ class _Cache:
     def _args(self):
         """The point's leaf tensors (owned copies: a graph may outlive the
         library's arrays) and the minibatch argument."""
-        xt = torch.tensor(self.kx, dtype=_F64).reshape(self.sx).requires_grad_(True)
-        yt = torch.tensor(self.ky, dtype=_F64).reshape(self.sy).requires_grad_(True)
+        dt, dev = self.dtype, self.device
+        xt = torch.tensor(self.kx, dtype=dt, device=dev).reshape(self.sx).requires_grad_(True)
+        yt = torch.tensor(self.ky, dtype=dt, device=dev).reshape(self.sy).requires_grad_(True)
         if not self.n:
             return xt, yt, ()
-        b = torch.arange(self.n) if self.kb is None else torch.from_numpy(self.kb)
+        b = torch.arange(self.n, device=dev) if self.kb is None else torch.from_numpy(self.kb).to(dev)
         return xt, yt, (b,)
 
     def _call(self, xt, yt, args):
         v = self.fn(xt, yt, *args)
         if not isinstance(v, torch.Tensor):
-            v = torch.as_tensor(v, dtype=_F64)
+            raise GraphLost(f"rhgd: {self.name} returned a {type(v).__name__}, not a torch tensor: rhgd "
+                             f"differentiates {self.name} with torch.autograd, and a {type(v).__name__} carries "
+                             f"no graph, so every derivative of {self.name} would be zero. " + _GRAPH_CAUSES)
         if v.numel() != 1:
             raise ValueError(f"rhgd: {self.name} returned {v.numel()} values, want one (a scalar)")
+        if not v.requires_grad:
+            raise GraphLost(f"rhgd: {self.name} returned a tensor that carries no autograd graph, although x "
+                             f"and y require grad: rhgd differentiates {self.name} with torch.autograd, and "
+                             f"without the graph every derivative of {self.name} would be zero. " + _GRAPH_CAUSES)
         return v.reshape(())
 
     def val(self):
@@ -205,11 +213,34 @@ class _Cache:
                     g, wrt = self._grad(w, False)
                     g = torch.zeros_like(wrt) if g is None else g
                 g = g.detach()
+                self.finite(g, ("grad_" + self.name + "x", "grad_" + self.name + "y")[w])
                 if w == 0:
                     self.gx = g
                 else:
                     self.gy = g
         return self.gx, self.gy
+
+    def finite(self, r, oracle):
+        """Raise, naming oracle and the cause, when the derivative r has a
+        NaN or Inf at a finite point (the library would only say that it
+        is not finite): most often the backward pass of an
+        eigendecomposition at repeated eigenvalues."""
+        if bool(torch.isfinite(r).all()) or not (np.isfinite(self.kx).all() and np.isfinite(self.ky).all()):
+            return
+        bad = int((~torch.isfinite(r)).sum())
+        what = f"rhgd: {oracle} has {bad} non-finite entr{'y' if bad == 1 else 'ies'} (NaN or Inf) at a finite point"
+        if self.value is not None and np.isfinite(self.value):
+            what += f", where {self.name} = {self.value:.6g} is finite"
+        nodes = _spectral_nodes(self.fwd[2]) if self.fwd is not None else set()
+        if nodes:
+            raise FloatingPointError(
+                f"{what}: {self.name} goes through an eigendecomposition ({', '.join(sorted(nodes))}), whose "
+                f"backward divides by differences of eigenvalues, 0/0 = NaN at repeated eigenvalues (M = I, a "
+                f"natural start, has all of them equal). Use a form whose derivative is stable there: for M^(1/2) "
+                f"as a metric factor, L = torch.linalg.cholesky(M) gives the same distances (xᵀMx = |Lᵀx|²) with "
+                f"a finite backward; or start where the eigenvalues are distinct")
+        raise FloatingPointError(f"{what}: {self.name}'s derivative is not finite there (a division by zero, or "
+                                 f"a sqrt or log at 0, inside {self.name} or its backward pass)")
 
     def second(self, which=1):
         """(xt, yt, gx, gy): the gradients with their graph
@@ -222,6 +253,39 @@ class _Cache:
             g, _ = self._grad(which, True)
             self.graph[2 + which] = g
         return self.graph
+
+
+class GraphLost(RuntimeError):
+    """f or g returned a value that carries no autograd graph although x
+    and y require grad (a float, .item(), .detach(), numpy, no_grad): every
+    derivative would be zero. Raised inside the callback; the run raises
+    rhgd.CallbackError with it as the cause."""
+
+
+_GRAPH_CAUSES = ("Likely causes: it returns a Python float or calls .item(); it calls .detach() or uses .data; "
+                 "it computes in numpy (x.numpy(), np.asarray(x)); it runs under torch.no_grad() or "
+                 "torch.inference_mode(). Compute it with torch operations on x and y. (A function that truly "
+                 "does not depend on x, or on y, is fine: its gradient there is zero.)")
+
+# The autograd nodes of eigen- and singular-value decompositions: their
+# backward passes divide by eigenvalue (singular value) differences.
+_SPECTRAL = ("LinalgEigh", "LinalgEig", "Symeig", "Eig", "LinalgSvd", "Svd")
+
+
+def _spectral_nodes(v):
+    """The names of the spectral decompositions' backward nodes in v's
+    autograd graph (an error's diagnosis only: it walks the whole graph)."""
+    found, seen, stack = set(), set(), [v.grad_fn]
+    while stack:
+        fn = stack.pop()
+        if fn is None or fn in seen:
+            continue
+        seen.add(fn)
+        name = type(fn).__name__
+        if name.startswith(_SPECTRAL):
+            found.add(name)
+        stack.extend(nxt for nxt, _ in fn.next_functions)
+    return found
 
 
 def _product(out_of, wrt, vec):
@@ -238,8 +302,19 @@ class Problem(_problems.Problem):
     and g written in PyTorch on the manifolds mx × my; every derivative
     comes from torch.autograd, Euclidean, converted by the manifolds.
 
-    f(x, y) and g(x, y) take float64 tensors shaped like mx's and my's
-    points and return a scalar tensor. n_f > 0 (n_g > 0) makes f (g) a
+    f(x, y) and g(x, y) take tensors shaped like mx's and my's points and
+    return a scalar tensor that carries its autograd graph (a Python float,
+    .item(), .detach(), numpy or torch.no_grad() inside them would make
+    every derivative zero: rhgd raises instead, naming f or g). The
+    tensors are float64 on the CPU by default; dtype= and device= (a torch
+    dtype such as torch.float32, a device such as 'cuda') evaluate f and g
+    there instead: the solver's state and geometry stay float64 on the
+    host, each point's x and y are cast and copied to the device, and the
+    derivatives cast back. Derivatives in float32 carry relative errors of
+    about 1e-7 times the problem's conditioning, so CG cannot reduce its
+    residual much below 1e-6 relative: give it a tolerance it can reach
+    ('cg:tol=1e-6'; the default 1e-10 then runs every solve to maxiter).
+    n_f > 0 (n_g > 0) makes f (g) a
     finite sum of n_f (n_g) components called as f(x, y, batch), batch an
     int64 tensor of component indices. lower_solve(x, y), optional, returns
     the exact lower solution y*(x) (a tensor or array; y is the warm start)
@@ -250,7 +325,8 @@ class Problem(_problems.Problem):
     result is an rhgd.Problem: rhgd.Solver, rhgd.minimize, oracle() and
     start() take it."""
 
-    def __init__(self, f, g, mx, my, *, x0=None, y0=None, n_f=0, n_g=0, lower_solve=None, hess_gy_inv=None):
+    def __init__(self, f, g, mx, my, *, x0=None, y0=None, n_f=0, n_g=0, lower_solve=None, hess_gy_inv=None,
+                 dtype=None, device=None):
         n_f, n_g = int(n_f), int(n_g)
         if n_f < 0 or n_g < 0:
             raise ValueError(f"rhgd: n_f = {n_f}, n_g = {n_g}: want >= 0")
@@ -263,8 +339,13 @@ class Problem(_problems.Problem):
         self._lock = threading.Lock()
         sx, sy = tuple(mx.shape), tuple(my.shape)
         self._lx, self._ly, self._sx, self._sy = mx.size, my.size, sx, sy
-        self._f = _Cache(f, n_f, sx, sy, "f")
-        self._g = _Cache(g, n_g, sx, sy, "g")
+        dtype = _F64 if dtype is None else dtype
+        if not (isinstance(dtype, torch.dtype) and dtype.is_floating_point and not dtype.is_complex):
+            raise TypeError(f"rhgd: dtype={dtype!r}: want a real floating torch dtype (torch.float64, torch.float32)")
+        device = None if device is None else torch.device(device)
+        self.dtype, self.device = dtype, device
+        self._f = _Cache(f, n_f, sx, sy, "f", dtype, device)
+        self._g = _Cache(g, n_g, sx, sy, "g", dtype, device)
         self._lower = lower_solve
         V, H = _lib.VALUE_FN, _lib.HVP_FN
         c = dict(f=V(self._cb_value(self._f)), g=V(self._cb_value(self._g)),
@@ -339,13 +420,13 @@ class Problem(_problems.Problem):
 
         def inv(user, x, y, batch, nbatch, v, out):
             try:
-                xt = torch.from_numpy(_view(x, lx)).reshape(sx)
-                yt = torch.from_numpy(_view(y, ly)).reshape(sy)
-                vt = torch.from_numpy(_view(v, ly)).reshape(sy)
+                xt = self._tensor(_view(x, lx)).reshape(sx)
+                yt = self._tensor(_view(y, ly)).reshape(sy)
+                vt = self._tensor(_view(v, ly)).reshape(sy)
                 with torch.no_grad():
-                    r = torch.as_tensor(hess_gy_inv(xt, yt, vt), dtype=_F64)
-                if r.numel() != ly:
-                    raise ValueError(f"rhgd: hess_gy_inv returned {r.numel()} entries, want {ly}")
+                    r = torch.as_tensor(hess_gy_inv(xt, yt, vt))
+                if tuple(r.shape) != sy:
+                    raise ValueError(f"rhgd: hess_gy_inv returned shape {tuple(r.shape)}, want {sy} (y's)")
                 torch.from_numpy(_view(out, ly)).copy_(r.reshape(-1))
                 return 0
             except BaseException as e:
@@ -370,11 +451,25 @@ class Problem(_problems.Problem):
         # made in float32, or torch's default dtype) meets them inside f or
         # g, and torch's message does not say where the float64 came from.
         if isinstance(e, RuntimeError) and "double" in str(e).lower() and "float" in str(e).lower():
-            hint = TypeError(f"{e} (rhgd passes x and y as float64 tensors: build the tensors f and g use "
-                             "in float64, with .double() or torch.set_default_dtype(torch.float64))")
+            if self.dtype == _F64:
+                how = ("build the tensors f and g use in float64, with .double() or "
+                       "torch.set_default_dtype(torch.float64), or evaluate f and g in your data's dtype with "
+                       "rhgd.torch.Problem(..., dtype=torch.float32)")
+            else:
+                how = f"build the tensors f and g use in {self.dtype}, as Problem's dtype= says"
+            hint = TypeError(f"{e} (rhgd passes x and y as {str(self.dtype).replace('torch.', '')} tensors: {how})")
             hint.__cause__ = e
             e = hint
         return super()._fail(name, e)
+
+    def _tensor(self, a):
+        """The library's array a as a tensor of the problem's dtype and
+        device: a view of a's memory for float64 on the CPU, valid only
+        during the callback, else a copy."""
+        t = torch.from_numpy(a)
+        if self.dtype != _F64 or self.device is not None:
+            t = t.to(dtype=self.dtype, device=self.device)
+        return t
 
     def _point(self, cache, x, y, batch, nbatch):
         cache.at(x, y, self._lx, self._ly, batch, nbatch)
@@ -417,7 +512,7 @@ class Problem(_problems.Problem):
                 with self._lock:
                     self._point(cache, x, y, batch, nbatch)
                     xt, yt, gx, gy = cache.second(0 if name == "cross_gyx" else 1)
-                    vt = torch.from_numpy(_view(v, lv)).reshape(sv)
+                    vt = self._tensor(_view(v, lv)).reshape(sv)
                     if name == "hess_gy":
                         r = _product(gy, yt, vt)
                     elif name == "cross_gxy":
@@ -428,6 +523,7 @@ class Problem(_problems.Problem):
                     if r is None:
                         o.zero_()
                     else:
+                        cache.finite(r, name)
                         o.copy_(r.reshape(-1))
                 return 0
             except BaseException as e:
@@ -439,12 +535,12 @@ class Problem(_problems.Problem):
 
         def cb(user, x, y, batch, nbatch, out):
             try:
-                xt = torch.tensor(_view(x, lx), dtype=_F64).reshape(sx)
-                yt = torch.tensor(_view(y, ly), dtype=_F64).reshape(sy)
+                xt = torch.tensor(_view(x, lx), dtype=self.dtype, device=self.device).reshape(sx)
+                yt = torch.tensor(_view(y, ly), dtype=self.dtype, device=self.device).reshape(sy)
                 with torch.no_grad():
-                    r = torch.as_tensor(self._lower(xt, yt), dtype=_F64)
-                if r.numel() != ly:
-                    raise ValueError(f"rhgd: lower_solve returned {r.numel()} entries, want {ly}")
+                    r = torch.as_tensor(self._lower(xt, yt))
+                if tuple(r.shape) != sy:
+                    raise ValueError(f"rhgd: lower_solve returned shape {tuple(r.shape)}, want {sy} (y's)")
                 torch.from_numpy(_view(out, ly)).copy_(r.reshape(-1))
                 return 0
             except BaseException as e:
@@ -452,20 +548,23 @@ class Problem(_problems.Problem):
         return cb
 
 
-def minimize(f, g, mx, my, x0=None, y0=None, *, estimator=None, callback=None, n_f=0, n_g=0, lower_solve=None,
-             hess_gy_inv=None, **settings):
+def minimize(f, g, mx, my, x0=None, y0=None, *, estimator=None, callback=None, progress=False, n_f=0, n_g=0,
+             lower_solve=None, hess_gy_inv=None, dtype=None, device=None, **settings):
     """rhgd.minimize(Problem(f, g, mx, my, ...), x0, y0, ...) in one call:
     minimize f(x, y*(x)), y*(x) = argmin_y g(x, y), f and g in PyTorch on
     mx × my, by RHGD from (x0, y0) with the estimator spec ('cg', 'ns',
     'ad', 'cg:tol=1e-10', ...; None: the library's default) and the
     solver's settings as keywords (preset, eta_x, eta_y, inner, epochs,
     batches, batch_lower, ...: see rhgd.Solver). callback(info) sees each
-    epoch and stops the run by returning True. n_f, n_g, hess_gy_inv and a
-    callable lower_solve are Problem's; lower_solve=True (not callable) is
-    the solver setting. Returns an rhgd.OptimizeResult."""
+    epoch and stops the run by returning True; progress shows one (see
+    rhgd.Solver.run). n_f, n_g, hess_gy_inv, dtype, device and a callable
+    lower_solve are Problem's; lower_solve=True (not callable) is the
+    solver setting. Returns an rhgd.OptimizeResult, whose x, y, best_x and
+    best_y are torch tensors when x0 is one (of its dtype and device)."""
     if lower_solve is not None and not callable(lower_solve):
         settings["lower_solve"], lower_solve = lower_solve, None
-    p = Problem(f, g, mx, my, n_f=n_f, n_g=n_g, lower_solve=lower_solve, hess_gy_inv=hess_gy_inv)
+    p = Problem(f, g, mx, my, n_f=n_f, n_g=n_g, lower_solve=lower_solve, hess_gy_inv=hess_gy_inv, dtype=dtype,
+                device=device)
     s = _solver.Solver(p, estimator, **settings)
     est, _, rest = s.settings.partition(";")
     if est.split(":")[0] == "ad":
@@ -474,4 +573,4 @@ def minimize(f, g, mx, my, x0=None, y0=None, *, estimator=None, callback=None, n
         # unrolled loop would) instead of recomputing f and g there.
         kv = dict(item.split("=", 1) for item in rest.split(",") if "=" in item)
         p.keep_points(int(kv.get("inner", "0")) + 2)
-    return s.run(x0, y0, callback)
+    return s.run(x0, y0, callback, progress=progress)

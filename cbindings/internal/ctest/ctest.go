@@ -263,6 +263,13 @@ func ManifoldDescribe(h int64, size int) (int, string) {
 	return copyOut(size, func(b *C.char, n C.size_t) C.int { return C.rhgd_manifold_describe(mh(h), b, n) })
 }
 
+// SnapPoint calls rhgd_manifold_snap_point with a note buffer of size bytes.
+func SnapPoint(h int64, x, out []float64, size int) (int, string) {
+	return copyOut(size, func(b *C.char, n C.size_t) C.int {
+		return C.rhgd_manifold_snap_point(mh(h), p(x), p(out), b, n)
+	})
+}
+
 func CheckPoint(h int64, x []float64) int {
 	return int(C.rhgd_manifold_check_point(mh(h), p(x)))
 }
