@@ -208,7 +208,8 @@ wheel: lib python-deps
 # (Dask) is installed too when it can be; without it the Dask sweep test
 # is skipped with a message, and the rest runs. So is python3-torch
 # (Debian's PyTorch, 1.13 on bookworm): without it rhgd.torch's tests and
-# examples (tests/test_torch.py) are skipped with a message.
+# examples (tests/test_torch.py) are skipped with a message; and so are
+# python3-matplotlib (rhgd.plot) and python3-tqdm (progress=True's bar).
 PYTHON = /usr/bin/python3
 
 python-deps:
@@ -229,6 +230,12 @@ python-deps:
 		{ $(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-torch; } || \
 		echo "make: python3-torch could not be installed: the rhgd.torch tests and examples will be skipped"; \
+	fi
+	@if ! $(PYTHON) -c 'import matplotlib, tqdm' 2>/dev/null; then \
+		echo "make: installing python3-matplotlib python3-tqdm"; \
+		{ $(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-matplotlib python3-tqdm; } || \
+		echo "make: python3-matplotlib or python3-tqdm could not be installed: the rhgd.plot and tqdm progress tests will be skipped"; \
 	fi
 
 # test-python runs the Python package's tests (python/tests) against
