@@ -311,9 +311,9 @@ class Problem(_problems.Problem):
     there instead: the solver's state and geometry stay float64 on the
     host, each point's x and y are cast and copied to the device, and the
     derivatives cast back. Derivatives in float32 carry relative errors of
-    about 1e-7 times the problem's conditioning, so CG cannot reduce its
-    residual much below 1e-6 relative: give it a tolerance it can reach
-    ('cg:tol=1e-6'; the default 1e-10 then runs every solve to maxiter).
+    about 1e-7 times the problem's conditioning, and so does the
+    hypergradient, whatever CG's tolerance: 'cg:tol=1e-6' gets as far as
+    the default 1e-10 with fewer iterations (python/README.md, "float32").
     n_f > 0 (n_g > 0) makes f (g) a
     finite sum of n_f (n_g) components called as f(x, y, batch), batch an
     int64 tensor of component indices. lower_solve(x, y), optional, returns

@@ -67,6 +67,25 @@ print("torch", r.status_name, r.fun)
 '''
 
 
+def readme_pip_flags():
+    """The flags of python/README.md's command that installs the wheel (its
+    Install section's pip line), which the test below runs as written (with
+    -q and --no-index, offline)."""
+    text = (REPO / "python" / "README.md").read_text()
+    block = text.split("## Install", 1)[1].split("```sh", 1)[1].split("```", 1)[0]
+    line = next(ln for ln in block.splitlines() if ln.strip().startswith("pip install"))
+    return [a for a in line.split("#")[0].split()[2:] if a.startswith("-")]
+
+
+def test_readme_install_says_what_it_runs():
+    """README's text after the install command ("pip install --no-deps ...
+    as above") matches the command above it (issue 27: it did not)."""
+    flags = readme_pip_flags()
+    text = (REPO / "python" / "README.md").read_text()
+    assert "--no-deps" in flags, flags
+    assert "`pip install --no-deps`" in text
+
+
 def test_wheel_in_a_fresh_venv(tmp_path):
     """make wheel's wheel (RHGD_WHEEL) installs with pip, offline, into a
     fresh venv with the system's site packages, and there, from a directory
@@ -84,8 +103,8 @@ def test_wheel_in_a_fresh_venv(tmp_path):
     venv = tmp_path / "venv"
     subprocess.run(["/usr/bin/python3", "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=300)
     py = venv / "bin" / "python"
-    subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-index", "--no-deps", str(wheel)], check=True,
-                   timeout=300, capture_output=True)
+    subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-index", *readme_pip_flags(), str(wheel)],
+                   check=True, timeout=300, capture_output=True)
     env = {k: v for k, v in os.environ.items() if k not in ("RHGD_LIBRARY", "PYTHONPATH")}
     work = tmp_path / "elsewhere"
     work.mkdir()
