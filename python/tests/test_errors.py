@@ -96,3 +96,19 @@ def test_complex_input_raises():
         with pytest.raises(rhgd.CallbackError) as e:
             rhgd.minimize(pb, estimator="cg", epochs=2)
         assert isinstance(e.value.__cause__, TypeError) and "complex" in str(e.value), name
+
+
+def test_hints_name_python_settings():
+    """The hints of a diverging run and of gda on a problem that is not
+    min-max speak Python (preset='adaptive', the built-in minmax), not Go's
+    AdaptiveSettings or Problem.ZeroSum (issue 27)."""
+    p = rhgd.builtin("synthetic", n=20, d=5, r=2)
+    with pytest.raises(rhgd.NumericalError) as e:
+        rhgd.minimize(p, estimator="cg", eta_y=100.0, epochs=3)
+    msg = str(e.value)
+    assert "preset=adaptive" in msg and "eta_y" in msg, msg
+    assert "AdaptiveSettings" not in msg and not FOREIGN.search(msg), msg
+    with pytest.raises(rhgd.InvalidArgument) as e:
+        rhgd.Solver(p, "gda")
+    msg = str(e.value)
+    assert "built-in minmax" in msg and "ZeroSum" not in msg and "MinMax" not in msg, msg

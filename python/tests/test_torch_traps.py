@@ -288,3 +288,16 @@ def test_example_metric(tmp_path):
     assert (tmp_path / "torch_metric.png").stat().st_size > 10000
     for name, r in runs.items():
         assert isinstance(r.x, torch.Tensor) and np.isfinite(r.fun), name
+
+
+def test_builtin_data_as_tensors_that_require_grad(tmp_path):
+    """A built-in problem's data given as tensors that require grad (a
+    pipeline's outputs) are read through detach: the same problem as from
+    numpy (before: torch's numpy-conversion error)."""
+    path = str(tmp_path / "s.npz")
+    ref = rhgd.builtin("synthetic", n=20, d=5, r=2, save=path)
+    z = dict(np.load(path))
+    p = rhgd.builtin("synthetic", data={k: torch.from_numpy(v).requires_grad_(v.dtype.kind == "f")
+                                        for k, v in z.items()})
+    x, y = ref.start()
+    assert p.oracle("f", x, y) == ref.oracle("f", x, y)
