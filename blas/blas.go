@@ -169,7 +169,15 @@ func setThreads(n int) error {
 	return nil
 }
 
-var serialDepth int
+var (
+	serialDepth int
+	// windowRestore is the host's thread count, read when the outermost
+	// window opened in Shared mode, which it restores (outside Shared mode
+	// a window restores threads).
+	windowRestore int
+	// sharedWindows turns the windows on in Shared mode (SetSharedWindows).
+	sharedWindows atomic.Bool
+)
 
 // SerialBegin limits the native library to one thread until the matching
 // SerialEnd. LAPACK drivers on small matrices spend more time waking
@@ -178,32 +186,64 @@ var serialDepth int
 // lapackx.BenchmarkEigThreads). Pairs nest and may come from several
 // goroutines; a large call that starts while a small one is in flight also
 // runs on one thread, which costs time but never correctness. In Shared
-// mode both are no-ops: the host's thread count is left alone.
+// mode both are no-ops unless SetSharedWindows turned them on: the window
+// then reads the host's thread count when it opens and restores it when it
+// closes, so the host sees its own count between rhgd's calls.
 func SerialBegin() {
-	if shared.Load() {
+	sh := shared.Load()
+	if sh && (!sharedWindows.Load() || !haveNative) {
 		return
 	}
 	mu.Lock()
 	serialDepth++
-	if serialDepth == 1 && threads > 1 {
-		nativeSetThreads(1)
+	if serialDepth == 1 {
+		n := threads
+		if sh {
+			windowRestore = nativeThreads()
+			n = windowRestore
+		}
+		if n > 1 {
+			nativeSetThreads(1)
+		}
 	}
 	mu.Unlock()
 }
 
 // SerialEnd ends a SerialBegin.
 func SerialEnd() {
-	if shared.Load() {
+	sh := shared.Load()
+	if sh && !haveNative {
 		return
 	}
 	mu.Lock()
 	if serialDepth == 0 {
 		mu.Unlock()
+		if sh { // its SerialBegin ran before SetSharedWindows(true)
+			return
+		}
 		panic("blas: SerialEnd without SerialBegin")
 	}
 	serialDepth--
-	if serialDepth == 0 && threads > 1 {
-		nativeSetThreads(threads)
+	n := threads // SetThreads during a window changed it
+	if sh {
+		n = windowRestore
+	}
+	if serialDepth == 0 && n > 1 {
+		nativeSetThreads(n)
 	}
 	mu.Unlock()
 }
+
+// SetSharedWindows turns the one-thread windows on (true) or off in Shared
+// mode, where they are off by default; outside Shared mode they are
+// always on. A window changes the process's thread count for the length
+// of one of rhgd's small calls and restores the host's count after it:
+// other threads of the host that call OpenBLAS during a window run on one
+// thread too.
+func SetSharedWindows(on bool) {
+	lazyStart()
+	sharedWindows.Store(on)
+}
+
+// SharedWindows reports whether the windows are on in Shared mode.
+func SharedWindows() bool { return sharedWindows.Load() }

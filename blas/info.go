@@ -23,6 +23,9 @@ type Info struct {
 	// Shared is Config.Shared of the start-up: rhgd leaves the library's
 	// kernels and threads to the host.
 	Shared bool `json:"shared"`
+	// SharedWindows says the one-thread windows are on in Shared mode
+	// (SetSharedWindows); outside it they always are.
+	SharedWindows bool `json:"shared_windows"`
 	// Cutoffs are the Hybrid's sizes: below level2_mn and level3_mnk calls
 	// stay in Go; below the *_threads_* sizes native calls run on one
 	// thread (m·n·k for level-3 calls, m·n for level-2).
@@ -54,6 +57,8 @@ func CurrentInfo() Info {
 		Backend: Current().String(),
 		Threads: Threads(),
 		Shared:  shared.Load(),
+
+		SharedWindows: sharedWindows.Load(),
 		CPU: CPUInfo{
 			Brand: c.BrandName, Vendor: c.VendorString, Family: c.Family, Model: c.Model,
 			PhysicalCores: PhysicalCores(), LogicalCores: runtime.NumCPU(),

@@ -105,6 +105,14 @@ func rhgdgo_set_threads(n C.int64_t) C.int {
 	})
 }
 
+//export rhgdgo_set_shared_windows
+func rhgdgo_set_shared_windows(on C.int) C.int {
+	return guard(func() error {
+		blas.SetSharedWindows(on != 0)
+		return nil
+	})
+}
+
 // info is rhgd_info's JSON.
 type info struct {
 	blas.Info

@@ -44,6 +44,7 @@ int rhgd_init(const char *backend, int64_t threads, int shared) {
 	return rhgdgo_init((char *)backend, threads, shared);
 }
 int rhgd_set_threads(int64_t n) { return rhgdgo_set_threads(n); }
+int rhgd_set_shared_windows(int on) { return rhgdgo_set_shared_windows(on); }
 int rhgd_info(char *buf, size_t len) { return rhgdgo_info(buf, len); }
 
 int rhgd_expsym(int64_t n, const double *a, double *out) { return rhgdgo_expsym(n, (double *)a, out); }

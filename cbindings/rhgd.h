@@ -197,6 +197,14 @@ RHGD_API int rhgd_init(const char *backend, int64_t threads, int shared);
  * (n >= 1); a no-op on the pure-Go backend. */
 RHGD_API int rhgd_set_threads(int64_t n);
 
+/* rhgd_set_shared_windows turns the one-thread windows on (on nonzero) or
+ * off in shared mode. A window drops OpenBLAS to one thread for the length
+ * of one of rhgd's calls too small to gain from threads (outside shared
+ * mode they are always on) and then restores the count it found, so the
+ * host sees its own count between rhgd's calls; another thread of the host
+ * that calls OpenBLAS during a window runs on one thread too. */
+RHGD_API int rhgd_set_shared_windows(int on);
+
 /* rhgd_info copies a JSON description of the backend (library, kernels,
  * threads, shared mode, CPU) into buf, as rhgd_last_error copies, and
  * returns its full length. */

@@ -20,7 +20,7 @@ from ._lib import (BadHandle, BusyError, CallbackError, ForkError, InternalError
                    NumericalError, ProjectedInput, RHGDError, library_path)
 from .kernels import (coupling_retr, expm, expsym, expsym_frechet, logsym, logsym_frechet, lyapunov, lyapunov_sym,
                       spd_dist, spd_exp, spd_log, sqrtsym, sqrtsym_frechet, stiefel_retr_qr, sylvester)
-from .backend import info, init, live_handles, set_threads, version
+from .backend import info, init, live_handles, set_threads, set_windows, version
 from .manifolds import SPD, Coupling, Euclidean, Product, Stiefel
 from .problems import Problem, builtin, problem_names, problem_params
 from ._plot import plot
@@ -34,7 +34,7 @@ __all__ = [
     "expsym", "logsym", "sqrtsym", "expm", "lyapunov_sym", "spd_exp", "spd_log", "spd_dist", "stiefel_retr_qr",
     "coupling_retr", "sylvester", "lyapunov", "expsym_frechet", "logsym_frechet", "sqrtsym_frechet",
     "SPD", "Stiefel", "Euclidean", "Coupling", "Product", "Problem", "Solver", "OptimizeResult", "builtin",
-    "minimize", "problem_names", "problem_params", "init", "info", "set_threads", "version", "live_handles",
+    "minimize", "problem_names", "problem_params", "init", "info", "set_threads", "set_windows", "version", "live_handles",
     "STATUS", "plot",
 ]
 

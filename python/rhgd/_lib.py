@@ -319,6 +319,7 @@ _PROTOS = {
     "rhgd_status_string": (c_char_p, [c_int]),
     "rhgd_init": (c_int, [c_char_p, c_i64, c_int]),
     "rhgd_set_threads": (c_int, [c_i64]),
+    "rhgd_set_shared_windows": (c_int, [c_int]),
     "rhgd_info": (c_int, [c_char_p, c_size]),
     "rhgd_expsym": (c_int, [c_i64, P, P]),
     "rhgd_logsym": (c_int, [c_i64, P, P]),

@@ -6,7 +6,7 @@ import json
 
 from . import _lib
 
-__all__ = ["init", "info", "set_threads", "version", "live_handles"]
+__all__ = ["init", "info", "set_threads", "set_windows", "version", "live_handles"]
 
 
 def init(backend=None, threads=0, shared=True):
@@ -20,6 +20,14 @@ def init(backend=None, threads=0, shared=True):
 def set_threads(n):
     """Set OpenBLAS's thread count, for the whole process (numpy's too)."""
     _lib.check(_lib.lib().rhgd_set_threads(int(n)))
+
+
+def set_windows(on):
+    """Turn rhgd's one-thread windows on or off in shared mode (see the
+    README, "OpenBLAS inside a numpy process"): around each of rhgd's
+    calls too small to gain from threads, OpenBLAS runs on one thread, and
+    the count is restored after it."""
+    _lib.check(_lib.lib().rhgd_set_shared_windows(1 if on else 0))
 
 
 def info():
