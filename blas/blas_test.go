@@ -163,6 +163,43 @@ func TestSerial(t *testing.T) {
 	require.Equal(t, 2, nativeThreads())
 }
 
+// TestSharedWindows: in Shared mode the windows are off until
+// SetSharedWindows(true); then each opens on one thread and closes on the
+// count the host had when it opened, a count the host may change between
+// windows.
+func TestSharedWindows(t *testing.T) {
+	if !haveNative {
+		t.Skip("pure-Go build")
+	}
+	restore(t)
+	was, wasOn := shared.Load(), sharedWindows.Load()
+	t.Cleanup(func() { shared.Store(was); sharedWindows.Store(wasOn) })
+	shared.Store(true)
+	sharedWindows.Store(false)
+	nativeSetThreads(2) // the host's count
+	SerialBegin()
+	require.Equal(t, 2, nativeThreads(), "windows off: the host's count stays")
+	sharedWindows.Store(true) // between its Begin and its End: the End is a no-op
+	SerialEnd()
+	require.Equal(t, 2, nativeThreads())
+
+	SerialBegin()
+	SerialBegin()
+	require.Equal(t, 1, nativeThreads(), "windows on: one thread")
+	SerialEnd()
+	require.Equal(t, 1, nativeThreads(), "nested")
+	SerialEnd()
+	require.Equal(t, 2, nativeThreads(), "the host's count restored")
+	nativeSetThreads(3) // the host changes its count between rhgd's calls
+	SerialBegin()
+	require.Equal(t, 1, nativeThreads())
+	SerialEnd()
+	require.Equal(t, 3, nativeThreads(), "the count found when the window opened")
+	require.NotPanics(t, SerialEnd, "an unmatched End in Shared mode is a no-op")
+	require.Equal(t, 3, nativeThreads())
+	require.True(t, CurrentInfo().SharedWindows)
+}
+
 // TestSerialWindowsBuild: the windows open only in a build with a native
 // library; in a pure-Go build there is nothing to run on one thread.
 func TestSerialWindowsBuild(t *testing.T) {
