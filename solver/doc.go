@@ -53,7 +53,11 @@
 // an epoch at a time. Settings' zero value works; values out of range are
 // errors naming the setting. ParseSettings reads "eta_x=0.5,epochs=100"
 // specs and Settings.String writes them, from one table (SettingsTable)
-// that the CLI's flags, the C ABI and the Python package follow. Estimate
+// that the CLI's flags, the C ABI and the Python package follow. In
+// Settings a zero field stands for its default; in a spec a key is left
+// out for that, and 0 for such a key (epochs=0) is an error, never a
+// silent default (SettingInfo.ZeroIsDefault; ParseEstimator does the
+// same for cg:maxiter=0 and the like). Estimate
 // gives the hypergradient at a point. A run stops on its epoch limit, GradTol,
 // Runtime, the context, or trouble: a non-finite value, a diverging lower
 // level, or an error from an oracle or a manifold operation, returned with

@@ -298,11 +298,19 @@ func (e *Env) Hyper(dst []float64, pt *Point, v []float64) error {
 //	gda                              GDA (min-max problems)
 //	fo[:lambda=X,growth=X,power=X,   FirstOrder, gradients only (defaults
 //	    zsteps=N,eta=X,ztol=X]       10, 10, 1/3 (1/7 sampled), S, η_y, 0)
+//
+// A key given twice is an error, and so is 0 for a key whose zero stands
+// for its default (cg:maxiter=0 is not "no iterations"; see
+// estimatorKeys): leave such a key out for its default. Damping 0 and
+// ztol=0 mean none and off.
 func ParseEstimator(spec string) (Estimator, error) {
 	name, params, _ := strings.Cut(strings.TrimSpace(spec), ":")
 	pairs, err := keyval.Split(params)
 	if err != nil {
 		return nil, fmt.Errorf("%w: estimator %q: setting %w", ErrBadSetting, spec, err)
+	}
+	if k, dup := keyval.Dup(pairs); dup {
+		return nil, fmt.Errorf("%w: estimator %q: %s given twice", ErrBadSetting, spec, k)
 	}
 	kv := make(map[string]string, len(pairs))
 	for _, f := range pairs {
@@ -314,9 +322,11 @@ func ParseEstimator(spec string) (Estimator, error) {
 	case "hinv":
 		e = HInv{}
 	case "cg":
+		p.est = "cg"
 		d, auto := p.damping()
 		e = &CG{MaxIter: p.int("maxiter"), Tol: p.float("tol"), WarmStart: p.bool("warm"), Damping: d, AutoDamping: auto}
 	case "ns", "neumann":
+		p.est = "ns"
 		d, auto := p.damping()
 		e = &Neumann{Gamma: p.float("gamma"), Terms: p.int("terms"), PowerIters: p.int("power"), Damping: d, AutoDamping: auto}
 	case "ad":
@@ -324,6 +334,7 @@ func ParseEstimator(spec string) (Estimator, error) {
 	case "gda":
 		e = GDA{}
 	case "fo", "firstorder":
+		p.est = "fo"
 		e = &FirstOrder{Lambda: p.float("lambda"), Growth: p.float("growth"), Power: p.float("power"),
 			ZSteps: p.int("zsteps"), EtaZ: p.float("eta"), ZTol: p.float("ztol")}
 	default:
@@ -344,16 +355,75 @@ func EstimatorNames() []string { return []string{"hinv", "cg", "ns", "ad", "gda"
 // asked.
 var beyondPaper = []string{"fo"}
 
+// estimatorKey is one setting of an estimator spec, as ParseEstimator
+// reads est:key=value.
+type estimatorKey struct {
+	est, key string
+	// def, when not empty, is the default that the field's zero value
+	// stands for (CG.MaxIter = 0 is 50 iterations): a spec cannot give 0
+	// for the key, and ParseEstimator's error says to leave the key out
+	// for def instead, with hint, if any, saying how to get what 0 might
+	// have meant. Keys whose zero means zero (damping=0: none, ztol=0:
+	// off) have no def.
+	def, hint string
+}
+
+// estimatorKeys is the table of the settings of every estimator spec:
+// ParseEstimator reads no other key (TestEstimatorKeys).
+var estimatorKeys = []estimatorKey{
+	{est: "cg", key: "maxiter", def: "50"},
+	{est: "cg", key: "tol", def: "1e-10"},
+	{est: "cg", key: "warm"},
+	{est: "cg", key: "damping"},
+	{est: "ns", key: "gamma", def: "1/λ̂_max, from the power iteration"},
+	{est: "ns", key: "terms", def: "50"},
+	{est: "ns", key: "power", def: "10", hint: "a negative power skips the λ_max check, which needs gamma"},
+	{est: "ns", key: "damping"},
+	{est: "fo", key: "lambda", def: "10"},
+	{est: "fo", key: "growth", def: "10", hint: "a negative growth keeps λ fixed"},
+	{est: "fo", key: "power", def: "1/3, or 1/7 with minibatches"},
+	{est: "fo", key: "zsteps", def: "the solver's inner"},
+	{est: "fo", key: "eta", def: "the solver's eta_y"},
+	{est: "fo", key: "ztol"},
+}
+
+// lookupEstimatorKey returns the table's entry for est's key k; a key
+// that ParseEstimator reads must have one.
+func lookupEstimatorKey(est, k string) estimatorKey {
+	for _, e := range estimatorKeys {
+		if e.est == est && e.key == k {
+			return e
+		}
+	}
+	panic(fmt.Sprintf("solver: estimator %s reads %s, which estimatorKeys lacks", est, k))
+}
+
 // paramReader reads an estimator spec's settings, keeping the first error
 // and the keys it used.
 type paramReader struct {
 	spec string
+	est  string // the estimator's name in estimatorKeys
 	kv   map[string]string
 	err  error
 	used map[string]bool
 }
 
+// zero records the error of 0 given for k, when its zero stands for a
+// default.
+func (p *paramReader) zero(k string) {
+	e := lookupEstimatorKey(p.est, k)
+	if e.def == "" || p.err != nil {
+		return
+	}
+	p.err = fmt.Errorf("%w: estimator %q: %s=%s would mean the default, not 0; leave %s out for the default (%s)",
+		ErrBadSetting, p.spec, k, p.kv[k], k, e.def)
+	if e.hint != "" {
+		p.err = fmt.Errorf("%w; %s", p.err, e.hint)
+	}
+}
+
 func (p *paramReader) get(k string) (string, bool) {
+	lookupEstimatorKey(p.est, k)
 	v, ok := p.kv[k]
 	if ok {
 		if p.used == nil {
@@ -378,6 +448,8 @@ func (p *paramReader) int(k string) int {
 	n, err := strconv.Atoi(v)
 	if err != nil {
 		p.fail(k, v, "an integer")
+	} else if n == 0 {
+		p.zero(k)
 	}
 	return n
 }
@@ -390,6 +462,8 @@ func (p *paramReader) float(k string) float64 {
 	x, err := strconv.ParseFloat(v, 64)
 	if err != nil {
 		p.fail(k, v, "a number")
+	} else if x == 0 {
+		p.zero(k)
 	}
 	return x
 }
@@ -428,7 +502,17 @@ func (p *paramReader) finish() error {
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
-		return fmt.Errorf("%w: estimator %q: unknown settings %v", ErrBadSetting, p.spec, unknown)
+		var keys []string
+		for _, e := range estimatorKeys {
+			if e.est == p.est {
+				keys = append(keys, e.key)
+			}
+		}
+		want := "it takes none"
+		if len(keys) > 0 {
+			want = "want " + strings.Join(keys, ", ")
+		}
+		return fmt.Errorf("%w: estimator %q: unknown settings %v (%s)", ErrBadSetting, p.spec, unknown, want)
 	}
 	return nil
 }

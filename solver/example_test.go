@@ -88,6 +88,6 @@ func ExampleParseSettings() {
 	fmt.Println(err)
 	// Output:
 	// 0.5 100 40 1m30s
-	// eta_x=0.5,eta_y=0,inner=40,epochs=100,grad_tol
+	// eta_x=0.5,inner=40,epochs=100,grad_tol=0,rel_g
 	// solver: bad setting: settings "eta_x=-1": eta_x="-1" is not a finite number ≥ 0
 }

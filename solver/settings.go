@@ -22,10 +22,19 @@ type SettingInfo struct {
 	Field string
 	// Type is the value's syntax: "float" (a finite number ≥ 0), "int"
 	// (an integer ≥ 0), "uint64", "bool" (true or false) or "seconds" (a
-	// finite number of seconds ≥ 0, or a Go duration such as 1m30s).
+	// finite number of seconds ≥ 0, or a Go duration such as 1m30s); not
+	// 0 when ZeroIsDefault.
 	Type string
-	// Default is the value a zero field stands for, in words.
+	// Default is the value a zero field stands for, in words: the
+	// default when ZeroIsDefault, else what zero means ("0: off").
 	Default string
+	// ZeroIsDefault says that the field's zero value is not a value of
+	// its own but stands for Default (Go's Settings{} is the defaults,
+	// as in gonum). A spec cannot say 0 for such a key: ParseSettings
+	// rejects it, naming the key and the default, rather than silently
+	// running the default; String leaves the key out while the field is
+	// zero. Keys whose zero means zero (grad_tol=0: off) do not have it.
+	ZeroIsDefault bool
 	// Doc says what the setting does, in one line.
 	Doc string
 }
@@ -40,30 +49,54 @@ type setting struct {
 // writes them. Estimator and Recorder are not settings of a spec: the
 // estimator has its own (ParseEstimator), and a recorder is code.
 var settingsTable = []setting{
-	{SettingInfo{"eta_x", "EtaX", "float", "0.1", "upper step size η_x"}, func(s *Settings) any { return &s.EtaX }},
-	{SettingInfo{"eta_y", "EtaY", "float", "0.1", "lower step size η_y"}, func(s *Settings) any { return &s.EtaY }},
-	{SettingInfo{"inner", "InnerIters", "int", "20", "lower steps per epoch, S"}, func(s *Settings) any { return &s.InnerIters }},
-	{SettingInfo{"epochs", "Epochs", "int", "200", "epoch limit, K"}, func(s *Settings) any { return &s.Epochs }},
-	{SettingInfo{"grad_tol", "GradTol", "float", "0: off", "stop once ‖hypergradient‖ ≤ grad_tol"}, func(s *Settings) any { return &s.GradTol }},
-	{SettingInfo{"rel_grad_tol", "RelGradTol", "float", "0: off", "stop once ‖hypergradient‖ ≤ rel_grad_tol times its first value"}, func(s *Settings) any { return &s.RelGradTol }},
-	{SettingInfo{"runtime", "Runtime", "seconds", "0: off", "time limit"}, func(s *Settings) any { return &s.Runtime }},
-	{SettingInfo{"diverge", "DivergeFactor", "float", "1e8", "divergence factor"}, func(s *Settings) any { return &s.DivergeFactor }},
-	{SettingInfo{"fd_step", "FDStep", "float", "ε^(1/3)", "relative finite-difference step"}, func(s *Settings) any { return &s.FDStep }},
-	{SettingInfo{"seed", "Seed", "uint64", "0", "seed of the estimators' and batches' randomness"}, func(s *Settings) any { return &s.Seed }},
-	{SettingInfo{"batch_lower", "Batches.Lower", "int", "0: whole sum", "RSHGD's lower-gradient minibatch |B1|"}, func(s *Settings) any { return &s.Batches.Lower }},
-	{SettingInfo{"batch_upper", "Batches.Upper", "int", "0: whole sum", "RSHGD's upper-gradient minibatch |B2|"}, func(s *Settings) any { return &s.Batches.Upper }},
-	{SettingInfo{"batch_cross", "Batches.Cross", "int", "0: whole sum", "RSHGD's cross-derivative minibatch |B3|"}, func(s *Settings) any { return &s.Batches.Cross }},
-	{SettingInfo{"batch_hess", "Batches.Hess", "int", "0: whole sum", "RSHGD's Hessian minibatch |B4|"}, func(s *Settings) any { return &s.Batches.Hess }},
-	{SettingInfo{"batch_report", "Batches.Report", "int", "0: whole sum", "components of f in each epoch's reported value"}, func(s *Settings) any { return &s.Batches.Report }},
-	{SettingInfo{"lower_solve", "Lower.UseLowerSolve", "bool", "false", "the problem's exact lower solution instead of lower steps"}, func(s *Settings) any { return &s.Lower.UseLowerSolve }},
-	{SettingInfo{"lower_tol", "Lower.Tol", "float", "0: off", "end the lower loop once ‖grad_y g‖ ≤ lower_tol·‖last hypergradient‖"}, func(s *Settings) any { return &s.Lower.Tol }},
-	{SettingInfo{"lower_maxiter", "Lower.MaxIters", "int", "10·inner", "cap of an adaptive lower loop"}, func(s *Settings) any { return &s.Lower.MaxIters }},
-	{SettingInfo{"lower_err_bound", "Lower.ErrBound", "bool", "false", "lower_tol bounds the error bound's lower-level term, not ‖grad_y g‖"}, func(s *Settings) any { return &s.Lower.ErrBound }},
-	{SettingInfo{"lower_bb", "Lower.BB", "bool", "false", "Barzilai–Borwein lower steps with a nonmonotone line search"}, func(s *Settings) any { return &s.Lower.BB }},
-	{SettingInfo{"upper_bb", "Upper.BB", "bool", "false", "safeguarded Barzilai–Borwein upper steps"}, func(s *Settings) any { return &s.Upper.BB }},
-	{SettingInfo{"upper_min_step", "Upper.MinStep", "float", "eta_x/1000", "least BB upper step"}, func(s *Settings) any { return &s.Upper.MinStep }},
-	{SettingInfo{"upper_max_step", "Upper.MaxStep", "float", "1000·eta_x", "greatest BB upper step"}, func(s *Settings) any { return &s.Upper.MaxStep }},
-	{SettingInfo{"lanczos", "Lanczos", "int", "0: off (CG estimates its own)", "Lanczos steps estimating the lower Hessian's extreme eigenvalues each epoch"}, func(s *Settings) any { return &s.Lanczos }},
+	{SettingInfo{Key: "eta_x", Field: "EtaX", Type: "float", Default: "0.1", ZeroIsDefault: true,
+		Doc: "upper step size η_x"}, func(s *Settings) any { return &s.EtaX }},
+	{SettingInfo{Key: "eta_y", Field: "EtaY", Type: "float", Default: "0.1", ZeroIsDefault: true,
+		Doc: "lower step size η_y"}, func(s *Settings) any { return &s.EtaY }},
+	{SettingInfo{Key: "inner", Field: "InnerIters", Type: "int", Default: "20", ZeroIsDefault: true,
+		Doc: "lower steps per epoch, S"}, func(s *Settings) any { return &s.InnerIters }},
+	{SettingInfo{Key: "epochs", Field: "Epochs", Type: "int", Default: "200", ZeroIsDefault: true,
+		Doc: "epoch limit, K"}, func(s *Settings) any { return &s.Epochs }},
+	{SettingInfo{Key: "grad_tol", Field: "GradTol", Type: "float", Default: "0: off",
+		Doc: "stop once ‖hypergradient‖ ≤ grad_tol"}, func(s *Settings) any { return &s.GradTol }},
+	{SettingInfo{Key: "rel_grad_tol", Field: "RelGradTol", Type: "float", Default: "0: off",
+		Doc: "stop once ‖hypergradient‖ ≤ rel_grad_tol times its first value"}, func(s *Settings) any { return &s.RelGradTol }},
+	{SettingInfo{Key: "runtime", Field: "Runtime", Type: "seconds", Default: "0: off",
+		Doc: "time limit"}, func(s *Settings) any { return &s.Runtime }},
+	{SettingInfo{Key: "diverge", Field: "DivergeFactor", Type: "float", Default: "1e8", ZeroIsDefault: true,
+		Doc: "divergence factor"}, func(s *Settings) any { return &s.DivergeFactor }},
+	{SettingInfo{Key: "fd_step", Field: "FDStep", Type: "float", Default: "ε^(1/3)", ZeroIsDefault: true,
+		Doc: "relative finite-difference step"}, func(s *Settings) any { return &s.FDStep }},
+	{SettingInfo{Key: "seed", Field: "Seed", Type: "uint64", Default: "0",
+		Doc: "seed of the estimators' and batches' randomness"}, func(s *Settings) any { return &s.Seed }},
+	{SettingInfo{Key: "batch_lower", Field: "Batches.Lower", Type: "int", Default: "0: whole sum",
+		Doc: "RSHGD's lower-gradient minibatch |B1|"}, func(s *Settings) any { return &s.Batches.Lower }},
+	{SettingInfo{Key: "batch_upper", Field: "Batches.Upper", Type: "int", Default: "0: whole sum",
+		Doc: "RSHGD's upper-gradient minibatch |B2|"}, func(s *Settings) any { return &s.Batches.Upper }},
+	{SettingInfo{Key: "batch_cross", Field: "Batches.Cross", Type: "int", Default: "0: whole sum",
+		Doc: "RSHGD's cross-derivative minibatch |B3|"}, func(s *Settings) any { return &s.Batches.Cross }},
+	{SettingInfo{Key: "batch_hess", Field: "Batches.Hess", Type: "int", Default: "0: whole sum",
+		Doc: "RSHGD's Hessian minibatch |B4|"}, func(s *Settings) any { return &s.Batches.Hess }},
+	{SettingInfo{Key: "batch_report", Field: "Batches.Report", Type: "int", Default: "0: whole sum",
+		Doc: "components of f in each epoch's reported value"}, func(s *Settings) any { return &s.Batches.Report }},
+	{SettingInfo{Key: "lower_solve", Field: "Lower.UseLowerSolve", Type: "bool", Default: "false",
+		Doc: "the problem's exact lower solution instead of lower steps"}, func(s *Settings) any { return &s.Lower.UseLowerSolve }},
+	{SettingInfo{Key: "lower_tol", Field: "Lower.Tol", Type: "float", Default: "0: off",
+		Doc: "end the lower loop once ‖grad_y g‖ ≤ lower_tol·‖last hypergradient‖"}, func(s *Settings) any { return &s.Lower.Tol }},
+	{SettingInfo{Key: "lower_maxiter", Field: "Lower.MaxIters", Type: "int", Default: "10·inner", ZeroIsDefault: true,
+		Doc: "cap of an adaptive lower loop"}, func(s *Settings) any { return &s.Lower.MaxIters }},
+	{SettingInfo{Key: "lower_err_bound", Field: "Lower.ErrBound", Type: "bool", Default: "false",
+		Doc: "lower_tol bounds the error bound's lower-level term, not ‖grad_y g‖"}, func(s *Settings) any { return &s.Lower.ErrBound }},
+	{SettingInfo{Key: "lower_bb", Field: "Lower.BB", Type: "bool", Default: "false",
+		Doc: "Barzilai–Borwein lower steps with a nonmonotone line search"}, func(s *Settings) any { return &s.Lower.BB }},
+	{SettingInfo{Key: "upper_bb", Field: "Upper.BB", Type: "bool", Default: "false",
+		Doc: "safeguarded Barzilai–Borwein upper steps"}, func(s *Settings) any { return &s.Upper.BB }},
+	{SettingInfo{Key: "upper_min_step", Field: "Upper.MinStep", Type: "float", Default: "eta_x/1000", ZeroIsDefault: true,
+		Doc: "least BB upper step"}, func(s *Settings) any { return &s.Upper.MinStep }},
+	{SettingInfo{Key: "upper_max_step", Field: "Upper.MaxStep", Type: "float", Default: "1000·eta_x", ZeroIsDefault: true,
+		Doc: "greatest BB upper step"}, func(s *Settings) any { return &s.Upper.MaxStep }},
+	{SettingInfo{Key: "lanczos", Field: "Lanczos", Type: "int", Default: "0: off (CG estimates its own)",
+		Doc: "Lanczos steps estimating the lower Hessian's extreme eigenvalues each epoch"}, func(s *Settings) any { return &s.Lanczos }},
 }
 
 // PresetKey is the key of ParseSettings that is no field: preset=paper
@@ -101,8 +134,10 @@ func lookupSetting(key string) *setting {
 // ParseSettings returns base with the settings of spec applied: comma-
 // separated key=value pairs, keys as SettingsTable lists them (and
 // PresetKey), as ParseEstimator reads its settings. A key given twice, an
-// unknown key or a value out of its type's range is an error wrapping
-// ErrBadSetting that names the key. Ranges beyond the type's (an
+// unknown key, a value out of its type's range or 0 for a key whose zero
+// stands for its default (SettingInfo.ZeroIsDefault: epochs=0 is not "no
+// epochs") is an error wrapping ErrBadSetting that names the key; a key
+// left out keeps base's value. Ranges beyond the type's (an
 // InnerIters large enough to exhaust memory) are New's to check, as for
 // any Settings. The Estimator and Recorder of base are kept.
 func ParseSettings(spec string, base Settings) (Settings, error) {
@@ -134,8 +169,16 @@ func ParseSettings(spec string, base Settings) (Settings, error) {
 		if e == nil {
 			return base, fmt.Errorf("%w: settings %q: unknown setting %q (want one of %s)", ErrBadSetting, spec, p.Key, settingKeys())
 		}
+		left := e.Default // what leaving the key out gives
+		if !e.zero(&s) {
+			left = e.format(&s)
+		}
 		if err := e.set(&s, p.Value); err != nil {
 			return base, fmt.Errorf("%w: settings %q: %s=%q is not %s", ErrBadSetting, spec, p.Key, p.Value, err)
+		}
+		if e.ZeroIsDefault && e.zero(&s) {
+			return base, fmt.Errorf("%w: settings %q: %s=%s would mean the default, not 0; leave %s out for the default (%s)",
+				ErrBadSetting, spec, p.Key, p.Value, p.Key, left)
 		}
 	}
 	return s, nil
@@ -196,6 +239,23 @@ func (e *setting) set(s *Settings, v string) error {
 		panic(fmt.Sprintf("solver: setting %s has type %T", e.Key, dst))
 	}
 	return nil
+}
+
+// zero reports whether the entry's field of s is its type's zero value.
+func (e *setting) zero(s *Settings) bool {
+	switch v := e.ptr(s).(type) {
+	case *float64:
+		return *v == 0
+	case *int:
+		return *v == 0
+	case *uint64:
+		return *v == 0
+	case *bool:
+		return !*v
+	case *time.Duration:
+		return *v == 0
+	}
+	panic(fmt.Sprintf("solver: setting %s has type %T", e.Key, e.ptr(s)))
 }
 
 // format writes the entry's field of s as set reads it back.
@@ -259,13 +319,20 @@ func digits(s string) bool {
 	return true
 }
 
-// String writes the settable fields of s (every key of SettingsTable, in
+// String writes the settable fields of s (the keys of SettingsTable, in
 // its order) as the spec ParseSettings reads back: ParseSettings(
 // s.String(), Settings{}) gives s again, but for Estimator and Recorder.
+// A field whose zero stands for its default (SettingInfo.ZeroIsDefault)
+// is left out while it is zero, as a spec must leave it out; the
+// settings of WithDefaults have every key.
 func (s Settings) String() string {
-	pairs := make([]keyval.Pair, len(settingsTable))
+	pairs := make([]keyval.Pair, 0, len(settingsTable))
 	for i := range settingsTable {
-		pairs[i] = keyval.Pair{Key: settingsTable[i].Key, Value: settingsTable[i].format(&s)}
+		e := &settingsTable[i]
+		if e.ZeroIsDefault && e.zero(&s) {
+			continue
+		}
+		pairs = append(pairs, keyval.Pair{Key: e.Key, Value: e.format(&s)})
 	}
 	return keyval.Join(pairs)
 }

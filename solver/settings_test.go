@@ -2,9 +2,11 @@ package solver
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -94,7 +96,15 @@ func TestSettingsStringRoundTrip(t *testing.T) {
 	check(s)
 	require.Contains(t, s.String(), "eta_x=0.30000000000000004,")
 	require.Contains(t, s.String(), "runtime=0.000000001,")
-	require.True(t, strings.HasPrefix(Settings{EtaX: 0.5}.String(), "eta_x=0.5,eta_y=0,inner=0,epochs=0,"))
+	// A zero that stands for the default is left out, as a spec must.
+	require.True(t, strings.HasPrefix(Settings{EtaX: 0.5}.String(), "eta_x=0.5,grad_tol=0,"))
+	def, err := (&Settings{}).WithDefaults()
+	require.NoError(t, err)
+	def.Estimator = nil
+	check(def)
+	for _, e := range settingsTable {
+		require.Contains(t, ","+def.String(), ","+e.Key+"=", "WithDefaults' settings have every key")
+	}
 
 	rng := rand.New(rand.NewPCG(1, 2))
 	for range 2000 {
@@ -141,4 +151,97 @@ func FuzzParseSettings(f *testing.F) {
 		require.NoError(t, err)
 		require.Equal(t, s, back)
 	})
+}
+
+// TestParseSettingsZeroIsDefault: 0 for a key whose zero stands for its
+// default is an error that names the key and the default it would have
+// silently been (issue 27); 0 for any other key means 0. The table's
+// ZeroIsDefault agrees with WithDefaults: the fields it fills are exactly
+// those, with the table's Default where that is a number.
+func TestParseSettingsZeroIsDefault(t *testing.T) {
+	base := Settings{EtaX: 0.5, Estimator: HInv{}}
+	def, err := (&Settings{}).WithDefaults()
+	require.NoError(t, err)
+	n := 0
+	for _, e := range settingsTable {
+		if !e.ZeroIsDefault {
+			zero := "0"
+			if e.Type == "bool" {
+				zero = "false"
+			}
+			s, err := ParseSettings(e.Key+"="+zero, base)
+			require.NoError(t, err, e.Key)
+			require.True(t, e.zero(&s), e.Key)
+			require.True(t, e.zero(&def), "WithDefaults fills %s, whose zero is not a default", e.Key)
+			continue
+		}
+		n++
+		require.False(t, e.zero(&def), "WithDefaults leaves %s zero", e.Key)
+		if x, err := strconv.ParseFloat(e.Default, 64); err == nil {
+			require.Equal(t, strconv.FormatFloat(x, 'g', -1, 64), e.format(&def), e.Key)
+		}
+		zeros := []string{"0", "-0"}
+		if e.Type == "float" {
+			zeros = append(zeros, "0.0", "0e5")
+		}
+		for _, z := range zeros {
+			spec := e.Key + "=" + z
+			got, err := ParseSettings(spec, base)
+			require.ErrorIs(t, err, ErrBadSetting, spec)
+			require.Equal(t, base, got, spec)
+			require.ErrorContains(t, err, spec+" would mean the default, not 0; leave "+e.Key+" out for the default (", spec)
+			want := e.Default
+			if e.Key == "eta_x" {
+				want = "0.5" // base's
+			}
+			require.ErrorContains(t, err, "the default ("+want+")", spec)
+		}
+	}
+	require.Equal(t, 9, n, "eta_x, eta_y, inner, epochs, diverge, fd_step, lower_maxiter, upper_min_step, upper_max_step")
+	_, err = ParseSettings("epochs=0", Settings{Epochs: 100})
+	require.EqualError(t, err, `solver: bad setting: settings "epochs=0": epochs=0 would mean the default, not 0; leave epochs out for the default (100)`)
+	_, err = ParseSettings("preset=adaptive,epochs=3,lower_maxiter=0", Settings{})
+	require.ErrorContains(t, err, "leave lower_maxiter out for the default (10·inner)")
+}
+
+// TestEstimatorKeys: ParseEstimator reads every key of estimatorKeys
+// (and no other: it panics on a key the table lacks), 0 for a key whose
+// zero stands for its default is an error naming the key and the
+// default, and the table's numeric defaults are what leaving the key out
+// gives.
+func TestEstimatorKeys(t *testing.T) {
+	str := func(spec string) string {
+		t.Helper()
+		e, err := ParseEstimator(spec)
+		require.NoError(t, err, spec)
+		return e.(fmt.Stringer).String()
+	}
+	for _, e := range estimatorKeys {
+		str(e.est + ":" + e.key + "=1")
+		spec := e.est + ":" + e.key + "=0"
+		if e.def == "" {
+			str(spec)
+			continue
+		}
+		_, err := ParseEstimator(spec)
+		require.ErrorIs(t, err, ErrBadSetting, spec)
+		require.ErrorContains(t, err, e.key+"=0 would mean the default, not 0; leave "+e.key+" out for the default ("+e.def+")", spec)
+		if e.hint != "" {
+			require.ErrorContains(t, err, e.hint, spec)
+		}
+		if _, err := strconv.ParseFloat(e.def, 64); err == nil {
+			require.Equal(t, str(e.est), str(e.est+":"+e.key+"="+e.def), spec)
+		}
+	}
+	_, err := ParseEstimator("neumann:gamma=0.0")
+	require.ErrorContains(t, err, "gamma=0.0 would mean the default")
+	_, err = ParseEstimator("ns:terms=-0")
+	require.ErrorContains(t, err, "terms=-0 would mean the default")
+	_, err = ParseEstimator("cg:maxiter=5,maxiter=6")
+	require.ErrorIs(t, err, ErrBadSetting)
+	require.ErrorContains(t, err, "maxiter given twice")
+	_, err = ParseEstimator("fo:lamda=3")
+	require.ErrorContains(t, err, "want lambda, growth, power, zsteps, eta, ztol")
+	_, err = ParseEstimator("hinv:tol=1")
+	require.ErrorContains(t, err, "it takes none")
 }
