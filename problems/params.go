@@ -20,6 +20,15 @@ import (
 // SetParams the C ABI's key=value parameters and Python's keywords, so
 // that a new field appears in all three at once. Fields may be int,
 // uint64, float64, string or bool; untagged fields are left out.
+//
+// A number whose zero value is not a value of its own but stands for a
+// default that Build works out (domain adaptation's baseline λ: the
+// paper's for the pair) says so with a zero tag, the default in words:
+//
+//	BaselineLambda float64 `rhgd:"baseline-lambda" zero:"the paper's" doc:"..."`
+//
+// Its flag and key=value parameter then refuse 0, which would silently
+// be the default (issue 27): the caller leaves the parameter out instead.
 type Params interface {
 	Common() *Options
 }
@@ -47,6 +56,10 @@ type Field struct {
 	// Kind is the Go kind of the field: Int, Uint64, Float64, String or
 	// Bool.
 	Kind reflect.Kind
+	// Zero is the field's zero tag: when not empty, the default that a
+	// zero field stands for, in words. The parameter is never 0 (Set
+	// refuses it), and Default is empty while the field is zero.
+	Zero string
 
 	value flag.Value
 }
@@ -72,6 +85,15 @@ func Bind(fs *flag.FlagSet, p Params) {
 			continue
 		}
 		doc := sf.Tag.Get("doc")
+		if def, ok := sf.Tag.Lookup("zero"); ok {
+			switch k := sf.Type.Kind(); k {
+			case reflect.Int, reflect.Uint64, reflect.Float64:
+			default:
+				panic(fmt.Sprintf("problems: %T.%s has a zero tag on a %s, not a number", p, sf.Name, k))
+			}
+			fs.Var(&zeroDefault{field: v.Field(i), def: def}, name, doc+" (default: "+def+")")
+			continue
+		}
 		switch ptr := v.Field(i).Addr().Interface().(type) {
 		case *int:
 			fs.IntVar(ptr, name, *ptr, doc)
@@ -89,23 +111,73 @@ func Bind(fs *flag.FlagSet, p Params) {
 	}
 }
 
+// zeroDefault is the flag of a number with a zero tag: it parses as the
+// flag package's flag of its kind does, but refuses 0, and writes
+// nothing for a zero field (its default is the tag's words).
+type zeroDefault struct {
+	field reflect.Value // the addressable field
+	def   string
+}
+
+func (z *zeroDefault) String() string {
+	if z == nil || !z.field.IsValid() || isZeroNumber(z.field) {
+		return ""
+	}
+	return fmt.Sprint(z.field.Interface())
+}
+
+func (z *zeroDefault) Set(s string) error {
+	v := reflect.New(z.field.Type())
+	fs := flag.NewFlagSet("", flag.ContinueOnError)
+	switch ptr := v.Interface().(type) {
+	case *int:
+		fs.IntVar(ptr, "v", 0, "")
+	case *uint64:
+		fs.Uint64Var(ptr, "v", 0, "")
+	case *float64:
+		fs.Float64Var(ptr, "v", 0, "")
+	}
+	if err := fs.Set("v", s); err != nil {
+		return err
+	}
+	if isZeroNumber(v.Elem()) {
+		return fmt.Errorf("0 would mean the default, not 0; leave it out for the default (%s)", z.def)
+	}
+	z.field.Set(v.Elem())
+	return nil
+}
+
+// isZeroNumber reports whether v, an int, uint64 or float64, is 0 (−0
+// too).
+func isZeroNumber(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Int:
+		return v.Int() == 0
+	case reflect.Uint64:
+		return v.Uint() == 0
+	default:
+		return v.Float() == 0
+	}
+}
+
 // Fields lists the tagged fields of p by name, with their present values
 // as defaults; each Field's Set sets the field of p.
 func Fields(p Params) []Field {
 	fs := flag.NewFlagSet("", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	Bind(fs, p)
-	kinds := map[string]reflect.Kind{}
+	kinds, zeros := map[string]reflect.Kind{}, map[string]string{}
 	t := reflect.TypeOf(p).Elem()
 	for i := range t.NumField() {
 		if name, ok := t.Field(i).Tag.Lookup("rhgd"); ok {
 			kinds[name] = t.Field(i).Type.Kind()
+			zeros[name] = t.Field(i).Tag.Get("zero")
 		}
 	}
 	var out []Field
 	fs.VisitAll(func(f *flag.Flag) {
 		out = append(out, Field{Name: f.Name, Key: strings.ReplaceAll(f.Name, "-", "_"), Doc: f.Usage,
-			Default: f.DefValue, Kind: kinds[f.Name], value: f.Value})
+			Default: f.DefValue, Kind: kinds[f.Name], Zero: zeros[f.Name], value: f.Value})
 	})
 	return out
 }
@@ -144,6 +216,9 @@ func setParams(p Params, kv []string) error {
 		}
 		f := fields[i]
 		if err := f.Set(v); err != nil {
+			if f.Default == "" && f.Zero != "" { // the doc says the default
+				return paramErrorf("invalid value %q for parameter %s (%s): %v", v, k, f.Doc, err)
+			}
 			return paramErrorf("invalid value %q for parameter %s (%s, default %s): %v", v, k, f.Doc, f.Default, err)
 		}
 	}

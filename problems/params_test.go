@@ -160,3 +160,61 @@ func TestPaper(t *testing.T) {
 	require.Equal(t, 2, p.Batches.Lower, "the Instance's batches are a copy")
 	require.Nil(t, problems.Paper{}.Instance().Stochastic)
 }
+
+// zeroParams has numbers whose zero stands for a default (zero tags).
+type zeroParams struct {
+	problems.Options
+	Lambda float64 `rhgd:"lambda" zero:"the paper's" doc:"λ > 0"`
+	Steps  int     `rhgd:"steps" zero:"S" doc:"steps"`
+	Seed2  uint64  `rhgd:"seed2" zero:"the seed" doc:"another seed"`
+	Nu     float64 `rhgd:"nu" doc:"ridge, 0 for none"`
+}
+
+// TestZeroTag: a parameter whose zero stands for a default refuses 0,
+// from the command line and from key=value alike, with a message that
+// says to leave it out (issue 27), and lists no default while zero; a
+// number without the tag takes 0 as 0.
+func TestZeroTag(t *testing.T) {
+	p := zeroParams{Nu: 1}
+	for _, kv := range []string{"lambda=0", "lambda=-0", "lambda=0e3", "steps=0", "steps=0x0", "seed2=0"} {
+		err := problems.SetParams(&p, kv)
+		require.ErrorIs(t, err, problems.ErrBadParam, kv)
+		require.ErrorContains(t, err, "0 would mean the default, not 0; leave it out for the default (", kv)
+	}
+	require.EqualError(t, problems.SetParams(&p, "lambda=0"),
+		`invalid value "0" for parameter lambda (λ > 0 (default: the paper's)): 0 would mean the default, not 0; leave it out for the default (the paper's)`)
+	require.EqualError(t, problems.SetParams(&p, "steps=x"), `invalid value "x" for parameter steps (steps (default: S)): parse error`)
+	require.Equal(t, zeroParams{Nu: 1}, p)
+	for _, f := range problems.Fields(&p) {
+		if f.Name != "nu" {
+			require.Empty(t, f.Default, f.Name)
+			require.NotEmpty(t, f.Zero, f.Name)
+		}
+	}
+	require.NoError(t, problems.SetParams(&p, "lambda=0.5", "steps=3", "seed2=9", "nu=0"))
+	require.Equal(t, zeroParams{Lambda: 0.5, Steps: 3, Seed2: 9}, p)
+	require.Equal(t, []string{"0.5", "0", "9", "3"}, defaults(problems.Fields(&p)))
+
+	fs := flag.NewFlagSet("z", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	q := zeroParams{}
+	problems.Bind(fs, &q)
+	err := fs.Parse([]string{"-lambda", "0"})
+	require.ErrorContains(t, err, `invalid value "0" for flag -lambda: 0 would mean the default, not 0; leave it out for the default (the paper's)`)
+	require.NoError(t, fs.Parse([]string{"-lambda", "2", "-steps", "4"}))
+	require.Equal(t, zeroParams{Lambda: 2, Steps: 4}, q)
+
+	type bad struct {
+		problems.Options
+		S string `rhgd:"s" zero:"x" doc:"a string"`
+	}
+	require.Panics(t, func() { problems.Bind(flag.NewFlagSet("", flag.ContinueOnError), &bad{}) })
+}
+
+func defaults(fields []problems.Field) []string {
+	var out []string
+	for _, f := range fields {
+		out = append(out, f.Default)
+	}
+	return out
+}

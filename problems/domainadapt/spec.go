@@ -19,7 +19,7 @@ type Params struct {
 	Alpha          float64 `rhgd:"alpha" doc:"α ∈ [0, 1], the weight of d²(M, XᵀX) in the lower objective"`
 	Lambda         float64 `rhgd:"lambda" doc:"λ ≥ 0, the entropic regularization of the upper objective"`
 	Ridge          float64 `rhgd:"ridge" doc:"ε > 0 in XᵀX + εI and X̂ᵀX̂ + εI"`
-	BaselineLambda float64 `rhgd:"baseline-lambda" doc:"λ of the OT-SKH baseline on the squared Euclidean costs; 0 means the paper's (1e-3 for W→D, 5e-3 otherwise)"`
+	BaselineLambda float64 `rhgd:"baseline-lambda" zero:"the paper's, 1e-3 for W→D and 5e-3 otherwise" doc:"λ > 0 of the OT-SKH baseline on the squared Euclidean costs"`
 }
 
 // DefaultParams returns the paper's D→W pair on DeCAF6 features, with the
