@@ -84,8 +84,11 @@ func parseCheckOptions(s string) (solver.ProblemCheck, error) {
 			o.Seed, err = strconv.ParseUint(v, 10, 64)
 		case "tol":
 			o.Tol, err = strconv.ParseFloat(v, 64)
-			if err == nil && !(o.Tol >= 0 && o.Tol <= math.MaxFloat64) {
-				return o, argf("check option tol = %s: want finite and >= 0 (0: default 1e-6)", v)
+			switch {
+			case err == nil && o.Tol == 0: // ProblemCheck's zero is its default
+				return o, argf("check option tol=%s would mean the default, not 0; leave tol out for the default (1e-6)", v)
+			case err == nil && !(o.Tol > 0 && o.Tol <= math.MaxFloat64):
+				return o, argf("check option tol = %s: want finite and > 0", v)
 			}
 		case "second_order_y":
 			o.SecondOrderY, err = strconv.ParseBool(v)

@@ -108,6 +108,17 @@ func (p *spec) float(what, k string, def, lo float64) (float64, error) {
 	return x, nil
 }
 
+// notZero refuses 0 for k, whose zero would stand for the default def:
+// the caller leaves k out for that (issue 27: an explicit 0 is never
+// silently the default).
+func (p *spec) notZero(what, k, def string) error {
+	v, ok := p.kv[k]
+	if x, err := strconv.ParseFloat(v, 64); ok && err == nil && x == 0 {
+		return argf("%s %q: %s=%s would mean the default, not 0; leave %s out for the default (%s)", what, p.text, k, v, k, def)
+	}
+	return nil
+}
+
 // done reports keys that nothing read.
 func (p *spec) done(what string) error {
 	for k := range p.kv {
@@ -221,6 +232,11 @@ func rhgdgo_manifold_coupling(m, n C.int64_t, a, b *C.double, options *C.char, o
 			p := &spec{text: C.GoString(options), kv: map[string]string{}, used: map[string]bool{}}
 			if err := p.parseKV("coupling options", p.text); err != nil {
 				return err
+			}
+			for _, kd := range [][2]string{{"maxiter", "10000"}, {"tol", "1e-13"}} { // rhgd.h's defaults
+				if err := p.notZero("coupling options", kd[0], kd[1]); err != nil {
+					return err
+				}
 			}
 			it, err := p.int("coupling options", "maxiter", 0, 0, 1<<30)
 			if err != nil {

@@ -347,7 +347,8 @@ RHGD_API int rhgd_manifold_new(const char *spec, rhgd_manifold *out);
  * equal by rescaling b, and problems made on the manifold note it:
  * rhgd_problem_notes); options is NULL or "maxiter=N,tol=X" for the
  * retraction's Sinkhorn iterations (defaults 10000, 1e-13; tol is the
- * relative L1 marginal error to reach). Points are checked to
+ * relative L1 marginal error to reach; N >= 1 and X > 0: leave a key out
+ * for its default, 0 is an error). Points are checked to
  * max(1e-10, 2 tol), so that the retraction's own results are points. */
 RHGD_API int rhgd_manifold_coupling(int64_t m, int64_t n, const double *a, const double *b,
                                     const char *options, rhgd_manifold *out);
@@ -678,7 +679,8 @@ RHGD_API int rhgd_problem_accuracy(rhgd_problem p, const double *x, const double
  * only the oracles the problem has, Riemannian, on the full sum. options
  * is NULL or comma-separated key=value pairs: seed (of the random tangent
  * directions, default 0), tol (relative tolerance of the comparisons that
- * are not slopes, default 1e-6), second_order_y and critical ("true": My's
+ * are not slopes, > 0; leave it out for the default 1e-6: tol=0 is an
+ * error), second_order_y and critical ("true": My's
  * retraction is of second order; y is a critical point of g(x, .)). It
  * copies the report into buf as JSON, as rhgd_last_error copies, and
  * returns its full length:
@@ -708,6 +710,8 @@ typedef struct rhgd_solver {
  * estimator is a spec: "hinv", "cg[:maxiter=N,tol=X,warm=B]",
  * "ns[:gamma=X,terms=N,power=N]", "ad" or "gda" (min-max); a built-in
  * problem's name alone ("cg") takes the paper's settings for that problem.
+ * A key left out takes its default; 0 for maxiter, tol, gamma, terms or
+ * power is an error (it would be the default, not 0).
  * NULL or "" takes the problem's default (CG with tolerance 1e-10 for a
  * callback problem).
  *
@@ -753,9 +757,12 @@ typedef struct rhgd_solver {
  *                  eigenvalues each epoch, for lower_min_eig and
  *                  hypergrad_err_bound (default 0: off; CG estimates its
  *                  own from its coefficients)
- * Numbers and integers are >= 0; a key given twice is an error. The preset
- * sets the lower_*, upper_* and rel_grad_tol keys, and keys given with it
- * override it. */
+ * Numbers and integers are >= 0; a key given twice is an error. A key
+ * whose default is not 0 is never 0: leave it out for its default, as 0
+ * is an error naming it (never silently the default). These are: eta_x,
+ * eta_y, inner, epochs, diverge, fd_step, lower_maxiter, upper_min_step,
+ * upper_max_step. The preset sets the lower_*, upper_* and rel_grad_tol
+ * keys, and keys given with it override it. */
 RHGD_API int rhgd_solver_new(rhgd_problem p, const char *estimator, const char *settings, rhgd_solver *out);
 
 /* rhgd_solver_settings copies the solver's effective estimator and
