@@ -82,6 +82,12 @@ func TestCommandLine(t *testing.T) {
 		{"compare nosuch", 2, "", `unknown problem "nosuch"`},
 		{"run synthetic -eta-x -1", 2, "", "-eta-x must not be negative"},
 		{"run synthetic -epochs -2", 2, "", "-epochs must not be negative"},
+		// An explicit 0 is never silently the default (issue 27).
+		{"run synthetic -epochs 0", 2, "", "-epochs 0 would mean the problem's value, not 0; leave -epochs out for the problem's (200)"},
+		{"compare synthetic -cg-maxiter 0", 2, "", "leave -cg-maxiter out for the problem's (50)"},
+		{"run synthetic -lower-maxiter 0", 2, "", "leave -lower-maxiter out for the default (10·inner)"},
+		{"run domainadapt -baseline-lambda 0", 2, "", "leave it out for the default (the paper's, 1e-3 for W→D and 5e-3 otherwise)"},
+		{"run synthetic -estimator cg:maxiter=0", 2, "", "leave maxiter out for the default (50)"},
 		{"run synthetic -estimator bogus", 2, "", `unknown estimator "bogus"`},
 		{"run synthetic -estimator cg:tol=x", 2, "", `tol="x"`},
 		{"run synthetic -retr-x bogus", 2, "", "Stiefel retractions are"},

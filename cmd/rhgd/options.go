@@ -18,8 +18,11 @@ import (
 	"github.com/rhgd/rhgd/stiefel"
 )
 
-// runFlags are the settings rhgd run and rhgd compare share. Zero values
-// (and empty strings) keep the problem's paper settings.
+// runFlags are the settings rhgd run and rhgd compare share. A flag left
+// out (its zero value, or an empty string) keeps the problem's paper
+// setting; one given is never silently that: -epochs 0 is an error,
+// -grad-tol 0 and -batch-lower 0 mean off and the whole sum (given,
+// which fs.Visit tells apart from left out).
 type runFlags struct {
 	epochs, inner      int
 	etaX, etaY         float64
@@ -61,21 +64,23 @@ func (o *runFlags) problemFlags() map[string]string {
 // register declares the shared flags on fs; -data only when the problem
 // takes a data file.
 func (o *runFlags) register(fs *flag.FlagSet, spec *problems.Spec) {
-	fs.IntVar(&o.epochs, "epochs", 0, "epochs K (0: the problem's)")
-	fs.IntVar(&o.inner, "inner", 0, "lower-level steps S per epoch (0: the problem's)")
-	fs.Float64Var(&o.etaX, "eta-x", 0, "upper step size η_x (0: the problem's)")
-	fs.Float64Var(&o.etaY, "eta-y", 0, "lower step size η_y (0: the problem's)")
+	// The flags whose zero would stand for the problem's value refuse an
+	// explicit 0 (zeroFlags); the help shows the problem's value.
+	fs.IntVar(&o.epochs, "epochs", 0, "epochs K (> 0; default: the problem's)")
+	fs.IntVar(&o.inner, "inner", 0, "lower-level steps S per epoch (> 0; default: the problem's)")
+	fs.Float64Var(&o.etaX, "eta-x", 0, "upper step size η_x (> 0; default: the problem's)")
+	fs.Float64Var(&o.etaY, "eta-y", 0, "lower step size η_y (> 0; default: the problem's)")
 	fs.Float64Var(&o.gradTol, "grad-tol", 0, "stop once ‖hypergradient‖ ≤ this (0: off)")
 	fs.DurationVar(&o.runtime, "runtime", 0, "stop after this much wall-clock time, e.g. 30s (0: off)")
-	fs.Float64Var(&o.cgTol, "cg-tol", 0, "CG relative residual tolerance, for the cg estimator (0: the problem's)")
-	fs.IntVar(&o.cgMaxIter, "cg-maxiter", 0, "CG iteration cap, for the cg estimator (0: the problem's)")
-	fs.Float64Var(&o.nsGamma, "ns-gamma", 0, "Neumann series step γ, for the ns estimator (0: the problem's, or 1/λ̂_max by power iteration)")
-	fs.IntVar(&o.nsTerms, "ns-terms", 0, "Neumann series terms T, for the ns estimator (0: the problem's)")
+	fs.Float64Var(&o.cgTol, "cg-tol", 0, "CG relative residual tolerance, for the cg estimator (> 0; default: the problem's)")
+	fs.IntVar(&o.cgMaxIter, "cg-maxiter", 0, "CG iteration cap, for the cg estimator (> 0; default: the problem's)")
+	fs.Float64Var(&o.nsGamma, "ns-gamma", 0, "Neumann series step γ, for the ns estimator (> 0; default: the problem's, or 1/λ̂_max by power iteration)")
+	fs.IntVar(&o.nsTerms, "ns-terms", 0, "Neumann series terms T, for the ns estimator (> 0; default: the problem's)")
 	fs.BoolVar(&o.stochastic, "stochastic", false, "RSHGD with the problem's default minibatch sizes (finite-sum problems)")
-	fs.IntVar(&o.batches.Lower, "batch-lower", 0, "RSHGD: lower-gradient batch B1 (0: whole sum, or the -stochastic default)")
-	fs.IntVar(&o.batches.Upper, "batch-upper", 0, "RSHGD: upper-gradient batch B2")
-	fs.IntVar(&o.batches.Cross, "batch-cross", 0, "RSHGD: cross-derivative batch B3")
-	fs.IntVar(&o.batches.Hess, "batch-hess", 0, "RSHGD: Hessian batch B4")
+	fs.IntVar(&o.batches.Lower, "batch-lower", 0, "RSHGD: lower-gradient batch B1 (0: whole sum; default: the whole sum, or -stochastic's)")
+	fs.IntVar(&o.batches.Upper, "batch-upper", 0, "RSHGD: upper-gradient batch B2, as -batch-lower")
+	fs.IntVar(&o.batches.Cross, "batch-cross", 0, "RSHGD: cross-derivative batch B3, as -batch-lower")
+	fs.IntVar(&o.batches.Hess, "batch-hess", 0, "RSHGD: Hessian batch B4, as -batch-lower")
 	fs.StringVar(&o.retrX, "retr-x", "", "upper retraction: qr|polar|cayley|exp (Stiefel), second-order|exp (SPD); default: the manifold's")
 	fs.StringVar(&o.retrY, "retr-y", "", "lower retraction, as -retr-x")
 	fs.Uint64Var(&o.seed, "seed", problems.DefaultSeed, "seed of generated data, random starts and minibatches")
@@ -98,6 +103,13 @@ func (o *runFlags) given(name string) bool {
 	return found
 }
 
+// zeroGiven is the error of a flag given as 0 whose zero would stand for
+// the problem's value (issue 27: an explicit 0 is never silently a
+// default): the flag is left out for that.
+func zeroGiven(name, problems string) error {
+	return usagef("-%s 0 would mean the problem's value, not 0; leave -%s out for the problem's (%s)", name, name, problems)
+}
+
 // build makes the instance and applies the shared settings to it.
 func (o *runFlags) build(make func(problems.Options) (*problems.Instance, error)) (*problems.Instance, error) {
 	in, err := make(problems.Options{Data: o.data, Seed: o.seed})
@@ -105,15 +117,22 @@ func (o *runFlags) build(make func(problems.Options) (*problems.Instance, error)
 		return nil, err
 	}
 	s := &in.Settings
+	def, err := s.WithDefaults()
+	if err != nil {
+		return nil, err
+	}
 	for _, set := range []struct {
 		name string
 		v    float64
 		dst  *float64
-	}{{"eta-x", o.etaX, &s.EtaX}, {"eta-y", o.etaY, &s.EtaY}, {"grad-tol", o.gradTol, &s.GradTol}} {
-		if set.v < 0 {
+		def  float64 // what 0 would stand for; 0: the flag's 0 is off
+	}{{"eta-x", o.etaX, &s.EtaX, def.EtaX}, {"eta-y", o.etaY, &s.EtaY, def.EtaY}, {"grad-tol", o.gradTol, &s.GradTol, 0}} {
+		switch {
+		case set.v < 0:
 			return nil, usagef("-%s must not be negative, have %g", set.name, set.v)
-		}
-		if set.v > 0 {
+		case set.v == 0 && set.def != 0 && o.given(set.name):
+			return nil, zeroGiven(set.name, strconv.FormatFloat(set.def, 'g', -1, 64))
+		case set.v > 0 || o.given(set.name):
 			*set.dst = set.v
 		}
 	}
@@ -121,11 +140,14 @@ func (o *runFlags) build(make func(problems.Options) (*problems.Instance, error)
 		name string
 		v    int
 		dst  *int
-	}{{"epochs", o.epochs, &s.Epochs}, {"inner", o.inner, &s.InnerIters}} {
-		if set.v < 0 {
+		def  int
+	}{{"epochs", o.epochs, &s.Epochs, def.Epochs}, {"inner", o.inner, &s.InnerIters, def.InnerIters}} {
+		switch {
+		case set.v < 0:
 			return nil, usagef("-%s must not be negative, have %d", set.name, set.v)
-		}
-		if set.v > 0 {
+		case set.v == 0 && o.given(set.name):
+			return nil, zeroGiven(set.name, strconv.Itoa(set.def))
+		case set.v > 0:
 			*set.dst = set.v
 		}
 	}
@@ -156,7 +178,7 @@ func (o *runFlags) build(make func(problems.Options) (*problems.Instance, error)
 		if b.v < 0 {
 			return nil, usagef("-%s must not be negative, have %d", b.name, b.v)
 		}
-		if b.v > 0 {
+		if b.v > 0 || o.given(b.name) { // -batch-lower 0: the whole sum, over -stochastic's
 			*b.dst = b.v
 		}
 	}
@@ -182,6 +204,24 @@ func (o *runFlags) estimator(in *problems.Instance, spec string) (solver.Estimat
 		spec = s
 	}
 	name, _, _ := strings.Cut(spec, ":")
+	// A flag of this estimator given as 0 would stand for its value in
+	// spec: refuse it, naming that value (checkUsed refuses the flags of
+	// estimators the run has not).
+	for _, z := range []struct {
+		flag, est, key string
+		zero           bool
+	}{{"cg-tol", "cg", "tol", o.cgTol == 0}, {"cg-maxiter", "cg", "maxiter", o.cgMaxIter == 0},
+		{"ns-gamma", "ns", "gamma", o.nsGamma == 0}, {"ns-terms", "ns", "terms", o.nsTerms == 0}} {
+		e, err := solver.ParseEstimator(spec)
+		if !z.zero || !o.given(z.flag) || err != nil || e.Name() != z.est {
+			continue
+		}
+		v := specValue(fmt.Sprint(e), z.key)
+		if v == "" { // ns without gamma
+			v = "1/λ̂_max by power iteration"
+		}
+		return nil, zeroGiven(z.flag, v)
+	}
 	over := map[string]string{}
 	switch strings.ToLower(strings.TrimSpace(name)) {
 	case "cg":

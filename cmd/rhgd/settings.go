@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/rhgd/rhgd/internal/keyval"
@@ -10,9 +11,9 @@ import (
 )
 
 // handFlags are the solver settings with flags of their own in
-// runFlags.register, whose zero means "the problem's" (and -seed seeds
-// the data too); every other key of solver.SettingsTable gets a flag
-// from the table (registerSettings).
+// runFlags.register, which left out keep the problem's value (and -seed
+// seeds the data too); every other key of solver.SettingsTable gets a
+// flag from the table (registerSettings).
 var handFlags = map[string]bool{"eta_x": true, "eta_y": true, "inner": true, "epochs": true, "grad_tol": true,
 	"runtime": true, "seed": true, "batch_lower": true, "batch_upper": true, "batch_cross": true, "batch_hess": true}
 
@@ -31,6 +32,10 @@ func (f *settingFlag) String() string { return "" }
 
 func (f *settingFlag) Set(v string) error {
 	if _, err := solver.ParseSettings(f.info.Key+"="+v, solver.Settings{}); err != nil {
+		if x, perr := strconv.ParseFloat(v, 64); perr == nil && x == 0 && f.info.ZeroIsDefault {
+			name := flagName(f.info.Key)
+			return fmt.Errorf("0 would mean the default, not 0; leave -%s out for the default (%s)", name, flagName(f.info.Default))
+		}
 		return fmt.Errorf("want %s", f.info.Type)
 	}
 	for i, p := range f.o.settings {

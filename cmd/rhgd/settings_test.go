@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"flag"
+	"io"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -38,4 +39,87 @@ func TestSettingFlags(t *testing.T) {
 	err = fs.Parse([]string{"-lower-maxiter", "1.5"})
 	require.ErrorContains(t, err, "lower-maxiter")
 	require.Equal(t, "-upper-max-step = 3", flagNames.Replace("Settings.Upper.MaxStep = 3"))
+}
+
+// TestExplicitZeroFlags: a flag given as 0 whose zero would stand for
+// the problem's value is a usage error that names the flag and that
+// value, never silently the problem's (issue 27); -grad-tol 0 and
+// -batch-lower 0, whose zero means off and the whole sum, set it over
+// the problem's and -stochastic's.
+func TestExplicitZeroFlags(t *testing.T) {
+	parse := func(args ...string) (*runFlags, *problems.Instance, error) {
+		o := &runFlags{}
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		o.register(fs, &synthetic.Spec)
+		mk := synthetic.Spec.Flags(fs)
+		if err := fs.Parse(append([]string{"-n", "20", "-d", "5", "-r", "2"}, args...)); err != nil {
+			return nil, nil, err
+		}
+		o.fs = fs
+		in, err := o.build(func(opt problems.Options) (*problems.Instance, error) {
+			in, err := mk(opt)
+			if err == nil {
+				in.Settings.GradTol = 1e-3
+				in.Stochastic = &solver.Batches{Lower: 5, Upper: 6, Cross: 7, Hess: 8}
+			}
+			return in, err
+		})
+		return o, in, err
+	}
+	_, in, err := parse()
+	require.NoError(t, err)
+	require.Equal(t, 200, in.Settings.Epochs)
+	require.Equal(t, 1e-3, in.Settings.GradTol)
+	_, in, err = parse("-grad-tol", "0", "-stochastic", "-batch-lower", "0", "-batch-hess", "3")
+	require.NoError(t, err)
+	require.Zero(t, in.Settings.GradTol)
+	require.Equal(t, solver.Batches{Lower: 0, Upper: 6, Cross: 7, Hess: 3}, in.Settings.Batches)
+
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"-epochs", "0"}, "-epochs 0 would mean the problem's value, not 0; leave -epochs out for the problem's (200)"},
+		{[]string{"-inner", "0"}, "leave -inner out for the problem's (20)"},
+		{[]string{"-eta-x", "0"}, "leave -eta-x out for the problem's (0.5)"},
+		{[]string{"-eta-y", "0.0"}, "leave -eta-y out for the problem's (0.5)"},
+	} {
+		_, _, err := parse(c.args...)
+		require.ErrorAs(t, err, new(usageError), c.args)
+		require.ErrorContains(t, err, c.msg, c.args)
+	}
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"-lower-maxiter", "0"}, `invalid value "0" for flag -lower-maxiter: 0 would mean the default, not 0; leave -lower-maxiter out for the default (10·inner)`},
+		{[]string{"-upper-min-step", "0e0"}, "leave -upper-min-step out for the default (eta-x/1000)"},
+		{[]string{"-diverge", "-0"}, "leave -diverge out for the default (1e8)"},
+	} {
+		_, _, err := parse(c.args...)
+		require.ErrorContains(t, err, c.msg, c.args)
+	}
+
+	for _, c := range []struct {
+		args      []string
+		est, want string
+	}{
+		{[]string{"-cg-maxiter", "0"}, "cg", "-cg-maxiter 0 would mean the problem's value, not 0; leave -cg-maxiter out for the problem's (50)"},
+		{[]string{"-cg-tol", "0"}, "cg", "leave -cg-tol out for the problem's (1e-10)"},
+		{[]string{"-ns-gamma", "0"}, "ns", "leave -ns-gamma out for the problem's (1)"},
+		{[]string{"-ns-terms", "0"}, "ns", "leave -ns-terms out for the problem's (50)"},
+		{[]string{"-ns-gamma", "0"}, "ns:terms=9", "leave -ns-gamma out for the problem's (1/λ̂_max by power iteration)"},
+	} {
+		o, in, err := parse(c.args...)
+		require.NoError(t, err, c.args)
+		_, err = o.estimator(in, c.est)
+		require.ErrorAs(t, err, new(usageError), c.args)
+		require.ErrorContains(t, err, c.want, c.args)
+	}
+	o, in, err := parse("-cg-maxiter", "7")
+	require.NoError(t, err)
+	e, err := o.estimator(in, "cg")
+	require.NoError(t, err)
+	require.Equal(t, 7, e.(*solver.CG).MaxIter)
 }
