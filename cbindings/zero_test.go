@@ -75,22 +75,28 @@ func TestExplicitZero(t *testing.T) {
 		"tol=0 would mean the default, not 0; leave tol out for the default (1e-6)")
 }
 
-// TestZeroKeysDocs: rhgd.h's list of the settings that are never 0 is
-// the table's ZeroIsDefault keys.
+// TestZeroKeysDocs: rhgd.h's and the Python Solver docstring's lists of
+// the settings that are never 0 are the table's ZeroIsDefault keys.
 func TestZeroKeysDocs(t *testing.T) {
-	h, err := os.ReadFile("rhgd.h")
-	require.NoError(t, err)
-	_, list, ok := strings.Cut(string(h), "(never silently the default). These are:")
-	require.True(t, ok, "rhgd.h: rhgd_solver_new's list of keys that are never 0")
-	list, _, _ = strings.Cut(list, ".")
-	var got, want []string
-	for _, k := range strings.Split(strings.ReplaceAll(list, "*", ""), ",") {
-		got = append(got, strings.TrimSpace(k))
-	}
+	var want []string
 	for _, e := range solver.SettingsTable() {
 		if e.ZeroIsDefault {
 			want = append(want, e.Key)
 		}
 	}
-	require.Equal(t, want, got)
+	for _, c := range []struct{ file, intro string }{
+		{"rhgd.h", "(never silently the default). These are:"},
+		{"../python/rhgd/solver.py", "Those never 0:"},
+	} {
+		b, err := os.ReadFile(c.file)
+		require.NoError(t, err)
+		_, list, ok := strings.Cut(string(b), c.intro)
+		require.True(t, ok, "%s: the list of settings that are never 0", c.file)
+		list, _, _ = strings.Cut(list, ".")
+		var got []string
+		for _, k := range strings.Split(strings.ReplaceAll(list, "*", ""), ",") {
+			got = append(got, strings.TrimSpace(k))
+		}
+		require.Equal(t, want, got, c.file)
+	}
 }

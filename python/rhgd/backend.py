@@ -9,12 +9,17 @@ from . import _lib
 __all__ = ["init", "info", "set_threads", "set_windows", "version", "live_handles"]
 
 
-def init(backend=None, threads=0, shared=True):
+def init(backend=None, threads=None, shared=True):
     """Start the numerical backend explicitly, before any computation:
-    backend 'auto' | 'openblas' | 'gonum'; threads for OpenBLAS (0: leave it);
-    shared=True leaves OpenBLAS's kernels and threads to the host (numpy),
-    False lets rhgd own them (see the README)."""
-    _lib.check(_lib.lib().rhgd_init(backend.encode() if backend else None, int(threads), 1 if shared else 0))
+    backend 'auto' | 'openblas' | 'gonum'; threads for OpenBLAS (>= 1;
+    None: leave it, or in owned mode the physical cores; 0 is an error,
+    not that default); shared=True leaves OpenBLAS's kernels and threads
+    to the host (numpy), False lets rhgd own them (see the README)."""
+    if threads is not None and int(threads) == 0:
+        # rhgd_init's 0 is "not given": from Python, leave the keyword out.
+        raise _lib.InvalidArgument("rhgd: threads=0 would mean the default, not 0; leave threads out (or None) for "
+                                   "the default (leave OpenBLAS's, or in owned mode the physical cores)")
+    _lib.check(_lib.lib().rhgd_init(backend.encode() if backend else None, int(threads or 0), 1 if shared else 0))
 
 
 def set_threads(n):

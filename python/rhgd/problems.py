@@ -244,7 +244,7 @@ class Problem(_Handle):
             return like.scalar(float(out[0]))
         return like.out(out.reshape(self.mx.shape if at_x else self.my.shape))
 
-    def check(self, x=None, y=None, *, seed=0, tol=0.0, second_order_y=False, critical=False):
+    def check(self, x=None, y=None, *, seed=0, tol=None, second_order_y=False, critical=False):
         """Check the problem's oracles at (x, y) (None for both: the
         starting point) with Go's solver.CheckProblem: each gradient by the
         Taylor slope of its objective, hess_gy by its slope, symmetry,
@@ -255,8 +255,8 @@ class Problem(_Handle):
         solver sees them: Euclidean ones after the manifolds' conversion),
         on the full sum.
 
-        seed seeds the random tangent directions; tol (0: 1e-6) is the
-        relative tolerance of the comparisons that are not slopes;
+        seed seeds the random tangent directions; tol (> 0; None: 1e-6) is
+        the relative tolerance of the comparisons that are not slopes;
         second_order_y says my's retraction is of second order; critical
         that y is a critical point of g(x, .). Returns a dict: ``ok``
         (every check passed) and ``reports``, one dict per check with
@@ -271,8 +271,8 @@ class Problem(_Handle):
         if x is not None:
             x, y = self._x(x, "x"), self._y(y, "y")
             xp, yp = x.ctypes.data, y.ctypes.data
-        opts = f"seed={int(seed)},tol={float(tol)!r},second_order_y={_fmt(bool(second_order_y))}," \
-               f"critical={_fmt(bool(critical))}"
+        opts = f"seed={int(seed)},second_order_y={_fmt(bool(second_order_y))},critical={_fmt(bool(critical))}" + \
+            ("" if tol is None else f",tol={float(tol)!r}")
         lib = _lib.lib()
         size = 1 << 16  # the checks run again when the report does not fit
         self.error = None

@@ -112,18 +112,24 @@ def _fmt_value(v, indent):
 
 class Solver(_Handle):
     """RHGD on one problem with an estimator spec ('hinv', 'cg:tol=1e-8',
-    'ns:gamma=1,terms=50', 'ad'; None: the problem's default) and settings,
-    the keys of rhgd_solver_new (see rhgd.h): preset, eta_x, eta_y, inner,
-    epochs, grad_tol, rel_grad_tol, runtime, diverge, fd_step, seed,
-    batches, batch_lower, batch_upper, batch_cross, batch_hess,
-    batch_report, lower_solve, lower_tol, lower_maxiter, lower_err_bound,
-    lower_bb, upper_bb, upper_min_step, upper_max_step, lanczos."""
+    'ns:gamma=1,terms=50', 'ad'; None: the problem's default) and settings
+    as keywords. A setting left out, or None, takes its default (the
+    problem's); 0 for one whose default is not 0 is InvalidArgument naming
+    it, never silently the default (likewise cg:maxiter=0 and the like in
+    the estimator spec). Those never 0: eta_x, eta_y, inner, epochs,
+    diverge, fd_step, lower_maxiter, upper_min_step, upper_max_step. The
+    settings are the keys of rhgd_solver_new (see rhgd.h): preset, eta_x,
+    eta_y, inner, epochs, grad_tol, rel_grad_tol, runtime, diverge,
+    fd_step, seed, batches, batch_lower, batch_upper, batch_cross,
+    batch_hess, batch_report, lower_solve, lower_tol, lower_maxiter,
+    lower_err_bound, lower_bb, upper_bb, upper_min_step, upper_max_step,
+    lanczos."""
 
     _kind = "solver"
 
     def __init__(self, problem, estimator=None, **settings):
         self.problem = problem
-        spec = ",".join(f"{k}={_fmt(v)}" for k, v in settings.items())
+        spec = ",".join(f"{k}={_fmt(v)}" for k, v in settings.items() if v is not None)
         self._own(_new_handle(_lib.lib().rhgd_solver_new, problem.handle,
                               estimator.encode() if estimator else None, spec.encode() if spec else None))
 
@@ -276,7 +282,9 @@ def minimize(problem=None, x0=None, y0=None, *, estimator=None, callback=None, p
     sees each epoch and stops the run by returning True; progress=True
     shows the run's progress (see Solver.run); the remaining
     keywords are solver settings (eta_x, eta_y, inner, epochs, grad_tol,
-    runtime, seed, preset, batch_lower, lower_solve=True, ...: see Solver).
+    runtime, seed, preset, batch_lower, lower_solve=True, ...: see Solver;
+    one left out or None takes its default, and epochs=0 and the like are
+    InvalidArgument, not the default).
     A failed run raises, with the result as the exception's ``result``.
     """
     given = sorted(_PROBLEM_KEYWORDS.intersection(settings))

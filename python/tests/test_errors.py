@@ -112,3 +112,32 @@ def test_hints_name_python_settings():
         rhgd.Solver(p, "gda")
     msg = str(e.value)
     assert "built-in minmax" in msg and "ZeroSum" not in msg and "MinMax" not in msg, msg
+
+
+def test_explicit_zero_is_never_the_default():
+    """Issue 27: a 0 whose meaning would be "the default" (epochs=0 ran 200
+    epochs) is InvalidArgument naming the keyword and saying to leave it
+    out, from every keyword front end; left out, or None, is the default;
+    a 0 with a meaning of its own (grad_tol=0: off) still means it."""
+    p = rhgd.builtin("synthetic", n=20, d=5, r=2)
+    cases = [
+        (lambda: rhgd.minimize(p, epochs=0), "epochs=0 would mean the default, not 0; leave epochs out for the default (200)"),
+        (lambda: rhgd.Solver(p, "hinv", eta_x=0.0), "leave eta_x out for the default (0.5)"),
+        (lambda: rhgd.Solver(p, "hinv", preset="adaptive", lower_maxiter=0), "leave lower_maxiter out"),
+        (lambda: rhgd.Solver(p, "cg:maxiter=0"), "maxiter=0 would mean the default, not 0; leave maxiter out for the default (50)"),
+        (lambda: rhgd.Solver(p, "ns:gamma=0,terms=5"), "leave gamma out"),
+        (lambda: rhgd.Coupling([0.5, 0.5], [0.5, 0.5], maxiter=0), "leave maxiter out for the default (10000)"),
+        (lambda: rhgd.Coupling([0.5, 0.5], [0.5, 0.5], tol=0.0), "leave tol out for the default (1e-13)"),
+        (lambda: rhgd.builtin("domainadapt", baseline_lambda=0), "parameter baseline_lambda"),
+        (lambda: p.check(tol=0), "leave tol out for the default (1e-6)"),
+        (lambda: rhgd.init(threads=0), "leave threads out"),
+    ]
+    for fn, want in cases:
+        err, msg = message(fn)
+        assert isinstance(err, rhgd.InvalidArgument) and want in msg, (want, msg)
+        assert not FOREIGN.search(msg), msg
+    err, msg = message(lambda: rhgd.builtin("domainadapt", baseline_lambda=0))
+    assert "leave it out for the default (the paper's" in msg, msg
+    s = rhgd.Solver(p, "hinv", epochs=None, eta_x=None, grad_tol=0)
+    assert ",epochs=200," in s.settings and ",eta_x=0.5," in s.settings and ",grad_tol=0," in s.settings, s.settings
+    assert p.check(tol=None)["reports"]
