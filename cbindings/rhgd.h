@@ -765,8 +765,10 @@ RHGD_API int rhgd_solver_settings(rhgd_solver s, char *buf, size_t len);
 
 /* What the epoch callback sees after each epoch k, a size-prefixed struct
  * (see STRUCTS THAT GROW) that the library fills: size is the library's
- * sizeof(rhgd_epoch). x, y and hypergrad are copies valid only during the
- * callback. */
+ * sizeof(rhgd_epoch). Its point is (x_k, y_{k+1}), at which f and the
+ * hypergradient were evaluated, before the epoch's upper step moved x to
+ * x_{k+1} (the history rows hold the same values). x, y and hypergrad are
+ * copies valid only during the callback. */
 typedef struct rhgd_epoch {
     size_t size;             /* the library's sizeof(rhgd_epoch) */
     int64_t epoch;           /* k, from 0 */
@@ -822,15 +824,30 @@ RHGD_API int rhgd_solver_cancel(rhgd_solver s);
  * GROW): set size = sizeof(rhgd_result), or start from
  * RHGD_STRUCT_INIT(rhgd_result). rhgd_result_names lists its fields, and
  * rhgd_solver_result_value reads one by name, including fields newer than
- * the caller's header. */
+ * the caller's header.
+ *
+ * f is f(x, y) at the run's returned x and y (rhgd_solver_x, rhgd_solver_y)
+ * and best_f is f at best_x, best_y (rhgd_solver_best). After K epochs
+ * ended by the epoch or runtime limit or a cancellation, the last epoch
+ * had moved x to x_K, so the run ends with a final lower solve at x_K, as
+ * an epoch starts (the inner steps, the adaptive loop or lower_solve,
+ * counted in lower_grads and lower_solves, not in the history), and x =
+ * x_K, y = y_{K+1}, f = f(x_K, y_{K+1}); a run stopped before its first
+ * epoch returns its start and f there. After the gradient threshold x did
+ * not move: x = x_{K-1}, y = y_K and f is the last epoch's f. After an
+ * error (RHGD_STATUS_DIVERGED, RHGD_STATUS_FAILURE, including a failing
+ * final lower solve), x and y are best_x and best_y and f = best_f. */
 typedef struct rhgd_result {
     size_t size;           /* sizeof(rhgd_result), set by the caller */
     int32_t status;        /* RHGD_STATUS_* */
     int32_t error;         /* the code rhgd_solver_run returned */
     int64_t epochs;
-    double f;              /* f at the last completed epoch */
-    double best_f;         /* the lowest f seen */
-    double hypergrad_norm; /* at the last completed epoch */
+    double f;              /* f at the returned x and y (see above) */
+    double best_f;         /* the lowest f seen: f(best_x, best_y) */
+    double hypergrad_norm; /* the last epoch's ||hypergradient estimate at
+                              x_{K-1}||, the point before its upper step: at
+                              the returned x only after the gradient
+                              threshold */
     double runtime;        /* seconds */
     int64_t upper_grads;
     int64_t lower_grads;
@@ -866,13 +883,15 @@ RHGD_API int rhgd_result_names(char *buf, size_t len);
  * exact below 2^53). */
 RHGD_API int rhgd_solver_result_value(rhgd_solver s, const char *name, double *value);
 
-/* rhgd_solver_best copies the iterates of the epoch with the lowest f,
- * best_x (len_x doubles) and best_y (len_y), from the last run; either
- * pointer may be NULL. len_x and len_y must be the problem's. */
+/* rhgd_solver_best copies the iterates with the lowest f (among the
+ * epochs' (x_k, y_{k+1}) and the returned point), best_x (len_x doubles)
+ * and best_y (len_y), from the last run; either pointer may be NULL. len_x
+ * and len_y must be the problem's. */
 RHGD_API int rhgd_solver_best(rhgd_solver s, int64_t len_x, double *best_x, int64_t len_y, double *best_y);
 
-/* rhgd_solver_x and rhgd_solver_y copy the last run's final x and y into
- * the len doubles at out; len must be the problem's len_x or len_y. */
+/* rhgd_solver_x and rhgd_solver_y copy the last run's final x and y (the
+ * point at which rhgd_result.f was evaluated) into the len doubles at out;
+ * len must be the problem's len_x or len_y. */
 RHGD_API int rhgd_solver_x(rhgd_solver s, int64_t len, double *out);
 RHGD_API int rhgd_solver_y(rhgd_solver s, int64_t len, double *out);
 
