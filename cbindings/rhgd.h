@@ -820,6 +820,33 @@ RHGD_API int rhgd_solver_run(rhgd_solver s, const double *x0, const double *y0, 
  * it may be called from any thread, and is a no-op when s is not running. */
 RHGD_API int rhgd_solver_cancel(rhgd_solver s);
 
+/* rhgd_solver_hypergradient estimates the hypergradient at a given x with
+ * the solver's estimator and settings, without running it:
+ *   - y non-NULL: at (x, y) as given, with no lower steps (AD then
+ *     differentiates a path of one point: its grad_x f term alone);
+ *   - y NULL: at the lower iterate that the solver's lower solve reaches
+ *     at x from the problem's starting y0 (rhgd_problem_start; RHGD_EINVAL
+ *     when the problem has none): the exact lower_solve (y0 its warm
+ *     start) when the settings say lower_solve=true and the problem has
+ *     one, else one epoch's lower loop from y0 (inner steps of eta_y, or
+ *     the lower_bb steps; lower_tol, with no earlier hypergradient to scale
+ *     it, takes inner steps as a run's first epoch does).
+ * len_x and len_y must be the problem's (rhgd_problem_dims); they size x
+ * and hypergrad, and y and y_out. x and y are checked to be on Mx and My
+ * (a point within float32 rounding of its manifold is projected onto it,
+ * with a note: rhgd_problem_notes). The estimate (tangent at x, len_x
+ * doubles) goes to hypergrad; y_out (len_y doubles, may be NULL) receives
+ * the y used; *lower_grad_norm (may be NULL) is ||grad_y g(x, y)|| at that
+ * y on the whole sums, which says how accurate y is: for g strongly convex
+ * in y with modulus mu, dist(y, y*(x)) <= lower_grad_norm / mu, and the
+ * hypergradient's error is at most a constant times that distance. Equal
+ * arguments give equal results (the estimators' random streams restart).
+ * The solver's last run result and history are kept. An oracle callback
+ * that fails makes the call fail with RHGD_ECALLBACK, a diverging lower
+ * loop with RHGD_ENUMERIC; nothing is written then. */
+RHGD_API int rhgd_solver_hypergradient(rhgd_solver s, int64_t len_x, const double *x, int64_t len_y, const double *y,
+                                       double *hypergrad, double *y_out, double *lower_grad_norm);
+
 /* The outcome of the last run, a size-prefixed struct (see STRUCTS THAT
  * GROW): set size = sizeof(rhgd_result), or start from
  * RHGD_STRUCT_INIT(rhgd_result). rhgd_result_names lists its fields, and

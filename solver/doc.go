@@ -54,7 +54,8 @@
 // errors naming the setting. ParseSettings reads "eta_x=0.5,epochs=100"
 // specs and Settings.String writes them, from one table (SettingsTable)
 // that the CLI's flags, the C ABI and the Python package follow. Estimate
-// gives the hypergradient at a point. A run stops on its epoch limit, GradTol,
+// gives the hypergradient at a point; EstimateLower at a given x after the
+// settings' lower solve, and LowerGradNorm how accurate a lower iterate is. A run stops on its epoch limit, GradTol,
 // Runtime, the context, or trouble: a non-finite value, a diverging lower
 // level, or an error from an oracle or a manifold operation, returned with
 // its cause ("lower retraction at epoch 12, step 3: spd: not positive

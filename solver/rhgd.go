@@ -745,5 +745,47 @@ func (r *RHGD) Estimate(x, y []float64) ([]float64, error) {
 	return append([]float64(nil), hg...), nil
 }
 
+// EstimateLower returns the estimator's hypergradient at x with the lower
+// iterate y that the solver's lower solve reaches at x from y0, and a
+// copy of that y: Problem.LowerSolve's y*(x) (y0 its warm start) when the
+// settings use it (Lower.UseLowerSolve and the problem has one), else one
+// epoch's lower loop from y0, InnerIters steps of EtaY or the BB steps of
+// Lower.BB (with no earlier hypergradient to scale Lower.Tol, the loop
+// takes InnerIters steps, as a run's first epoch does). AD differentiates
+// through those steps. It is the way to get a hypergradient at a given x
+// when y*(x) is not at hand; LowerGradNorm says how close the returned y
+// is to it. Like Estimate it validates x and y0, resets the run's random
+// streams (equal arguments give equal results) and returns copies; it is
+// Reset followed by Hypergradient(true).
+func (r *RHGD) EstimateLower(x, y0 []float64) (hg, y []float64, err error) {
+	if err := r.Reset(x, y0); err != nil {
+		return nil, nil, err
+	}
+	g, err := r.Hypergradient(true)
+	if err != nil {
+		return nil, nil, err
+	}
+	return append([]float64(nil), g...), append([]float64(nil), r.y...), nil
+}
+
+// LowerGradNorm returns ‖grad_y g(x, y)‖_y on the whole sums (every
+// component of a finite-sum g), the accuracy of y as a lower solution:
+// for g geodesically μ-strongly convex in y, d(y, y*(x)) ≤ ‖grad_y
+// g‖/μ, and the hypergradient's error is at most a constant times that
+// distance (paper, Lemma 1). It validates x and y as Reset does and uses
+// the RHGD's scratch space (not safe for concurrent use, as the rest).
+func (r *RHGD) LowerGradNorm(x, y []float64) (float64, error) {
+	if err := checkStart("x", r.mx, x); err != nil {
+		return 0, err
+	}
+	if err := checkStart("y", r.my, y); err != nil {
+		return 0, err
+	}
+	if err := r.p.GradGy(r.gy, &Point{X: x, Y: y}); err != nil {
+		return 0, fmt.Errorf("GradGy: %w", err)
+	}
+	return r.my.Norm(y, r.gy), nil
+}
+
 // IsDiverged reports whether err is a divergence.
 func IsDiverged(err error) bool { return errors.Is(err, errDiverged) }
