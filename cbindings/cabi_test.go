@@ -1111,15 +1111,21 @@ func TestEpochCallback(t *testing.T) {
 		}
 		e.Free()
 	}
-	// The last epoch's y in the callback (y_{k+1}) is the final y when
-	// nothing cancels; its x is x_k, before the last upper step.
+	// The last epoch's callback sees (x_{K−1}, y_K), the point before the
+	// last upper step; the result is x_K with the final lower solve's
+	// y_{K+1} there, and its f is f at them.
 	e := ctest.NewEpochs(s, -1, false, false)
 	defer e.Free()
 	ctest.SolverRun(s, nil, nil, e)
-	y := make([]float64, 64)
+	x, y, f := make([]float64, 24), make([]float64, 64), make([]float64, 1)
+	ctest.SolverX(s, 24, x)
 	ctest.SolverY(s, 64, y)
-	if e.Y0() != y[0] || e.HG0() == 0 || e.X0() == 0 {
-		t.Errorf("callback's y[0] = %g, final y[0] = %g, hypergradient[0] = %g, x[0] = %g", e.Y0(), y[0], e.HG0(), e.X0())
+	if e.Y0() == y[0] || e.X0() == x[0] || e.HG0() == 0 || e.X0() == 0 {
+		t.Errorf("callback's y[0] = %g, final y[0] = %g, hypergradient[0] = %g, x[0] = %g, final x[0] = %g", e.Y0(), y[0], e.HG0(), e.X0(), x[0])
+	}
+	res, _ := ctest.SolverResult(s)
+	if rc := ctest.Oracle(p, "f", x, y, nil, f); rc != okC || res.F != f[0] {
+		t.Errorf("result f = %g, f at the result's x and y = %g (rc %d)", res.F, f[0], rc)
 	}
 	wantCode(t, "cancel a freed solver", ebadh, func() int { return ctest.SolverCancel(1) }, "no solver")
 }

@@ -170,6 +170,11 @@ int rhgd_solver_run(rhgd_solver s, const double *x0, const double *y0, rhgd_epoc
 	return rhgdgo_solver_run(s.id, (double *)x0, (double *)y0, callback, (uintptr_t)user);
 }
 int rhgd_solver_cancel(rhgd_solver s) { return rhgdgo_solver_cancel(s.id); }
+int rhgd_solver_hypergradient(rhgd_solver s, int64_t len_x, const double *x, int64_t len_y, const double *y,
+                              double *hypergrad, double *y_out, double *lower_grad_norm) {
+	return rhgdgo_solver_hypergradient(s.id, len_x, (double *)x, len_y, (double *)y, hypergrad, y_out,
+	                                   lower_grad_norm);
+}
 int rhgd_solver_result(rhgd_solver s, rhgd_result *out) { return rhgdgo_solver_result(s.id, out); }
 int rhgd_solver_x(rhgd_solver s, int64_t len, double *out) { return rhgdgo_solver_x(s.id, len, out); }
 int rhgd_solver_y(rhgd_solver s, int64_t len, double *out) { return rhgdgo_solver_y(s.id, len, out); }

@@ -772,8 +772,10 @@ RHGD_API int rhgd_solver_settings(rhgd_solver s, char *buf, size_t len);
 
 /* What the epoch callback sees after each epoch k, a size-prefixed struct
  * (see STRUCTS THAT GROW) that the library fills: size is the library's
- * sizeof(rhgd_epoch). x, y and hypergrad are copies valid only during the
- * callback. */
+ * sizeof(rhgd_epoch). Its point is (x_k, y_{k+1}), at which f and the
+ * hypergradient were evaluated, before the epoch's upper step moved x to
+ * x_{k+1} (the history rows hold the same values). x, y and hypergrad are
+ * copies valid only during the callback. */
 typedef struct rhgd_epoch {
     size_t size;             /* the library's sizeof(rhgd_epoch) */
     int64_t epoch;           /* k, from 0 */
@@ -825,19 +827,61 @@ RHGD_API int rhgd_solver_run(rhgd_solver s, const double *x0, const double *y0, 
  * it may be called from any thread, and is a no-op when s is not running. */
 RHGD_API int rhgd_solver_cancel(rhgd_solver s);
 
+/* rhgd_solver_hypergradient estimates the hypergradient at a given x with
+ * the solver's estimator and settings, without running it:
+ *   - y non-NULL: at (x, y) as given, with no lower steps (AD then
+ *     differentiates a path of one point: its grad_x f term alone);
+ *   - y NULL: at the lower iterate that the solver's lower solve reaches
+ *     at x from the problem's starting y0 (rhgd_problem_start; RHGD_EINVAL
+ *     when the problem has none): the exact lower_solve (y0 its warm
+ *     start) when the settings say lower_solve=true and the problem has
+ *     one, else one epoch's lower loop from y0 (inner steps of eta_y, or
+ *     the lower_bb steps; lower_tol, with no earlier hypergradient to scale
+ *     it, takes inner steps as a run's first epoch does).
+ * len_x and len_y must be the problem's (rhgd_problem_dims); they size x
+ * and hypergrad, and y and y_out. x and y are checked to be on Mx and My
+ * (a point within float32 rounding of its manifold is projected onto it,
+ * with a note: rhgd_problem_notes). The estimate (tangent at x, len_x
+ * doubles) goes to hypergrad; y_out (len_y doubles, may be NULL) receives
+ * the y used; *lower_grad_norm (may be NULL) is ||grad_y g(x, y)|| at that
+ * y on the whole sums, which says how accurate y is: for g strongly convex
+ * in y with modulus mu, dist(y, y*(x)) <= lower_grad_norm / mu, and the
+ * hypergradient's error is at most a constant times that distance. Equal
+ * arguments give equal results (the estimators' random streams restart).
+ * The solver's last run result and history are kept. An oracle callback
+ * that fails makes the call fail with RHGD_ECALLBACK, a diverging lower
+ * loop with RHGD_ENUMERIC; nothing is written then. */
+RHGD_API int rhgd_solver_hypergradient(rhgd_solver s, int64_t len_x, const double *x, int64_t len_y, const double *y,
+                                       double *hypergrad, double *y_out, double *lower_grad_norm);
+
 /* The outcome of the last run, a size-prefixed struct (see STRUCTS THAT
  * GROW): set size = sizeof(rhgd_result), or start from
  * RHGD_STRUCT_INIT(rhgd_result). rhgd_result_names lists its fields, and
  * rhgd_solver_result_value reads one by name, including fields newer than
- * the caller's header. */
+ * the caller's header.
+ *
+ * f is f(x, y) at the run's returned x and y (rhgd_solver_x, rhgd_solver_y)
+ * and best_f is f at best_x, best_y (rhgd_solver_best). After K epochs
+ * ended by the epoch or runtime limit or a cancellation, the last epoch
+ * had moved x to x_K, so the run ends with a final lower solve at x_K, as
+ * an epoch starts (the inner steps, the adaptive loop or lower_solve,
+ * counted in lower_grads and lower_solves, not in the history), and x =
+ * x_K, y = y_{K+1}, f = f(x_K, y_{K+1}); a run stopped before its first
+ * epoch returns its start and f there. After the gradient threshold x did
+ * not move: x = x_{K-1}, y = y_K and f is the last epoch's f. After an
+ * error (RHGD_STATUS_DIVERGED, RHGD_STATUS_FAILURE, including a failing
+ * final lower solve), x and y are best_x and best_y and f = best_f. */
 typedef struct rhgd_result {
     size_t size;           /* sizeof(rhgd_result), set by the caller */
     int32_t status;        /* RHGD_STATUS_* */
     int32_t error;         /* the code rhgd_solver_run returned */
     int64_t epochs;
-    double f;              /* f at the last completed epoch */
-    double best_f;         /* the lowest f seen */
-    double hypergrad_norm; /* at the last completed epoch */
+    double f;              /* f at the returned x and y (see above) */
+    double best_f;         /* the lowest f seen: f(best_x, best_y) */
+    double hypergrad_norm; /* the last epoch's ||hypergradient estimate at
+                              x_{K-1}||, the point before its upper step: at
+                              the returned x only after the gradient
+                              threshold */
     double runtime;        /* seconds */
     int64_t upper_grads;
     int64_t lower_grads;
@@ -873,13 +917,15 @@ RHGD_API int rhgd_result_names(char *buf, size_t len);
  * exact below 2^53). */
 RHGD_API int rhgd_solver_result_value(rhgd_solver s, const char *name, double *value);
 
-/* rhgd_solver_best copies the iterates of the epoch with the lowest f,
- * best_x (len_x doubles) and best_y (len_y), from the last run; either
- * pointer may be NULL. len_x and len_y must be the problem's. */
+/* rhgd_solver_best copies the iterates with the lowest f (among the
+ * epochs' (x_k, y_{k+1}) and the returned point), best_x (len_x doubles)
+ * and best_y (len_y), from the last run; either pointer may be NULL. len_x
+ * and len_y must be the problem's. */
 RHGD_API int rhgd_solver_best(rhgd_solver s, int64_t len_x, double *best_x, int64_t len_y, double *best_y);
 
-/* rhgd_solver_x and rhgd_solver_y copy the last run's final x and y into
- * the len doubles at out; len must be the problem's len_x or len_y. */
+/* rhgd_solver_x and rhgd_solver_y copy the last run's final x and y (the
+ * point at which rhgd_result.f was evaluated) into the len doubles at out;
+ * len must be the problem's len_x or len_y. */
 RHGD_API int rhgd_solver_x(rhgd_solver s, int64_t len, double *out);
 RHGD_API int rhgd_solver_y(rhgd_solver s, int64_t len, double *out);
 

@@ -135,7 +135,7 @@ func TestResultCounts(t *testing.T) {
 		require.EqualValues(t, 4, n)
 		last := rows[3*histCols:]
 		if c.solves {
-			require.EqualValues(t, 4, r.LowerSolves, c.settings)
+			require.EqualValues(t, 5, r.LowerSolves, c.settings) // and the final one at x_4
 			require.EqualValues(t, 4, last[13], c.settings)
 			require.Zero(t, last[11], c.settings)
 		} else {

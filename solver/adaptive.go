@@ -53,14 +53,31 @@ type UpperRule struct {
 	// BB takes safeguarded Riemannian Barzilai–Borwein steps: from the
 	// second epoch, η_k alternates between ⟨s,s⟩/⟨s,z⟩ and ⟨s,z⟩/⟨z,z⟩,
 	// with s the last step and z the change of the hypergradient, both
-	// transported to x_k; when ⟨s,z⟩ ≤ 0 the last step size is kept. The
-	// step stays in [MinStep, MaxStep], and whenever f(x_k, y_{k+1})
+	// transported to x_k.
+	//
+	// When ⟨s,z⟩ ≤ 0, F does not curve upwards along the last step (it is
+	// concave there, or linear to rounding), the BB quotients have no
+	// meaning, and the quadratic model they come from has no minimum
+	// along −ĝ: a longer step decreases F more. The step is then twice
+	// the last one. Spectral projected gradient methods and the
+	// Riemannian BB method take the largest allowed step instead (Birgin,
+	// Martínez and Raydan, SIAM J. Optim. 10(4), 2000; Iannazzo and
+	// Porcelli, IMA J. Numer. Anal. 38(1), 2018), which their line
+	// search then shortens; the upper level has no line search (f is seen
+	// only after the step, at the next epoch's lower solution), so the
+	// step grows geometrically and reaches any length up to MaxStep in
+	// log₂(MaxStep/η) epochs, each at most twice a step that did not
+	// raise f. Keeping the last step instead stalls a run at EtaX across
+	// a region of negative curvature (with the exact lower solution near
+	// a maximum of F, for hundreds of epochs).
+	//
+	// The step stays in [MinStep, MaxStep], and whenever f(x_k, y_{k+1})
 	// exceeds the largest of its last ten values, MaxStep is lowered to
 	// half the last step (a nonmonotone safeguard: the hypergradient is
-	// estimated, so F cannot be line-searched exactly). A step whose
-	// retraction fails is halved until it succeeds, as under every rule
-	// (Stats.RetractFailures), and the length η‖ĝ‖ of the step taken then
-	// bounds the later BB steps.
+	// estimated, so F cannot be line-searched exactly), which also ends a
+	// growth that went too far. A step whose retraction fails is halved
+	// until it succeeds, as under every rule (Stats.RetractFailures), and
+	// the length η‖ĝ‖ of the step taken then bounds the later BB steps.
 	// Divergence is still detected as with a fixed step.
 	BB bool
 	// MinStep and MaxStep bound the BB step; defaults EtaX/1000 and
@@ -150,7 +167,8 @@ func newBB(n int) *bbState {
 }
 
 // step returns the BB step at x with gradient g, or def when there is no
-// previous step or the curvature ⟨s, z⟩ is not positive.
+// previous step or the curvature ⟨s, z⟩ is not positive (the lower rule
+// passes the last step, the upper one twice it).
 func (b *bbState) step(m Manifold, x, g []float64, def float64, alternate bool) float64 {
 	if !b.have {
 		return def
@@ -271,7 +289,9 @@ func (r *RHGD) upperStepSize(f, hgNorm float64) float64 {
 		}
 	}
 	r.fWin = append(r.fWin, f)
-	step := r.ubb.step(r.mx, r.x, r.hg, r.ubb.prevStep, true)
+	// Without positive curvature along the last step, grow it (see
+	// UpperRule.BB).
+	step := r.ubb.step(r.mx, r.x, r.hg, upperGrowth*r.ubb.prevStep, true)
 	if !r.ubb.have {
 		step = r.s.EtaX
 	}
@@ -285,5 +305,9 @@ func (r *RHGD) upperStepSize(f, hgNorm float64) float64 {
 }
 
 // upperWindow is how many recent f values the upper safeguard compares
-// with.
-const upperWindow = 10
+// with, and upperGrowth the factor of the BB upper step where the
+// curvature along the last step is not positive.
+const (
+	upperWindow = 10
+	upperGrowth = 2
+)

@@ -57,10 +57,12 @@
 // Settings a zero field stands for its default; in a spec a key is left
 // out for that, and 0 for such a key (epochs=0) is an error, never a
 // silent default (SettingInfo.ZeroIsDefault; ParseEstimator does the
-// same for cg:maxiter=0 and the like). Estimate
-// gives the hypergradient at a point. A run stops on its epoch limit, GradTol,
-// Runtime, the context, or trouble: a non-finite value, a diverging lower
-// level, or an error from an oracle or a manifold operation, returned with
+// same for cg:maxiter=0 and the like). Estimate gives the hypergradient
+// at a point; EstimateLower at a given x after the settings' lower solve,
+// and LowerGradNorm how accurate a lower iterate is. A run stops on its
+// epoch limit, GradTol, Runtime, the context, or trouble: a non-finite
+// value, a diverging lower level, or an error from an oracle or a manifold
+// operation, returned with
 // its cause ("lower retraction at epoch 12, step 3: spd: not positive
 // definite: ...") and matched by errors.Is against the numerr sentinels.
 // A failed run returns the best iterate it had. A Recorder sees each

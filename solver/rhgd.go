@@ -189,18 +189,45 @@ type Recorder interface {
 }
 
 // Result is the outcome of Run; the error, if any, is Run's second result.
+//
+// F is always f(X, Y), with Y the lower iterate that goes with X (as
+// scipy's OptimizeResult.fun is the objective at its x), and BestF is
+// f(BestX, BestY). After K epochs the iterates are:
+//
+//   - IterationLimit, RuntimeLimit, Cancelled: the last epoch stepped x to
+//     x_K, so Run ends with a final lower solve at x_K, exactly as an epoch
+//     starts (the S steps, the adaptive loop or LowerSolve, counted in
+//     Stats, not recorded as an epoch), and evaluates f there: X = x_K,
+//     Y = y_{K+1}, F = f(x_K, y_{K+1}). This costs one epoch's lower work
+//     beyond the budget; the final point takes part in the best iterates.
+//     A run stopped before its first epoch returns (x0, y0) and f there.
+//   - GradientThreshold: the last epoch did not move x: X = x_{K−1},
+//     Y = y_K, F = f(x_{K−1}, y_K), the last epoch's value.
+//   - Diverged, Failure: X, Y are BestX, BestY (never a corrupted
+//     iterate) and F = BestF. This includes a final lower solve that
+//     failed or diverged, whose status and error Run returns.
+//
+// The per-epoch values a Recorder sees (EpochStats.F = f(x_k, y_{k+1}))
+// are those of the point before each epoch's upper step, as in the paper's
+// Algorithm 1.
 type Result struct {
-	// X and Y are the final iterates: after the last completed epoch, or,
-	// when the run failed, the best iterates seen (never a corrupted one).
 	X, Y []float64
-	// BestX and BestY are the iterates of the epoch with the lowest
-	// finite f(x_k, y_{k+1}), and BestF that value.
+	// BestX and BestY are the iterates with the lowest finite f among the
+	// epochs' (x_k, y_{k+1}) and the final point above, and BestF that
+	// value: +Inf, with the start as BestX and BestY, when no finite value
+	// was reached (a run that failed in its first epoch).
 	BestX, BestY []float64
 	BestF        float64
-	// F and HyperGradNorm are from the last completed epoch.
-	F, HyperGradNorm float64
-	Status           Status
-	Stats            Stats
+	// F is f(X, Y), as above.
+	F float64
+	// HyperGradNorm is the last completed epoch's estimate ‖ĝrad
+	// F(x_{K−1})‖ at the point before its upper step, x_{K−1}: the
+	// returned X when the gradient threshold stopped the run, one step
+	// behind X after a budget or cancellation (no hypergradient is
+	// estimated at x_K), and not X's after Diverged or Failure.
+	HyperGradNorm float64
+	Status        Status
+	Stats         Stats
 }
 
 // RHGD is Riemannian hypergradient descent (paper, Algorithm 1): each epoch
@@ -613,9 +640,11 @@ func (r *RHGD) estimate() error {
 }
 
 // Run resets to (x0, y0) and runs epochs until a stopping rule fires or
-// ctx is done. It returns the result and, for the Diverged and Failure
-// statuses, the error that stopped the run; the result then carries the
-// best iterates seen. ctx must not be nil (context.Background() when
+// ctx is done. It returns the result, whose F is f at its X and Y (after
+// a budget or cancellation, a final lower solve at the last x gives that
+// Y: see Result), and, for the Diverged and Failure statuses, the error
+// that stopped the run; the result then carries the best iterates seen.
+// ctx must not be nil (context.Background() when
 // nothing cancels the run): a nil ctx is an error wrapping
 // numerr.ErrInvalid, as net/http refuses one.
 func (r *RHGD) Run(ctx context.Context, x0, y0 []float64) (*Result, error) {
@@ -639,15 +668,54 @@ func (r *RHGD) Run(ctx context.Context, x0, y0 []float64) (*Result, error) {
 			status, err = r.Step()
 		}
 	}
+	f := r.lastF
+	switch status {
+	case IterationLimit, RuntimeLimit, Cancelled:
+		f, status, err = r.finish(status)
+	}
 	r.stats.Runtime = time.Since(r.stats.startedWall)
 	res := &Result{X: append([]float64(nil), r.x...), Y: append([]float64(nil), r.y...),
 		BestX: append([]float64(nil), r.bestX...), BestY: append([]float64(nil), r.bestY...),
-		BestF: r.bestF, F: r.lastF, HyperGradNorm: r.lastHGNorm, Status: status, Stats: r.stats}
+		BestF: r.bestF, F: f, HyperGradNorm: r.lastHGNorm, Status: status, Stats: r.stats}
 	if err != nil {
 		copy(res.X, r.bestX)
 		copy(res.Y, r.bestY)
+		res.F = r.bestF
 	}
 	return res, err
+}
+
+// finish gives the iterate Run returns after a budget or cancellation its
+// lower iterate and f (see Result): when an epoch moved x to x_K, the
+// lower solve at x_K, as an epoch starts; then f there, on a fresh report
+// batch for RSHGD, checked as an epoch checks it and kept if best. It
+// returns f and status, or Diverged or Failure with the error.
+func (r *RHGD) finish(status Status) (float64, Status, error) {
+	if r.epoch > 0 {
+		if _, st, err := r.lower(); err != nil {
+			return 0, st, fmt.Errorf("final lower solve at x_%d: %w", r.epoch, err)
+		}
+	}
+	if r.smp != nil {
+		r.smp.draw(reportBatch)
+	}
+	f, err := r.p.F(r.env.batch(&r.cur, reportBatch))
+	if err != nil {
+		return 0, Failure, fmt.Errorf("F at the final iterate x_%d: %w", r.epoch, err)
+	}
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, Diverged, fmt.Errorf("%w: f = %v at the final iterate x_%d", errDiverged, f, r.epoch)
+	}
+	if rise := f - r.bestF; rise > r.s.DivergeFactor*max(1, math.Abs(r.bestF)) {
+		return 0, Diverged, fmt.Errorf("%w: f = %.3g at the final iterate x_%d, %.3g above the best value %.3g%s",
+			errDiverged, f, r.epoch, rise, r.bestF, r.upperDivergeHint())
+	}
+	if f < r.bestF {
+		r.bestF = f
+		copy(r.bestX, r.x)
+		copy(r.bestY, r.y)
+	}
+	return f, status, nil
 }
 
 // Minimize runs RHGD on p from (x0, y0) with settings s (nil: defaults,
@@ -675,6 +743,48 @@ func (r *RHGD) Estimate(x, y []float64) ([]float64, error) {
 		return nil, err
 	}
 	return append([]float64(nil), hg...), nil
+}
+
+// EstimateLower returns the estimator's hypergradient at x with the lower
+// iterate y that the solver's lower solve reaches at x from y0, and a
+// copy of that y: Problem.LowerSolve's y*(x) (y0 its warm start) when the
+// settings use it (Lower.UseLowerSolve and the problem has one), else one
+// epoch's lower loop from y0, InnerIters steps of EtaY or the BB steps of
+// Lower.BB (with no earlier hypergradient to scale Lower.Tol, the loop
+// takes InnerIters steps, as a run's first epoch does). AD differentiates
+// through those steps. It is the way to get a hypergradient at a given x
+// when y*(x) is not at hand; LowerGradNorm says how close the returned y
+// is to it. Like Estimate it validates x and y0, resets the run's random
+// streams (equal arguments give equal results) and returns copies; it is
+// Reset followed by Hypergradient(true).
+func (r *RHGD) EstimateLower(x, y0 []float64) (hg, y []float64, err error) {
+	if err := r.Reset(x, y0); err != nil {
+		return nil, nil, err
+	}
+	g, err := r.Hypergradient(true)
+	if err != nil {
+		return nil, nil, err
+	}
+	return append([]float64(nil), g...), append([]float64(nil), r.y...), nil
+}
+
+// LowerGradNorm returns ‖grad_y g(x, y)‖_y on the whole sums (every
+// component of a finite-sum g), the accuracy of y as a lower solution:
+// for g geodesically μ-strongly convex in y, d(y, y*(x)) ≤ ‖grad_y
+// g‖/μ, and the hypergradient's error is at most a constant times that
+// distance (paper, Lemma 1). It validates x and y as Reset does and uses
+// the RHGD's scratch space (not safe for concurrent use, as the rest).
+func (r *RHGD) LowerGradNorm(x, y []float64) (float64, error) {
+	if err := checkStart("x", r.mx, x); err != nil {
+		return 0, err
+	}
+	if err := checkStart("y", r.my, y); err != nil {
+		return 0, err
+	}
+	if err := r.p.GradGy(r.gy, &Point{X: x, Y: y}); err != nil {
+		return 0, fmt.Errorf("GradGy: %w", err)
+	}
+	return r.my.Norm(y, r.gy), nil
 }
 
 // IsDiverged reports whether err is a divergence.

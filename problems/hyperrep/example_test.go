@@ -11,8 +11,9 @@ import (
 // Example runs RHGD with the exact inverse Hessian on the paper's
 // shallow hyper-representation problem (200 SPD matrices of order 50,
 // W ∈ St(50, 10)) for five epochs of the paper's settings and prints the
-// validation loss before and after, and the size of the last
-// hypergradient.
+// validation loss before and after (f at the returned W and the lower
+// solution that goes with it), and the size of the last hypergradient
+// (the last epoch's, at the point before its step).
 func Example() {
 	data, err := hyperrep.Generate(42)
 	if err != nil {
@@ -42,5 +43,5 @@ func Example() {
 	fmt.Printf("after %d epochs: f = %.3f, ‖hypergradient‖ = %.3f\n", res.Stats.Epochs, res.F, res.HyperGradNorm)
 	// Output:
 	// f(W0, β0) = 4.659
-	// after 5 epochs: f = 1.651, ‖hypergradient‖ = 1.852
+	// after 5 epochs: f = 1.558, ‖hypergradient‖ = 1.852
 }

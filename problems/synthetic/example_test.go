@@ -43,7 +43,7 @@ func Example() {
 	}
 	fmt.Printf("adaptive: %v within 100 epochs: %v, f = %.4f\n", res.Status, res.Stats.Epochs <= 100, res.F)
 	// Output:
-	// paper:    IterationLimit after 200 epochs, f = -0.7511
+	// paper:    IterationLimit after 200 epochs, f = -0.7514
 	// adaptive: GradientThreshold within 100 epochs: true, f = -0.7662
 }
 

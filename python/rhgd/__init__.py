@@ -25,6 +25,7 @@ from .manifolds import SPD, Coupling, Euclidean, Product, Stiefel
 from .problems import Problem, builtin, problem_names, problem_params
 from ._plot import plot
 from .solver import STATUS, OptimizeResult, Solver, minimize
+from .hypergradient import hypergradient
 
 __version__ = "0.2.0"
 
@@ -36,6 +37,7 @@ __all__ = [
     "SPD", "Stiefel", "Euclidean", "Coupling", "Product", "Problem", "Solver", "OptimizeResult", "builtin",
     "minimize", "problem_names", "problem_params", "init", "info", "set_threads", "set_windows", "version", "live_handles",
     "STATUS", "plot",
+    "hypergradient",
 ]
 
 

@@ -386,6 +386,7 @@ _PROTOS = {
     "rhgd_solver_settings": (c_int, [S, c_char_p, c_size]),
     "rhgd_solver_run": (c_int, [S, P, P, EPOCH_FN, c_void_p]),
     "rhgd_solver_cancel": (c_int, [S]),
+    "rhgd_solver_hypergradient": (c_int, [S, c_i64, P, c_i64, P, P, P, ctypes.POINTER(c_dbl)]),
     "rhgd_solver_result": (c_int, [S, ctypes.POINTER(Result)]),
     "rhgd_solver_x": (c_int, [S, c_i64, P]),
     "rhgd_solver_y": (c_int, [S, c_i64, P]),

@@ -47,7 +47,14 @@ class OptimizeResult(dict):
     line):
 
     - ``x``: the final upper iterate, shaped like mx's points;
-    - ``fun``: f(x, y) at the last epoch;
+    - ``fun``: f(x, y) at the returned ``x`` and ``y``: after the epoch or
+      runtime limit or a cancellation, the last epoch had stepped x to
+      x_K, and the run ended with a final lower solve there (as an epoch
+      starts: the inner steps, the adaptive loop or lower_solve; counted
+      in the oracle counts, not in ``history``), so ``y`` = y_{K+1} and
+      ``fun`` = f(x_K, y_{K+1}); after the gradient threshold x did not
+      move and ``fun`` is the last epoch's f; after an error ``x``, ``y``
+      are ``best_x``, ``best_y`` and ``fun`` is ``best_f``;
     - ``nit``: the number of epochs run;
     - ``status``: an int, Go's solver.Status (``rhgd.STATUS`` maps each
       code to its name and message: 1 GradientThreshold, 2 IterationLimit,
@@ -56,13 +63,17 @@ class OptimizeResult(dict):
     - ``message``: what stopped it, in words.
 
     rhgd's extras: ``status_name`` ('IterationLimit', ...), ``error`` (the
-    library's return code, 0 or negative), ``y`` (the final lower iterate),
-    ``best_x``, ``best_y`` and ``best_f`` (the epoch with the lowest f),
-    ``hypergrad_norm``, ``runtime`` (seconds), the oracle counts
-    (``upper_grads``, ``lower_grads``, ``hess_vecs``, ``cross_vecs``,
-    ``iterations``, ``residual``, ``lower_values``, ``lower_solves``,
-    ``retract_failures``, and the first-order estimator's ``lower_x_grads``
-    and ``upper_y_grads``), ``history`` (a dict of per-epoch numpy arrays:
+    library's return code, 0 or negative), ``y`` (the final lower iterate,
+    the one that goes with ``x``), ``best_x``, ``best_y`` and ``best_f``
+    (the iterates with the lowest f, f(best_x, best_y)),
+    ``hypergrad_norm`` (the last epoch's, at x_{K-1}, the point before its
+    upper step: at ``x`` only after the gradient threshold), ``runtime``
+    (seconds), the oracle counts (``upper_grads``, ``lower_grads``,
+    ``hess_vecs``, ``cross_vecs``, ``iterations``, ``residual``,
+    ``lower_values``, ``lower_solves``, ``retract_failures``, and the
+    first-order estimator's ``lower_x_grads`` and ``upper_y_grads``),
+    ``history`` (a dict of per-epoch numpy arrays, the values at each
+    epoch's (x_k, y_{k+1}) as the callback sees them:
     epoch, f, hypergrad_norm, lower_grad_norm, elapsed, upper_grads,
     lower_grads, hess_vecs, cross_vecs, iterations, residual, lower_steps,
     upper_step, lower_solves, lower_min_eig (the Lanczos estimate of the
@@ -144,12 +155,18 @@ class Solver(_Handle):
 
     def run(self, x0=None, y0=None, callback=None, *, progress=False):
         """Run from (x0, y0) (None: the problem's start). callback(info), if
-        given, sees each epoch (a dict: epoch, f, hypergrad_norm, x, y,
+        given, sees each epoch k (a dict: epoch, f, hypergrad_norm, x, y,
         hypergrad, ...; arrays are copies) and stops the run by returning
-        True. progress shows the run's progress on stderr: True (a tqdm bar
-        when tqdm imports, else one line rewritten in place), 'tqdm' or
-        'line'. Returns an OptimizeResult; a failed run raises, with the
-        result as the exception's ``result``.
+        True. info["x"] is x_k, the point at which f and the hypergradient
+        were evaluated, before the epoch's upper step moved it to x_{k+1};
+        info["y"] is y_{k+1}, the lower iterate the epoch's lower solve
+        reached at x_k; info["f"] is f(x_k, y_{k+1}) and info["hypergrad"]
+        the estimate at x_k (the history rows hold the same values). So
+        the last epoch's x is not the result's x, which is one step further
+        (see OptimizeResult). progress shows the run's progress on stderr:
+        True (a tqdm bar when tqdm imports, else one line rewritten in
+        place), 'tqdm' or 'line'. Returns an OptimizeResult; a failed run
+        raises, with the result as the exception's ``result``.
 
         x0 and y0 may be numpy arrays or torch tensors (read through
         .detach()), shaped like the manifolds' points; the result's x, y,

@@ -187,6 +187,35 @@ def test_minimize_callables_closed_form():
     assert r.x.shape == (k,)
 
 
+def test_result_fun_is_f_at_x_y():
+    """fun is f at the returned x and y, and best_f at best_x and best_y
+    (issue 27: fun was f at the point before the last upper step, beside
+    the x after it). After the epoch limit the run solved the lower problem
+    at the returned x: with lower_solve, y is y*(x) exactly."""
+    k, m, o, _, eta_x = quad()
+    a = np.diag(np.linspace(1, 3, m))  # quad()'s A: y*(x) = y - A⁻¹ grad_gy(x, y)
+    lower = lambda x, y: y - np.linalg.solve(a, o["grad_gy"](x, y))
+    g = lambda x, y: y @ o["grad_gy"](x, y) - 0.5 * y @ a @ y  # ½yᵀAy − yᵀBx, as Bx = Ay − grad_gy
+    p = rhgd.Problem(rhgd.Euclidean(k), rhgd.Euclidean(m), **o, g=g, lower_solve=lower,
+                     x0=np.ones(k), y0=np.zeros(m))
+    for settings in (dict(inner=5, eta_y=0.3), dict(lower_solve=True),
+                     dict(preset="adaptive", lower_solve=False, rel_grad_tol=0)):
+        r = rhgd.minimize(p, estimator="cg", eta_x=eta_x, epochs=6, **settings)
+        assert r.status_name == "IterationLimit" and r.nit == 6, settings
+        f = p.oracle("f", r.x, r.y)
+        assert abs(r.fun - f) <= 1e-14 * max(1.0, abs(f)), (settings, r.fun, f)
+        bf = p.oracle("f", r.best_x, r.best_y)
+        assert abs(r.best_f - bf) <= 1e-14 * max(1.0, abs(bf)), (settings, r.best_f, bf)
+        if settings.get("lower_solve"):
+            assert np.max(np.abs(r.y - lower(r.x, r.y))) <= 1e-14 and r.lower_solves == 7
+    # A built-in problem on manifolds, the paper's settings.
+    g = rhgd.builtin("synthetic", n=30, d=8, r=3)
+    r = rhgd.minimize(g, estimator="hinv", epochs=4)
+    assert r.status_name == "IterationLimit"
+    assert abs(r.fun - g.oracle("f", r.x, r.y)) <= 1e-12 * abs(r.fun)
+    assert abs(r.best_f - g.oracle("f", r.best_x, r.best_y)) <= 1e-12 * abs(r.best_f)
+
+
 def test_minimize_takes_a_problem():
     """minimize has one signature: a Problem, the start and settings. The
     removed form with the manifolds and oracles as minimize's keywords, and

@@ -489,6 +489,13 @@ func SolverRun(h int64, x0, y0 []float64, e *Epochs) int {
 
 func SolverCancel(h int64) int { return int(C.rhgd_solver_cancel(sh(h))) }
 
+// SolverHypergradient calls rhgd_solver_hypergradient; nil slices and a
+// nil norm pass NULL.
+func SolverHypergradient(h, lx int64, x []float64, ly int64, y, hg, yOut []float64, norm *float64) int {
+	return int(C.rhgd_solver_hypergradient(sh(h), C.int64_t(lx), p(x), C.int64_t(ly), p(y), p(hg), p(yOut),
+		(*C.double)(unsafe.Pointer(norm))))
+}
+
 // Result mirrors rhgd_result.
 type Result struct {
 	Status, Error                                           int
