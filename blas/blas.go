@@ -186,9 +186,10 @@ var (
 // lapackx.BenchmarkEigThreads). Pairs nest and may come from several
 // goroutines; a large call that starts while a small one is in flight also
 // runs on one thread, which costs time but never correctness. In Shared
-// mode both are no-ops unless SetSharedWindows turned them on: the window
-// then reads the host's thread count when it opens and restores it when it
-// closes, so the host sees its own count between rhgd's calls.
+// mode the window reads the host's thread count when it opens and
+// restores that when it closes, so the host sees its own count between
+// rhgd's calls; SetSharedWindows(false) (RHGD_WINDOWS=0) turns the
+// windows off there.
 func SerialBegin() {
 	sh := shared.Load()
 	if sh && (!sharedWindows.Load() || !haveNative) {
@@ -234,9 +235,9 @@ func SerialEnd() {
 	mu.Unlock()
 }
 
-// SetSharedWindows turns the one-thread windows on (true) or off in Shared
-// mode, where they are off by default; outside Shared mode they are
-// always on. A window changes the process's thread count for the length
+// SetSharedWindows turns the one-thread windows on (true, the default,
+// see Config.NoSharedWindows) or off in Shared mode; outside Shared mode
+// they are always on. A window changes the process's thread count for the length
 // of one of rhgd's small calls and restores the host's count after it:
 // other threads of the host that call OpenBLAS during a window run on one
 // thread too.

@@ -69,6 +69,11 @@ func TestConfigFromEnv(t *testing.T) {
 	require.Equal(t, Config{Threads: 5}, c)
 	_, err = configFrom(env("RHGD_THREADS", "-2"), Config{})
 	require.ErrorIs(t, err, ErrBadSetting)
+	c, err = configFrom(env("RHGD_WINDOWS", "0"), Config{Shared: true})
+	require.NoError(t, err)
+	require.Equal(t, Config{Shared: true, NoSharedWindows: true}, c)
+	_, err = configFrom(env("RHGD_WINDOWS", "some"), Config{})
+	require.ErrorIs(t, err, ErrBadSetting)
 }
 
 // TestStart applies configurations as start-up does and checks the
@@ -93,15 +98,22 @@ func TestStart(t *testing.T) {
 	require.Equal(t, 1, Threads())
 	require.Equal(t, 1, nativeThreads(), "the library was told")
 
-	// Shared: the host's thread count stays, and the one-thread windows
-	// around small calls leave it alone.
+	// Shared: the host's thread count stays; the one-thread windows
+	// around small calls restore it (and leave it alone when off).
+	defer sharedWindows.Store(sharedWindows.Load())
 	nativeSetThreads(2)
 	require.Empty(t, start(Config{Shared: true, Getenv: env()}, true, true))
 	require.Equal(t, 2, Threads())
 	SerialBegin()
+	require.Equal(t, 1, nativeThreads())
+	SerialEnd()
+	require.Equal(t, 2, nativeThreads())
+	require.Empty(t, start(Config{Shared: true, NoSharedWindows: true, Getenv: env()}, true, true))
+	SerialBegin()
 	require.Equal(t, 2, nativeThreads())
 	SerialEnd()
 	require.Equal(t, 2, nativeThreads())
+	sharedWindows.Store(true)
 
 	// Owning with OPENBLAS_NUM_THREADS set keeps what the library read.
 	nativeSetThreads(1)

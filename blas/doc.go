@@ -21,8 +21,9 @@
 //
 //   - On first use (the first Impl, Current or LAPACK call of any rhgd
 //     package, unless Init came first) rhgd sets up its own backend from
-//     the environment: RHGD_BLAS=auto|openblas|gonum picks it and
-//     RHGD_SHARED=1 turns the one-thread windows below off. It leaves
+//     the environment: RHGD_BLAS=auto|openblas|gonum picks it, and
+//     RHGD_SHARED=1 makes the one-thread windows below restore the count
+//     they found (RHGD_WINDOWS=0 turns them off there). It leaves
 //     gonum's blas64, OpenBLAS's kernel set and its thread count as the
 //     program has them. Two variables are the user asking for more:
 //     RHGD_THREADS=N sets N threads for the whole process, and
@@ -68,9 +69,12 @@
 // lapackx (LAPACK calls on one thread, but for dgetrf and dsygst from
 // n = 3072); CurrentInfo lists them. Inside a host that already uses the
 // library, such as a Python process with numpy calling rhgd's C ABI,
-// Config.Shared (RHGD_SHARED=1) turns all three off: rhgd then changes
-// nothing behind the host's back, and runs with the host's settings.
-// Without Init, only the windows apply (see Start-up).
+// Config.Shared (RHGD_SHARED=1) turns the first two off: rhgd then leaves
+// the kernels and the thread count to the host. Its windows still run its
+// own small calls on one thread, restoring the count they found, so that
+// the host sees its own count between rhgd's calls (Config.NoSharedWindows,
+// RHGD_WINDOWS=0, turns them off). Without Init, only the windows apply
+// (see Start-up).
 //
 // # CPU features
 //

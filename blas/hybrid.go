@@ -62,7 +62,8 @@ const (
 // n = 16 takes 8 µs against 0.4 µs). The bounds are the same on every
 // machine: a call that waits a time slice beside busy processes waits it
 // on any machine. SetThreads(1) (RHGD_THREADS=1) keeps every call on one
-// thread; in Shared mode the windows are off.
+// thread; in Shared mode the windows restore the host's count after each
+// call (Config.NoSharedWindows).
 const (
 	// gemmSerialLo: OpenBLAS runs a dgemm of at most 64³ multiply-adds on
 	// one thread by itself (its GEMM_MULTITHREAD_THRESHOLD), so smaller

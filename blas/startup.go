@@ -17,6 +17,7 @@ const (
 	EnvBackend = "RHGD_BLAS"    // auto | gonum | openblas
 	EnvThreads = "RHGD_THREADS" // positive integer
 	EnvShared  = "RHGD_SHARED"  // 1 | 0: see Config.Shared
+	EnvWindows = "RHGD_WINDOWS" // 1 | 0: see Config.NoSharedWindows
 )
 
 // Config is how the numerical backend is set up; see Init. The zero value
@@ -34,12 +35,22 @@ type Config struct {
 	// Shared says rhgd is a guest in a process whose BLAS library belongs
 	// to a host (numpy in a Python process using the C ABI, a C program
 	// with its own OpenBLAS). rhgd then never changes the library's state
-	// behind the host's back: it does not re-select OpenBLAS's kernel set,
-	// sets no thread count unless Threads asks for one, and does not drop
-	// to one thread around small LAPACK calls (SerialBegin and SerialEnd
-	// do nothing). When not Shared, rhgd owns the library and does all
-	// three.
+	// behind the host's back: it does not re-select OpenBLAS's kernel set
+	// and sets no thread count unless Threads asks for one. It still runs
+	// its own small calls on one thread (SerialBegin and SerialEnd), unless
+	// NoSharedWindows, and restores the host's count after each: the host
+	// sees its own count between rhgd's calls. When not Shared, rhgd owns
+	// the library: it re-selects the kernels and sets the thread count.
 	Shared bool
+	// NoSharedWindows turns the one-thread windows off in Shared mode
+	// (RHGD_WINDOWS=0): every call of rhgd's then runs on the host's
+	// thread count. The windows are on by default there since they never
+	// lose and win beside busy processes: in one Python process, beside
+	// one busy process, the built-in hyperrep's epoch took 2.71 ms with
+	// them and 4.72 ms without on a 2-core EPYC (quiet, and for torch
+	// problems, within ±6%; bench/shared_threads.py). A host thread that
+	// calls OpenBLAS during one of rhgd's windows runs on one thread too.
+	NoSharedWindows bool
 	// Getenv reads the environment for ConfigFromEnv and Init (which
 	// consults OPENBLAS_CORETYPE, OPENBLAS_NUM_THREADS and
 	// OMP_NUM_THREADS); nil means os.Getenv. The C ABI passes C's getenv:
@@ -70,7 +81,7 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// ConfigFromEnv reads RHGD_BLAS, RHGD_THREADS and RHGD_SHARED (through
+// ConfigFromEnv reads RHGD_BLAS, RHGD_THREADS, RHGD_SHARED and RHGD_WINDOWS (through
 // base.Getenv) over base. It returns the settings it could read and an
 // error naming each bad value.
 func ConfigFromEnv(base Config) (Config, error) { return configFrom(base.getenv(), base) }
@@ -100,6 +111,13 @@ func configFrom(getenv func(string) string, c Config) (Config, error) {
 			errs = append(errs, fmt.Sprintf("%s=%q: want 1 or 0", EnvShared, s))
 		} else {
 			c.Shared = v
+		}
+	}
+	if s := getenv(EnvWindows); s != "" {
+		if v, err := strconv.ParseBool(strings.TrimSpace(s)); err != nil {
+			errs = append(errs, fmt.Sprintf("%s=%q: want 1 or 0", EnvWindows, s))
+		} else {
+			c.NoSharedWindows = !v
 		}
 	}
 	if len(errs) > 0 {
@@ -195,6 +213,7 @@ func start(c Config, own, install bool) (warnings []string) {
 	getenv := c.getenv()
 	startup.config = c
 	shared.Store(c.Shared)
+	sharedWindows.Store(!c.NoSharedWindows)
 	if install {
 		owned.Store(true)
 	}
