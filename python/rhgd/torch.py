@@ -1,15 +1,22 @@
 """rhgd.torch: bilevel problems written in PyTorch, solved by rhgd.
 
 The user writes the upper and lower objectives ``f(x, y)`` and ``g(x, y)``
-as functions of float64 torch tensors shaped like the manifolds' points
-(a Product's points are flat vectors; ``split`` views their parts), picks
-the manifolds and calls ``minimize``::
+as functions of torch tensors shaped like the manifolds' points (float64
+on the CPU unless Problem's dtype= and device= say otherwise; a Product's
+points are flat vectors, ``split`` views their parts), picks the
+manifolds and calls ``minimize``::
 
     import torch, rhgd, rhgd.torch
     mx, my = rhgd.Stiefel(50, 20), rhgd.SPD(50)
     f = lambda W, M: -torch.sum((M @ C) * W)
     g = lambda W, M: torch.sum(M * A) + torch.sum(torch.linalg.inv(M) * (W @ YtY @ W.T + nu * I))
     r = rhgd.torch.minimize(f, g, mx, my, x0, y0, estimator="cg", epochs=100)
+
+f and g must return their value with its autograd graph: one that carries
+none (a float, .item(), .detach(), numpy, torch.no_grad()) raises
+GraphLost, named, instead of giving zero derivatives. Starting points may
+be tensors (even ones that require grad: they are read through .detach()),
+and results then are tensors too.
 
 Nothing else: rhgd derives every oracle the estimators need with
 torch.autograd (double backward, so torch 1.13 is enough): the gradients
