@@ -309,7 +309,8 @@ def _raise_callback(rc, problem):
     if rc >= 0:
         return
     if err is None:
-        raise _lib.error(rc)
+        explain = getattr(problem, "_explain", None)
+        raise _lib.error(rc, explain(_lib.last_error()) if explain is not None else None)
     if isinstance(err, (KeyboardInterrupt, SystemExit)):
         raise err
     msg = _lib.CALLBACK_FAILED.sub(lambda m: f"the {m[1]} callback raised {type(err).__name__}: {err}",

@@ -51,6 +51,7 @@ each, and full sums only).
 
 import collections
 import ctypes
+import re
 import threading
 
 import numpy as np
@@ -66,26 +67,34 @@ __all__ = ["Problem", "minimize", "split", "GraphLost"]
 _F64 = torch.float64
 
 
-def _view(ptr, n):
-    """The n doubles at address ptr as a numpy array (no copy)."""
-    return np.frombuffer((ctypes.c_double * n).from_address(ptr), dtype=np.float64)
-
-
-def _iview(ptr, n):
-    """The n int64s at address ptr as a numpy array (no copy)."""
-    return np.frombuffer((ctypes.c_int64 * n).from_address(ptr), dtype=np.int64)
-
-
 _memcmp = ctypes.CDLL(None).memcmp
 _memcmp.argtypes = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t)
 _memcmp.restype = ctypes.c_int
 
 
-def _equal(key, ptr, n, item=8):
-    """Whether the n items at ptr are bitwise those of the array key (the
-    same bits give the same derivatives; np.array_equal costs ten times
-    more on a 50 x 50 point)."""
-    return key is not None and key.size == n and _memcmp(key.ctypes.data, ptr, n * item) == 0
+def _equal_batch(key, ptr, n):
+    """Whether the n int64s at ptr are those of the numpy array key."""
+    return key is not None and key.size == n and _memcmp(key.ctypes.data, ptr, n * 8) == 0
+
+
+class _Views:
+    """float64 tensors over the library's arrays by address and length,
+    made once: a run passes the same few buffers (the solver's x, y, its
+    gradient buffers) call after call, and making a view costs more than a
+    small Hessian product. A view is read or written only during a callback
+    that passed its address, when the memory is the library's to lend."""
+
+    def __init__(self):
+        self.d = {}
+
+    def __call__(self, ptr, n):
+        t = self.d.get((ptr, n))
+        if t is None:
+            if len(self.d) >= 256:
+                self.d.clear()
+            t = torch.frombuffer((ctypes.c_double * n).from_address(ptr), dtype=_F64)
+            self.d[(ptr, n)] = t
+        return t
 
 
 def split(m, x):
@@ -98,85 +107,122 @@ def split(m, x):
     return out
 
 
+_NOT_BUILT = object()  # a graph gradient not built yet (None: f or g does not depend on that variable)
+
+
 class _Cache:
     """The last point's derivatives of one objective (f or g): its value,
     its gradients in x and y, and, once a product was asked for there, the
     autograd graph of the gradients (create_graph=True), which every
     further product at the point reuses.
 
-    The key is a copy of the point's x, y and minibatch; a call at another
-    point recomputes."""
+    The key is a float64 copy of the point's x and y (and its minibatch),
+    compared bitwise with the library's arrays (memcmp); a call at another
+    point recomputes. For float64 on the CPU the copies are also the leaf
+    tensors f and g receive.
 
-    def __init__(self, fn, n, sx, sy, name, dtype=_F64, device=None):
+    The lower loop asks for ∇_y g alone at each of its points. After a
+    point that saw nothing else, the next point's forward pass of g tracks y
+    only (x as a constant: no graph for what depends on x alone, as a hand
+    loop writes it); a request that needs x there (∇_x g, a product)
+    builds the full forward pass once."""
+
+    def __init__(self, fn, n, sx, sy, name, dtype, device, views):
         self.fn, self.n, self.sx, self.sy, self.name = fn, n, sx, sy, name
-        self.dtype, self.device = dtype, device
+        self.dtype, self.device, self.views = dtype, device, views
+        self.lx, self.ly = int(np.prod(sx)), int(np.prod(sy))
+        self.direct = dtype == _F64 and (device is None or torch.device(device).type == "cpu")
         self.kx = self.ky = self.kb = None
-        self.value = self.gx = self.gy = None
-        self.fwd = None  # (xt, yt, value) with its graph, or None
-        self.graph = None  # [xt, yt, gx, gy] with create_graph (False: not built yet), or None
+        self.kxa = self.kya = 0
+        self._clear()
+        self.lower_mode = False  # the last point saw only lower-loop requests (g's value and ∇_y g)
+        self.other = False  # the current point saw another request
         # keep > 1 also keeps the keep − 1 points before the last, by their
         # bytes (AD's backward sweep revisits the lower path's points).
         self.keep = 1
         self.old = collections.OrderedDict()
 
-    _STATE = ("kx", "ky", "kb", "value", "gx", "gy", "graph", "fwd")
+    def _clear(self):
+        self.xt = self.yt = self.v = None  # the forward pass: leaves and value with its graph
+        self.full = False  # the forward pass tracks x too
+        self.value = self.gx = self.gy = None
+        self.graph = None  # [gx, gy] with create_graph (_NOT_BUILT, or None where independent)
+
+    _STATE = ("kx", "ky", "kb", "kxa", "kya", "xt", "yt", "v", "full", "value", "gx", "gy", "graph")
 
     def _key(self):
-        return self.kx.tobytes() + self.ky.tobytes() + (b"" if self.kb is None else b"b" + self.kb.tobytes())
+        return self.kx.numpy().tobytes() + self.ky.numpy().tobytes() + \
+            (b"" if self.kb is None else b"b" + self.kb.tobytes())
 
-    def at(self, x, y, lx, ly, batch, nbatch):
-        """Key the cache to the point at the addresses x, y (lx, ly doubles)
-        and the minibatch (None: the full sum), dropping what it held
-        unless the point is the last one."""
-        if _equal(self.kx, x, lx) and _equal(self.ky, y, ly) and \
-                (self.kb is None if not batch else _equal(self.kb, batch, nbatch)):
+    def at(self, x, y, batch, nbatch):
+        """Key the cache to the point at the addresses x, y and the
+        minibatch (None: the full sum), dropping what it held unless the
+        point is the last one."""
+        if self.kxa and _memcmp(self.kxa, x, 8 * self.lx) == 0 and _memcmp(self.kya, y, 8 * self.ly) == 0 and \
+                (self.kb is None if not batch else _equal_batch(self.kb, batch, nbatch)):
             return
+        if self.kxa:
+            self.lower_mode = not self.other
+        self.other = False
+        kx, ky = self.views(x, self.lx).clone(), self.views(y, self.ly).clone()
+        kb = np.frombuffer((ctypes.c_int64 * nbatch).from_address(batch), dtype=np.int64).copy() if batch else None
         if self.keep > 1:
-            if self.kx is not None:
+            if self.kxa:
                 self.old[self._key()] = tuple(getattr(self, k) for k in self._STATE)
                 while len(self.old) > self.keep - 1:
                     self.old.popitem(last=False)
-            kx, ky = _view(x, lx).copy(), _view(y, ly).copy()
-            kb = _iview(batch, nbatch).copy() if batch else None
-            key = kx.tobytes() + ky.tobytes() + (b"" if kb is None else b"b" + kb.tobytes())
+            key = kx.numpy().tobytes() + ky.numpy().tobytes() + (b"" if kb is None else b"b" + kb.tobytes())
             st = self.old.pop(key, None)
             if st is not None:
                 for k, v in zip(self._STATE, st):
                     setattr(self, k, v)
                 return
-            self.kx, self.ky, self.kb = kx, ky, kb  # fresh arrays: the kept states hold the old ones
-        elif self.kx is None:
-            self.kx, self.ky = _view(x, lx).copy(), _view(y, ly).copy()
-            self.kb = _iview(batch, nbatch).copy() if batch else None
+        self.kx, self.ky, self.kb = kx, ky, kb
+        self.kxa, self.kya = kx.data_ptr(), ky.data_ptr()
+        self._clear()
+
+    def _leaf(self, k, shape, grad):
+        """A leaf tensor of the point's values (the key's memory for float64
+        on the CPU: nothing writes it; else a copy in the problem's dtype
+        and device)."""
+        t = k if self.direct else k.to(dtype=self.dtype, device=self.device)
+        return t.view(shape).detach().requires_grad_(grad)
+
+    def _forward(self, full):
+        """The point's value with its autograd graph, built once per point
+        and kept (each gradient is then one backward pass through it), with
+        x tracked when full (or when the point is not in a lower loop)."""
+        # (AD, keep > 1, revisits the lower path's points for products in x)
+        full = full or self.name == "f" or not self.lower_mode or self.keep > 1
+        if self.v is not None and (self.full or not full):
+            return
+        xt, yt = self._leaf(self.kx, self.sx, full), self._leaf(self.ky, self.sy, True)
+        args = ()
+        if self.n:
+            args = (torch.arange(self.n, device=self.device) if self.kb is None else
+                    torch.from_numpy(self.kb).to(self.device),)
+        if torch.is_grad_enabled():
+            v = self._call(xt, yt, args, full)
         else:
-            np.copyto(self.kx, _view(x, lx))
-            np.copyto(self.ky, _view(y, ly))
-            self.kb = _iview(batch, nbatch).copy() if batch else None
-        self.value = self.gx = self.gy = self.graph = self.fwd = None
+            with torch.enable_grad():
+                v = self._call(xt, yt, args, full)
+        self.xt, self.yt, self.v, self.full = xt, yt, v, full
+        self.graph = None  # built again from this forward pass when asked for
 
-    def _args(self):
-        """The point's leaf tensors (owned copies: a graph may outlive the
-        library's arrays) and the minibatch argument."""
-        dt, dev = self.dtype, self.device
-        xt = torch.tensor(self.kx, dtype=dt, device=dev).reshape(self.sx).requires_grad_(True)
-        yt = torch.tensor(self.ky, dtype=dt, device=dev).reshape(self.sy).requires_grad_(True)
-        if not self.n:
-            return xt, yt, ()
-        b = torch.arange(self.n, device=dev) if self.kb is None else torch.from_numpy(self.kb).to(dev)
-        return xt, yt, (b,)
-
-    def _call(self, xt, yt, args):
+    def _call(self, xt, yt, args, full):
         v = self.fn(xt, yt, *args)
         if not isinstance(v, torch.Tensor):
             raise GraphLost(f"rhgd: {self.name} returned a {type(v).__name__}, not a torch tensor: rhgd "
-                             f"differentiates {self.name} with torch.autograd, and a {type(v).__name__} carries "
-                             f"no graph, so every derivative of {self.name} would be zero. " + _GRAPH_CAUSES)
+                            f"differentiates {self.name} with torch.autograd, and a {type(v).__name__} carries "
+                            f"no graph, so every derivative of {self.name} would be zero. " + _GRAPH_CAUSES)
         if v.numel() != 1:
             raise ValueError(f"rhgd: {self.name} returned {v.numel()} values, want one (a scalar)")
         if not v.requires_grad:
+            if not full:  # independent of y, or a lost graph: the full pass tells
+                return self._call(xt.detach().requires_grad_(True), yt, args, True)
             raise GraphLost(f"rhgd: {self.name} returned a tensor that carries no autograd graph, although x "
-                             f"and y require grad: rhgd differentiates {self.name} with torch.autograd, and "
-                             f"without the graph every derivative of {self.name} would be zero. " + _GRAPH_CAUSES)
+                            f"and y require grad: rhgd differentiates {self.name} with torch.autograd, and "
+                            f"without the graph every derivative of {self.name} would be zero. " + _GRAPH_CAUSES)
         return v.reshape(())
 
     def val(self):
@@ -184,82 +230,78 @@ class _Cache:
         # lower step's trial point once accepted, f's gradients after its
         # value) then costs one backward pass and no second forward.
         if self.value is None:
-            self._forward()
+            self._forward(False)
+            self.value = float(self.v)
         return self.value
 
-    def _forward(self):
-        """The point's value with its autograd graph (x and y leaves that
-        require grad), built once per point and kept: each gradient is then
-        one backward pass through it (retain_graph), and only the gradient
-        asked for is computed (the lower steps need ∇_y g alone, whose
-        backward pass skips everything that depends on x only, such as a
-        feature map's eigendecompositions)."""
-        if self.fwd is None:
-            xt, yt, args = self._args()
-            with torch.enable_grad():
-                v = self._call(xt, yt, args)
-            self.fwd = (xt, yt, v)
-            self.value = float(v.detach())
-        return self.fwd
-
-    def _grad(self, which, create_graph):
-        xt, yt, v = self._forward()
-        wrt = (xt, yt)[which]
-        r = None
-        if v.requires_grad:
-            with torch.enable_grad():
-                (r,) = torch.autograd.grad(v, wrt, create_graph=create_graph, retain_graph=True, allow_unused=True)
-        return r, wrt
-
-    def grads(self, which=None):
-        """(gx, gy), computing the one at index which (both when None)."""
-        for w in ((0, 1) if which is None else (which,)):
-            if (self.gx, self.gy)[w] is None:
-                g = self.graph[2 + w] if self.graph is not None and self.graph[2 + w] is not False else None
-                if g is None:
-                    g, wrt = self._grad(w, False)
-                    g = torch.zeros_like(wrt) if g is None else g
-                g = g.detach()
-                self.finite(g, ("grad_" + self.name + "x", "grad_" + self.name + "y")[w])
-                if w == 0:
-                    self.gx = g
-                else:
-                    self.gy = g
-        return self.gx, self.gy
-
-    def finite(self, r, oracle):
-        """Raise, naming oracle and the cause, when the derivative r has a
-        NaN or Inf at a finite point (the library would only say that it
-        is not finite): most often the backward pass of an
-        eigendecomposition at repeated eigenvalues."""
-        if bool(torch.isfinite(r).all()) or not (np.isfinite(self.kx).all() and np.isfinite(self.ky).all()):
-            return
-        bad = int((~torch.isfinite(r)).sum())
-        what = f"rhgd: {oracle} has {bad} non-finite entr{'y' if bad == 1 else 'ies'} (NaN or Inf) at a finite point"
-        if self.value is not None and np.isfinite(self.value):
-            what += f", where {self.name} = {self.value:.6g} is finite"
-        nodes = _spectral_nodes(self.fwd[2]) if self.fwd is not None else set()
-        if nodes:
-            raise FloatingPointError(
-                f"{what}: {self.name} goes through an eigendecomposition ({', '.join(sorted(nodes))}), whose "
-                f"backward divides by differences of eigenvalues, 0/0 = NaN at repeated eigenvalues (M = I, a "
-                f"natural start, has all of them equal). Use a form whose derivative is stable there: for M^(1/2) "
-                f"as a metric factor, L = torch.linalg.cholesky(M) gives the same distances (xᵀMx = |Lᵀx|²) with "
-                f"a finite backward; or start where the eigenvalues are distinct")
-        raise FloatingPointError(f"{what}: {self.name}'s derivative is not finite there (a division by zero, or "
-                                 f"a sqrt or log at 0, inside {self.name} or its backward pass)")
+    def grad(self, which):
+        """∇_x (which 0) or ∇_y (1) of the objective at the point, detached.
+        f's two gradients come from one backward pass (every estimator
+        needs both); g's from the graph of a product when there is one."""
+        if which == 0:
+            self.other = True
+        r = (self.gx, self.gy)[which]
+        if r is not None:
+            return r
+        if self.graph is not None and self.graph[which] is not _NOT_BUILT:
+            r = self.graph[which]
+            r = torch.zeros(((self.sx, self.sy)[which]), dtype=self.dtype, device=self.device) if r is None \
+                else r.detach()
+        elif self.name == "f":
+            self._forward(True)
+            gx, gy = torch.autograd.grad(self.v, (self.xt, self.yt), retain_graph=True, allow_unused=True)
+            self.gx = torch.zeros_like(self.xt) if gx is None else gx
+            self.gy = torch.zeros_like(self.yt) if gy is None else gy
+            return (self.gx, self.gy)[which]
+        else:
+            self._forward(which == 0)
+            wrt = (self.xt, self.yt)[which]
+            # retain the graph for later gradients, unless it tracks y alone
+            # (a lower step: nothing else is asked for at its point)
+            (r,) = torch.autograd.grad(self.v, wrt, retain_graph=self.full, allow_unused=True)
+            r = torch.zeros_like(wrt) if r is None else r
+        if which == 0:
+            self.gx = r
+        else:
+            self.gy = r
+        return r
 
     def second(self, which=1):
         """(xt, yt, gx, gy): the gradients with their graph
         (create_graph=True), each built once per point when first asked for
-        (which: 0 for gx, 1 for gy); one not built yet is False."""
+        (which: 0 for gx, 1 for gy), None where the objective does not
+        depend on that variable."""
+        self.other = True
+        self._forward(True)
         if self.graph is None:
-            xt, yt, _ = self._forward()
-            self.graph = [xt, yt, False, False]
-        if self.graph[2 + which] is False:
-            g, _ = self._grad(which, True)
-            self.graph[2 + which] = g
-        return self.graph
+            self.graph = [_NOT_BUILT, _NOT_BUILT]
+        if self.graph[which] is _NOT_BUILT:
+            (r,) = torch.autograd.grad(self.v, (self.xt, self.yt)[which], create_graph=True, retain_graph=True,
+                                       allow_unused=True)
+            self.graph[which] = r
+        gx, gy = self.graph
+        return self.xt, self.yt, (None if gx is _NOT_BUILT else gx), (None if gy is _NOT_BUILT else gy)
+
+    def explain(self, oracle):
+        """Why oracle, a derivative of this objective, was not finite at the
+        current point (the library found it so): an eigendecomposition's
+        backward pass at repeated eigenvalues, or another cause."""
+        nodes = _spectral_nodes(self.v) if self.v is not None else set()
+        what = f"{oracle} is not finite at a finite point"
+        if self.value is not None and np.isfinite(self.value):
+            what += f", where {self.name} = {self.value:.6g} is finite"
+        if nodes:
+            return (f"{what}: {self.name} goes through an eigendecomposition ({', '.join(sorted(nodes))}), whose "
+                    f"backward divides by differences of eigenvalues, 0/0 = NaN at repeated eigenvalues (M = I, a "
+                    f"natural start, has all of them equal). Use a form whose derivative is stable there: for "
+                    f"M^(1/2) as a metric factor, L = torch.linalg.cholesky(M) gives the same distances "
+                    f"(xᵀMx = |Lᵀx|²) with a finite backward; or start where the eigenvalues are distinct")
+        return (f"{what}: {self.name}'s derivative is not finite there (a division by zero, or a sqrt or log at 0, "
+                f"inside {self.name} or its backward pass)")
+
+
+# A derivative the library found not finite ("grad_fx: non-finite value").
+_NOT_FINITE = re.compile(r"\b(grad_f[xy]|grad_g[xy]|hess_gy|cross_gxy|cross_gyx)\b[^;]*?non-finite")
 
 
 class GraphLost(RuntimeError):
@@ -351,8 +393,9 @@ class Problem(_problems.Problem):
             raise TypeError(f"rhgd: dtype={dtype!r}: want a real floating torch dtype (torch.float64, torch.float32)")
         device = None if device is None else torch.device(device)
         self.dtype, self.device = dtype, device
-        self._f = _Cache(f, n_f, sx, sy, "f", dtype, device)
-        self._g = _Cache(g, n_g, sx, sy, "g", dtype, device)
+        self._views = _Views()
+        self._f = _Cache(f, n_f, sx, sy, "f", dtype, device, self._views)
+        self._g = _Cache(g, n_g, sx, sy, "g", dtype, device, self._views)
         self._lower = lower_solve
         V, H = _lib.VALUE_FN, _lib.HVP_FN
         c = dict(f=V(self._cb_value(self._f)), g=V(self._cb_value(self._g)),
@@ -427,14 +470,14 @@ class Problem(_problems.Problem):
 
         def inv(user, x, y, batch, nbatch, v, out):
             try:
-                xt = self._tensor(_view(x, lx)).reshape(sx)
-                yt = self._tensor(_view(y, ly)).reshape(sy)
-                vt = self._tensor(_view(v, ly)).reshape(sy)
+                xt = self._tensor(x, lx).reshape(sx)
+                yt = self._tensor(y, ly).reshape(sy)
+                vt = self._tensor(v, ly).reshape(sy)
                 with torch.no_grad():
                     r = torch.as_tensor(hess_gy_inv(xt, yt, vt))
                 if tuple(r.shape) != sy:
                     raise ValueError(f"rhgd: hess_gy_inv returned shape {tuple(r.shape)}, want {sy} (y's)")
-                torch.from_numpy(_view(out, ly)).copy_(r.reshape(-1))
+                self._views(out, ly).copy_(r.reshape(-1))
                 return 0
             except BaseException as e:
                 return self._fail("hess_gy_inv", e)
@@ -469,24 +512,33 @@ class Problem(_problems.Problem):
             e = hint
         return super()._fail(name, e)
 
-    def _tensor(self, a):
-        """The library's array a as a tensor of the problem's dtype and
-        device: a view of a's memory for float64 on the CPU, valid only
+    def _tensor(self, ptr, n):
+        """The library's n doubles at ptr as a tensor of the problem's dtype
+        and device: a view of the memory for float64 on the CPU, valid only
         during the callback, else a copy."""
-        t = torch.from_numpy(a)
-        if self.dtype != _F64 or self.device is not None:
+        t = self._views(ptr, n)
+        if not self._f.direct:
             t = t.to(dtype=self.dtype, device=self.device)
         return t
 
-    def _point(self, cache, x, y, batch, nbatch):
-        cache.at(x, y, self._lx, self._ly, batch, nbatch)
+    def _explain(self, msg):
+        """The library's message msg, with the cause added when it says that
+        a derivative of f or g was not finite."""
+        m = _NOT_FINITE.search(msg)
+        if m is None:
+            return msg
+        cache = self._f if m[1].startswith("grad_f") else self._g
+        with self._lock:
+            return msg + " (" + cache.explain(m[1]) + ")"
 
     def _cb_value(self, cache):
+        views = self._views
+
         def cb(user, x, y, batch, nbatch, out):
             try:
                 with self._lock:
-                    self._point(cache, x, y, batch, nbatch)
-                    _view(out, 1)[0] = cache.val()
+                    cache.at(x, y, batch, nbatch)
+                    views(out, 1)[0] = cache.val()
                 return 0
             except BaseException as e:
                 return self._fail(cache.name, e)
@@ -494,14 +546,13 @@ class Problem(_problems.Problem):
 
     def _cb_grad(self, cache, which):
         name = ("grad_" + cache.name + "x", "grad_" + cache.name + "y")[which]
-        n = (self._lx, self._ly)[which]
+        n, views = (self._lx, self._ly)[which], self._views
 
         def cb(user, x, y, batch, nbatch, out):
             try:
                 with self._lock:
-                    self._point(cache, x, y, batch, nbatch)
-                    r = cache.grads(which)[which]
-                    torch.from_numpy(_view(out, n)).copy_(r.reshape(-1))
+                    cache.at(x, y, batch, nbatch)
+                    views(out, n).copy_(cache.grad(which).reshape(-1))
                 return 0
             except BaseException as e:
                 return self._fail(name, e)
@@ -512,25 +563,24 @@ class Problem(_problems.Problem):
         # at x); cross_gyx: ∂_y <∇_x g, u> (u at x, result at y).
         lx, ly, sx, sy = self._lx, self._ly, self._sx, self._sy
         lv, sv, n = dict(hess_gy=(ly, sy, ly), cross_gxy=(ly, sy, lx), cross_gyx=(lx, sx, ly))[name]
-        cache = self._g
+        cache, views = self._g, self._views
 
         def cb(user, x, y, batch, nbatch, v, out):
             try:
                 with self._lock:
-                    self._point(cache, x, y, batch, nbatch)
+                    cache.at(x, y, batch, nbatch)
                     xt, yt, gx, gy = cache.second(0 if name == "cross_gyx" else 1)
-                    vt = self._tensor(_view(v, lv)).reshape(sv)
+                    vt = self._tensor(v, lv).view(sv)
                     if name == "hess_gy":
                         r = _product(gy, yt, vt)
                     elif name == "cross_gxy":
                         r = _product(gy, xt, vt)
                     else:
                         r = _product(gx, yt, vt)
-                    o = torch.from_numpy(_view(out, n))
+                    o = views(out, n)
                     if r is None:
                         o.zero_()
                     else:
-                        cache.finite(r, name)
                         o.copy_(r.reshape(-1))
                 return 0
             except BaseException as e:
@@ -542,13 +592,14 @@ class Problem(_problems.Problem):
 
         def cb(user, x, y, batch, nbatch, out):
             try:
-                xt = torch.tensor(_view(x, lx), dtype=self.dtype, device=self.device).reshape(sx)
-                yt = torch.tensor(_view(y, ly), dtype=self.dtype, device=self.device).reshape(sy)
+                views = self._views
+                xt = views(x, lx).to(dtype=self.dtype, device=self.device, copy=True).view(sx)
+                yt = views(y, ly).to(dtype=self.dtype, device=self.device, copy=True).view(sy)
                 with torch.no_grad():
                     r = torch.as_tensor(self._lower(xt, yt))
                 if tuple(r.shape) != sy:
                     raise ValueError(f"rhgd: lower_solve returned shape {tuple(r.shape)}, want {sy} (y's)")
-                torch.from_numpy(_view(out, ly)).copy_(r.reshape(-1))
+                views(out, ly).copy_(r.reshape(-1))
                 return 0
             except BaseException as e:
                 return self._fail("lower_solve", e)

@@ -137,7 +137,7 @@ def test_eigh_at_repeated_eigenvalues_names_the_cause(metric):
     def f(M, W):
         return torch.nn.functional.cross_entropy(Xva @ _eigh_sqrt(M) @ W, lva)
 
-    with pytest.raises(rhgd.CallbackError) as info:
+    with pytest.raises(rhgd.NumericalError) as info:
         rt.minimize(f, metric["g"], metric["mx"], metric["my"], torch.eye(10, dtype=F64), metric["W0"],
                     estimator="cg", epochs=2)
     msg = str(info.value)
