@@ -5,6 +5,8 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -315,5 +317,22 @@ func TestRunnableCores(t *testing.T) {
 	require.Contains(t, cores, best)
 	for _, c := range cores {
 		require.LessOrEqual(t, coreRank(c), coreRank(best), "%s is beyond the CPU's best, %s", c, best)
+	}
+}
+
+// TestPrivateCNames: blas's C helpers do not take the rhgd_ prefix, which
+// names the C ABI's public functions (cbindings/rhgd.h): a static helper
+// called rhgd_set_threads beside the public rhgd_set_threads misleads
+// whoever reads a backtrace or the source.
+func TestPrivateCNames(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	require.NoError(t, err)
+	fn := regexp.MustCompile(`(?m)^\s*static\s+[\w\s\*\(\)]*?\b(rhgd_\w+)\s*[\(;]`)
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		require.NoError(t, err)
+		for _, m := range fn.FindAllStringSubmatch(string(src), -1) {
+			t.Errorf("%s: C helper %s has the public ABI's prefix", f, m[1])
+		}
 	}
 }
