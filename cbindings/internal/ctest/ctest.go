@@ -354,6 +354,12 @@ func NewQuad(k, m int, lambda float64, a, b, c []float64, failAt int) *Quad {
 // Calls returns the number of oracle calls so far.
 func (q *Quad) Calls() int { return int(q.q.calls) }
 
+// StepsCalls returns the grad_gy calls, the lower_steps calls and the
+// calls of lower_steps with a batch or of the trap (ctest_trap_steps).
+func (q *Quad) StepsCalls() (gradGys, lowerSteps, bad int) {
+	return int(q.q.grad_gys), int(q.q.lower_steps), int(q.q.steps_batches)
+}
+
 // Free releases the C memory.
 func (q *Quad) Free() {
 	C.free(unsafe.Pointer(q.q.a))
@@ -372,6 +378,15 @@ func QuadProblem(q *Quad, mx, my int64, full, flags int, dropRequired bool) (int
 	}
 	var h C.rhgd_problem
 	rc := C.rhgd_problem_callbacks(mh(mx), mh(my), &o, C.int(flags), unsafe.Pointer(q.q), &h)
+	return int64(h.id), int(rc)
+}
+
+// QuadProblemSteps builds the quadratic problem with lower_steps (mode 1)
+// or, as a caller of the layout before lower_steps would, with a trap
+// beyond its size (mode 2); see ctest_quad_problem_steps.
+func QuadProblemSteps(q *Quad, mx, my int64, full, flags, mode int) (int64, int) {
+	var h C.rhgd_problem
+	rc := C.ctest_quad_problem_steps(q.q, mh(mx), mh(my), C.int(full), C.int(flags), C.int(mode), &h)
 	return int64(h.id), int(rc)
 }
 

@@ -28,11 +28,14 @@
 typedef struct {
     int k, m;
     double lambda;
-    const double *a; /* m */
-    const double *b; /* m x k */
-    const double *c; /* m */
-    long calls;      /* oracle calls */
-    long fail_at;    /* grad_gy returns 7 at this call (0: never) */
+    const double *a;    /* m */
+    const double *b;    /* m x k */
+    const double *c;    /* m */
+    long calls;         /* oracle calls */
+    long fail_at;       /* grad_gy and lower_steps return 7 at this call (0: never) */
+    long grad_gys;      /* grad_gy calls */
+    long lower_steps;   /* lower_steps calls */
+    long steps_batches; /* lower_steps calls with a batch (never expected) */
 } ctest_quad;
 
 static inline int ctest_quad_f(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch, double *out) {
@@ -92,6 +95,7 @@ static inline int ctest_quad_grad_gy(void *u, const double *x, const double *y, 
     ctest_quad *q = u;
     (void)batch, (void)nbatch;
     q->calls++;
+    q->grad_gys++;
     if (q->fail_at > 0 && q->calls >= q->fail_at) return 7;
     for (int i = 0; i < q->m; i++) {
         double bx = 0;
@@ -99,6 +103,45 @@ static inline int ctest_quad_grad_gy(void *u, const double *x, const double *y, 
         out[i] = q->a[i] * y[i] - bx;
     }
     return 0;
+}
+
+/* lower_steps: steps of y <- y - eta grad_y g, the gradient computed as
+ * grad_gy computes it, with its Frobenius norms. */
+static inline int ctest_quad_lower_steps(void *u, const double *x, const double *y, const int64_t *batch,
+                                         int64_t nbatch, int64_t steps, double eta, double *y_out,
+                                         double *grad_norms) {
+    ctest_quad *q = u;
+    q->calls++;
+    q->lower_steps++;
+    if (batch != NULL || nbatch != 0) q->steps_batches++;
+    if (q->fail_at > 0 && q->calls >= q->fail_at) return 7;
+    double *gy = malloc((size_t)q->m * sizeof *gy);
+    if (gy == NULL) return 8;
+    memcpy(y_out, y, (size_t)q->m * sizeof *y_out);
+    double t = -eta;
+    for (int64_t s = 0; s < steps; s++) {
+        double ss = 0;
+        for (int i = 0; i < q->m; i++) {
+            double bx = 0;
+            for (int j = 0; j < q->k; j++) bx += q->b[i * q->k + j] * x[j];
+            gy[i] = q->a[i] * y_out[i] - bx;
+        }
+        for (int i = 0; i < q->m; i++) ss += gy[i] * gy[i];
+        grad_norms[s] = sqrt(ss);
+        for (int i = 0; i < q->m; i++) y_out[i] = y_out[i] + t * gy[i];
+    }
+    free(gy);
+    return 0;
+}
+
+/* A lower_steps that must never be called: it counts its calls in the
+ * quad's steps_batches and fails. */
+static inline int ctest_trap_steps(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch,
+                                   int64_t steps, double eta, double *y_out, double *grad_norms) {
+    ctest_quad *q = u;
+    (void)x, (void)y, (void)batch, (void)nbatch, (void)steps, (void)eta, (void)y_out, (void)grad_norms;
+    q->steps_batches++;
+    return 99;
 }
 
 static inline int ctest_quad_hess_gy(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch, const double *v, double *out) {
@@ -162,6 +205,22 @@ static inline rhgd_oracles ctest_quad_oracles(int full) {
     }
     if (full == 1) o.hess_gy_inv = ctest_quad_hess_gy_inv;
     return o;
+}
+
+/* ctest_quad_problem_steps builds the quadratic problem (ctest_quad_oracles(full))
+ * with lower_steps: mode 1 gives ctest_quad_lower_steps; mode 2 is a
+ * caller built against the header before lower_steps: size ends after
+ * lower_solve, and the lower_steps slot holds ctest_trap_steps, which the
+ * library must not read. */
+static inline int ctest_quad_problem_steps(ctest_quad *q, rhgd_manifold mx, rhgd_manifold my, int full, int flags,
+                                           int mode, rhgd_problem *out) {
+    rhgd_oracles o = ctest_quad_oracles(full);
+    if (mode == 1) o.lower_steps = ctest_quad_lower_steps;
+    if (mode == 2) {
+        o.lower_steps = ctest_trap_steps;
+        o.size = offsetof(rhgd_oracles, lower_steps);
+    }
+    return rhgd_problem_callbacks(mx, my, &o, flags, q, out);
 }
 
 /* A no-op gradient oracle, to time one callback crossing. */
@@ -428,7 +487,7 @@ static inline int ctest_run_quad(double *x, int full, const char *estimator, cha
     static const double a[4] = {1.0, 2.0, 3.0, 4.0};
     static const double b[12] = {1, 0, 0.5, 0, 1, 0, 0.2, 0.3, 1, 1, 1, 1};
     static const double c[4] = {1, -1, 0.5, 2};
-    ctest_quad q = {3, 4, 0.1, a, b, c, 0, 0};
+    ctest_quad q = {3, 4, 0.1, a, b, c, 0, 0, 0, 0, 0};
     rhgd_oracles o = ctest_quad_oracles(full);
     rhgd_manifold mx = RHGD_NO_HANDLE, my = RHGD_NO_HANDLE;
     rhgd_problem p = RHGD_NO_HANDLE;
