@@ -189,10 +189,12 @@ func (c *cOracles) steps(fn C.rhgd_steps_fn) func([]float64, *solver.Point, int,
 }
 
 // problem returns the solver.Problem the oracles describe on mx × my,
-// Riemannian as given or converted from Euclidean ones. Two oracles
-// mean the same with either flag: lower_solve (a point) and lower_steps
-// (Euclidean steps on a Euclidean My, where they are the Riemannian
-// ones).
+// Riemannian as given or converted from Euclidean ones. Three oracles
+// mean the same with either flag: lower_solve (a point), hess_gy_inv
+// (the Riemannian inverse Hessian, taken as given: no manifold method
+// converts to it, and a caller with Euclidean derivatives often has it in
+// closed form) and lower_steps (Euclidean steps on a Euclidean My, where
+// they are the Riemannian ones).
 func (c *cOracles) problem(mx, my solver.Manifold, euclidean bool) (solver.Problem, error) {
 	for _, r := range []struct {
 		ok   bool
@@ -205,9 +207,6 @@ func (c *cOracles) problem(mx, my solver.Manifold, euclidean bool) (solver.Probl
 	if c.lowerSteps != nil && !solver.IsEuclideanSpace(my) {
 		return solver.Problem{}, argf("lower_steps is given on My = %s, which is not a Euclidean space: it takes Euclidean gradient steps, which are the solver's lower steps only on euclid manifolds and products of them",
 			specOf(my))
-	}
-	if euclidean && c.hessGi != nil {
-		return solver.Problem{}, argf("hess_gy_inv is given with RHGD_EUCLIDEAN: an inverse Hessian must be Riemannian")
 	}
 	var p solver.Problem
 	if euclidean {

@@ -597,8 +597,12 @@ typedef int (*rhgd_steps_fn)(void *user, const double *x, const double *y, const
  * ...), hess_gy(v) = Hess_y g[v], cross_gxy(v) = D_y grad_x g[v] in T_x for
  * v in T_y, cross_gyx(u) = D_x grad_y g[u] in T_y for u in T_x. With
  * RHGD_EUCLIDEAN they are the Euclidean gradients and second derivatives in
- * the ambient coordinates, converted by the manifolds (hess_gy_inv is then
- * not allowed).
+ * the ambient coordinates, converted by the manifolds. hess_gy_inv is the
+ * Riemannian inverse Hessian with either flag, taken as given (not
+ * converted): out = H^-1 v for v tangent at y, H = Hess_y g the Riemannian
+ * Hessian of g in y (on the minibatch given, as for hess_gy); on
+ * R^(r x c) that is the inverse of the Euclidean Hessian, on SPD(n) the
+ * inverse of the affine-invariant Hessian.
  *
  * lower_steps (an rhgd_steps_fn), optional, runs the epoch's lower loop in
  * one call, where each grad_gy call would otherwise cross into the
@@ -645,9 +649,10 @@ typedef struct rhgd_oracles {
  * oracles (copied, as far as oracles->size reaches: RHGD_EINVAL below
  * RHGD_ORACLES_SIZE_1; the function pointers must stay valid while the
  * problem lives) with flags RHGD_RIEMANNIAN or RHGD_EUCLIDEAN (lower_solve
- * returns a point and lower_steps takes Euclidean steps on a Euclidean My
- * either way); user is passed back to every oracle. The problem has no
- * starting point until rhgd_problem_set_start. */
+ * returns a point, hess_gy_inv is Riemannian and lower_steps takes
+ * Euclidean steps on a Euclidean My either way); user is passed back to
+ * every oracle. The problem has no starting point until
+ * rhgd_problem_set_start. */
 RHGD_API int rhgd_problem_callbacks(rhgd_manifold mx, rhgd_manifold my, const rhgd_oracles *oracles,
                                     int flags, void *user, rhgd_problem *out);
 

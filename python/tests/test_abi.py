@@ -22,7 +22,7 @@ KAPPA = B.mean() / A.mean()
 XSTAR = KAPPA * C.mean(axis=0) / (KAPPA ** 2 + LAM)
 
 
-def finite_sum(seen, lower_solve=False, gradients="euclidean"):
+def finite_sum(seen, lower_solve=False, gradients="euclidean", hinv=None):
     def idx(batch):
         if batch is None:
             seen["full"] += 1
@@ -40,6 +40,12 @@ def finite_sum(seen, lower_solve=False, gradients="euclidean"):
         seen["solve"] += 1
         return B[i].mean() / A[i].mean() * x
 
+    def hess_gy_inv(x, y, v, batch):
+        seen.setdefault("hinv_sizes", set()).add(None if batch is None else len(batch))
+        return v / A[idx(batch)].mean()
+
+    if hinv is None:
+        hinv = gradients == "riemannian"
     return rhgd.Problem(
         rhgd.Euclidean(2), rhgd.Euclidean(2), f=f,
         grad_fx=lambda x, y, batch: LAM * x,
@@ -48,7 +54,7 @@ def finite_sum(seen, lower_solve=False, gradients="euclidean"):
         grad_gx=lambda x, y, batch: -B[idx(batch)].mean() * y,
         hess_gy=lambda x, y, v, batch: A[idx(batch)].mean() * v,
         cross_gxy=lambda x, y, v, batch: -B[idx(batch)].mean() * v,
-        hess_gy_inv=(lambda x, y, v, batch: v / A[idx(batch)].mean()) if gradients == "riemannian" else None,
+        hess_gy_inv=hess_gy_inv if hinv else None,
         lower_solve=lsolve if lower_solve else None,
         gradients=gradients, n_f=len(A), n_g=len(A), x0=np.zeros(2), y0=np.zeros(2))
 
@@ -69,6 +75,20 @@ def test_lower_solve_and_hinv():
     assert seen["solve"] > 0 and r.lower_solves == seen["solve"]
     np.testing.assert_allclose(r.x, XSTAR, atol=1e-8)
     assert r.best_x.shape == (2,) and r.best_f <= r.history["f"].min() + 1e-15
+
+
+def test_hinv_beside_euclidean_oracles():
+    # hess_gy_inv is Riemannian whatever gradients= says (on R^2 the same
+    # as the Euclidean inverse); it gets the batch the Hessian would: all
+    # components without minibatches, RSHGD's B4 (batch_hess) with them.
+    seen = dict(full=0, batch=0, solve=0)
+    p = finite_sum(seen, hinv=True)
+    r = rhgd.minimize(p, estimator="hinv", epochs=500, eta_x=0.5, eta_y=0.2, inner=30, grad_tol=1e-11)
+    np.testing.assert_allclose(r.x, XSTAR, atol=1e-8)
+    assert seen.pop("hinv_sizes") == {len(A)}
+    rhgd.minimize(p, estimator="hinv", epochs=10, inner=5, eta_x=0.5, eta_y=0.2, batch_lower=2, batch_upper=2,
+                  batch_cross=3, batch_hess=1, seed=4)
+    assert seen["hinv_sizes"] == {1}
 
 
 def test_history_columns_and_results():

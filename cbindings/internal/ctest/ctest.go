@@ -626,6 +626,36 @@ func FsumProblem(f *Fsum, mx, my int64, lowerSolve bool, size int) (int64, int) 
 	return int64(h.id), int(rc)
 }
 
+// FsumProblemHinv builds the finite-sum problem (Euclidean oracles) with
+// hess_gy_inv; HinvBatches returns that oracle's minibatch calls and the
+// size of the last minibatch.
+func FsumProblemHinv(f *Fsum, mx, my int64) (int64, int) {
+	var h C.rhgd_problem
+	rc := C.ctest_fsum_problem_hinv(f.q, mh(mx), mh(my), &h)
+	return int64(h.id), int(rc)
+}
+
+func (f *Fsum) HinvBatches() (calls, last int64) {
+	return int64(f.q.hinv_batches), int64(f.q.hinv_nbatch)
+}
+
+// SPD is the counters of the problem on R^2 × SPD(2) of ctest.h (C
+// memory).
+type SPD struct{ q *C.ctest_spd }
+
+// NewSPD allocates its counters; Free releases them.
+func NewSPD() *SPD              { return &SPD{(*C.ctest_spd)(C.calloc(1, C.sizeof_ctest_spd))} }
+func (s *SPD) Free()            { C.free(unsafe.Pointer(s.q)) }
+func (s *SPD) HinvCalls() int64 { return int64(s.q.hinv_calls) }
+
+// SPDProblem builds it on mx = R^2 and my = SPD(2), with hess_gy_inv as
+// ctest_spd_problem's hinv says (0 none, 1 Riemannian, 2 Euclidean).
+func SPDProblem(s *SPD, mx, my int64, hinv int) (int64, int) {
+	var h C.rhgd_problem
+	rc := C.ctest_spd_problem(s.q, mh(mx), mh(my), C.int(hinv), &h)
+	return int64(h.id), int(rc)
+}
+
 // OraclesSize1 and ResultSize1 are RHGD_ORACLES_SIZE_1 and
 // RHGD_RESULT_SIZE_1; ResultSize is sizeof(rhgd_result).
 func OraclesSize1() int { return int(C.RHGD_ORACLES_SIZE_1) }
