@@ -609,18 +609,20 @@ typedef int (*rhgd_steps_fn)(void *user, const double *x, const double *y, const
  * caller's code (an interpreter, an autodiff framework): it must give what
  * steps lower steps give (steps grad_gy calls, each followed by the step
  * y - eta grad_gy), to rounding. It is allowed only when My is a Euclidean
- * space, an "euclid" manifold or a product of them, where the Euclidean
- * and Riemannian gradients agree, so it means the same with either flag;
- * on another My rhgd_problem_callbacks fails with RHGD_EINVAL. The solver
- * calls it once per epoch, with steps = inner and eta = eta_y, in place of
- * the inner grad_gy calls, and checks the returned norms for divergence as
- * it checks its own steps (counting inner lower gradients), whenever those
- * steps are the paper's fixed ones: preset=paper without lower_bb or
- * lower_tol, n_g = 0 (so batch is NULL and nbatch 0, the full sum; the
- * parameters are there for growth) and an estimator other than "ad",
- * which keeps every lower iterate. Otherwise it calls grad_gy as before,
- * which stays required. A nonzero return stops the run as any oracle's
- * does. */
+ * space, a euclid manifold or a product of them, where the Euclidean and
+ * Riemannian gradients agree, so it means the same with either flag; on
+ * another My rhgd_problem_callbacks fails with RHGD_EINVAL. Wherever the
+ * solver takes its lower steps (each epoch, the final lower solve of a
+ * run, rhgd_solver_hypergradient's lower loop) it calls lower_steps once,
+ * with steps = inner and eta = eta_y, in place of the inner grad_gy
+ * calls, and checks the returned norms for divergence as it checks its
+ * own steps (the same errors at the same step; lower_grads counts inner,
+ * and lower_grad_norm is grad_norms[steps - 1]), whenever those steps are
+ * the paper's fixed ones: preset=paper without lower_bb or lower_tol
+ * (lower_solve=true replaces the steps altogether), n_g = 0 (so batch is NULL and nbatch 0, the full sum; the parameters
+ * are there for growth) and an estimator other than "ad", which keeps
+ * every lower iterate. Otherwise it calls grad_gy as before, which stays
+ * required. A nonzero return stops the run as any oracle's does. */
 typedef struct rhgd_oracles {
     size_t size; /* sizeof(rhgd_oracles) */
     rhgd_value_fn f;
