@@ -24,6 +24,12 @@ static int rhgd_call_hvp_(rhgd_hvp_fn fn, uintptr_t user, const double *x, const
 	return fn((void *)user, x, y, batch, nbatch, v, out);
 }
 
+static int rhgd_call_steps_(rhgd_steps_fn fn, uintptr_t user, const double *x, const double *y,
+                            const int64_t *batch, int64_t nbatch, int64_t steps, double eta, double *y_out,
+                            double *grad_norms) {
+	return fn((void *)user, x, y, batch, nbatch, steps, eta, y_out, grad_norms);
+}
+
 // rhgd_oracles_copy_ copies the caller's oracles, of the caller's size, into
 // a zeroed struct of the library's: fields beyond the caller's size stay
 // NULL/0. The caller checked size >= RHGD_ORACLES_SIZE_1.
@@ -78,6 +84,7 @@ type cOracles struct {
 	f, g                                       C.rhgd_value_fn
 	gradFx, gradFy, gradGx, gradGy, lowerSolve C.rhgd_grad_fn
 	hessGy, crossGxy, crossGyx, hessGi         C.rhgd_hvp_fn
+	lowerSteps                                 C.rhgd_steps_fn
 	nf, ng                                     int
 	user                                       C.uintptr_t
 	scalar                                     []float64
@@ -101,7 +108,7 @@ func newCOracles(src *C.rhgd_oracles, user C.uintptr_t) (*cOracles, error) {
 	}
 	return &cOracles{f: o.f, g: o.g, gradFx: o.grad_fx, gradFy: o.grad_fy, gradGx: o.grad_gx, gradGy: o.grad_gy,
 		hessGy: o.hess_gy, crossGxy: o.cross_gxy, crossGyx: o.cross_gyx, hessGi: o.hess_gy_inv,
-		lowerSolve: o.lower_solve, nf: int(o.n_f), ng: int(o.n_g),
+		lowerSolve: o.lower_solve, lowerSteps: o.lower_steps, nf: int(o.n_f), ng: int(o.n_g),
 		user: user, scalar: make([]float64, 1)}, nil
 }
 
@@ -166,8 +173,28 @@ func (c *cOracles) hvp(fn C.rhgd_hvp_fn, name string) func([]float64, *solver.Po
 	}
 }
 
+// steps returns Problem.LowerSteps calling fn, or nil.
+func (c *cOracles) steps(fn C.rhgd_steps_fn) func([]float64, *solver.Point, int, float64, []float64) error {
+	if fn == nil {
+		return nil
+	}
+	return func(dst []float64, pt *solver.Point, n int, eta float64, norms []float64) error {
+		b, nb := batch(pt)
+		if rc := C.rhgd_call_steps_(fn, c.user, ptr(pt.X), ptr(pt.Y), b, nb, C.int64_t(n), C.double(eta), ptr(dst),
+			ptr(norms)); rc != 0 {
+			return callbackErr("lower_steps", rc)
+		}
+		return nil
+	}
+}
+
 // problem returns the solver.Problem the oracles describe on mx × my,
-// Riemannian as given or converted from Euclidean ones.
+// Riemannian as given or converted from Euclidean ones. Three oracles
+// mean the same with either flag: lower_solve (a point), hess_gy_inv
+// (the Riemannian inverse Hessian, taken as given: no manifold method
+// converts to it, and a caller with Euclidean derivatives often has it in
+// closed form) and lower_steps (Euclidean steps on a Euclidean My, where
+// they are the Riemannian ones).
 func (c *cOracles) problem(mx, my solver.Manifold, euclidean bool) (solver.Problem, error) {
 	for _, r := range []struct {
 		ok   bool
@@ -177,24 +204,27 @@ func (c *cOracles) problem(mx, my solver.Manifold, euclidean bool) (solver.Probl
 			return solver.Problem{}, argf("oracle %s is NULL; f, grad_fx, grad_fy and grad_gy are required", r.name)
 		}
 	}
-	if !euclidean {
-		return solver.Problem{Mx: mx, My: my, NF: c.nf, NG: c.ng,
+	if c.lowerSteps != nil && !solver.IsEuclideanSpace(my) {
+		return solver.Problem{}, argf("lower_steps is given on My = %s, which is not a Euclidean space: it takes Euclidean gradient steps, which are the solver's lower steps only on euclid manifolds and products of them",
+			specOf(my))
+	}
+	var p solver.Problem
+	if euclidean {
+		p = solver.Euclidean(solver.EuclideanProblem{Mx: mx, My: my, NF: c.nf, NG: c.ng,
 			F: c.value(c.f, "f"), GradFx: c.grad(c.gradFx, "grad_fx"), GradFy: c.grad(c.gradFy, "grad_fy"),
 			G: c.value(c.g, "g"), GradGx: c.grad(c.gradGx, "grad_gx"), GradGy: c.grad(c.gradGy, "grad_gy"),
 			HessGy: c.hvp(c.hessGy, "hess_gy"), CrossGxy: c.hvp(c.crossGxy, "cross_gxy"),
-			CrossGyx: c.hvp(c.crossGyx, "cross_gyx"), HessGyInv: c.hvp(c.hessGi, "hess_gy_inv"),
-			LowerSolve: c.grad(c.lowerSolve, "lower_solve")}, nil
+			CrossGyx: c.hvp(c.crossGyx, "cross_gyx")})
+	} else {
+		p = solver.Problem{Mx: mx, My: my, NF: c.nf, NG: c.ng,
+			F: c.value(c.f, "f"), GradFx: c.grad(c.gradFx, "grad_fx"), GradFy: c.grad(c.gradFy, "grad_fy"),
+			G: c.value(c.g, "g"), GradGx: c.grad(c.gradGx, "grad_gx"), GradGy: c.grad(c.gradGy, "grad_gy"),
+			HessGy: c.hvp(c.hessGy, "hess_gy"), CrossGxy: c.hvp(c.crossGxy, "cross_gxy"),
+			CrossGyx: c.hvp(c.crossGyx, "cross_gyx")}
 	}
-	if c.hessGi != nil {
-		return solver.Problem{}, argf("hess_gy_inv is given with RHGD_EUCLIDEAN: an inverse Hessian must be Riemannian")
-	}
-	p := solver.Euclidean(solver.EuclideanProblem{Mx: mx, My: my, NF: c.nf, NG: c.ng,
-		F: c.value(c.f, "f"), GradFx: c.grad(c.gradFx, "grad_fx"), GradFy: c.grad(c.gradFy, "grad_fy"),
-		G: c.value(c.g, "g"), GradGx: c.grad(c.gradGx, "grad_gx"), GradGy: c.grad(c.gradGy, "grad_gy"),
-		HessGy: c.hvp(c.hessGy, "hess_gy"), CrossGxy: c.hvp(c.crossGxy, "cross_gxy"),
-		CrossGyx: c.hvp(c.crossGyx, "cross_gyx")})
-	// The lower solution is a point, the same in either description.
+	p.HessGyInv = c.hvp(c.hessGi, "hess_gy_inv")
 	p.LowerSolve = c.grad(c.lowerSolve, "lower_solve")
+	p.LowerSteps = c.steps(c.lowerSteps)
 	return p, nil
 }
 

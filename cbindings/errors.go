@@ -195,13 +195,18 @@ func abiOracles() []solver.Oracle {
 	return out
 }
 
-// oracleFields are the Go names of abiOracles.
+// lowerStepsField and lowerStepsKey name solver.Problem.LowerSteps, the
+// fused lower loop of rhgd_oracles.lower_steps, which is not a
+// solver.Oracle (it stands in for grad_gy calls).
+const lowerStepsField, lowerStepsKey = "LowerSteps", "lower_steps"
+
+// oracleFields are the Go names of abiOracles, and LowerSteps.
 func oracleFields() []string {
 	var out []string
 	for _, o := range abiOracles() {
 		out = append(out, o.String())
 	}
-	return out
+	return append(out, lowerStepsField)
 }
 
 // abiNames are the C ABI's names (the keys of rhgd_solver_new's settings,
@@ -224,6 +229,7 @@ func settingNames(names map[string]string) map[string]string {
 	for _, o := range abiOracles() {
 		names[o.String()] = o.Key()
 	}
+	names[lowerStepsField] = lowerStepsKey
 	for _, e := range solver.SettingsTable() {
 		if !strings.HasPrefix(e.Field, "Lower.") && !strings.HasPrefix(e.Field, "Upper.") {
 			names["Settings."+e.Field] = e.Key

@@ -568,6 +568,18 @@ typedef int (*rhgd_grad_fn)(void *user, const double *x, const double *y, const 
 typedef int (*rhgd_hvp_fn)(void *user, const double *x, const double *y, const int64_t *batch, int64_t nbatch,
                            const double *v, double *out);
 
+/* rhgd_steps_fn, the type of rhgd_oracles.lower_steps, takes steps of the
+ * solver's lower steps in one call: from y_0 = y, for s = 0, ...,
+ * steps - 1,
+ *   y_{s+1} = y_s - eta grad_y g(x, y_s),
+ * with the Euclidean gradient of g in y (batch and nbatch as for the other
+ * oracles), each step computed as y_s[i] + t u[i] with t = -eta (the
+ * retraction of R^(r x c)). It writes y_steps to y_out (len(My) doubles,
+ * never the array y) and ||grad_y g(x, y_s)||_F, the Frobenius norm, to
+ * grad_norms[s] (steps doubles). */
+typedef int (*rhgd_steps_fn)(void *user, const double *x, const double *y, const int64_t *batch, int64_t nbatch,
+                             int64_t steps, double eta, double *y_out, double *grad_norms);
+
 /* rhgd_oracles: the problem's oracles, a size-prefixed struct (see STRUCTS
  * THAT GROW; start from RHGD_STRUCT_INIT(rhgd_oracles)). Required: f,
  * grad_fx, grad_fy, grad_gy. Optional (NULL when absent): g (checks only),
@@ -576,7 +588,8 @@ typedef int (*rhgd_hvp_fn)(void *user, const double *x, const double *y, const i
  * NULL, exact to O(h^2)), cross_gyx (checks only), hess_gy_inv (for the
  * "hinv" estimator), lower_solve (out = y*(x) = argmin_y g(x, y), of length
  * len(My), given the current lower iterate y as a warm start; the solver
- * setting lower_solve=true runs it instead of lower steps).
+ * setting lower_solve=true runs it instead of lower steps), lower_steps
+ * (below).
  * n_f and n_g (>= 0) are the numbers of components of a finite-sum f and
  * g, 0 when f or g is not one; with them the oracles receive minibatches.
  *
@@ -584,8 +597,32 @@ typedef int (*rhgd_hvp_fn)(void *user, const double *x, const double *y, const i
  * ...), hess_gy(v) = Hess_y g[v], cross_gxy(v) = D_y grad_x g[v] in T_x for
  * v in T_y, cross_gyx(u) = D_x grad_y g[u] in T_y for u in T_x. With
  * RHGD_EUCLIDEAN they are the Euclidean gradients and second derivatives in
- * the ambient coordinates, converted by the manifolds (hess_gy_inv is then
- * not allowed). */
+ * the ambient coordinates, converted by the manifolds. hess_gy_inv is the
+ * Riemannian inverse Hessian with either flag, taken as given (not
+ * converted): out = H^-1 v for v tangent at y, H = Hess_y g the Riemannian
+ * Hessian of g in y (on the minibatch given, as for hess_gy); on
+ * R^(r x c) that is the inverse of the Euclidean Hessian, on SPD(n) the
+ * inverse of the affine-invariant Hessian.
+ *
+ * lower_steps (an rhgd_steps_fn), optional, runs the epoch's lower loop in
+ * one call, where each grad_gy call would otherwise cross into the
+ * caller's code (an interpreter, an autodiff framework): it must give what
+ * steps lower steps give (steps grad_gy calls, each followed by the step
+ * y - eta grad_gy), to rounding. It is allowed only when My is a Euclidean
+ * space, a euclid manifold or a product of them, where the Euclidean and
+ * Riemannian gradients agree, so it means the same with either flag; on
+ * another My rhgd_problem_callbacks fails with RHGD_EINVAL. Wherever the
+ * solver takes its lower steps (each epoch, the final lower solve of a
+ * run, rhgd_solver_hypergradient's lower loop) it calls lower_steps once,
+ * with steps = inner and eta = eta_y, in place of the inner grad_gy
+ * calls, and checks the returned norms for divergence as it checks its
+ * own steps (the same errors at the same step; lower_grads counts inner,
+ * and lower_grad_norm is grad_norms[steps - 1]), whenever those steps are
+ * the paper's fixed ones: preset=paper without lower_bb or lower_tol
+ * (lower_solve=true replaces the steps altogether), n_g = 0 (so batch is NULL and nbatch 0, the full sum; the parameters
+ * are there for growth) and an estimator other than "ad", which keeps
+ * every lower iterate. Otherwise it calls grad_gy as before, which stays
+ * required. A nonzero return stops the run as any oracle's does. */
 typedef struct rhgd_oracles {
     size_t size; /* sizeof(rhgd_oracles) */
     rhgd_value_fn f;
@@ -601,6 +638,7 @@ typedef struct rhgd_oracles {
     /* end of the first layout (RHGD_ORACLES_SIZE_1) */
     int64_t n_f, n_g;
     rhgd_grad_fn lower_solve;
+    rhgd_steps_fn lower_steps;
 } rhgd_oracles;
 
 /* The size of rhgd_oracles' first layout, the smallest size accepted. */
@@ -613,8 +651,10 @@ typedef struct rhgd_oracles {
  * oracles (copied, as far as oracles->size reaches: RHGD_EINVAL below
  * RHGD_ORACLES_SIZE_1; the function pointers must stay valid while the
  * problem lives) with flags RHGD_RIEMANNIAN or RHGD_EUCLIDEAN (lower_solve
- * returns a point either way); user is passed back to every oracle. The
- * problem has no starting point until rhgd_problem_set_start. */
+ * returns a point, hess_gy_inv is Riemannian and lower_steps takes
+ * Euclidean steps on a Euclidean My either way); user is passed back to
+ * every oracle. The problem has no starting point until
+ * rhgd_problem_set_start. */
 RHGD_API int rhgd_problem_callbacks(rhgd_manifold mx, rhgd_manifold my, const rhgd_oracles *oracles,
                                     int flags, void *user, rhgd_problem *out);
 

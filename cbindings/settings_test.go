@@ -86,7 +86,8 @@ func TestSettingsEveryKey(t *testing.T) {
 }
 
 // TestOracleKeys: rhgd_oracles' fields and Python's oracle keywords are
-// the solver's oracle keys.
+// the solver's oracle keys; rhgd_oracles also has lower_steps, the fused
+// lower loop (Problem.LowerSteps, not an oracle), which abiTerms names.
 func TestOracleKeys(t *testing.T) {
 	var want []string
 	for _, o := range abiOracles() {
@@ -98,10 +99,16 @@ func TestOracleKeys(t *testing.T) {
 	require.True(t, ok)
 	block, _, _ = strings.Cut(block, "}")
 	var got []string
-	for _, m := range regexp.MustCompile(`rhgd_\w+_fn (\w+);`).FindAllStringSubmatch(block, -1) {
-		got = append(got, m[1])
+	for _, m := range regexp.MustCompile(`rhgd_(\w+)_fn (\w+);`).FindAllStringSubmatch(block, -1) {
+		if m[1] == "steps" {
+			require.Equal(t, lowerStepsKey, m[2])
+			continue
+		}
+		got = append(got, m[2])
 	}
 	require.ElementsMatch(t, want, got, "rhgd.h") // the struct keeps its ABI order
+	require.Contains(t, block, "rhgd_steps_fn "+lowerStepsKey+";")
+	require.Equal(t, "lower_steps at epoch 3", abiTerms("LowerSteps at epoch 3"))
 
 	py, err := os.ReadFile("../python/rhgd/problems.py")
 	require.NoError(t, err)

@@ -81,6 +81,11 @@ func (e *Euclidean) Retract(dst, x, u []float64, t float64) error {
 	return nil
 }
 
+// IsEuclideanSpace returns true: R^{r×c} is its own ambient space, with
+// the identity gradient conversions and the retraction x + t·u (see
+// solver.EuclideanSpace).
+func (e *Euclidean) IsEuclideanSpace() bool { return true }
+
 // Exp is Retract.
 func (e *Euclidean) Exp(dst, x, u []float64, t float64) error { return e.Retract(dst, x, u, t) }
 

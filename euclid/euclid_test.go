@@ -13,6 +13,8 @@ var (
 	_ solver.Exper     = (*euclid.Euclidean)(nil)
 	_ solver.Logger    = (*euclid.Euclidean)(nil)
 	_ solver.Distancer = (*euclid.Euclidean)(nil)
+
+	_ solver.EuclideanSpace = (*euclid.Euclidean)(nil)
 )
 
 func TestConformance(t *testing.T) {

@@ -19,6 +19,10 @@
 //   - Exp and Log, when m has them, invert each other;
 //   - CheckPoint and CheckTangent reject NaN and Inf, and CheckPoint the
 //     non-point of Options.BadPoint;
+//   - a manifold that says it is a Euclidean space
+//     (solver.IsEuclideanSpace) is one: identity gradient conversions and
+//     projection, the Frobenius metric and the retraction x + t·u, to
+//     rounding;
 //   - solver.Clone(m) computes what m computes;
 //   - the hot-path methods allocate nothing (testing.AllocsPerRun).
 //
@@ -38,6 +42,7 @@ package manifoldtest
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/floats"
@@ -456,6 +461,53 @@ func Run(t *testing.T, m solver.Manifold, o Options) {
 		if o.BadPoint != nil {
 			if err := m.CheckPoint(o.BadPoint(x)); err == nil {
 				t.Error("CheckPoint accepted a non-point")
+			}
+		}
+	})
+
+	// A manifold that says it is a Euclidean space is held to it: the
+	// solver then runs a problem's fused Euclidean lower steps
+	// (Problem.LowerSteps) in place of its own retractions.
+	t.Run("euclidean-space", func(t *testing.T) {
+		if !solver.IsEuclideanSpace(m) {
+			t.Skip("not a Euclidean space")
+		}
+		if m.Dim() != n {
+			t.Errorf("Dim() = %d, want Len() = %d", m.Dim(), n)
+		}
+		amb, eh := randVec(rnd, n), randVec(rnd, n)
+		for name, op := range map[string]func(){
+			"Project":      func() { m.Project(w, x, amb) },
+			"EGradToRGrad": func() { m.EGradToRGrad(w, x, amb) },
+			"EHessToRHess": func() { m.EHessToRHess(w, x, eh, amb, u) },
+		} {
+			op()
+			if !slices.Equal(w, amb) {
+				t.Errorf("%s changes its vector: %v, want %v", name, w, amb)
+			}
+		}
+		// Sums of n products: each within n·ε of the exact value, as any
+		// order of the additions gives.
+		var dot, abs, sq float64
+		for i := range u {
+			dot, abs, sq = dot+u[i]*amb[i], abs+math.Abs(u[i]*amb[i]), sq+u[i]*u[i]
+		}
+		if got := m.Inner(x, u, amb); math.Abs(got-dot) > 2*float64(n)*0x1p-52*abs {
+			t.Errorf("Inner = %v, want the Frobenius product %v", got, dot)
+		}
+		if got := m.Norm(x, u); math.Abs(got-math.Sqrt(sq)) > 2*float64(n)*0x1p-52*math.Sqrt(sq) {
+			t.Errorf("Norm = %v, want the Frobenius norm %v", got, math.Sqrt(sq))
+		}
+		for _, s := range []float64{0.3, -1.7} {
+			if err := m.Retract(y, x, amb, s); err != nil {
+				t.Fatalf("Retract t=%v: %v", s, err)
+			}
+			for i := range y {
+				// x + t·u with one rounding of the product and one of the
+				// sum (or one of a fused multiply-add).
+				if want := x[i] + s*amb[i]; math.Abs(y[i]-want) > 2*0x1p-52*(math.Abs(x[i])+math.Abs(s*amb[i])) {
+					t.Fatalf("Retract t=%v: entry %d = %v, want x + t·u = %v", s, i, y[i], want)
+				}
 			}
 		}
 	})

@@ -37,11 +37,13 @@ func TestBrokenManifold(t *testing.T) {
 
 // TestCatchesWrongGradient: a suite that passes everything proves
 // nothing, so a manifold with a wrong gradient must fail it, in the
-// gradient checks.
+// gradient checks, and, since it still says it is a Euclidean space (the
+// embedded method), in the check of that claim.
 func TestCatchesWrongGradient(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "-test.run", "^TestBrokenManifold$", "-test.v")
 	cmd.Env = append(os.Environ(), "MANIFOLDTEST_BROKEN=1")
 	out, err := cmd.CombinedOutput()
 	require.Error(t, err, "the suite passed a manifold with a wrong gradient:\n%s", out)
 	require.Contains(t, string(out), "--- FAIL: TestBrokenManifold/gradient/", "%s", out)
+	require.Contains(t, string(out), "--- FAIL: TestBrokenManifold/euclidean-space", "%s", out)
 }

@@ -46,6 +46,8 @@ var (
 	_ solver.Distancer  = (*Product)(nil)
 	_ solver.Partial    = (*Product)(nil)
 	_ solver.Snapper    = (*Product)(nil)
+
+	_ solver.EuclideanSpace = (*Product)(nil)
 )
 
 // New returns the product of the given manifolds, which it uses (not
@@ -259,6 +261,19 @@ func (p *Product) Supports(method solver.Method) bool {
 			_, ok = solver.AsDistancer(m)
 		}
 		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// IsEuclideanSpace reports whether every factor is a Euclidean space
+// (solver.IsEuclideanSpace): the product of such spaces is one, with the
+// concatenated coordinates (its Inner sums the factors' inner products, a
+// Frobenius product up to the order of the additions).
+func (p *Product) IsEuclideanSpace() bool {
+	for _, m := range p.ms {
+		if !solver.IsEuclideanSpace(m) {
 			return false
 		}
 	}

@@ -38,7 +38,8 @@ func stiefelPiece(p *product.Product, i int) manifoldtest.Options {
 
 // TestConformance runs the manifold suite on products of every manifold:
 // with Exp, Log and Dist in every factor (SPD × Stiefel × R^{2×2}), and
-// without (Stiefel × coupling, where they report ErrUnsupported).
+// without (Stiefel × coupling, where they report ErrUnsupported), and on a
+// product of Euclidean spaces, which is one.
 func TestConformance(t *testing.T) {
 	t.Run("spd×stiefel×euclid", func(t *testing.T) {
 		p := product.New(spd.New(3), stiefel.New(5, 2), euclid.New(2, 2))
@@ -54,6 +55,15 @@ func TestConformance(t *testing.T) {
 				p.Part(v, 0)[1] = 1 // not symmetric
 				return v
 			}})
+	})
+	t.Run("euclid×euclid", func(t *testing.T) {
+		// A product of Euclidean spaces is one (the suite checks the
+		// claim); one factor that is not makes the product not one.
+		p := product.New(euclid.New(3, 2), euclid.New(4, 1))
+		require.True(t, solver.IsEuclideanSpace(p))
+		manifoldtest.Run(t, p, manifoldtest.Options{RetractionOrder: 2, IsometricTransport: true, Seed: 6})
+		require.False(t, solver.IsEuclideanSpace(product.New(euclid.New(3, 2), spd.New(2))))
+		require.False(t, solver.IsEuclideanSpace(spd.New(2)))
 	})
 	t.Run("stiefel×coupling", func(t *testing.T) {
 		c, err := coupling.New([]float64{0.2, 0.3, 0.5}, []float64{0.4, 0.6})

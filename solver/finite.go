@@ -16,6 +16,7 @@ import (
 // A non-finite result from non-finite arguments passes through for the
 // solver's divergence checks. The checks read the result once, and the
 // arguments only when the result is not finite; they allocate nothing.
+// LowerSteps is left as it is: RHGD checks its results (finiteReach).
 func finiteOracles(p Problem) Problem {
 	p.F, p.G = finiteValue(p.F), finiteValue(p.G)
 	p.GradFx, p.GradFy = finiteGrad(p.GradFx), finiteGrad(p.GradFy)
@@ -68,6 +69,19 @@ func finiteProduct(o func([]float64, *Point, []float64) error) func([]float64, *
 		return nil
 	}
 }
+
+// finiteReach bounds the iterates of Euclidean gradient steps that are
+// certainly finite. In exact arithmetic y_s = y_0 − η Σ_{i<s} ∇g(y_i), so
+//
+//	‖y_s‖_F ≤ ‖y_0‖_F + η Σ_{i<s} ‖∇g(y_i)‖_F,
+//
+// and the rounding of the steps and of the norms changes both sides by
+// relative amounts far below 1: a right-hand side under MaxFloat64/16
+// means that no entry of y_s overflowed. RHGD.lowerFused tells with it an
+// oracle's own non-finite result from a divergence, which
+// finiteOracles' wrappers tell by looking at the point; Problem.LowerSteps
+// is not wrapped, since the points between its steps are not seen.
+const finiteReach = math.MaxFloat64 / 16
 
 // firstNotFinite returns the index of the first NaN or ±Inf in v, or −1:
 // a·0 is 0 for finite a and NaN otherwise, so the common case is one

@@ -134,6 +134,28 @@ func supports(m Manifold, method Method) bool {
 	return !ok || p.Supports(method)
 }
 
+// EuclideanSpace is a Manifold that is its whole ambient space R^Len with
+// the Frobenius inner product: Project, EGradToRGrad and EHessToRHess
+// return their vector argument unchanged, Inner and Norm are the
+// Frobenius ones (to the order of the additions), and Retract sets dst[i] = x[i] + t·u[i] entry by entry,
+// which is also the exponential map. euclid.Euclidean is one, and so is a
+// product whose factors all are. On such a lower manifold the Euclidean
+// gradient step y − η·∇_y g is the paper's Riemannian lower step, which is
+// what lets the solver run Problem.LowerSteps there (and only there).
+type EuclideanSpace interface {
+	// IsEuclideanSpace reports whether the manifold is such a space: a
+	// composite answers for all its parts.
+	IsEuclideanSpace() bool
+}
+
+// IsEuclideanSpace reports whether m is a EuclideanSpace that says it is
+// one. A wrapper that embeds a Manifold interface hides the method and so
+// is not one, which errs on the safe side.
+func IsEuclideanSpace(m Manifold) bool {
+	e, ok := m.(EuclideanSpace)
+	return ok && e.IsEuclideanSpace()
+}
+
 // Clone returns m.Clone() as a Manifold.
 func Clone(m Manifold) Manifold { return m.Clone().(Manifold) }
 

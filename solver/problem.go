@@ -77,6 +77,32 @@ type Problem struct {
 	// Settings.Lower.UseLowerSolve runs instead of lower steps.
 	LowerSolve func(dst []float64, pt *Point) error
 
+	// LowerSteps, optional, runs n of the paper's lower steps in one call
+	// on a Euclidean lower manifold (IsEuclideanSpace(My)): from y_0 =
+	// pt.Y,
+	//
+	//	y_{s+1} = y_s − eta·∇_y g(x, y_s),   s = 0, …, n−1,
+	//
+	// with ∇_y g the Euclidean gradient (there the Riemannian one, GradGy)
+	// and the step computed as My.Retract computes y + t·u, t = −eta
+	// (y[i] + t*u[i] for euclid.Euclidean); it sets dst = y_n and norms[s]
+	// = ‖∇_y g(x, y_s)‖_F, the Frobenius norm, for s < n (len(norms) ≥ n).
+	// It must equal n of the solver's own steps, GradGy then My.Retract,
+	// to rounding, which the step-by-step loop would take instead. dst
+	// does not alias pt.Y, and pt.Batch is nil (the full sums).
+	//
+	// RHGD calls it once per epoch in place of S GradGy calls and
+	// retractions, which saves time when each oracle call crosses into
+	// another runtime (a C or Python callback), and checks the returned
+	// norms for divergence exactly as it checks its own steps. It does so
+	// only where the loop is that fixed sequence: on a Euclidean My, with
+	// the paper's fixed steps (no Lower.BB, Lower.Tol zero), g not a
+	// finite sum (NG = 0, so no lower minibatches), and an estimator that
+	// does not keep the lower iterates (not AD); otherwise, and on any other manifold, the
+	// solver ignores it and takes its own steps, so GradGy stays
+	// required. Each call counts n lower gradients (Stats.LowerGrads).
+	LowerSteps func(dst []float64, pt *Point, n int, eta float64, norms []float64) error
+
 	// Retain, optional, tells the problem that an estimator will come
 	// back to up to n points, in any order, with the oracles it needs
 	// there: AD revisits the S+1 lower iterates of each epoch in reverse

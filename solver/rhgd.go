@@ -270,6 +270,12 @@ type RHGD struct {
 	steps      int     // the epoch's lower steps
 	trial      Point   // a BB lower step's trial point
 	lastK      float64 // the last estimate's error-bound factor K̂ (LowerRule.ErrBound)
+
+	// fused says that Problem.LowerSteps takes the S lower steps of each
+	// epoch (see lowerFused), with lnorms (length S) for their gradient
+	// norms.
+	fused  bool
+	lnorms []float64
 }
 
 // New returns an RHGD for p with settings s (nil: defaults). When the
@@ -342,6 +348,12 @@ func New(p Problem, s *Settings) (*RHGD, error) {
 		if p.Retain != nil {
 			p.Retain(len(r.env.path))
 		}
+	}
+	// Problem.LowerSteps replaces exactly the fixed sequence of S
+	// Euclidean gradient steps on the full g, with no use for the points
+	// between them: not the adaptive rules' tests, not AD's path.
+	if p.LowerSteps != nil && IsEuclideanSpace(my) && !st.Lower.BB && st.Lower.Tol == 0 && p.NG == 0 && !r.env.keepPath {
+		r.fused, r.lnorms = true, make([]float64, st.InnerIters)
 	}
 	return r, nil
 }
@@ -486,8 +498,9 @@ func (r *RHGD) Step() (Status, error) {
 }
 
 // lower runs the epoch's lower solve from the current y: the S paper
-// steps (keeping the path for AD), the adaptive loop of Settings.Lower,
-// or Problem.LowerSolve. It returns the Riemannian norm of the last lower
+// steps (keeping the path for AD, or by one Problem.LowerSteps call: see
+// lowerFused), the adaptive loop of Settings.Lower, or
+// Problem.LowerSolve. It returns the Riemannian norm of the last lower
 // gradient when a Recorder will report it or the adaptive test needs it
 // (zero otherwise). Divergence is watched through the ambient Frobenius
 // norm of the gradient, which costs no metric evaluation per step.
@@ -495,6 +508,9 @@ func (r *RHGD) lower() (float64, Status, error) {
 	r.steps = 0
 	if r.exact {
 		return r.lowerExact()
+	}
+	if r.fused {
+		return r.lowerFused()
 	}
 	S := r.s.InnerIters
 	my, y, env := r.my, r.y, r.env
@@ -557,6 +573,59 @@ func (r *RHGD) lower() (float64, Status, error) {
 		env.pathLen = S + 1
 	}
 	return gyNorm, NotTerminated, nil
+}
+
+// lowerFused takes the epoch's S paper steps by one Problem.LowerSteps
+// call, then checks them as lower's loop checks its own, step by step over
+// the returned gradient norms: the same divergence tests at the same step,
+// with the same statuses and messages, and the same gyNorm (‖grad_y g‖ at
+// y_{S−1}, the Frobenius norm on a Euclidean My). A non-finite norm where
+// the iterate is known to be finite is the oracle's own failure, as
+// finiteOracles reports a non-finite GradGy; beyond that bound it is a
+// divergence, as in the loop. (The two can name one stop differently only
+// at the edge of overflow: a finite gradient whose sum of squares
+// overflows, entries beyond about 1e154, or iterates within a factor 16
+// of MaxFloat64.) y changes only once every check passed.
+func (r *RHGD) lowerFused() (float64, Status, error) {
+	S, norms := r.s.InnerIters, r.lnorms
+	if err := r.p.LowerSteps(r.by, &r.cur, S, r.s.EtaY, norms); err != nil {
+		return 0, Failure, fmt.Errorf("LowerSteps at epoch %d: %w", r.epoch, err)
+	}
+	r.stats.LowerGrads += S
+	// reach bounds ‖y_s‖_F: y_s is finite while it is at most finiteReach.
+	reach, xFinite := frob(r.y), firstNotFinite(r.x) < 0
+	ref := 0.0 // as in lower
+	for s, g := range norms[:S] {
+		if r.gy0 == 0 {
+			r.gy0 = g
+		}
+		if s == 0 {
+			ref = max(r.gy0, g)
+		}
+		notFinite := math.IsNaN(g) || math.IsInf(g, 0)
+		switch {
+		case notFinite && xFinite && reach <= finiteReach:
+			return 0, Failure, fmt.Errorf("LowerSteps at epoch %d, lower step %d: %w: norms[%d] = %v at finite x and y", r.epoch, s, numerr.ErrNotFinite, s, g)
+		case notFinite:
+			return 0, Diverged, fmt.Errorf("%w: iterate not finite at epoch %d, lower step %d", errDiverged, r.epoch, s)
+		case ref > 0 && g > r.s.DivergeFactor*ref:
+			return 0, Diverged, fmt.Errorf("%w: lower gradient norm %.3g, %.0e× its reference value, at epoch %d%s", errDiverged, g, g/ref, r.epoch, r.lowerDivergeHint())
+		}
+		reach += r.s.EtaY * g
+	}
+	if i := firstNotFinite(r.by); i >= 0 {
+		if xFinite && reach <= finiteReach {
+			return 0, Failure, fmt.Errorf("LowerSteps at epoch %d: %w: dst[%d] = %v after steps from finite x and y", r.epoch, numerr.ErrNotFinite, i, r.by[i])
+		}
+		return 0, Diverged, fmt.Errorf("%w: iterate not finite at epoch %d after lower step %d", errDiverged, r.epoch, S-1)
+	}
+	copy(r.y, r.by)
+	r.cur.YID = NewID()
+	r.steps = S
+	if r.s.Recorder == nil {
+		return 0, NotTerminated, nil
+	}
+	return norms[S-1], NotTerminated, nil
 }
 
 // lowerExact sets y to Problem.LowerSolve's solution at the current x.

@@ -2,13 +2,13 @@
  * abi_growth.c: a program built as if against the first layout of rhgd.h's
  * growing structs, run against the current library (make test-c). Its
  * structs are copies of rhgd_oracles, rhgd_epoch and rhgd_result as they
- * were first published, without the fields appended since (n_f, n_g and
- * lower_solve; lower_steps, upper_step and lower_solves; lower_values,
- * lower_solves and retract_failures), and it reads the history with the
- * first layout's 11 columns. Each struct and row buffer is followed by
- * guard bytes: the library must read none of them (garbage there would
- * be taken for a lower_solve callback and a negative n_f) and write none
- * of them. The program solves a quadratic problem with a closed form and
+ * were first published, without the fields appended since (n_f, n_g,
+ * lower_solve and lower_steps; lower_steps, upper_step and lower_solves;
+ * lower_values, lower_solves and retract_failures), and it reads the
+ * history with the first layout's 11 columns. Each struct and row buffer
+ * is followed by guard bytes: the library must read none of them (garbage
+ * there would be taken for lower_solve and lower_steps callbacks and a
+ * negative n_f) and write none of them. The program solves a quadratic problem with a closed form and
  * exits nonzero on any difference.
  */
 #include <math.h>

@@ -39,8 +39,9 @@ class Problem(_Handle):
     ``grad_gy(x, y) -> array``, and optionally ``g``, ``grad_gx`` (lets the
     library fill cross_gxy by finite differences), ``hess_gy(x, y, v)``,
     ``cross_gxy(x, y, v)`` (D_y grad_x g [v], v tangent at y),
-    ``cross_gyx(x, y, u)``, ``hess_gy_inv(x, y, v)`` (Riemannian only, for
-    the 'hinv' estimator) and ``lower_solve(x, y) -> y*(x)`` (the exact
+    ``cross_gyx(x, y, u)``, ``hess_gy_inv(x, y, v)`` (for the 'hinv'
+    estimator: the Riemannian inverse Hessian whatever ``gradients`` says,
+    taken as given) and ``lower_solve(x, y) -> y*(x)`` (the exact
     lower solution, y the current iterate as a warm start; the setting
     lower_solve=true runs it instead of lower steps).
     gradients='euclidean' (default) converts Euclidean derivatives with the

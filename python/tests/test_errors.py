@@ -53,8 +53,6 @@ def test_messages_in_python_terms():
     cases = [
         (lambda: rhgd.builtin("synthetic", bogus=1), rhgd.InvalidArgument, 'unknown parameter "bogus"'),
         (lambda: rhgd.builtin("synthetic", n="abc"), rhgd.InvalidArgument, 'invalid value "abc" for parameter n'),
-        (lambda: rhgd.Problem(mx, my, **o, hess_gy_inv=lambda x, y, v: v), rhgd.InvalidArgument,
-         "gradients='euclidean'"),
         (lambda: rhgd.Solver(nostart, "cg", preset="adaptive"), rhgd.InvalidArgument,
          "preset=adaptive needs the lower objective g"),
         (lambda: rhgd.Solver(nostart, "hinv"), rhgd.InvalidArgument, "[hess_gy_inv]"),

@@ -354,6 +354,12 @@ func NewQuad(k, m int, lambda float64, a, b, c []float64, failAt int) *Quad {
 // Calls returns the number of oracle calls so far.
 func (q *Quad) Calls() int { return int(q.q.calls) }
 
+// StepsCalls returns the grad_gy calls, the lower_steps calls and the
+// calls of lower_steps with a batch or of the trap (ctest_trap_steps).
+func (q *Quad) StepsCalls() (gradGys, lowerSteps, bad int) {
+	return int(q.q.grad_gys), int(q.q.lower_steps), int(q.q.steps_batches)
+}
+
 // Free releases the C memory.
 func (q *Quad) Free() {
 	C.free(unsafe.Pointer(q.q.a))
@@ -372,6 +378,15 @@ func QuadProblem(q *Quad, mx, my int64, full, flags int, dropRequired bool) (int
 	}
 	var h C.rhgd_problem
 	rc := C.rhgd_problem_callbacks(mh(mx), mh(my), &o, C.int(flags), unsafe.Pointer(q.q), &h)
+	return int64(h.id), int(rc)
+}
+
+// QuadProblemSteps builds the quadratic problem with lower_steps (mode 1)
+// or, as a caller of the layout before lower_steps would, with a trap
+// beyond its size (mode 2); see ctest_quad_problem_steps.
+func QuadProblemSteps(q *Quad, mx, my int64, full, flags, mode int) (int64, int) {
+	var h C.rhgd_problem
+	rc := C.ctest_quad_problem_steps(q.q, mh(mx), mh(my), C.int(full), C.int(flags), C.int(mode), &h)
 	return int64(h.id), int(rc)
 }
 
@@ -608,6 +623,36 @@ func FsumProblem(f *Fsum, mx, my int64, lowerSolve bool, size int) (int64, int) 
 	o := C.ctest_fsum_oracles(C.int(ls), C.size_t(size))
 	var h C.rhgd_problem
 	rc := C.rhgd_problem_callbacks(mh(mx), mh(my), &o, C.RHGD_EUCLIDEAN, unsafe.Pointer(f.q), &h)
+	return int64(h.id), int(rc)
+}
+
+// FsumProblemHinv builds the finite-sum problem (Euclidean oracles) with
+// hess_gy_inv; HinvBatches returns that oracle's minibatch calls and the
+// size of the last minibatch.
+func FsumProblemHinv(f *Fsum, mx, my int64) (int64, int) {
+	var h C.rhgd_problem
+	rc := C.ctest_fsum_problem_hinv(f.q, mh(mx), mh(my), &h)
+	return int64(h.id), int(rc)
+}
+
+func (f *Fsum) HinvBatches() (calls, last int64) {
+	return int64(f.q.hinv_batches), int64(f.q.hinv_nbatch)
+}
+
+// SPD is the counters of the problem on R^2 × SPD(2) of ctest.h (C
+// memory).
+type SPD struct{ q *C.ctest_spd }
+
+// NewSPD allocates its counters; Free releases them.
+func NewSPD() *SPD              { return &SPD{(*C.ctest_spd)(C.calloc(1, C.sizeof_ctest_spd))} }
+func (s *SPD) Free()            { C.free(unsafe.Pointer(s.q)) }
+func (s *SPD) HinvCalls() int64 { return int64(s.q.hinv_calls) }
+
+// SPDProblem builds it on mx = R^2 and my = SPD(2), with hess_gy_inv as
+// ctest_spd_problem's hinv says (0 none, 1 Riemannian, 2 Euclidean).
+func SPDProblem(s *SPD, mx, my int64, hinv int) (int64, int) {
+	var h C.rhgd_problem
+	rc := C.ctest_spd_problem(s.q, mh(mx), mh(my), C.int(hinv), &h)
 	return int64(h.id), int(rc)
 }
 

@@ -28,11 +28,14 @@
 typedef struct {
     int k, m;
     double lambda;
-    const double *a; /* m */
-    const double *b; /* m x k */
-    const double *c; /* m */
-    long calls;      /* oracle calls */
-    long fail_at;    /* grad_gy returns 7 at this call (0: never) */
+    const double *a;    /* m */
+    const double *b;    /* m x k */
+    const double *c;    /* m */
+    long calls;         /* oracle calls */
+    long fail_at;       /* grad_gy and lower_steps return 7 at this call (0: never) */
+    long grad_gys;      /* grad_gy calls */
+    long lower_steps;   /* lower_steps calls */
+    long steps_batches; /* lower_steps calls with a batch (never expected) */
 } ctest_quad;
 
 static inline int ctest_quad_f(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch, double *out) {
@@ -92,6 +95,7 @@ static inline int ctest_quad_grad_gy(void *u, const double *x, const double *y, 
     ctest_quad *q = u;
     (void)batch, (void)nbatch;
     q->calls++;
+    q->grad_gys++;
     if (q->fail_at > 0 && q->calls >= q->fail_at) return 7;
     for (int i = 0; i < q->m; i++) {
         double bx = 0;
@@ -99,6 +103,45 @@ static inline int ctest_quad_grad_gy(void *u, const double *x, const double *y, 
         out[i] = q->a[i] * y[i] - bx;
     }
     return 0;
+}
+
+/* lower_steps: steps of y <- y - eta grad_y g, the gradient computed as
+ * grad_gy computes it, with its Frobenius norms. */
+static inline int ctest_quad_lower_steps(void *u, const double *x, const double *y, const int64_t *batch,
+                                         int64_t nbatch, int64_t steps, double eta, double *y_out,
+                                         double *grad_norms) {
+    ctest_quad *q = u;
+    q->calls++;
+    q->lower_steps++;
+    if (batch != NULL || nbatch != 0) q->steps_batches++;
+    if (q->fail_at > 0 && q->calls >= q->fail_at) return 7;
+    double *gy = malloc((size_t)q->m * sizeof *gy);
+    if (gy == NULL) return 8;
+    memcpy(y_out, y, (size_t)q->m * sizeof *y_out);
+    double t = -eta;
+    for (int64_t s = 0; s < steps; s++) {
+        double ss = 0;
+        for (int i = 0; i < q->m; i++) {
+            double bx = 0;
+            for (int j = 0; j < q->k; j++) bx += q->b[i * q->k + j] * x[j];
+            gy[i] = q->a[i] * y_out[i] - bx;
+        }
+        for (int i = 0; i < q->m; i++) ss += gy[i] * gy[i];
+        grad_norms[s] = sqrt(ss);
+        for (int i = 0; i < q->m; i++) y_out[i] = y_out[i] + t * gy[i];
+    }
+    free(gy);
+    return 0;
+}
+
+/* A lower_steps that must never be called: it counts its calls in the
+ * quad's steps_batches and fails. */
+static inline int ctest_trap_steps(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch,
+                                   int64_t steps, double eta, double *y_out, double *grad_norms) {
+    ctest_quad *q = u;
+    (void)x, (void)y, (void)batch, (void)nbatch, (void)steps, (void)eta, (void)y_out, (void)grad_norms;
+    q->steps_batches++;
+    return 99;
 }
 
 static inline int ctest_quad_hess_gy(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch, const double *v, double *out) {
@@ -164,6 +207,22 @@ static inline rhgd_oracles ctest_quad_oracles(int full) {
     return o;
 }
 
+/* ctest_quad_problem_steps builds the quadratic problem (ctest_quad_oracles(full))
+ * with lower_steps: mode 1 gives ctest_quad_lower_steps; mode 2 is a
+ * caller built against the header before lower_steps: size ends after
+ * lower_solve, and the lower_steps slot holds ctest_trap_steps, which the
+ * library must not read. */
+static inline int ctest_quad_problem_steps(ctest_quad *q, rhgd_manifold mx, rhgd_manifold my, int full, int flags,
+                                           int mode, rhgd_problem *out) {
+    rhgd_oracles o = ctest_quad_oracles(full);
+    if (mode == 1) o.lower_steps = ctest_quad_lower_steps;
+    if (mode == 2) {
+        o.lower_steps = ctest_trap_steps;
+        o.size = offsetof(rhgd_oracles, lower_steps);
+    }
+    return rhgd_problem_callbacks(mx, my, &o, flags, q, out);
+}
+
 /* A no-op gradient oracle, to time one callback crossing. */
 static inline int ctest_noop_grad(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch, double *out) {
     (void)u, (void)x, (void)y, (void)out, (void)batch, (void)nbatch;
@@ -188,6 +247,8 @@ typedef struct {
     long batch_calls;   /* oracle calls with a minibatch */
     long bad_batches;   /* batches with an index out of range, or NULL with nbatch > 0 */
     long lower_solves;  /* lower_solve calls */
+    long hinv_batches;  /* hess_gy_inv calls with a minibatch */
+    long hinv_nbatch;   /* the last such minibatch's size */
 } ctest_fsum;
 
 /* ctest_fsum_mean averages w over the batch (all components when NULL). */
@@ -270,6 +331,18 @@ static inline int ctest_fsum_lower_solve(void *u, const double *x, const double 
     return 0;
 }
 
+/* hess_gy_inv: the Hessian of g_B in y is mean_B(a) I, on R^2 Riemannian
+ * and Euclidean alike; records the minibatches it gets. */
+static inline int ctest_fsum_hess_gy_inv(void *u, const double *x, const double *y, const int64_t *batch,
+                                         int64_t nbatch, const double *v, double *out) {
+    ctest_fsum *q = u;
+    double a = ctest_fsum_mean(q, ctest_fsum_a, batch, nbatch);
+    (void)x, (void)y;
+    if (batch != NULL) q->hinv_batches++, q->hinv_nbatch = nbatch;
+    out[0] = v[0] / a, out[1] = v[1] / a;
+    return 0;
+}
+
 /* ctest_fsum_oracles returns the finite-sum problem's oracles: Euclidean,
  * Hessian and cross products left to finite differences, lower_solve when
  * asked, and size as given (0: sizeof). */
@@ -284,6 +357,158 @@ static inline rhgd_oracles ctest_fsum_oracles(int lower_solve, size_t size) {
     o.n_f = o.n_g = CTEST_FSUM_N;
     if (lower_solve) o.lower_solve = ctest_fsum_lower_solve;
     return o;
+}
+
+/* ctest_fsum_problem_hinv builds the finite-sum problem with Euclidean
+ * oracles and hess_gy_inv. */
+static inline int ctest_fsum_problem_hinv(ctest_fsum *q, rhgd_manifold mx, rhgd_manifold my, rhgd_problem *out) {
+    rhgd_oracles o = ctest_fsum_oracles(0, 0);
+    o.hess_gy_inv = ctest_fsum_hess_gy_inv;
+    return rhgd_problem_callbacks(mx, my, &o, RHGD_EUCLIDEAN, q, out);
+}
+
+/* ---------------------------------------------------------------- */
+/* A lower level on SPD(2) with a closed-form Riemannian inverse      */
+/* Hessian, given with Euclidean oracles (RHGD_EUCLIDEAN):            */
+/*   g(x, Y) = <Y, S(x)> - log det Y,  S(x) = S0 + x_0 E0 + x_1 E1,   */
+/*   f(x, Y) = 1/2 |Y - C|_F^2 + lambda/2 |x|^2,  x in R^2,           */
+/* so y*(x) = S(x)^-1. The Riemannian gradient of g (affine-invariant */
+/* metric) is Y S Y - Y and its Hessian Hess g[V] = (V S Y + Y S V)/2 */
+/* (the identity at y*): hess_gy_inv solves (Y S) U + U (S Y) = 2 W   */
+/* with rhgd_sylvester, a kernel called from a callback.              */
+/* ---------------------------------------------------------------- */
+
+static const double ctest_spd_s0[4] = {2, 0.5, 0.5, 3}, ctest_spd_e0[4] = {1, 0, 0, -1},
+                    ctest_spd_e1[4] = {0, 1, 1, 0.5}, ctest_spd_c[4] = {0.6, 0.1, 0.1, 0.3};
+#define CTEST_SPD_LAMBDA 0.2
+
+typedef struct {
+    long hinv_calls; /* hess_gy_inv calls */
+} ctest_spd;
+
+static inline void ctest_spd_s(const double *x, double *s) {
+    for (int i = 0; i < 4; i++) s[i] = ctest_spd_s0[i] + x[0] * ctest_spd_e0[i] + x[1] * ctest_spd_e1[i];
+}
+static inline void ctest_spd_inv(const double *y, double *inv) {
+    double d = y[0] * y[3] - y[1] * y[2];
+    inv[0] = y[3] / d, inv[1] = -y[1] / d, inv[2] = -y[2] / d, inv[3] = y[0] / d;
+}
+static inline void ctest_spd_mul(const double *a, const double *b, double *c) {
+    c[0] = a[0] * b[0] + a[1] * b[2], c[1] = a[0] * b[1] + a[1] * b[3];
+    c[2] = a[2] * b[0] + a[3] * b[2], c[3] = a[2] * b[1] + a[3] * b[3];
+}
+static inline double ctest_spd_dot(const double *a, const double *b) {
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
+}
+static inline int ctest_spd_f(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch,
+                              double *out) {
+    double d[4];
+    (void)u, (void)batch, (void)nbatch;
+    for (int i = 0; i < 4; i++) d[i] = y[i] - ctest_spd_c[i];
+    *out = 0.5 * ctest_spd_dot(d, d) + 0.5 * CTEST_SPD_LAMBDA * (x[0] * x[0] + x[1] * x[1]);
+    return 0;
+}
+static inline int ctest_spd_fx(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch,
+                               double *out) {
+    (void)u, (void)y, (void)batch, (void)nbatch;
+    out[0] = CTEST_SPD_LAMBDA * x[0], out[1] = CTEST_SPD_LAMBDA * x[1];
+    return 0;
+}
+static inline int ctest_spd_fy(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch,
+                               double *out) {
+    (void)u, (void)x, (void)batch, (void)nbatch;
+    for (int i = 0; i < 4; i++) out[i] = y[i] - ctest_spd_c[i];
+    return 0;
+}
+static inline int ctest_spd_g(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch,
+                              double *out) {
+    double s[4];
+    (void)u, (void)batch, (void)nbatch;
+    ctest_spd_s(x, s);
+    *out = ctest_spd_dot(y, s) - log(y[0] * y[3] - y[1] * y[2]);
+    return 0;
+}
+static inline int ctest_spd_gy(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch,
+                               double *out) {
+    double s[4], inv[4];
+    (void)u, (void)batch, (void)nbatch;
+    ctest_spd_s(x, s);
+    ctest_spd_inv(y, inv);
+    for (int i = 0; i < 4; i++) out[i] = s[i] - inv[i];
+    return 0;
+}
+static inline int ctest_spd_gx(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch,
+                               double *out) {
+    (void)u, (void)x, (void)batch, (void)nbatch;
+    out[0] = ctest_spd_dot(y, ctest_spd_e0), out[1] = ctest_spd_dot(y, ctest_spd_e1);
+    return 0;
+}
+/* The Euclidean Hessian of -log det: Y^-1 V Y^-1. */
+static inline int ctest_spd_hess_gy(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch,
+                                    const double *v, double *out) {
+    double inv[4], t[4];
+    (void)u, (void)x, (void)batch, (void)nbatch;
+    ctest_spd_inv(y, inv);
+    ctest_spd_mul(inv, v, t);
+    ctest_spd_mul(t, inv, out);
+    return 0;
+}
+static inline int ctest_spd_cross_gxy(void *u, const double *x, const double *y, const int64_t *batch,
+                                      int64_t nbatch, const double *v, double *out) {
+    (void)u, (void)x, (void)y, (void)batch, (void)nbatch;
+    out[0] = ctest_spd_dot(v, ctest_spd_e0), out[1] = ctest_spd_dot(v, ctest_spd_e1);
+    return 0;
+}
+static inline int ctest_spd_cross_gyx(void *u, const double *x, const double *y, const int64_t *batch,
+                                      int64_t nbatch, const double *w, double *out) {
+    (void)u, (void)x, (void)y, (void)batch, (void)nbatch;
+    for (int i = 0; i < 4; i++) out[i] = w[0] * ctest_spd_e0[i] + w[1] * ctest_spd_e1[i];
+    return 0;
+}
+/* The Riemannian inverse Hessian: U with (Y S) U + U (S Y) = 2 W. */
+static inline int ctest_spd_hess_gy_inv(void *u, const double *x, const double *y, const int64_t *batch,
+                                        int64_t nbatch, const double *w, double *out) {
+    ctest_spd *q = u;
+    double s[4], ys[4], sy[4], w2[4];
+    (void)batch, (void)nbatch;
+    q->hinv_calls++;
+    ctest_spd_s(x, s);
+    ctest_spd_mul(y, s, ys);
+    ctest_spd_mul(s, y, sy);
+    for (int i = 0; i < 4; i++) w2[i] = 2 * w[i];
+    return rhgd_sylvester(2, 2, ys, sy, w2, out) == RHGD_OK ? 0 : 5;
+}
+
+/* The inverse of the Euclidean Hessian, Y W Y: not the Riemannian
+ * inverse away from y*, a planted error for the checks. */
+static inline int ctest_spd_hess_gy_inv_euclid(void *u, const double *x, const double *y, const int64_t *batch,
+                                               int64_t nbatch, const double *w, double *out) {
+    ctest_spd *q = u;
+    double t[4];
+    (void)x, (void)batch, (void)nbatch;
+    q->hinv_calls++;
+    ctest_spd_mul(y, w, t);
+    ctest_spd_mul(t, y, out);
+    return 0;
+}
+
+/* ctest_spd_problem builds the problem on R^2 x SPD(my) with Euclidean
+ * oracles, with hess_gy_inv: none (hinv 0), the Riemannian inverse (1) or
+ * the Euclidean one (2, wrong). */
+static inline int ctest_spd_problem(ctest_spd *q, rhgd_manifold mx, rhgd_manifold my, int hinv, rhgd_problem *out) {
+    rhgd_oracles o = RHGD_STRUCT_INIT(rhgd_oracles);
+    o.f = ctest_spd_f;
+    o.grad_fx = ctest_spd_fx;
+    o.grad_fy = ctest_spd_fy;
+    o.g = ctest_spd_g;
+    o.grad_gx = ctest_spd_gx;
+    o.grad_gy = ctest_spd_gy;
+    o.hess_gy = ctest_spd_hess_gy;
+    o.cross_gxy = ctest_spd_cross_gxy;
+    o.cross_gyx = ctest_spd_cross_gyx;
+    if (hinv == 1) o.hess_gy_inv = ctest_spd_hess_gy_inv;
+    if (hinv == 2) o.hess_gy_inv = ctest_spd_hess_gy_inv_euclid;
+    return rhgd_problem_callbacks(mx, my, &o, RHGD_EUCLIDEAN, q, out);
 }
 
 /* ctest_fsum_xstar sets x to the closed-form x*. */
@@ -428,7 +653,7 @@ static inline int ctest_run_quad(double *x, int full, const char *estimator, cha
     static const double a[4] = {1.0, 2.0, 3.0, 4.0};
     static const double b[12] = {1, 0, 0.5, 0, 1, 0, 0.2, 0.3, 1, 1, 1, 1};
     static const double c[4] = {1, -1, 0.5, 2};
-    ctest_quad q = {3, 4, 0.1, a, b, c, 0, 0};
+    ctest_quad q = {3, 4, 0.1, a, b, c, 0, 0, 0, 0, 0};
     rhgd_oracles o = ctest_quad_oracles(full);
     rhgd_manifold mx = RHGD_NO_HANDLE, my = RHGD_NO_HANDLE;
     rhgd_problem p = RHGD_NO_HANDLE;
