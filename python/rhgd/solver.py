@@ -140,6 +140,9 @@ class Solver(_Handle):
 
     def __init__(self, problem, estimator=None, **settings):
         self.problem = problem
+        spec = getattr(problem, "_estimator_spec", None)
+        if spec is not None:
+            estimator = spec(estimator)
         spec = ",".join(f"{k}={_fmt(v)}" for k, v in settings.items() if v is not None)
         self._own(_new_handle(_lib.lib().rhgd_solver_new, problem.handle,
                               estimator.encode() if estimator else None, spec.encode() if spec else None))

@@ -42,17 +42,21 @@ Finite sums f = (1/n_f) Σ f_i, g = (1/n_g) Σ g_i: give ``n_f`` and/or
 int64 tensor of component indices (all of them, ``arange(n)``, for the full
 sum), so that RSHGD (the batch_* settings) runs on the problem.
 
-The inverse Hessian (the 'hinv' estimator) is not derived: give it as
-``hess_gy_inv(x, y, v)``, Riemannian, on tensors. The library takes one
-only beside Riemannian oracles, so such a problem's oracles go through the
-library's conversion of a second, Euclidean problem (one more crossing
-each, and full sums only).
+On a Euclidean lower level (R^(r x c), or a product of such) two more
+things come from torch: the paper's S lower steps of an epoch run here in
+one crossing (lower_steps, as a hand-written loop runs them), and the
+inverse Hessian of the 'hinv' estimator is derived (the Hessian of g in y
+by one batched Hessian-vector product, factored by Cholesky once per
+point) when y has at most hinv_max_dim coordinates. Elsewhere 'hinv' needs
+``hess_gy_inv(x, y, v)``, Riemannian, on tensors, and runs as CG with a
+warning without one.
 """
 
 import collections
 import ctypes
 import re
 import threading
+import warnings
 
 import numpy as np
 import torch
@@ -65,6 +69,20 @@ from ._handle import _new_handle
 __all__ = ["Problem", "minimize", "split", "GraphLost"]
 
 _F64 = torch.float64
+
+# HINV_MAX_DIM bounds the lower levels whose inverse Hessian rhgd.torch
+# derives: forming the Hessian takes as many Hessian-vector products (in
+# one batched backward pass) as y has coordinates, and memory for as many
+# copies of the graph's intermediates; above it 'hinv' runs as CG.
+HINV_MAX_DIM = 500
+
+
+def _euclidean(m):
+    """Whether the manifold m is a Euclidean space (R^(r x c), or a product
+    of such): its lower steps are y − η ∇_y g and its Hessian is ∇²g."""
+    if m.spec.startswith("euclid:"):
+        return True
+    return bool(getattr(m, "factors", None)) and all(_euclidean(f) for f in m.factors)
 
 
 _memcmp = ctypes.CDLL(None).memcmp
@@ -147,8 +165,9 @@ class _Cache:
         self.full = False  # the forward pass tracks x too
         self.value = self.gx = self.gy = None
         self.graph = None  # [gx, gy] with create_graph (_NOT_BUILT, or None where independent)
+        self.factor = None  # the Cholesky factor of g's Hessian in y (hess_factor)
 
-    _STATE = ("kx", "ky", "kb", "kxa", "kya", "xt", "yt", "v", "full", "value", "gx", "gy", "graph")
+    _STATE = ("kx", "ky", "kb", "kxa", "kya", "xt", "yt", "v", "full", "value", "gx", "gy", "graph", "factor")
 
     def _key(self):
         return self.kx.numpy().tobytes() + self.ky.numpy().tobytes() + \
@@ -282,6 +301,30 @@ class _Cache:
         gx, gy = self.graph
         return self.xt, self.yt, (None if gx is _NOT_BUILT else gx), (None if gy is _NOT_BUILT else gy)
 
+    def hess_factor(self):
+        """The lower Cholesky factor of ∇²_yy g at the point (g's, a
+        Euclidean lower level), made once per point from one batched
+        Hessian-vector product over the identity. A Hessian that is not
+        positive definite there is an error that says so."""
+        if self.factor is None:
+            _, yt, _, gy = self.second(1)
+            m = self.ly
+            if gy is None:
+                raise ValueError("rhgd: hess_gy_inv: g does not depend on y, so its Hessian in y is zero")
+            eye = torch.eye(m, dtype=yt.dtype, device=yt.device).view(m, *self.sy)
+            (h,) = torch.autograd.grad(gy, yt, eye, retain_graph=True, is_grads_batched=True, allow_unused=True)
+            h = torch.zeros(m, m, dtype=yt.dtype, device=yt.device) if h is None else h.reshape(m, m)
+            h = 0.5 * (h + h.T)
+            L, info = torch.linalg.cholesky_ex(h.to(_F64))
+            if int(info):
+                lam = float(torch.linalg.eigvalsh(h.to(_F64))[0])
+                raise FloatingPointError(
+                    f"rhgd: hess_gy_inv: the Hessian of g in y is not positive definite here (smallest eigenvalue "
+                    f"{lam:.3g}): g is not strongly convex in y at this point, so it has no inverse; use "
+                    f"estimator='cg:damping=auto', which damps the solve")
+            self.factor = L
+        return self.factor
+
     def explain(self, oracle):
         """Why oracle, a derivative of this objective, was not finite at the
         current point (the library found it so): an eigendecomposition's
@@ -301,7 +344,7 @@ class _Cache:
 
 
 # A derivative the library found not finite ("grad_fx: non-finite value").
-_NOT_FINITE = re.compile(r"\b(grad_f[xy]|grad_g[xy]|hess_gy|cross_gxy|cross_gyx)\b[^;]*?non-finite")
+_NOT_FINITE = re.compile(r"\b(grad_f[xy]|grad_g[xy]|hess_gy|cross_gxy|cross_gyx|lower_steps)\b[^;]*?non-finite")
 
 
 class GraphLost(RuntimeError):
@@ -369,13 +412,17 @@ class Problem(_problems.Problem):
     the exact lower solution y*(x) (a tensor or array; y is the warm start)
     for the setting lower_solve=True. hess_gy_inv(x, y, v), optional,
     returns the Riemannian inverse Hessian of g in y applied to the tangent
-    v (for the 'hinv' estimator; full sums only). x0, y0 set the starting
-    point. The
+    v (for the 'hinv' estimator; with minibatches, the minibatch's); on a
+    Euclidean lower level of at most hinv_max_dim coordinates it is derived
+    when not given. fuse_lower=False keeps the lower steps one crossing
+    each (by default one crossing runs an epoch's fixed lower steps on a
+    Euclidean lower level). x0, y0 set the starting point. crossings
+    counts the callbacks made, by oracle name. The
     result is an rhgd.Problem: rhgd.Solver, rhgd.minimize, oracle() and
     start() take it."""
 
     def __init__(self, f, g, mx, my, *, x0=None, y0=None, n_f=0, n_g=0, lower_solve=None, hess_gy_inv=None,
-                 dtype=None, device=None):
+                 dtype=None, device=None, fuse_lower=True, hinv_max_dim=HINV_MAX_DIM):
         n_f, n_g = int(n_f), int(n_g)
         if n_f < 0 or n_g < 0:
             raise ValueError(f"rhgd: n_f = {n_f}, n_g = {n_g}: want >= 0")
@@ -394,6 +441,7 @@ class Problem(_problems.Problem):
         device = None if device is None else torch.device(device)
         self.dtype, self.device = dtype, device
         self._views = _Views()
+        self.crossings = collections.Counter()  # callbacks made, by oracle name
         self._f = _Cache(f, n_f, sx, sy, "f", dtype, device, self._views)
         self._g = _Cache(g, n_g, sx, sy, "g", dtype, device, self._views)
         self._lower = lower_solve
@@ -405,18 +453,32 @@ class Problem(_problems.Problem):
                  cross_gyx=H(self._cb_hvp("cross_gyx")))
         if lower_solve is not None:
             c["lower_solve"] = V(self._cb_lower())
+        flat = _euclidean(my)
+        if fuse_lower and flat:
+            c["lower_steps"] = _lib.STEPS_FN(self._cb_steps())
+        # hess_gy_inv: the user's, or derived where the lower level is
+        # Euclidean and small enough to form its Hessian ('hinv' runs as CG
+        # otherwise, with a warning: _estimator_spec).
+        self.hinv = "given" if hess_gy_inv is not None else None
+        if hess_gy_inv is not None:
+            c["hess_gy_inv"] = H(self._cb_user_hinv(hess_gy_inv))
+        elif flat and my.size <= int(hinv_max_dim):
+            c["hess_gy_inv"] = H(self._cb_hinv())
+            self.hinv = "derived"
+        elif flat:
+            self._no_hinv = (f"the lower level has {my.size} coordinates, above hinv_max_dim = {int(hinv_max_dim)} "
+                             f"(forming its Hessian would take that many products)")
+        else:
+            self._no_hinv = f"the inverse Hessian is derived for a Euclidean lower level only ({my.spec})"
         self._c = c  # the ctypes callbacks: alive as long as the problem
         o = _lib.Oracles(n_f=n_f, n_g=n_g, **c)
         try:
-            h = _new_handle(_lib.lib().rhgd_problem_callbacks, mx.handle, my.handle, ctypes.byref(o), 1,
-                                    None)
-            if hess_gy_inv is not None:
-                h = self._riemannian(h, hess_gy_inv, n_f, n_g)
+            h = _new_handle(_lib.lib().rhgd_problem_callbacks, mx.handle, my.handle, ctypes.byref(o), 1, None)
         except BaseException:
             # A refused problem keeps nothing alive (its callbacks refer back
             # to it: a cycle that would hold the manifolds' handles until a
             # later collection), as rhgd.Problem does.
-            self._c, self._c_riemannian, self._euclid, self.mx, self.my = {}, {}, None, None, None
+            self._c, self.mx, self.my = {}, None, None
             raise
         self._own(h)
         self._dims()
@@ -438,38 +500,24 @@ class Problem(_problems.Problem):
                 while len(c.old) > n - 1:
                     c.old.popitem(last=False)
 
-    def _riemannian(self, h, hess_gy_inv, n_f, n_g):
-        """The handle of the problem with the inverse Hessian: the library
-        takes one only beside Riemannian oracles, so this problem's are
-        those of the Euclidean one (handle h, kept as self._euclid), which
-        the library converts (rhgd_problem_oracle), and hess_gy_inv(x, y, v)
-        is the user's, on tensors. Full sums only: rhgd_problem_oracle takes
-        no minibatch."""
-        inner = _problems.Problem.__new__(_problems.Problem)
-        inner._own(h)
-        inner.error = None
-        self._euclid = inner
-        lib, lx, ly, sx, sy = _lib.lib(), self._lx, self._ly, self._sx, self._sy
+    def _estimator_spec(self, spec):
+        """The estimator spec a solver of this problem runs: 'hinv' where
+        the inverse Hessian is neither given nor derived runs as CG, with a
+        warning that says why."""
+        name = (spec or "").split(":")[0].strip().lower()
+        if name != "hinv" or self.hinv is not None:
+            return spec
+        warnings.warn(f"rhgd: estimator 'hinv' runs as 'cg': {self._no_hinv}; give hess_gy_inv= to "
+                      f"rhgd.torch.Problem, or choose 'cg' yourself", stacklevel=4)
+        return "cg"
 
-        def through(name):
-            key = name.encode()
+    def _cb_user_hinv(self, hess_gy_inv):
+        """The user's hess_gy_inv(x, y, v), Riemannian, on tensors."""
+        lx, ly, sx, sy = self._lx, self._ly, self._sx, self._sy
 
-            def cb(user, x, y, batch, nbatch, *rest):
-                try:
-                    if batch:
-                        raise ValueError("rhgd: a problem with hess_gy_inv runs on full sums only (no batch_* "
-                                         "settings): the library converts its oracles without a minibatch")
-                    v, out = rest if len(rest) == 2 else (None, rest[0])
-                    rc = lib.rhgd_problem_oracle(inner._h, key, x, y, v, out)
-                    if rc < 0:
-                        raise _lib.error(rc)
-                    return 0
-                except BaseException as e:
-                    return self._fail(name, e)
-            return cb
-
-        def inv(user, x, y, batch, nbatch, v, out):
+        def cb(user, x, y, batch, nbatch, v, out):
             try:
+                self.crossings["hess_gy_inv"] += 1
                 xt = self._tensor(x, lx).reshape(sx)
                 yt = self._tensor(y, ly).reshape(sy)
                 vt = self._tensor(v, ly).reshape(sy)
@@ -481,17 +529,7 @@ class Problem(_problems.Problem):
                 return 0
             except BaseException as e:
                 return self._fail("hess_gy_inv", e)
-
-        V, H = _lib.VALUE_FN, _lib.HVP_FN
-        c = {k: V(through(k)) for k in ("f", "g", "grad_fx", "grad_fy", "grad_gx", "grad_gy")}
-        c.update({k: H(through(k)) for k in ("hess_gy", "cross_gxy", "cross_gyx")})
-        c["hess_gy_inv"] = H(inv)
-        if "lower_solve" in self._c:
-            c["lower_solve"] = self._c["lower_solve"]
-        self._c_riemannian = c
-        o = _lib.Oracles(n_f=n_f, n_g=n_g, **c)
-        return _new_handle(lib.rhgd_problem_callbacks, self.mx.handle, self.my.handle, ctypes.byref(o), 0,
-                                   None)
+        return cb
 
     # Every callback catches every exception (nothing may unwind into C),
     # keeps the first in self.error and returns nonzero, which stops the run.
@@ -532,11 +570,12 @@ class Problem(_problems.Problem):
             return msg + " (" + cache.explain(m[1]) + ")"
 
     def _cb_value(self, cache):
-        views = self._views
+        views, crossings = self._views, self.crossings
 
         def cb(user, x, y, batch, nbatch, out):
             try:
                 with self._lock:
+                    crossings[cache.name] += 1
                     cache.at(x, y, batch, nbatch)
                     views(out, 1)[0] = cache.val()
                 return 0
@@ -546,11 +585,12 @@ class Problem(_problems.Problem):
 
     def _cb_grad(self, cache, which):
         name = ("grad_" + cache.name + "x", "grad_" + cache.name + "y")[which]
-        n, views = (self._lx, self._ly)[which], self._views
+        n, views, crossings = (self._lx, self._ly)[which], self._views, self.crossings
 
         def cb(user, x, y, batch, nbatch, out):
             try:
                 with self._lock:
+                    crossings[name] += 1
                     cache.at(x, y, batch, nbatch)
                     views(out, n).copy_(cache.grad(which).reshape(-1))
                 return 0
@@ -563,11 +603,12 @@ class Problem(_problems.Problem):
         # at x); cross_gyx: ∂_y <∇_x g, u> (u at x, result at y).
         lx, ly, sx, sy = self._lx, self._ly, self._sx, self._sy
         lv, sv, n = dict(hess_gy=(ly, sy, ly), cross_gxy=(ly, sy, lx), cross_gyx=(lx, sx, ly))[name]
-        cache, views = self._g, self._views
+        cache, views, crossings = self._g, self._views, self.crossings
 
         def cb(user, x, y, batch, nbatch, v, out):
             try:
                 with self._lock:
+                    crossings[name] += 1
                     cache.at(x, y, batch, nbatch)
                     xt, yt, gx, gy = cache.second(0 if name == "cross_gyx" else 1)
                     vt = self._tensor(v, lv).view(sv)
@@ -587,11 +628,68 @@ class Problem(_problems.Problem):
                 return self._fail(name, e)
         return cb
 
+    def _cb_steps(self):
+        """lower_steps: the paper's S lower steps y ← y − η ∇_y g(x, y) in
+        one crossing, for a Euclidean lower manifold, as a hand-written
+        loop runs them: x as a constant (no graph for what depends on x
+        alone), one forward and one backward pass of g per step."""
+        g, lx, ly, sx, sy, views = self._g, self._lx, self._ly, self._sx, self._sy, self._views
+
+        def cb(user, x, y, batch, nbatch, steps, eta, y_out, grad_norms):
+            try:
+                with self._lock:
+                    self.crossings["lower_steps"] += 1
+                    xt = g._leaf(views(x, lx), sx, False)
+                    w = views(y, ly).to(dtype=self.dtype, device=self.device, copy=True).view(sy)
+                    args = ()
+                    if g.n:
+                        args = (torch.arange(g.n, device=self.device) if not batch else torch.from_numpy(
+                            np.frombuffer((ctypes.c_int64 * nbatch).from_address(batch), dtype=np.int64).copy()
+                        ).to(self.device),)
+                    sq = []
+                    with torch.enable_grad():
+                        for s in range(steps):
+                            w.requires_grad_(True)
+                            v = g.fn(xt, w, *args) if s else g._call(xt, w, args, False)
+                            (gw,) = torch.autograd.grad(v, w)
+                            gf = gw.reshape(-1)
+                            sq.append(torch.dot(gf, gf))  # gw carries no graph: no no_grad() needed
+                            w = w.detach() - eta * gw
+                    views(y_out, ly).copy_(w.reshape(-1))
+                    if steps:
+                        views(grad_norms, steps).copy_(torch.stack(sq).sqrt())
+                return 0
+            except BaseException as e:
+                return self._fail("lower_steps", e)
+        return cb
+
+    def _cb_hinv(self):
+        """hess_gy_inv, derived for a Euclidean lower manifold: the Hessian
+        of g in y as a matrix, by one batched Hessian-vector product over
+        the identity (torch.autograd.grad with is_grads_batched, through
+        the point's graph of ∇_y g), factored by Cholesky once per point;
+        each call is then a triangular solve."""
+        g, ly, sy, views = self._g, self._ly, self._sy, self._views
+
+        def cb(user, x, y, batch, nbatch, v, out):
+            try:
+                with self._lock:
+                    self.crossings["hess_gy_inv"] += 1
+                    g.at(x, y, batch, nbatch)
+                    L = g.hess_factor()
+                    b = self._tensor(v, ly).view(ly, 1)
+                    views(out, ly).copy_(torch.cholesky_solve(b.to(L.dtype), L).reshape(-1))
+                return 0
+            except BaseException as e:
+                return self._fail("hess_gy_inv", e)
+        return cb
+
     def _cb_lower(self):
         lx, ly, sx, sy = self._lx, self._ly, self._sx, self._sy
 
         def cb(user, x, y, batch, nbatch, out):
             try:
+                self.crossings["lower_solve"] += 1
                 views = self._views
                 xt = views(x, lx).to(dtype=self.dtype, device=self.device, copy=True).view(sx)
                 yt = views(y, ly).to(dtype=self.dtype, device=self.device, copy=True).view(sy)

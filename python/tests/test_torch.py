@@ -201,7 +201,8 @@ def synthetic_hinv(A, YtY, nu):
 def test_hinv_with_users_inverse_hessian(tmp_path):
     """With the user's inverse Hessian, HINV runs on the torch problem and
     follows the built-in problem to 1e-9 over 100 epochs; so does CG on the
-    same (Riemannian-converted) problem. Minibatches are refused."""
+    same (Riemannian-converted) problem. With minibatches the inverse gets
+    the batch (it is the minibatch's Hessian that it inverts)."""
     p, _, z, c = synthetic(tmp_path)
     tp0 = synthetic(tmp_path)[1]
     hinv = synthetic_hinv(torch.from_numpy(c["A"]), torch.from_numpy(c["YtY"]), c["nu"])
@@ -217,8 +218,8 @@ def test_hinv_with_users_inverse_hessian(tmp_path):
     e = rhgd.Euclidean(3)
     bp = rt.Problem(lambda x, y, b: torch.sum((y - x) ** 2), lambda x, y, b: torch.sum(y ** 2), e, e, n_f=4, n_g=4,
                     hess_gy_inv=lambda x, y, v: v / 2)
-    with pytest.raises(rhgd.CallbackError, match="full sums only"):
-        rhgd.Solver(bp, "hinv", epochs=2, batch_lower=2).run(np.zeros(3), np.ones(3))
+    r = rhgd.Solver(bp, "hinv", epochs=2, batch_lower=2, batch_hess=2).run(np.zeros(3), np.ones(3))
+    assert r.success and bp.crossings["hess_gy_inv"] == 2
 
 
 def test_one_graph_per_point(tmp_path):
@@ -326,8 +327,9 @@ def test_minimize_and_lower_solve():
 
 def test_errors(tmp_path):
     """A failing f or g stops the run with CallbackError naming the oracle
-    and the exception; a non-scalar value is refused; hinv needs an
-    inverse Hessian the torch front end does not derive."""
+    and the exception; a non-scalar value is refused; hinv on a lower
+    level whose inverse Hessian is neither given nor derived (SPD) runs as
+    CG, with a warning."""
     _, tp, z, _ = synthetic(tmp_path)
     e2 = rhgd.Euclidean(2)
 
@@ -341,8 +343,8 @@ def test_errors(tmp_path):
     p = rt.Problem(lambda x, y: x + y, lambda x, y: torch.sum(y ** 2), e2, e2)
     with pytest.raises(rhgd.CallbackError, match="want one"):
         rhgd.Solver(p, "cg", epochs=2).run(np.zeros(2), np.ones(2))
-    with pytest.raises(rhgd.InvalidArgument, match="hess_gy_inv"):
-        rhgd.Solver(tp, "hinv")  # hinv needs the user's inverse Hessian
+    with pytest.warns(UserWarning, match="'hinv' runs as 'cg'.*Euclidean lower level only"):
+        assert rhgd.Solver(tp, "hinv").settings.startswith("cg")
     with pytest.raises(TypeError):
         rt.Problem(None, None, e2, e2)
 

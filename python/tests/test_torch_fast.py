@@ -1,0 +1,112 @@
+"""rhgd.torch faster than one's own loop (issue 28): the fused lower loop
+(lower_steps, one crossing per epoch on a Euclidean lower level) gives the
+same run as the step-by-step loop, and hess_gy_inv is derived (the 'hinv'
+estimator on any torch problem with a Euclidean lower level of moderate
+dimension), with minibatches."""
+
+import pathlib
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+try:
+    import torch
+except ImportError as e:  # Debian: python3-torch (make python-deps installs it)
+    pytest.skip(f"rhgd.torch needs PyTorch, which does not import here ({e}); install python3-torch",
+                allow_module_level=True)
+
+import rhgd
+import rhgd.torch as rt
+
+EXAMPLES = pathlib.Path(__file__).resolve().parents[1] / "examples"
+sys.path.insert(0, str(EXAMPLES))
+import torch_hyperrep  # noqa: E402
+import torch_metric  # noqa: E402
+
+F64 = torch.float64
+
+
+@pytest.fixture(scope="module")
+def metric():
+    data = torch_metric.make_data(n=60)
+    f, g, mx, my, lower = torch_metric.problem(data)
+    M0 = torch.diag(torch.linspace(0.8, 1.2, 10, dtype=F64))
+    return dict(data=data, f=f, g=g, mx=mx, my=my, lower=lower, M0=M0, W0=torch.zeros(10, 3, dtype=F64))
+
+
+@pytest.mark.parametrize("est", ["cg", "ns:gamma=0.1,terms=30", "hinv", "fo"])
+def test_fused_lower_loop_is_the_same_run(metric, est):
+    """With lower_steps (the default on a Euclidean lower level) the run is
+    the step-by-step loop's to rounding, and an epoch crosses into Python
+    once for its S lower steps instead of S times."""
+    kw = dict(estimator=est, epochs=6, eta_x=0.5, eta_y=0.1, inner=10)
+    runs = {}
+    for fused in (True, False):
+        p = rt.Problem(metric["f"], metric["g"], metric["mx"], metric["my"], fuse_lower=fused)
+        runs[fused] = (rhgd.minimize(p, metric["M0"], metric["W0"], **kw), p)
+    (a, pa), (b, pb) = runs[True], runs[False]
+    np.testing.assert_allclose(a.history["f"], b.history["f"], rtol=1e-12, atol=1e-14)
+    torch.testing.assert_close(a.x, b.x, rtol=1e-11, atol=1e-13)
+    assert a.lower_grads == b.lower_grads  # the same work, counted alike
+    assert pa.crossings["lower_steps"] == a.nit + 1  # one per epoch and the final lower solve
+    assert pa.crossings.get("grad_gy", 0) < pb.crossings["grad_gy"] - 10 * a.nit + 1
+
+
+def test_fused_lower_loop_divergence_is_reported(metric):
+    """A too long η_y diverges in the fused loop as in Go's: Diverged, with
+    the step named."""
+    p = rt.Problem(metric["f"], metric["g"], metric["mx"], metric["my"])
+    with pytest.raises(rhgd.NumericalError, match="lower"):
+        rhgd.minimize(p, metric["M0"], metric["W0"], estimator="cg", epochs=3, eta_y=50.0, inner=20)
+
+
+def test_hinv_derived_matches_cg(metric):
+    """'hinv' on a torch problem without a hand-written inverse: the
+    hypergradient equals CG's at a tight tolerance (the Hessian is formed
+    by one batched product and factored by Cholesky)."""
+    p = rt.Problem(metric["f"], metric["g"], metric["mx"], metric["my"], lower_solve=metric["lower"])
+    x = metric["M0"]
+    y = metric["lower"](x, metric["W0"])
+    h_inv = rhgd.hypergradient(p, x, y, estimator="hinv")
+    h_cg = rhgd.hypergradient(p, x, y, estimator="cg:tol=1e-13,maxiter=200")
+    torch.testing.assert_close(h_inv, h_cg, rtol=1e-9, atol=1e-12)
+    r = rhgd.minimize(p, x, metric["W0"], estimator="hinv", epochs=5, eta_x=0.5, eta_y=0.1)
+    assert r.success and r.hess_vecs == 0
+
+
+def test_hinv_with_minibatches():
+    """The derived inverse is the minibatch's (hyper-representation in
+    torch with RSHGD's batches): a run with hinv and batches agrees with CG
+    at a tight tolerance on the same batches."""
+    data = torch_hyperrep.make_data(N=24, d=6, k=2, n_train=12)
+    f, g, mx, my, nf, ng = torch_hyperrep.problem(data)
+    p = rt.Problem(f, g, mx, my, n_f=nf, n_g=ng)
+    kw = dict(epochs=4, eta_x=0.2, eta_y=0.2, inner=5, batch_lower=6, batch_upper=6, batch_cross=6,
+              batch_hess=6, seed=3)
+    a = rhgd.minimize(p, data["W0"], data["beta0"], estimator="hinv", **kw)
+    b = rhgd.minimize(p, data["W0"], data["beta0"], estimator="cg:tol=1e-13,maxiter=100", **kw)
+    np.testing.assert_allclose(a.history["hypergrad_norm"], b.history["hypergrad_norm"], rtol=1e-8)
+
+
+def test_hinv_not_positive_definite_says_so(metric):
+    """A lower level that is not strongly convex where hinv is asked: the
+    error says so and points to damped CG."""
+    def g(M, W):  # concave in W's last column
+        return metric["g"](M, W) - 10.0 * torch.sum(W[:, 2] ** 2)
+
+    p = rt.Problem(metric["f"], g, metric["mx"], metric["my"])
+    with pytest.raises(rhgd.CallbackError, match="not positive definite.*damping=auto"):
+        rhgd.hypergradient(p, metric["M0"], metric["W0"], estimator="hinv")
+
+
+def test_hinv_above_the_cap_falls_back_to_cg(metric):
+    """Above hinv_max_dim the inverse is not derived: 'hinv' runs as CG,
+    with a warning that says so."""
+    p = rt.Problem(metric["f"], metric["g"], metric["mx"], metric["my"], hinv_max_dim=10)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        r = rhgd.minimize(p, metric["M0"], metric["W0"], estimator="hinv", epochs=2, eta_x=0.5, eta_y=0.1)
+    assert r.settings.startswith("cg")
+    assert any("hinv_max_dim" in str(m.message) for m in w)
