@@ -5,6 +5,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -24,12 +25,18 @@ import (
 func TestBuiltinHostileNPZ(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range npztest.Synthetic() {
-		path := filepath.Join(dir, c.Name+".npz")
+		path := filepath.Join(t.TempDir(), "data.npz") // a name no message part matches
 		require.NoError(t, os.WriteFile(path, c.File, 0o644))
-		wantCode(t, c.Name, einval, func() int {
+		rc, msg := call(func() int {
 			_, rc := ctest.Builtin("synthetic", nil, path, 1)
 			return rc
-		}, path, c.Array, c.Msg)
+		})
+		require.Equal(t, einval, rc, "%s: %s", c.Name, msg)
+		assert.True(t, strings.HasPrefix(msg, "rhgd: "), msg)
+		_, after, ok := strings.Cut(msg, path)
+		require.True(t, ok, "%s: %q does not name the file", c.Name, msg)
+		assert.Contains(t, msg, c.Array, c.Name)
+		assert.Contains(t, after, c.Msg, "%s: the message, not the file's name, says what is wrong", c.Name)
 	}
 
 	path := filepath.Join(dir, "big.npz")

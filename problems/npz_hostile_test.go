@@ -58,7 +58,7 @@ func TestNPZHostile(t *testing.T) {
 	const bound = 1 << 20
 	for _, c := range npztest.Synthetic() {
 		t.Run(c.Name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), c.Name+".npz")
+			path := filepath.Join(t.TempDir(), "data.npz") // a name no message part matches
 			require.NoError(t, os.WriteFile(path, c.File, 0o644))
 			var f syntheticFile
 			var err error
@@ -69,7 +69,8 @@ func TestNPZHostile(t *testing.T) {
 			msg := err.Error()
 			assert.Equal(t, 1, strings.Count(msg, path), "the file is named once: %s", msg)
 			assert.True(t, namesArray(msg, path, c.Array), "%q does not name the array %s", msg, c.Array)
-			assert.Contains(t, msg, c.Msg)
+			_, after, _ := strings.Cut(msg, path)
+			assert.Contains(t, after, c.Msg)
 			assert.Less(t, n, uint64(bound), "loading allocated %d bytes", n)
 		})
 	}

@@ -166,7 +166,8 @@ type Hostile struct {
 //     2^27 × 8 float64 entries (8 GiB) for a few hundred deflated bytes;
 //   - "bomb": X's directory entry and header are honest about 16 × 8
 //     entries, but its deflated stream expands to 4 MiB more;
-//   - "object": X is a pickled object array;
+//   - "object": X is a pickled object array (16 × 1, so that only its
+//     dtype is wrong);
 //   - "missing": Y is absent, after a 2 MiB X;
 //   - "shape": Y has 9 rows for the 4096 of a 2 MiB X;
 //   - "short": X's header claims 32 × 8 entries, the member holds 16 × 8;
@@ -188,7 +189,7 @@ func Synthetic() []Hostile {
 		{"claims", Zip(Member{Name: "X.npy", Data: claimed, Deflate: true, Size: uint64(len(claimed)-128) + 8<<30}, y),
 			"X", "zip directory declares"},
 		{"bomb", Zip(Member{Name: "X.npy", Data: x, Deflate: true, Zeros: 4 << 20}, y), "X", "expands beyond"},
-		{"object", Zip(Member{Name: "X.npy", Data: NPY("|O", []int{2}, pickled)}, y), "X", "object"},
+		{"object", Zip(Member{Name: "X.npy", Data: NPY("|O", []int{16, 1}, pickled)}, y), "X", "|O"},
 		{"missing", Zip(big), "Y", "no array"},
 		{"shape", Zip(big, Member{Name: "Y.npy", Data: NPY("<f8", []int{9, 2}, Float64s(Values(9*2, 2)...))}), "Y", "shape"},
 		{"short", Zip(Member{Name: "X.npy", Data: NPY("<f8", []int{32, 8}, Float64s(Values(16*8, 1)...))}, y),

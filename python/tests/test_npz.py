@@ -49,11 +49,11 @@ def hostile():
     """(name, file bytes, the array the error must name, a message part)."""
     bomb = declare(zipped({"X.npy": XNPY + bytes(4 << 20), "Y.npy": YNPY}, deflate=True), len(XNPY))
     obj = io.BytesIO()
-    np.savez(obj, X=np.array([{"a": 1}, None], dtype=object), Y=Y)
+    np.savez(obj, X=np.full((16, 1), {"a": 1}, dtype=object), Y=Y)  # only the dtype is wrong
     return [
         ("huge", zipped({"X.npy": npy("<f8", (100000, 100000), bytes(128)), "Y.npy": YNPY}), "X", "header declares"),
         ("bomb", bomb, "X", "expands beyond"),
-        ("object", obj.getvalue(), "X", "object"),
+        ("object", obj.getvalue(), "X", "|O"),
         ("missing", zipped({"X.npy": XNPY}), "Y", "no array"),
         ("shape", zipped({"X.npy": XNPY, "Y.npy": npy("<f8", (9, 2), bytes(9 * 2 * 8))}), "Y", "shape"),
         ("short", zipped({"X.npy": npy("<f8", (32, 8), X.tobytes()), "Y.npy": YNPY}), "X", "header declares"),
@@ -62,12 +62,12 @@ def hostile():
 
 @pytest.mark.parametrize("name,data,array,part", hostile(), ids=[h[0] for h in hostile()])
 def test_hostile_file_is_invalid_argument(tmp_path, name, data, array, part):
-    path = tmp_path / f"{name}.npz"
+    path = tmp_path / "data.npz"  # a name no message part matches
     path.write_bytes(data)
     with pytest.raises(rhgd.InvalidArgument) as e:
         rhgd.builtin("synthetic", data=str(path))
     msg = str(e.value)
-    assert str(path) in msg and array in msg and part in msg, msg
+    assert str(path) in msg and array in msg and part in msg.split(str(path), 1)[1], msg
 
 
 def test_dict_data_checked_before_reading():
