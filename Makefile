@@ -271,7 +271,7 @@ valgrind: test-c
 # testdata/fuzz, which `make test` then runs.
 FUZZ_EXECS ?= 1000000
 FUZZ_TARGETS = ./lapackx:FuzzSymFunc ./lapackx:FuzzExpm ./lapackx:FuzzSylvester ./lapackx:FuzzLyapSym \
-	./spd:FuzzRetract ./stiefel:FuzzRetract ./coupling:FuzzRetract ./problems/synthetic:FuzzEpoch
+	./spd:FuzzRetract ./stiefel:FuzzRetract ./coupling:FuzzRetract ./problems/synthetic:FuzzEpoch ./problems:FuzzNPZ
 
 fuzz: deps
 	@log=$$(mktemp); for backend in openblas gonum; do for t in $(FUZZ_TARGETS); do \

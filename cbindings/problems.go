@@ -134,11 +134,34 @@ func newBuiltin(name string, params []string, data string, seed uint64) (*proble
 		return nil, argf("problem %q: %v", name, err)
 	}
 	*p.Common() = problems.Options{Data: data, Seed: seed}
+	if data != "" {
+		if err := npzLimitFromHost(); err != nil {
+			return nil, err
+		}
+	}
 	in, err := sp.Build(p)
 	if err != nil {
 		return nil, inParamTerms(err, sp.New())
 	}
 	return &problemObj{p: in.Problem, x0: in.X0, y0: in.Y0, inst: in, desc: name + ": " + in.Describe, notes: slices.Clone(in.Notes)}, nil
+}
+
+// npzLimitFromHost sets the bound on one array of a data file
+// (problems.SetMaxArrayBytes) from the host's environment as it is now
+// (RHGD_NPZ_MAX_BYTES through C's getenv, which sees what Python's
+// os.environ set after the library loaded; Go's os.Getenv would not), or
+// to the default when the variable is unset. Only the C ABI uses the
+// problems package inside the library, so the setting is this call's.
+func npzLimitFromHost() error {
+	n := problems.DefaultMaxArrayBytes
+	if s := getenv(problems.EnvMaxArrayBytes); s != "" {
+		var err error
+		if n, err = problems.ParseByteSize(s); err != nil {
+			return argf("%s=%q: %v", problems.EnvMaxArrayBytes, s, err)
+		}
+	}
+	problems.SetMaxArrayBytes(n)
+	return nil
 }
 
 //export rhgdgo_default_seed

@@ -543,7 +543,19 @@ RHGD_API int rhgd_problem_params(const char *name, char *buf, size_t len);
  * Y and optionally W0, M0, nu) and seed for generated data and random
  * starts (rhgd_default_seed for the rhgd command's). The problem
  * carries its starting point and the paper's settings and estimator
- * settings, which rhgd_solver_new starts from. */
+ * settings, which rhgd_solver_new starts from.
+ *
+ * The data file is untrusted. Before any array is allocated, its zip
+ * directory size, its .npy header (a numeric dtype: a pickled object
+ * array is refused) and the bytes the member holds must agree, and the
+ * array as doubles must fit in a bound: 1 GiB per array, or
+ * RHGD_NPZ_MAX_BYTES from the environment as it is at this call ("4GiB";
+ * a byte count, or KiB, MiB, GiB, TiB). Every array the problem needs
+ * must be present and all declared shapes consistent before any is read,
+ * and each member is read through a limit of its declared size (a member
+ * that expands beyond it, ends early or fails its CRC-32 is refused). A
+ * file that fails is RHGD_EINVAL with a message naming the file and the
+ * array, as is a bad RHGD_NPZ_MAX_BYTES. */
 RHGD_API int rhgd_problem_builtin(const char *name, int64_t nparams, const char *const *params,
                                   const char *data, uint64_t seed, rhgd_problem *out);
 

@@ -67,6 +67,17 @@ func TestNPZBadInput(t *testing.T) {
 
 func nanValue() float64 { var z float64; return z / z }
 
+// fortranToRowMajor reorders column-major data of the given shape to
+// row-major, as the loader does while it reads a Fortran-ordered array.
+func fortranToRowMajor(v []float64, shape []int) []float64 {
+	out := make([]float64, len(v))
+	o := newOrder(shape, true)
+	for _, x := range v {
+		out[o.next()] = x
+	}
+	return out
+}
+
 func TestFortranToRowMajor(t *testing.T) {
 	// The 2×3 matrix [[1 2 3] [4 5 6]] in column-major order.
 	require.Equal(t, []float64{1, 2, 3, 4, 5, 6}, fortranToRowMajor([]float64{1, 4, 2, 5, 3, 6}, []int{2, 3}))
@@ -120,7 +131,7 @@ func TestReadSaveArrays(t *testing.T) {
 	require.ErrorIs(t, err, ErrBadData)
 	require.ErrorContains(t, err, "X has shape [2 3], want [3 -1]")
 	bad := filepath.Join(t.TempDir(), "bad.npz")
-	require.NoError(t, WriteNPZ(bad, map[string][]float64{"X": x, "Y": x}, map[string][]int{"X": {2, 3}, "Y": {2, 3}}))
+	require.NoError(t, WriteNPZ(bad, map[string][]float64{"X": x, "Y": x, "s": s}, map[string][]int{"X": {2, 3}, "Y": {2, 3}}))
 	_, err = ReadNPZ(bad, list(&gx, &gy, &gs, &go2)...)
 	require.ErrorIs(t, err, ErrBadData)
 	require.ErrorContains(t, err, "Y has shape [2 3], want [2 2]")

@@ -14,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rhgd/rhgd/internal/npztest"
 	"github.com/rhgd/rhgd/problems/catalog"
 )
 
@@ -282,4 +283,50 @@ func TestInterrupt(t *testing.T) {
 	require.Equal(t, "Cancelled", s.Status)
 	_, rows := readHistory(t, filepath.Join(out, "history.csv"))
 	require.Len(t, rows, s.Epochs)
+}
+
+// TestRunHostileNPZ: `rhgd run synthetic -data F` on a hostile or broken
+// .npz file (npztest.Synthetic: a header claiming 80 GB, a directory
+// claiming 8 GiB, a deflate bomb, a pickled object array, a missing or
+// misshapen array, a short or truncated member) exits with status 2 and
+// one line on standard error that names the file and the array, never a
+// crash, and writes nothing; so does an array over the limit that
+// RHGD_NPZ_MAX_BYTES sets, whose message names the variable, and a limit
+// that does not parse.
+func TestRunHostileNPZ(t *testing.T) {
+	files := t.TempDir()
+	// check runs rhgd on path with env and requires the error line to
+	// contain each of want.
+	check := func(t *testing.T, path string, env []string, want ...string) {
+		t.Helper()
+		dir := t.TempDir()
+		_, stderr, code := asMainIn(t, dir, "run synthetic -quiet -data "+path, env...)
+		require.Equal(t, 2, code, stderr)
+		require.Equal(t, 1, strings.Count(stderr, "\n"), "%q", stderr)
+		require.NotContains(t, stderr, "fatal error")
+		for _, w := range want {
+			require.Contains(t, stderr, w)
+		}
+		if _, after, ok := strings.Cut(stderr, path); ok {
+			require.Contains(t, after, want[len(want)-1], "the message, not the file's name, says what is wrong")
+		}
+		entries, err := os.ReadDir(dir)
+		require.NoError(t, err)
+		require.Empty(t, entries, "wrote files")
+	}
+	for _, c := range npztest.Synthetic() {
+		t.Run(c.Name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "data.npz")
+			require.NoError(t, os.WriteFile(path, c.File, 0o644))
+			check(t, path, nil, path, c.Array, c.Msg)
+		})
+	}
+	t.Run("limit", func(t *testing.T) {
+		path := filepath.Join(files, "big.npz")
+		y := npztest.NPY("<f8", []int{4096, 1}, npztest.Float64s(npztest.Values(4096, 2)...))
+		require.NoError(t, npztest.Write(path, npztest.Member{Name: "X.npy", Data: npztest.BigX(), Deflate: true},
+			npztest.Member{Name: "Y.npy", Data: y, Deflate: true}))
+		check(t, path, []string{"RHGD_NPZ_MAX_BYTES=1MiB"}, path+": X: ", "over the limit of 1048576", "RHGD_NPZ_MAX_BYTES")
+		check(t, path, []string{"RHGD_NPZ_MAX_BYTES=-1"}, `RHGD_NPZ_MAX_BYTES="-1"`)
+	})
 }

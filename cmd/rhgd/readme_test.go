@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"reflect"
 	"regexp"
@@ -9,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rhgd/rhgd/problems"
 )
 
 // TestReadmeSummaryKeys: README's list of summary.json keys names every
@@ -43,4 +46,19 @@ func keys(m map[string]bool) []string {
 	}
 	sort.Strings(k)
 	return k
+}
+
+// TestReadmeNPZLimit: README's environment table and the .npz section
+// name the variable and the default bound on one array that the problems
+// package defines.
+func TestReadmeNPZLimit(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	text := string(b)
+	gib := fmt.Sprintf("%d GiB", problems.DefaultMaxArrayBytes>>30)
+	require.Equal(t, int64(0), problems.DefaultMaxArrayBytes%(1<<30), "the default is a whole number of GiB")
+	row := regexp.MustCompile("(?m)^\\| `" + problems.EnvMaxArrayBytes + "=N` \\|.*$").FindString(text)
+	require.NotEmpty(t, row, "README's environment table lacks %s", problems.EnvMaxArrayBytes)
+	require.Contains(t, row, "default "+gib)
+	require.Contains(t, text, "fits in\n**"+gib+"**", "README's .npz section gives another default")
 }

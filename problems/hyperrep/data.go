@@ -192,11 +192,13 @@ func Load(path string) (*Data, error) {
 	data, dims := &Data{}, problems.Dims{}
 	var nts []float64
 	a := arrays(data, &nts)
-	if err := z.Read(dims, a[:3]...); err != nil {
+	// Check every array's name and shape (beta0's size follows from W0's)
+	// before reading any.
+	if err := z.Check(dims, a[:3]...); err != nil {
 		return nil, err
 	}
 	dims["m"] = dims["k"] * (dims["k"] + 1) / 2
-	if err := z.Read(dims, a[3:]...); err != nil {
+	if err := z.Read(dims, a...); err != nil {
 		return nil, err
 	}
 	n, nt := dims["N"], nts[0]

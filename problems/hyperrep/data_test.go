@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -263,4 +264,29 @@ func TestGenerate(t *testing.T) {
 	other, err := hyperrep.Generate(6)
 	require.NoError(t, err)
 	require.NotEqual(t, data.Y, other.Y)
+}
+
+// TestLoadChecksFirst: Load checks every array's name and shape, beta0's
+// length (k(k+1)/2, from W0) among them, before it reads any: a file whose
+// beta0 is too short or that lacks n_train fails without reading its 1 MiB
+// A.
+func TestLoadChecksFirst(t *testing.T) {
+	const n, d, k = 2048, 8, 3
+	for name, arrays := range map[string]map[string][]float64{
+		"beta0 too short": {"A": make([]float64, n*d*d), "y": make([]float64, n), "W0": make([]float64, d*k),
+			"beta0": make([]float64, k*(k+1)/2-1), "n_train": {n / 2}},
+		"no n_train": {"A": make([]float64, n*d*d), "y": make([]float64, n), "W0": make([]float64, d*k),
+			"beta0": make([]float64, k*(k+1)/2)},
+	} {
+		path := filepath.Join(t.TempDir(), "big.npz")
+		require.NoError(t, problems.WriteNPZ(path, arrays, map[string][]int{"A": {n, d, d}, "W0": {d, k}}))
+		var err error
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		_, err = hyperrep.Load(path)
+		runtime.ReadMemStats(&after)
+		bad(t, err, name)
+		require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(n*d*d*8/2), "%s: Load allocated as if it read A", name)
+	}
 }

@@ -348,6 +348,10 @@ def builtin(name, data=None, seed=None, **params):
     data is None (generated or built-in data), a path to a .npz file, or a
     dict of numpy arrays, which is written to a temporary .npz (for the
     synthetic problem: X (n x d), Y (n x r), optionally W0, M0, nu).
+    The file is untrusted: a missing array, declared shapes that
+    disagree, a header its member does not bear out, an object array or
+    an array over RHGD_NPZ_MAX_BYTES (default 1 GiB as float64) raises
+    InvalidArgument naming the file and the array, before data are read.
     float32 data are welcome: inputs within float32 rounding of their
     constraints are projected onto them, with a ProjectedInput warning
     each (Problem.notes). seed seeds generated data and random starts;
