@@ -205,6 +205,12 @@ def _t(x):
     return torch.tensor([x], dtype=F64)
 
 
+def both(fn, *x):
+    """fn's values on torch tensors (other devices' path) and on numpy
+    arrays (the CPU's): each is checked against the bound."""
+    return (float(fn(*(torch.tensor([v], dtype=F64) for v in x))[0]), float(fn(*(np.array([v]) for v in x))[0]))
+
+
 @pytest.mark.parametrize("name", list(NAMED_DD))
 def test_named_divided_differences_vs_mpmath(name):
     """First: the closed forms are accurate to a few units of roundoff (the
@@ -216,14 +222,14 @@ def test_named_divided_differences_vs_mpmath(name):
     with mp.workdps(50):
         for a, b in itertools.product(pts, pts):
             ref = mp_dd(f, d1, d2, [a, b])
-            got = float(spec.dd1(_t(a), _t(b))[0])
-            assert abs(got - ref) <= b1(a, b) * U * abs(ref), (a, b, got, ref)
+            for got in both(spec.dd1, a, b):
+                assert abs(got - ref) <= b1(a, b) * U * abs(ref), (a, b, got, ref)
         for x in itertools.combinations_with_replacement(pts, 3):
             ref = mp_dd(f, d1, d2, x)
-            got = float(spec.dd2(*S._sorted3(*map(_t, x)))[0])
             loss = 4 / spec.tau + 1 if hasattr(spec, "tau") else 1  # sqrt's: closed forms
             bound = loss * 2 * b1(x[0], x[2]) * U * abs(ref)
-            assert abs(got - ref) <= bound, (x, got, ref)
+            for got in both(lambda *y: spec.dd2(*S._sorted3(*y)), *x):
+                assert abs(got - ref) <= bound, (x, got, ref)
 
 
 @pytest.mark.parametrize("fname", ["exp", "log", "sqrt"])
@@ -248,8 +254,10 @@ def test_generic_divided_differences_vs_mpmath(fname):
                 x[1] = x[0]
             ref = mp_dd(f, d1, d2, x[:2])
             assert abs(float(spec.dd1(_t(x[0]), _t(x[1]))[0]) - ref) <= 1e-12 * abs(ref), x
+            assert abs(float(spec.dd1(x[:1], x[1:2])[0]) - ref) <= 1e-12 * abs(ref), x
             ref = mp_dd(f, d1, d2, x)
             assert abs(float(spec.dd2(*S._sorted3(*map(_t, x)))[0]) - ref) <= 1e-10 * abs(ref), x
+            assert abs(float(spec.dd2(*S._sorted3(x[:1], x[1:2], x[2:]))[0]) - ref) <= 1e-10 * abs(ref), x
 
 
 # ---------------------------------------------------------------------------
@@ -479,9 +487,25 @@ def test_torch_eigh_path_agrees(monkeypatch):
         assert (r - t).abs().max() <= bound * t.abs().max()
 
 
+def test_sorted_triples_and_their_ranks():
+    """The second divided differences are kept for the sorted index
+    triples a ≤ b ≤ c only, in lexicographic order: _triples lists them
+    and _rank finds each one's position, as an enumeration does."""
+    for n in range(1, 8):
+        triples = [t for t in itertools.product(range(n), repeat=3) if t[0] <= t[1] <= t[2]]
+        assert len(triples) == S._tet(n)
+        got = np.stack(S._triples(n, 0, n, np.zeros(1)), 1).tolist()
+        assert got == [list(t) for t in triples]
+        a, b, c = (torch.tensor(x) for x in zip(*triples))
+        assert S._rank(a, b, c, n).tolist() == list(range(len(triples)))
+        for a0, a1 in ((0, 1), (1, n), (n // 2, n)):  # chunks of first indices
+            part = np.stack(S._triples(n, a0, a1, np.zeros(1)), 1).tolist()
+            assert part == [list(t) for t in triples if a0 <= t[0] < a1]
+
+
 def test_blocked_second_derivatives_agree(monkeypatch):
-    """The second divided differences computed in blocks of rows and not
-    cached (large n) give the cached whole-tensor result."""
+    """The second divided differences computed in chunks, not cached (large
+    n), and read in blocks of rows give the cached whole-tensor result."""
     a, w, c, e = _case("repeated", 9, (2,), "logm", seed=3)
     L = _loss(rt.logm, w, c)
 
