@@ -597,3 +597,34 @@ def test_rhgd_torch_problem_at_identity():
     r = rt.minimize(f, g, mx, my, torch.eye(10, dtype=F64), torch.zeros(10, 3, dtype=F64), estimator="cg",
                     eta_x=0.5, eta_y=0.1, inner=20, epochs=3)
     assert np.isfinite(r.fun) and r.status_name == "IterationLimit"
+
+
+def test_rhgd_torch_lower_spd_at_identity():
+    """An SPD lower variable through logm, started at M0 = I: the lower
+    Hessian-vector products (double backward through logm, with the
+    residual logm(M) − sym(x) ≠ 0 so that logm's second derivative
+    counts) pass rhgd's problem check against finite differences, and
+    minimize runs; torch.linalg.eigh's logm gives NaN there."""
+    n = 4
+    rng = np.random.default_rng(5)
+    T = batch("random", n, (), seed=6)
+    x0 = 0.3 * rng.standard_normal((n, n))
+
+    def make(logm):
+        def g(x, M):  # M*(x) = expm(sym(x))
+            return 0.5 * torch.sum((logm(M) - sym(x)) ** 2)
+
+        def f(x, M):
+            return 0.5 * torch.sum((M - T) ** 2) + 0.005 * torch.sum(x ** 2)
+        return f, g
+
+    mx, my = rhgd.Euclidean(n, n), rhgd.SPD(n)
+    f, g = make(rt.logm)
+    rep = rt.Problem(f, g, mx, my).check(x0, np.eye(n), seed=2)
+    assert rep["ok"], [(r["name"], r["msg"]) for r in rep["reports"] if not r["ok"]]
+    assert "HessGy: Hessian" in {r["name"] for r in rep["reports"]}
+    r = rt.minimize(f, g, mx, my, x0, np.eye(n), estimator="cg", eta_x=0.1, eta_y=0.5, inner=10, epochs=3)
+    assert np.isfinite(r.fun) and r.status_name == "IterationLimit"
+    fe, ge = make(_eigh_version("logm"))
+    with pytest.raises(rhgd.CallbackError, match="repeated eigenvalues"):
+        rt.minimize(fe, ge, mx, my, x0, np.eye(n), estimator="cg", eta_x=0.1, eta_y=0.5, inner=10, epochs=3)
