@@ -628,3 +628,39 @@ def test_rhgd_torch_lower_spd_at_identity():
     fe, ge = make(_eigh_version("logm"))
     with pytest.raises(rhgd.CallbackError, match="repeated eigenvalues"):
         rt.minimize(fe, ge, mx, my, x0, np.eye(n), estimator="cg", eta_x=0.1, eta_y=0.5, inner=10, epochs=3)
+
+
+def test_readme_hyperrep_features():
+    """python/README.md's feature map with rt.logm gives
+    examples/torch_hyperrep.py's (eigh's) features and gradients, at the
+    example's data."""
+    import pathlib
+    import sys
+    here = pathlib.Path(__file__).resolve().parents[1]
+    sys.path.insert(0, str(here / "examples"))
+    import torch_hyperrep
+    text = (here / "README.md").read_text()
+    a = text.index("```python\n", text.index("### Symmetric matrix functions")) + len("```python\n")
+    code = text[a:text.index("```\n", a)]
+    data = torch_hyperrep.make_data()
+    A, k = torch.from_numpy(data["A"]), data["W0"].shape[1]
+    ns = {"A": A, "iu": torch.triu_indices(k, k), "rhgd": rhgd}
+    exec(compile(code, "README.md", "exec"), ns)
+    f_ex = torch_hyperrep.problem(data)[0]  # the example's f(W, beta, batch), through eigh
+    idx = torch.arange(A.shape[0])
+    W = torch.from_numpy(data["W0"]).requires_grad_()
+    beta = torch.from_numpy(np.random.default_rng(0).standard_normal(k * (k + 1) // 2))
+    lam, V = torch.linalg.eigh(W.detach().T @ A @ W.detach())
+    ref = (V @ torch.diag_embed(torch.log(lam)) @ V.transpose(-1, -2))[:, ns["iu"][0], ns["iu"][1]]
+    got = ns["features"](W, idx)
+    bound = 10 * k * U * float(lam.abs().max() / lam.min())  # log's condition on these spectra
+    assert (got.detach() - ref).abs().max() <= bound * ref.abs().max()
+    # The example's validation loss, differentiated through either.
+    nt = int(data["n_train"][0])
+    lab = torch.from_numpy(data["y"])
+    (g_ex,) = torch.autograd.grad(f_ex(W, beta, idx[:A.shape[0] - nt]), W)
+    vidx = nt + idx[:A.shape[0] - nt]
+    (g,) = torch.autograd.grad(0.5 * torch.mean((ns["features"](W, vidx) @ beta - lab[vidx]) ** 2), W)
+    # eigh's divided differences (f(λi) − f(λj))/(λi − λj) lose u·|f|/gap each.
+    gap = float((lam[:, 1:] - lam[:, :-1]).min())
+    assert (g - g_ex).abs().max() <= 10 * k * U * float(lam.log().abs().max() + 1) / gap * g_ex.abs().max()
