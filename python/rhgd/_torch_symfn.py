@@ -42,27 +42,27 @@ Conventions:
   flattened batch) and its smallest eigenvalue. expm and reeig take any
   symmetric matrix; symfn's domain is f's.
 - Cost: the forward pass is one batched eigendecomposition; backward is
-  four batched matrix products; double backward O(n³) per matrix for the
-  second divided differences (cached on the graph, so that CG's many
-  Hessian products at one point pay for them once) and a contraction of
-  the same cost per product. Third derivatives are not provided (an
-  error says so).
+  four batched matrix products; double backward computes the second
+  divided differences of the n(n+1)(n+2)/6 sorted index triples of each
+  matrix (kept on the graph, so that CG's many Hessian products at one
+  point pay for them once) and contracts them, O(n³) per product.
+  Third derivatives are not provided (an error says so).
 
 Accuracy of the divided differences (they are tested against mpmath at 50
-digits): sqrtm's and invsqrtm's are closed forms without subtraction
-(f[x, y] = 1/(√x + √y), f[x, y, z] = −1/((√x + √y)(√y + √z)(√x + √z)),
-and likewise for x^{-1/2}), a few units of roundoff; logm's, expm's and
-powm's first ones use log1p and expm1 (a few units of roundoff), their
-second ones the recursion (f[y, z] − f[x, y])/(z − x) where the three
-values spread beyond a threshold and, within it, the Taylor series of f
-about their mean, summed to the roundoff, so that the recursion loses at
-most a factor of about 40 to cancellation (about 1e-14 relative). symfn's, for a user's f, f' and f'', choose per
-entry between the difference quotient and Simpson's rule on f' (first),
-and between the recursion and a degree-5 cubature of f'' on the simplex
-(second, the Hermite–Genocchi formula), by estimates of their rounding and
-truncation errors: measured against mpmath on clusters of every width
-(tests/test_torch_symfn.py), within 1e-12 relative for the first and
-1e-10 for the second.
+digits): sqrtm's and invsqrtm's are closed forms without subtraction (f[x,
+y] = 1/(√x + √y), f[x, y, z] = −1/((√x + √y)(√y + √z)(√x + √z)), and
+likewise for x^{-1/2}), a few units of roundoff; logm's, expm's and powm's
+first ones use log1p and expm1 (a few units of roundoff), their second
+ones the recursion (f[y, z] − f[x, y])/(z − x) where the three values
+spread beyond a threshold and, within it, the Taylor series of f about
+their mean, summed to the roundoff, so that the recursion loses at most a
+factor of about 40 to cancellation (about 1e-14 relative). symfn's, for a
+user's f, f' and f'', choose per entry between the difference quotient and
+Simpson's rule on f' (first), and between the recursion and a degree-5
+cubature of f'' on the simplex (second, the Hermite–Genocchi formula), by
+estimates of their rounding and truncation errors: measured against mpmath
+on clusters of every width (tests/test_torch_symfn.py), within 1e-12
+relative for the first and 1e-10 for the second.
 """
 
 import functools
@@ -210,7 +210,9 @@ class _Spec:
             ia, ib, ic = _triples(n, a0, a1, lam)
             parts.append(self.dd2(lam[..., ia], lam[..., ib], lam[..., ic]))
             a0 = a1
-        return parts[0] if len(parts) == 1 else (np.concatenate if isinstance(lam, np.ndarray) else torch.cat)(parts, -1)
+        if len(parts) == 1:
+            return parts[0]
+        return (np.concatenate if isinstance(lam, np.ndarray) else torch.cat)(parts, -1)
 
 
 def _dd2_recursion(spec, x0, x1, x2):
@@ -825,7 +827,7 @@ def symfn(a, f, df, d2f=None):
     same shape, elementwise (torch.exp, lambda x: x * torch.log(x), ...).
     Without d2f, double backward raises. The divided differences are
     chosen per entry by error estimates (see the module's doc): about
-    1e-12 relative at worst for the first, 1e-9 for the second, on smooth
+    1e-12 relative at worst for the first, 1e-10 for the second, on smooth
     f; prefer the named ops where one fits."""
     if not (callable(f) and callable(df) and (d2f is None or callable(d2f))):
         raise TypeError("rhgd: symfn: f, df (and d2f, if given) must be callables")
