@@ -65,8 +65,9 @@ from . import _lib
 from . import problems as _problems
 from . import solver as _solver
 from ._handle import _new_handle
+from ._torch_symfn import sqrtm, invsqrtm, logm, expm, powm, symfn, reeig
 
-__all__ = ["Problem", "minimize", "split", "GraphLost"]
+__all__ = ["Problem", "minimize", "split", "GraphLost", "sqrtm", "invsqrtm", "logm", "expm", "powm", "symfn", "reeig"]
 
 _F64 = torch.float64
 
