@@ -8,7 +8,9 @@ rhgd: learn W ∈ St(d, k) such that ridge regression on the features
 
 f and g are finite sums (n_f = n_val, n_g = n_tr components), so the same
 functions run RHGD and, with the batch_* settings, RSHGD. The matrix
-logarithm is torch.linalg.eigh's, differentiated twice by autograd.
+logarithm is rhgd.torch.logm: rhgd's batched eigensolver, with derivatives
+(twice, for the Hessian products) that stay exact at repeated eigenvalues,
+where torch.linalg.eigh's are NaN.
 Run: PYTHONPATH=python /usr/bin/python3 python/examples/torch_hyperrep.py
 """
 import sys
@@ -38,8 +40,7 @@ def problem(data, lam=0.1):
     iu = torch.triu_indices(k, k)
 
     def features(W, idx):  # φ_i(W) = triu(log(Wᵀ A_i W)), row-major
-        lam_, V = torch.linalg.eigh(W.T @ A[idx] @ W)
-        L = V @ torch.diag_embed(torch.log(lam_)) @ V.transpose(-1, -2)
+        L = rhgd.torch.logm(W.T @ A[idx] @ W)
         return L[:, iu[0], iu[1]]
 
     def f(W, beta, batch):  # validation loss, batch indexes the validation set

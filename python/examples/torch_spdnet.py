@@ -9,7 +9,8 @@ generated data):
     min_{W1, W2} f = mean_{val} CE_i(W, γ*),
     γ* = argmin_γ mean_{train} CE_i(W, γ) + λ/2 ‖γ‖².
 
-The eigen-layers go through torch.linalg.eigh; x lives on the Product
+The eigen-layers are rhgd.torch.reeig and rhgd.torch.logm (rhgd's batched
+eigensolver; derivatives exact at repeated eigenvalues); x lives on the Product
 St(D, D1) × St(D1, D2) (a flat vector, split by rhgd.torch.split).
 Run: PYTHONPATH=python /usr/bin/python3 python/examples/torch_spdnet.py
 """
@@ -40,10 +41,8 @@ def make_data(D=12, classes=3, per_class=20, seed=0):
 
 def spd_layers(A, W1, W2, eps=1e-4):
     """φ(A) = triu(log(W2ᵀ ReEig(W1ᵀ A W1) W2)), batched over A."""
-    lam, V = torch.linalg.eigh(W1.T @ A @ W1)
-    A1 = V @ torch.diag_embed(torch.clamp(lam, min=eps)) @ V.transpose(-1, -2)  # ReEig
-    lam, V = torch.linalg.eigh(W2.T @ A1 @ W2)
-    L = V @ torch.diag_embed(torch.log(lam)) @ V.transpose(-1, -2)  # LogEig
+    A1 = rhgd.torch.reeig(W1.T @ A @ W1, eps)  # ReEig
+    L = rhgd.torch.logm(W2.T @ A1 @ W2)  # LogEig
     iu = torch.triu_indices(L.shape[-1], L.shape[-1])
     return L[:, iu[0], iu[1]]
 

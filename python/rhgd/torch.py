@@ -337,9 +337,11 @@ class _Cache:
         if nodes:
             return (f"{what}: {self.name} goes through an eigendecomposition ({', '.join(sorted(nodes))}), whose "
                     f"backward divides by differences of eigenvalues, 0/0 = NaN at repeated eigenvalues (M = I, a "
-                    f"natural start, has all of them equal). Use a form whose derivative is stable there: for "
-                    f"M^(1/2) as a metric factor, L = torch.linalg.cholesky(M) gives the same distances "
-                    f"(xᵀMx = |Lᵀx|²) with a finite backward; or start where the eigenvalues are distinct")
+                    f"natural start, has all of them equal). Use a form whose derivative is stable there: "
+                    f"rhgd.torch.sqrtm, invsqrtm, logm, expm, powm, reeig or symfn in place of eigh (exact "
+                    f"derivatives at repeated eigenvalues, double backward included); for M^(1/2) as a metric "
+                    f"factor, L = torch.linalg.cholesky(M) gives the same distances (xᵀMx = |Lᵀx|²); or start "
+                    f"where the eigenvalues are distinct")
         return (f"{what}: {self.name}'s derivative is not finite there (a division by zero, or a sqrt or log at 0, "
                 f"inside {self.name} or its backward pass)")
 

@@ -631,9 +631,9 @@ def test_rhgd_torch_lower_spd_at_identity():
 
 
 def test_readme_hyperrep_features():
-    """python/README.md's feature map with rt.logm gives
-    examples/torch_hyperrep.py's (eigh's) features and gradients, at the
-    example's data."""
+    """python/README.md's feature map with rt.logm (the one
+    examples/torch_hyperrep.py uses) gives eigh's features and gradients,
+    at the example's data."""
     import pathlib
     import sys
     here = pathlib.Path(__file__).resolve().parents[1]
@@ -646,7 +646,15 @@ def test_readme_hyperrep_features():
     A, k = torch.from_numpy(data["A"]), data["W0"].shape[1]
     ns = {"A": A, "iu": torch.triu_indices(k, k), "rhgd": rhgd}
     exec(compile(code, "README.md", "exec"), ns)
-    f_ex = torch_hyperrep.problem(data)[0]  # the example's f(W, beta, batch), through eigh
+    iu = torch.triu_indices(k, k)
+
+    def f_ex(W, beta, batch):  # the example's f(W, beta, batch) through torch.linalg.eigh, the reference
+        lam_, V_ = torch.linalg.eigh(W.T @ A[nt + batch] @ W)
+        L = V_ @ torch.diag_embed(torch.log(lam_)) @ V_.transpose(-1, -2)
+        return 0.5 * torch.mean((L[:, iu[0], iu[1]] @ beta - lab[nt + batch]) ** 2)
+
+    nt = int(data["n_train"][0])
+    lab = torch.from_numpy(data["y"])
     idx = torch.arange(A.shape[0])
     W = torch.from_numpy(data["W0"]).requires_grad_()
     beta = torch.from_numpy(np.random.default_rng(0).standard_normal(k * (k + 1) // 2))
@@ -656,8 +664,6 @@ def test_readme_hyperrep_features():
     bound = 10 * k * U * float(lam.abs().max() / lam.min())  # log's condition on these spectra
     assert (got.detach() - ref).abs().max() <= bound * ref.abs().max()
     # The example's validation loss, differentiated through either.
-    nt = int(data["n_train"][0])
-    lab = torch.from_numpy(data["y"])
     (g_ex,) = torch.autograd.grad(f_ex(W, beta, idx[:A.shape[0] - nt]), W)
     vidx = nt + idx[:A.shape[0] - nt]
     (g,) = torch.autograd.grad(0.5 * torch.mean((ns["features"](W, vidx) @ beta - lab[vidx]) ** 2), W)
