@@ -35,9 +35,10 @@ type EuclideanProblem struct {
 // Φ_y(D_x ∇_y g[u]) for u ∈ T_x. A nil Euclidean oracle leaves the
 // Riemannian one nil.
 //
-// The Hessian needs ∇_y g at the point; it is kept from the last GradGy or
-// HessGy call at the same point (and batch), so the products of one
-// estimate evaluate it once. The returned functions share scratch space:
+// The Hessian needs ∇_y g at the point (but on a EuclideanSpace My, where
+// it is ∇²_yy g itself); it is kept from the last GradGy or HessGy call at
+// the same point (and batch), so the products of one estimate evaluate it
+// once. The returned functions share scratch space:
 // use the problem from one goroutine.
 func Euclidean(e EuclideanProblem) Problem {
 	mx, my := e.Mx, e.My
@@ -91,7 +92,11 @@ func Euclidean(e EuclideanProblem) Problem {
 			return nil
 		}
 	}
-	if e.HessGy != nil && e.GradGy != nil {
+	if e.HessGy != nil && IsEuclideanSpace(my) {
+		// The conversion is the identity there, with no Weingarten term:
+		// no ∇_y g to evaluate first (a crossing, for a callback problem).
+		p.HessGy = e.HessGy
+	} else if e.HessGy != nil && e.GradGy != nil {
 		p.HessGy = func(dst []float64, pt *Point, v []float64) error {
 			if err := egradY(pt); err != nil {
 				return err

@@ -71,6 +71,7 @@ import math
 import numpy as np
 import torch
 from torch.autograd.function import once_differentiable
+from torch.overrides import handle_torch_function, has_torch_function
 
 from . import spectral as _spectral
 from ._lib import InvalidArgument
@@ -759,6 +760,18 @@ _pow_spec = functools.lru_cache(maxsize=32)(lambda p: _Affine(p) if p in (0.0, 1
 _reeig_spec = functools.lru_cache(maxsize=32)(_ReEig)
 
 
+def _op(fn):
+    """fn, visible to torch function modes as one operation (rhgd.torch's
+    fused lower loop reuses an op on x alone as a whole, not its insides)."""
+    @functools.wraps(fn)
+    def op(a, *args, **kwargs):
+        if has_torch_function((a,)):
+            return handle_torch_function(op, (a,), a, *args, **kwargs)
+        return fn(a, *args, **kwargs)
+    return op
+
+
+@_op
 def sqrtm(a):
     """The principal square root of each symmetric positive semidefinite
     matrix of a (shape (..., n, n)), V diag(√λ) Vᵀ, differentiable twice
@@ -768,6 +781,7 @@ def sqrtm(a):
     return _apply(a, _SQRT)
 
 
+@_op
 def invsqrtm(a):
     """A^{-1/2} of each symmetric positive definite matrix of a (shape
     (..., n, n)), differentiable twice with finite derivatives at repeated
@@ -775,6 +789,7 @@ def invsqrtm(a):
     return _apply(a, _INVSQRT)
 
 
+@_op
 def logm(a):
     """The principal logarithm of each symmetric positive definite matrix
     of a (shape (..., n, n)): SPDNet's LogEig, the log-Euclidean features
@@ -784,6 +799,7 @@ def logm(a):
     return _apply(a, _LOG)
 
 
+@_op
 def expm(a):
     """exp(A) of each symmetric matrix of a (shape (..., n, n)),
     differentiable twice with finite derivatives at repeated eigenvalues
@@ -791,6 +807,7 @@ def expm(a):
     return _apply(a, _EXP)
 
 
+@_op
 def powm(a, p):
     """A^p = V diag(λ^p) Vᵀ of each symmetric matrix of a (shape
     (..., n, n)), for a real p (a Python number; no derivative in p):
@@ -807,6 +824,7 @@ def powm(a, p):
     return _apply(a, _pow_spec(p))
 
 
+@_op
 def reeig(a, eps):
     """SPDNet's ReEig layer, V diag(max(eps, λ)) Vᵀ, of each symmetric
     matrix of a (shape (..., n, n)); eps a Python number. Its derivative
@@ -819,6 +837,7 @@ def reeig(a, eps):
     return _apply(a, _reeig_spec(eps))
 
 
+@_op
 def symfn(a, f, df, d2f=None):
     """V diag(f(λ)) Vᵀ of each symmetric matrix of a (shape (..., n, n)),
     for a function f given with its derivative df and, for double

@@ -65,6 +65,7 @@ from . import _lib
 from . import problems as _problems
 from . import solver as _solver
 from ._handle import _new_handle
+from ._xconst import XConst
 from ._torch_symfn import sqrtm, invsqrtm, logm, expm, powm, symfn, reeig
 
 __all__ = ["Problem", "minimize", "split", "GraphLost", "sqrtm", "invsqrtm", "logm", "expm", "powm", "symfn", "reeig"]
@@ -419,13 +420,15 @@ class Problem(_problems.Problem):
     Euclidean lower level of at most hinv_max_dim coordinates it is derived
     when not given. fuse_lower=False keeps the lower steps one crossing
     each (by default one crossing runs an epoch's fixed lower steps on a
-    Euclidean lower level). x0, y0 set the starting point. crossings
+    Euclidean lower level); reuse_x=False computes g's operations on x
+    alone again at each of those steps (by default they are computed once
+    per loop where that pays: rhgd._xconst). x0, y0 set the starting point. crossings
     counts the callbacks made, by oracle name. The
     result is an rhgd.Problem: rhgd.Solver, rhgd.minimize, oracle() and
     start() take it."""
 
     def __init__(self, f, g, mx, my, *, x0=None, y0=None, n_f=0, n_g=0, lower_solve=None, hess_gy_inv=None,
-                 dtype=None, device=None, fuse_lower=True, hinv_max_dim=HINV_MAX_DIM):
+                 dtype=None, device=None, fuse_lower=True, reuse_x=True, hinv_max_dim=HINV_MAX_DIM):
         n_f, n_g = int(n_f), int(n_g)
         if n_f < 0 or n_g < 0:
             raise ValueError(f"rhgd: n_f = {n_f}, n_g = {n_g}: want >= 0")
@@ -444,6 +447,7 @@ class Problem(_problems.Problem):
         device = None if device is None else torch.device(device)
         self.dtype, self.device = dtype, device
         self._views = _Views()
+        self._reuse_x = bool(reuse_x)
         self.crossings = collections.Counter()  # callbacks made, by oracle name
         self._f = _Cache(f, n_f, sx, sy, "f", dtype, device, self._views)
         self._g = _Cache(g, n_g, sx, sy, "g", dtype, device, self._views)
@@ -650,10 +654,15 @@ class Problem(_problems.Problem):
                             np.frombuffer((ctypes.c_int64 * nbatch).from_address(batch), dtype=np.int64).copy()
                         ).to(self.device),)
                     sq = []
+                    xc = XConst() if self._reuse_x else None
                     with torch.enable_grad():
                         for s in range(steps):
                             w.requires_grad_(True)
-                            v = g.fn(xt, w, *args) if s else g._call(xt, w, args, False)
+                            if xc is None:
+                                v = g.fn(xt, w, *args) if s else g._call(xt, w, args, False)
+                            else:
+                                with xc.call(w):
+                                    v = g.fn(xt, w, *args) if s else g._call(xt, w, args, False)
                             (gw,) = torch.autograd.grad(v, w)
                             gf = gw.reshape(-1)
                             sq.append(torch.dot(gf, gf))  # gw carries no graph: no no_grad() needed
