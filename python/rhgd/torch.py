@@ -447,7 +447,7 @@ class Problem(_problems.Problem):
         device = None if device is None else torch.device(device)
         self.dtype, self.device = dtype, device
         self._views = _Views()
-        self._reuse_x = bool(reuse_x)
+        self._reuse_x, self._xc_skip = bool(reuse_x), 0
         self.crossings = collections.Counter()  # callbacks made, by oracle name
         self._f = _Cache(f, n_f, sx, sy, "f", dtype, device, self._views)
         self._g = _Cache(g, n_g, sx, sy, "g", dtype, device, self._views)
@@ -654,7 +654,15 @@ class Problem(_problems.Problem):
                             np.frombuffer((ctypes.c_int64 * nbatch).from_address(batch), dtype=np.int64).copy()
                         ).to(self.device),)
                     sq = []
-                    xc = XConst() if self._reuse_x else None
+                    # Whether reuse pays changes little from loop to loop:
+                    # after a loop where it did not, the next 63 go without
+                    # the mode's cost (a few µs per torch call).
+                    xc = None
+                    if self._reuse_x:
+                        if self._xc_skip > 0:
+                            self._xc_skip -= 1
+                        else:
+                            xc = XConst()
                     with torch.enable_grad():
                         for s in range(steps):
                             w.requires_grad_(True)
@@ -667,6 +675,8 @@ class Problem(_problems.Problem):
                             gf = gw.reshape(-1)
                             sq.append(torch.dot(gf, gf))  # gw carries no graph: no no_grad() needed
                             w = w.detach() - eta * gw
+                    if xc is not None and not xc.worth:
+                        self._xc_skip = 63
                     views(y_out, ly).copy_(w.reshape(-1))
                     if steps:
                         views(grad_norms, steps).copy_(torch.stack(sq).sqrt())
