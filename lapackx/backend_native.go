@@ -3,6 +3,7 @@ package lapackx
 import (
 	"fmt"
 	"math"
+	"sync/atomic"
 
 	gblas "gonum.org/v1/gonum/blas"
 
@@ -121,13 +122,36 @@ func (nativeLapack) eig(vecs, lower bool, n int, a, w, work []float64, iwork []i
 	if lower {
 		uplo = 'U'
 	}
-	if info := lapacke.Dsyevd(job, uplo, n, a, n, w, work, iwork); info != 0 {
+	lw := evdWork(n)
+	info, fellback := lapacke.DsyevdOrQL(job, uplo, n, a, w, work[:lw], iwork, work[lw:lw+n*n])
+	if fellback {
+		eigFallbacks.Add(1)
+	}
+	if info != 0 {
+		if fellback {
+			return lapackErr("dsyevd failed and syevql", info)
+		}
 		return lapackErr("dsyevd", info)
 	}
 	return nil
 }
 
-func (nativeLapack) eigWork(n int) (lwork, liwork int) { return 1 + 6*n + 2*n*n, 3 + 5*n }
+// evdWork is the workspace dsyevd needs with vectors; eigWork adds n² for
+// the copy of the input that the fallback restores.
+func evdWork(n int) int { return 1 + 6*n + 2*n*n }
+
+// eigWork: dsyevd's workspace, then the n×n copy of the input that
+// lapacke.DsyevdOrQL keeps for its fallback. Some OpenBLAS builds' dsyevd
+// fails on valid input (its divide and conquer reports no convergence;
+// Julia's default symmetric eigensolver moved off it for that reason):
+// there the native backend restores the input and runs syevql, rhgd's own
+// solver, which needs nothing from OpenBLAS's LAPACK (TestEigDsyevdFallback).
+// The copy costs about 1% of dsyevd's time at n = 140 and less above.
+func (nativeLapack) eigWork(n int) (lwork, liwork int) { return evdWork(n) + n*n, 3 + 5*n }
+
+// eigFallbacks counts the dsyevd calls that failed and were replaced by
+// syevql, for tests.
+var eigFallbacks atomic.Int64
 
 // eigBatch crosses into C once for the whole batch (5–10% faster than a
 // call per matrix for 64 matrices of order 5 to 100), with the solver eig
@@ -141,8 +165,11 @@ func (nativeLapack) eigBatch(n, count int, a, w, work []float64, iwork []int32) 
 	}
 	blas.SerialBegin()
 	defer blas.SerialEnd()
-	if info, i := lapacke.DsyevdBatch(n, count, a, w, work, iwork); info != 0 {
-		return i, lapackErr("dsyevd", info)
+	lw := evdWork(n)
+	info, i, fellback := lapacke.DsyevdBatch(n, count, a, w, work[:lw], iwork, work[lw:lw+n*n])
+	eigFallbacks.Add(int64(fellback))
+	if info != 0 {
+		return i, lapackErr("dsyevd (or syevql where it failed)", info)
 	}
 	return 0, nil
 }

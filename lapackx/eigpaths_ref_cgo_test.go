@@ -60,8 +60,9 @@ func eigWith(t *testing.T, e *EigSym, a []float64, solver string) {
 			require.Zero(t, info)
 		} else {
 			lw, liw := nativeLapack{}.eigWork(n)
-			info, _ := lapacke.DsyevdBatch(n, 2, buf, w, make([]float64, lw), make([]int32, liw))
+			info, _, fellback := lapacke.DsyevdBatch(n, 2, buf, w, make([]float64, lw), make([]int32, liw), make([]float64, n*n))
 			require.Zero(t, info)
+			require.Zero(t, fellback)
 		}
 		for i := 0; i < n; i++ {
 			require.Equal(t, float64(i+1), w[i], "%s: first block", solver)

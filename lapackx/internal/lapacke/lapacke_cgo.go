@@ -14,6 +14,7 @@ package lapacke
 // syevql.c calls libm (hypot, and sqrt's errno path): not a BLAS choice,
 // so it is named here rather than in link_cgo.go.
 #cgo LDFLAGS: -lm
+#include <string.h>
 #include <lapacke.h>
 
 // Wrappers for the routines with scalar outputs, which live on the C stack
@@ -47,16 +48,48 @@ static rhgd_batch_result lapackx_syevql_batch(int n, int count, double *a, doubl
 	return r;
 }
 
-// rhgd_dsyevd_batch runs dsyevd ('V', 'L') on count n×n matrices stored
-// one after the other in a, in place, stopping at the first that fails:
-// one crossing from Go for the whole batch.
-static rhgd_batch_result rhgd_dsyevd_batch(lapack_int n, lapack_int count, double *a, double *w,
-		double *work, lapack_int lwork, lapack_int *iwork, lapack_int liwork) {
-	rhgd_batch_result r = {0, 0};
+// rhgd_dsyevd_or_ql runs dsyevd on the n×n column-major a (lda = n) with
+// a copy of a kept in backup (n×n). Where dsyevd reports that it failed
+// (info > 0: some OpenBLAS builds' divide and conquer does not converge on
+// valid input), it restores a and runs lapackx_syevql instead, which needs
+// nothing from OpenBLAS's LAPACK; fellback says so. fail (tests only) makes
+// every dsyevd call report failure after it has run and overwritten a.
+// Column-major 'L' is the row-major upper triangle, which syevql reads
+// with lower = 0, and both return the eigenvectors in the column-major
+// columns.
+typedef struct { lapack_int info; int fellback; } rhgd_eig_result;
+
+static rhgd_eig_result rhgd_dsyevd_or_ql(char jobz, char uplo, lapack_int n, double *a, double *w,
+		double *work, lapack_int lwork, lapack_int *iwork, lapack_int liwork, double *backup, int fail) {
+	rhgd_eig_result r = {0, 0};
+	size_t nn = (size_t)n * n;
+	memcpy(backup, a, nn * sizeof(double));
+	r.info = LAPACKE_dsyevd_work(LAPACK_COL_MAJOR, jobz, uplo, n, a, n, w, work, lwork, iwork, liwork);
+	if (fail && r.info == 0)
+		r.info = n + 1;
+	if (r.info > 0) {
+		memcpy(a, backup, nn * sizeof(double));
+		r.fellback = 1;
+		r.info = lapackx_syevql(n, a, w, work, uplo == 'U', 0);
+	}
+	return r;
+}
+
+// rhgd_dsyevd_batch runs rhgd_dsyevd_or_ql ('V', 'L') on count n×n
+// matrices stored one after the other in a, in place, stopping at the
+// first that fails: one crossing from Go for the whole batch. fellback
+// counts the matrices that needed the fallback.
+typedef struct { lapack_int info; lapack_int index; int fellback; } rhgd_eigbatch_result;
+
+static rhgd_eigbatch_result rhgd_dsyevd_batch(lapack_int n, lapack_int count, double *a, double *w,
+		double *work, lapack_int lwork, lapack_int *iwork, lapack_int liwork, double *backup, int fail) {
+	rhgd_eigbatch_result r = {0, 0, 0};
 	for (lapack_int i = 0; i < count; i++) {
-		r.info = LAPACKE_dsyevd_work(LAPACK_COL_MAJOR, 'V', 'L', n, a + (size_t)i*n*n, n, w + (size_t)i*n,
-			work, lwork, iwork, liwork);
-		if (r.info != 0) {
+		rhgd_eig_result e = rhgd_dsyevd_or_ql('V', 'L', n, a + (size_t)i*n*n, w + (size_t)i*n,
+			work, lwork, iwork, liwork, backup, fail);
+		r.fellback += e.fellback;
+		if (e.info != 0) {
+			r.info = e.info;
 			r.index = i;
 			return r;
 		}
@@ -75,7 +108,10 @@ static rhgd_trsyl_result rhgd_dtrsyl(char trana, char tranb, lapack_int isgn, la
 */
 import "C"
 
-import "unsafe"
+import (
+	"sync/atomic"
+	"unsafe"
+)
 
 // Available reports whether this build links LAPACKE.
 const Available = true
@@ -96,15 +132,39 @@ func iptr(s []int32) *C.lapack_int {
 
 const colMajor = C.LAPACK_COL_MAJOR
 
-// DsyevdBatch runs LAPACKE_dsyevd_work ('V', lower triangle of the
-// column-major view) on count n×n matrices stored one after the other in
-// a, with w holding n eigenvalues per matrix, in one cgo call. It returns
-// the info and index of the first matrix that fails (0, 0 on success).
-func DsyevdBatch(n, count int, a, w, work []float64, iwork []int32) (info, index int) {
+// DsyevdBatch runs DsyevdOrQL ('V', lower triangle of the column-major
+// view) on count n×n matrices stored one after the other in a, with w
+// holding n eigenvalues per matrix, in one cgo call; backup is n×n of
+// scratch. It returns the info and index of the first matrix that fails
+// (0, 0 on success) and the number of matrices that needed the fallback.
+func DsyevdBatch(n, count int, a, w, work []float64, iwork []int32, backup []float64) (info, index, fellback int) {
+	if len(backup) < n*n {
+		panic("lapacke: DsyevdBatch: backup shorter than n·n")
+	}
 	r := C.rhgd_dsyevd_batch(C.lapack_int(n), C.lapack_int(count), dptr(a), dptr(w), dptr(work), C.lapack_int(len(work)),
-		(*C.lapack_int)(unsafe.Pointer(&iwork[0])), C.lapack_int(len(iwork)))
-	return int(r.info), int(r.index)
+		(*C.lapack_int)(unsafe.Pointer(&iwork[0])), C.lapack_int(len(iwork)), dptr(backup), cbool(FailDsyevd.Load()))
+	return int(r.info), int(r.index), int(r.fellback)
 }
+
+// DsyevdOrQL calls LAPACKE_dsyevd_work in column-major layout on the n×n
+// a (lda = n), keeping a copy in backup (n×n), and where dsyevd reports
+// failure (info > 0) restores a and runs Syevql on it instead: row-major
+// upper for column-major 'L', with the eigenvectors in the same place as
+// dsyevd's. It returns the info of the solver that ran last and whether it
+// fell back.
+func DsyevdOrQL(jobz, uplo byte, n int, a, w, work []float64, iwork []int32, backup []float64) (info int, fellback bool) {
+	if len(a) < n*n || len(backup) < n*n {
+		panic("lapacke: DsyevdOrQL: a or backup shorter than n·n")
+	}
+	r := C.rhgd_dsyevd_or_ql(C.char(jobz), C.char(uplo), C.lapack_int(n), dptr(a), dptr(w), dptr(work), C.lapack_int(len(work)),
+		iptr(iwork), C.lapack_int(len(iwork)), dptr(backup), cbool(FailDsyevd.Load()))
+	return int(r.info), r.fellback != 0
+}
+
+// FailDsyevd, for tests only, makes DsyevdOrQL and DsyevdBatch treat
+// every dsyevd call as failed (after it has run and overwritten its
+// matrix), so that their fallback runs.
+var FailDsyevd atomic.Bool
 
 // Syevql computes the eigenvalues w (ascending) and eigenvectors of the
 // symmetric n×n row-major a, reading its lower (lower set) or upper

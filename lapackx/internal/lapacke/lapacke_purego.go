@@ -5,15 +5,26 @@
 
 package lapacke
 
+import "sync/atomic"
+
 // Available reports whether this build links LAPACKE.
 const Available = false
 
 func unavailable() int { panic("lapackx: no LAPACKE in a pure-Go build") }
 
 // DsyevdBatch is unavailable in a pure-Go build.
-func DsyevdBatch(n, count int, a, w, work []float64, iwork []int32) (info, index int) {
-	return unavailable(), 0
+func DsyevdBatch(n, count int, a, w, work []float64, iwork []int32, backup []float64) (info, index, fellback int) {
+	return unavailable(), 0, 0
 }
+
+// DsyevdOrQL is unavailable in a pure-Go build.
+func DsyevdOrQL(jobz, uplo byte, n int, a, w, work []float64, iwork []int32, backup []float64) (info int, fellback bool) {
+	return unavailable(), false
+}
+
+// FailDsyevd is DsyevdOrQL's test hook; nothing reads it in a pure-Go
+// build.
+var FailDsyevd atomic.Bool
 
 // Syevql is unavailable in a pure-Go build.
 func Syevql(n int, a, w, e []float64, lower, base bool) int { return unavailable() }
