@@ -32,6 +32,7 @@ typedef struct { lapack_int info; lapack_int index; } rhgd_batch_result;
 // lapackx_syevql and lapackx_syevql_vectorized are in syevql.c.
 int lapackx_syevql(int n, double *a, double *w, double *e, int lower, int base);
 int lapackx_syevql_vectorized(void);
+void lapackx_resid(int n, int m, const double *a, const double *v, const double *w, double *r);
 
 // lapackx_syevql_batch runs lapackx_syevql (lower triangle) on count n×n
 // matrices stored one after the other in a, stopping at the first that
@@ -183,6 +184,20 @@ func Syevql(n int, a, w, e []float64, lower, base bool) int {
 func SyevqlBatch(n, count int, a, w, e []float64) (info, index int) {
 	r := C.lapackx_syevql_batch(C.int(n), C.int(count), dptr(a), dptr(w), dptr(e))
 	return int(r.info), int(r.index)
+}
+
+// Resid sets r_i = A v_i − w_i v_i for the first m rows v_i of v (n×n
+// row-major, as is the symmetric a), each entry as if computed in twice
+// the working precision and rounded once (Ogita, Rump and Oishi's Dot2,
+// AVX2 where the CPU has it): syevql.c's lapackx_resid. r is m×n.
+func Resid(n, m int, a, v, w, r []float64) {
+	if m == 0 || n == 0 {
+		return
+	}
+	if len(a) < n*n || len(v) < m*n || len(w) < m || len(r) < m*n {
+		panic("lapacke: Resid: short slices")
+	}
+	C.lapackx_resid(C.int(n), C.int(m), dptr(a), dptr(v), dptr(w), dptr(r))
 }
 
 // SyevqlVectorized reports whether Syevql runs its AVX2/FMA code on this

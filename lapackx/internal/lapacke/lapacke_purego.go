@@ -32,6 +32,9 @@ func Syevql(n int, a, w, e []float64, lower, base bool) int { return unavailable
 // SyevqlBatch is unavailable in a pure-Go build.
 func SyevqlBatch(n, count int, a, w, e []float64) (info, index int) { return unavailable(), 0 }
 
+// Resid is unavailable in a pure-Go build.
+func Resid(n, m int, a, v, w, r []float64) { unavailable() }
+
 // SyevqlVectorized reports whether Syevql runs vectorized code: never in a
 // pure-Go build.
 var SyevqlVectorized = false
