@@ -89,9 +89,24 @@ func squareOrder(m, n int) int {
 // time with AVX2 and 0.91–1.12× without (old and new test binaries
 // alternated six times in one run on a loaded machine, medians: n=20
 // 15.7 µs against 13.8, n=64 195 against 179, n=128 1.13 ms against 1.06,
-// dsyevd 1.26 ms), which leaves both cutoffs where they were.
+// dsyevd 1.26 ms), which left both cutoffs where they were. The AVX2
+// cutoff was 140 until issue 29, which set it to the base one for
+// accuracy. On the conditioning sweep (TestReferenceSweep's matrices,
+// errors in units of u·(κ_f + ρ), root mean square over the matrices of
+// an order), syevql's f(A) errors are dsyevd's up to n = 32 (ratios
+// 0.7–1.3), but from about 40 on its eigenvalues are less accurate
+// (exp(A), whose error is that of λ_max: 3.7× dsyevd's at n = 48, back
+// to dsyevd's level with syevql's vectors and dsyevd's eigenvalues) and
+// from about 64 its eigenvectors too (log A: 1.5× at n = 64, 2–3.7× at
+// n = 139, as LAPACK's own dsyev and gonum's Dsyev there: the QL/QR
+// iteration's vectors collect rounding from about 4n plane rotations per
+// row, divide and conquer's from a few merges). The eigenvalue loss is
+// syevql's own (gonum's Dsyev, dsytrd with dsteqr, keeps dsyevd's level
+// at n = 48), so its tridiagonal reduction (EISPACK's tred2) is the
+// suspect; a reduction as accurate as dsytrd's would let the cutoff rise
+// again. From 32 on dsyevd runs, at 1.2–1.9× syevql's time (above).
 const (
-	eigQLVecCutoff  = 140
+	eigQLVecCutoff  = 32
 	eigQLBaseCutoff = 32
 )
 
@@ -146,7 +161,7 @@ func evdWork(n int) int { return 1 + 6*n + 2*n*n }
 // Julia's default symmetric eigensolver moved off it for that reason):
 // there the native backend restores the input and runs syevql, rhgd's own
 // solver, which needs nothing from OpenBLAS's LAPACK (TestEigDsyevdFallback).
-// The copy costs about 1% of dsyevd's time at n = 140 and less above.
+// The copy costs about 1% of dsyevd's time at n = 32 and less above.
 func (nativeLapack) eigWork(n int) (lwork, liwork int) { return evdWork(n) + n*n, 3 + 5*n }
 
 // eigFallbacks counts the dsyevd calls that failed and were replaced by
