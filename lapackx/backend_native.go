@@ -137,8 +137,8 @@ func (nativeLapack) eig(vecs, lower bool, n int, a, w, work []float64, iwork []i
 	if lower {
 		uplo = 'U'
 	}
-	lw := evdWork(n)
-	info, fellback := lapacke.DsyevdOrQL(job, uplo, n, a, w, work[:lw], iwork, work[lw:lw+n*n])
+	lw := evdWork(n) + 8
+	info, fellback := lapacke.DsyevdOrQL(job, uplo, n, a, w, work[:lw], iwork, work[lw:lw+lapacke.DsyevdScratch(n)])
 	if fellback {
 		eigFallbacks.Add(1)
 	}
@@ -151,18 +151,22 @@ func (nativeLapack) eig(vecs, lower bool, n int, a, w, work []float64, iwork []i
 	return nil
 }
 
-// evdWork is the workspace dsyevd needs with vectors; eigWork adds n² for
-// the copy of the input that the fallback restores.
+// evdWork is the workspace dsyevd needs with vectors.
 func evdWork(n int) int { return 1 + 6*n + 2*n*n }
 
-// eigWork: dsyevd's workspace, then the n×n copy of the input that
-// lapacke.DsyevdOrQL keeps for its fallback. Some OpenBLAS builds' dsyevd
-// fails on valid input (its divide and conquer reports no convergence;
-// Julia's default symmetric eigensolver moved off it for that reason):
-// there the native backend restores the input and runs syevql, rhgd's own
-// solver, which needs nothing from OpenBLAS's LAPACK (TestEigDsyevdFallback).
-// The copy costs about 1% of dsyevd's time at n = 32 and less above.
-func (nativeLapack) eigWork(n int) (lwork, liwork int) { return evdWork(n) + n*n, 3 + 5*n }
+// eigWork: dsyevd's workspace with 8 doubles to align it, then the scratch
+// in which lapacke.DsyevdOrQL runs dsyevd on an aligned copy of the input
+// (the eigenvectors then do not depend on a matrix's place in a batch
+// under any kernel set) and which leaves the input in place for the
+// fallback: some OpenBLAS builds' dsyevd fails on valid input (its divide
+// and conquer reports no convergence; Julia's default symmetric
+// eigensolver moved off it for that reason), and there the native backend
+// runs syevql, rhgd's own solver, which needs nothing from OpenBLAS's
+// LAPACK (TestEigDsyevdFallback). The copies cost about 1% of dsyevd's
+// time at n = 32 and less above.
+func (nativeLapack) eigWork(n int) (lwork, liwork int) {
+	return evdWork(n) + 8 + lapacke.DsyevdScratch(n), 3 + 5*n
+}
 
 // eigFallbacks counts the dsyevd calls that failed and were replaced by
 // syevql, for tests.
@@ -180,8 +184,8 @@ func (nativeLapack) eigBatch(n, count int, a, w, work []float64, iwork []int32) 
 	}
 	blas.SerialBegin()
 	defer blas.SerialEnd()
-	lw := evdWork(n)
-	info, i, fellback := lapacke.DsyevdBatch(n, count, a, w, work[:lw], iwork, work[lw:lw+n*n])
+	lw := evdWork(n) + 8
+	info, i, fellback := lapacke.DsyevdBatch(n, count, a, w, work[:lw], iwork, work[lw:lw+lapacke.DsyevdScratch(n)])
 	eigFallbacks.Add(int64(fellback))
 	if info != 0 {
 		return i, lapackErr("dsyevd (or syevql where it failed)", info)

@@ -14,6 +14,7 @@ package lapacke
 // syevql.c calls libm (hypot, and sqrt's errno path): not a BLAS choice,
 // so it is named here rather than in link_cgo.go.
 #cgo LDFLAGS: -lm
+#include <stdint.h>
 #include <string.h>
 #include <lapacke.h>
 
@@ -49,27 +50,43 @@ static rhgd_batch_result lapackx_syevql_batch(int n, int count, double *a, doubl
 	return r;
 }
 
-// rhgd_dsyevd_or_ql runs dsyevd on the n×n column-major a (lda = n) with
-// a copy of a kept in backup (n×n). Where dsyevd reports that it failed
-// (info > 0: some OpenBLAS builds' divide and conquer does not converge on
-// valid input), it restores a and runs lapackx_syevql instead, which needs
-// nothing from OpenBLAS's LAPACK; fellback says so. fail (tests only) makes
-// every dsyevd call report failure after it has run and overwritten a.
-// Column-major 'L' is the row-major upper triangle, which syevql reads
-// with lower = 0, and both return the eigenvectors in the column-major
-// columns.
+// rhgd_align returns p advanced to the next 64-byte boundary (at most 7
+// doubles further).
+static double *rhgd_align(double *p) {
+	return (double *)(((uintptr_t)p + 63) & ~(uintptr_t)63);
+}
+
+// rhgd_dsyevd_or_ql runs dsyevd on a copy of the n×n column-major a (lda
+// = n) in scratch, with its work array, the copy and the eigenvalues all
+// on 64-byte boundaries: some OpenBLAS kernel sets (Prescott, Core2,
+// Sandybridge) round differently with the alignment of their operands,
+// and a matrix's place in a batch must not change its eigenvectors. It
+// copies the result back into a and w. Where dsyevd reports that it
+// failed (info > 0: some OpenBLAS builds' divide and conquer does not
+// converge on valid input), a still holds the input and lapackx_syevql
+// solves it instead, which needs nothing from OpenBLAS's LAPACK; fellback
+// says so. fail (tests only) makes every dsyevd call report failure after
+// it has run. Column-major 'L' is the row-major upper triangle, which
+// syevql reads with lower = 0, and both return the eigenvectors in the
+// column-major columns. scratch holds n·n + n + 24 doubles.
 typedef struct { lapack_int info; int fellback; } rhgd_eig_result;
 
 static rhgd_eig_result rhgd_dsyevd_or_ql(char jobz, char uplo, lapack_int n, double *a, double *w,
-		double *work, lapack_int lwork, lapack_int *iwork, lapack_int liwork, double *backup, int fail) {
+		double *work, lapack_int lwork, lapack_int *iwork, lapack_int liwork, double *scratch, int fail) {
 	rhgd_eig_result r = {0, 0};
 	size_t nn = (size_t)n * n;
-	memcpy(backup, a, nn * sizeof(double));
-	r.info = LAPACKE_dsyevd_work(LAPACK_COL_MAJOR, jobz, uplo, n, a, n, w, work, lwork, iwork, liwork);
+	double *s = rhgd_align(scratch), *sw = rhgd_align(s + nn), *wk = rhgd_align(work);
+	memcpy(s, a, nn * sizeof(double));
+	r.info = LAPACKE_dsyevd_work(LAPACK_COL_MAJOR, jobz, uplo, n, s, n, sw, wk, lwork - (lapack_int)(wk - work),
+		iwork, liwork);
 	if (fail && r.info == 0)
 		r.info = n + 1;
+	if (r.info == 0) {
+		memcpy(a, s, nn * sizeof(double));
+		memcpy(w, sw, (size_t)n * sizeof(double));
+		return r;
+	}
 	if (r.info > 0) {
-		memcpy(a, backup, nn * sizeof(double));
 		r.fellback = 1;
 		r.info = lapackx_syevql(n, a, w, work, uplo == 'U', 0);
 	}
@@ -83,11 +100,11 @@ static rhgd_eig_result rhgd_dsyevd_or_ql(char jobz, char uplo, lapack_int n, dou
 typedef struct { lapack_int info; lapack_int index; int fellback; } rhgd_eigbatch_result;
 
 static rhgd_eigbatch_result rhgd_dsyevd_batch(lapack_int n, lapack_int count, double *a, double *w,
-		double *work, lapack_int lwork, lapack_int *iwork, lapack_int liwork, double *backup, int fail) {
+		double *work, lapack_int lwork, lapack_int *iwork, lapack_int liwork, double *scratch, int fail) {
 	rhgd_eigbatch_result r = {0, 0, 0};
 	for (lapack_int i = 0; i < count; i++) {
 		rhgd_eig_result e = rhgd_dsyevd_or_ql('V', 'L', n, a + (size_t)i*n*n, w + (size_t)i*n,
-			work, lwork, iwork, liwork, backup, fail);
+			work, lwork, iwork, liwork, scratch, fail);
 		r.fellback += e.fellback;
 		if (e.info != 0) {
 			r.info = e.info;
@@ -133,29 +150,36 @@ func iptr(s []int32) *C.lapack_int {
 
 const colMajor = C.LAPACK_COL_MAJOR
 
+// DsyevdScratch is the scratch length DsyevdOrQL and DsyevdBatch need
+// for n×n matrices.
+func DsyevdScratch(n int) int { return n*n + n + 24 }
+
 // DsyevdBatch runs DsyevdOrQL ('V', lower triangle of the column-major
 // view) on count n×n matrices stored one after the other in a, with w
-// holding n eigenvalues per matrix, in one cgo call; backup is n×n of
-// scratch. It returns the info and index of the first matrix that fails
-// (0, 0 on success) and the number of matrices that needed the fallback.
+// holding n eigenvalues per matrix, in one cgo call; work has 8 doubles
+// more than dsyevd needs and backup DsyevdScratch(n). It returns the info
+// and index of the first matrix that fails (0, 0 on success) and the
+// number of matrices that needed the fallback.
 func DsyevdBatch(n, count int, a, w, work []float64, iwork []int32, backup []float64) (info, index, fellback int) {
-	if len(backup) < n*n {
-		panic("lapacke: DsyevdBatch: backup shorter than n·n")
+	if len(backup) < DsyevdScratch(n) {
+		panic("lapacke: DsyevdBatch: scratch shorter than DsyevdScratch(n)")
 	}
 	r := C.rhgd_dsyevd_batch(C.lapack_int(n), C.lapack_int(count), dptr(a), dptr(w), dptr(work), C.lapack_int(len(work)),
 		(*C.lapack_int)(unsafe.Pointer(&iwork[0])), C.lapack_int(len(iwork)), dptr(backup), cbool(FailDsyevd.Load()))
 	return int(r.info), int(r.index), int(r.fellback)
 }
 
-// DsyevdOrQL calls LAPACKE_dsyevd_work in column-major layout on the n×n
-// a (lda = n), keeping a copy in backup (n×n), and where dsyevd reports
-// failure (info > 0) restores a and runs Syevql on it instead: row-major
-// upper for column-major 'L', with the eigenvectors in the same place as
-// dsyevd's. It returns the info of the solver that ran last and whether it
-// fell back.
+// DsyevdOrQL calls LAPACKE_dsyevd_work in column-major layout on a copy
+// of the n×n a (lda = n) in backup (DsyevdScratch(n)), with every operand
+// on a 64-byte boundary so that the result does not depend on where a
+// lies (work has 8 doubles more than dsyevd needs), and copies the result
+// back; where dsyevd reports failure (info > 0) it runs Syevql on a
+// instead: row-major upper for column-major 'L', with the eigenvectors in
+// the same place as dsyevd's. It returns the info of the solver that ran
+// last and whether it fell back.
 func DsyevdOrQL(jobz, uplo byte, n int, a, w, work []float64, iwork []int32, backup []float64) (info int, fellback bool) {
-	if len(a) < n*n || len(backup) < n*n {
-		panic("lapacke: DsyevdOrQL: a or backup shorter than n·n")
+	if len(a) < n*n || len(backup) < DsyevdScratch(n) {
+		panic("lapacke: DsyevdOrQL: a shorter than n·n or scratch than DsyevdScratch(n)")
 	}
 	r := C.rhgd_dsyevd_or_ql(C.char(jobz), C.char(uplo), C.lapack_int(n), dptr(a), dptr(w), dptr(work), C.lapack_int(len(work)),
 		iptr(iwork), C.lapack_int(len(iwork)), dptr(backup), cbool(FailDsyevd.Load()))

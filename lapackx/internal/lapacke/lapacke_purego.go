@@ -17,6 +17,10 @@ func DsyevdBatch(n, count int, a, w, work []float64, iwork []int32, backup []flo
 	return unavailable(), 0, 0
 }
 
+// DsyevdScratch is DsyevdOrQL's scratch length (unused in a pure-Go
+// build).
+func DsyevdScratch(n int) int { return n*n + n + 24 }
+
 // DsyevdOrQL is unavailable in a pure-Go build.
 func DsyevdOrQL(jobz, uplo byte, n int, a, w, work []float64, iwork []int32, backup []float64) (info int, fellback bool) {
 	return unavailable(), false
