@@ -313,9 +313,11 @@ bench-crossover: deps
 	$(GO) test -run '^$$' -bench 'HybridCrossover|EigThreads' -count 5 ./blas ./lapackx
 
 # refdata regenerates the high-precision reference matrices (needs Debian's
-# python3-mpmath and python3-scipy; not run by CI).
+# python3-mpmath and python3-scipy; not run by CI). The conditioning sweep
+# (reference_sweep.json) takes about 20 minutes on two cores.
 refdata:
 	/usr/bin/python3 lapackx/testdata/gen_reference.py
+	/usr/bin/python3 lapackx/testdata/gen_reference.py --sweep
 
 clean:
 	rm -rf build bench.txt python/build python/rhgd.egg-info

@@ -52,6 +52,11 @@ type backend interface {
 	// and reports whether it could (false: use the triangular solves).
 	getrs1(n int, lu []float64, ipiv []int32, b []float64) bool
 
+	// resid sets the m×n r to the residuals A v_i − w_i v_i of the first m
+	// rows of v against the symmetric n×n a, each entry as if computed in
+	// twice the working precision and rounded once (refineSmallEig).
+	resid(n, m int, a, v, w, r []float64)
+
 	// reduceSym, cholInverse: see ReduceSym and CholInverse.
 	reduceSym(a, l []float64, n int)
 	cholInverse(dst, work, l []float64, n int)

@@ -29,6 +29,8 @@ func (g gonumLapack) eigBatch(n, count int, a, w, work []float64, iwork []int32)
 	return 0, nil
 }
 
+func (gonumLapack) resid(n, m int, a, v, w, r []float64) { residGo(n, m, a, v, w, r) }
+
 func (g gonumLapack) eig(vecs, lower bool, n int, a, w, work []float64, _ []int32) error {
 	job, ul := lapack.EVNone, gblas.Upper
 	if vecs {

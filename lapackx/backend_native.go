@@ -3,6 +3,7 @@ package lapackx
 import (
 	"fmt"
 	"math"
+	"sync/atomic"
 
 	gblas "gonum.org/v1/gonum/blas"
 
@@ -88,9 +89,28 @@ func squareOrder(m, n int) int {
 // time with AVX2 and 0.91–1.12× without (old and new test binaries
 // alternated six times in one run on a loaded machine, medians: n=20
 // 15.7 µs against 13.8, n=64 195 against 179, n=128 1.13 ms against 1.06,
-// dsyevd 1.26 ms), which leaves both cutoffs where they were.
+// dsyevd 1.26 ms), which left both cutoffs where they were. The AVX2
+// cutoff was 140 until issue 29, which set it to the base one for
+// accuracy. On the conditioning sweep (TestReferenceSweep's matrices,
+// errors in units of u·(κ_f + ρ), root mean square over the matrices of
+// an order), syevql's f(A) errors are dsyevd's up to n = 32 (ratios
+// 0.7–1.3), but from about 40 on its eigenvalues are less accurate
+// (exp(A), whose error is that of λ_max: 3.7× dsyevd's at n = 48, back
+// to dsyevd's level with syevql's vectors and dsyevd's eigenvalues) and
+// from about 64 its eigenvectors too (log A: 1.5× at n = 64, 2–3.7× at
+// n = 139, as LAPACK's own dsyev and gonum's Dsyev there: the QL/QR
+// iteration's vectors collect rounding from about 4n plane rotations per
+// row, divide and conquer's from a few merges). The eigenvalue loss is
+// syevql's own: gonum's Dsyev (dsytrd with dsteqr) keeps dsyevd's level
+// at n = 48 (λ_max off by 4.3 u·λ_max, root mean square, against 3.4
+// for dsyevd and 8.4 for syevql), and tred2's tridiagonal alone has its
+// λ_max within ±3 u·λ_max as dsytrd's does (tred2 emulated without FMA,
+// the tridiagonal's eigenvalues in mpmath, 12 sweep matrices at n = 31
+// and 48), which points at the iteration or at the AVX2 kernels' rounding
+// (the base code: 5.9). Finding it would let the cutoff rise again. From
+// 32 on dsyevd runs, at 1.2–1.9× syevql's time (above).
 const (
-	eigQLVecCutoff  = 140
+	eigQLVecCutoff  = 32
 	eigQLBaseCutoff = 32
 )
 
@@ -121,13 +141,40 @@ func (nativeLapack) eig(vecs, lower bool, n int, a, w, work []float64, iwork []i
 	if lower {
 		uplo = 'U'
 	}
-	if info := lapacke.Dsyevd(job, uplo, n, a, n, w, work, iwork); info != 0 {
+	lw := evdWork(n) + 8
+	info, fellback := lapacke.DsyevdOrQL(job, uplo, n, a, w, work[:lw], iwork, work[lw:lw+lapacke.DsyevdScratch(n)])
+	if fellback {
+		eigFallbacks.Add(1)
+	}
+	if info != 0 {
+		if fellback {
+			return lapackErr("dsyevd failed and syevql", info)
+		}
 		return lapackErr("dsyevd", info)
 	}
 	return nil
 }
 
-func (nativeLapack) eigWork(n int) (lwork, liwork int) { return 1 + 6*n + 2*n*n, 3 + 5*n }
+// evdWork is the workspace dsyevd needs with vectors.
+func evdWork(n int) int { return 1 + 6*n + 2*n*n }
+
+// eigWork: dsyevd's workspace with 8 doubles to align it, then the scratch
+// in which lapacke.DsyevdOrQL runs dsyevd on an aligned copy of the input
+// (the eigenvectors then do not depend on a matrix's place in a batch
+// under any kernel set) and which leaves the input in place for the
+// fallback: some OpenBLAS builds' dsyevd fails on valid input (its divide
+// and conquer reports no convergence; Julia's default symmetric
+// eigensolver moved off it for that reason), and there the native backend
+// runs syevql, rhgd's own solver, which needs nothing from OpenBLAS's
+// LAPACK (TestEigDsyevdFallback). The copies cost about 1% of dsyevd's
+// time at n = 32 and less above.
+func (nativeLapack) eigWork(n int) (lwork, liwork int) {
+	return evdWork(n) + 8 + lapacke.DsyevdScratch(n), 3 + 5*n
+}
+
+// eigFallbacks counts the dsyevd calls that failed and were replaced by
+// syevql, for tests.
+var eigFallbacks atomic.Int64
 
 // eigBatch crosses into C once for the whole batch (5–10% faster than a
 // call per matrix for 64 matrices of order 5 to 100), with the solver eig
@@ -141,11 +188,18 @@ func (nativeLapack) eigBatch(n, count int, a, w, work []float64, iwork []int32) 
 	}
 	blas.SerialBegin()
 	defer blas.SerialEnd()
-	if info, i := lapacke.DsyevdBatch(n, count, a, w, work, iwork); info != 0 {
-		return i, lapackErr("dsyevd", info)
+	lw := evdWork(n) + 8
+	info, i, fellback := lapacke.DsyevdBatch(n, count, a, w, work[:lw], iwork, work[lw:lw+lapacke.DsyevdScratch(n)])
+	eigFallbacks.Add(int64(fellback))
+	if info != 0 {
+		return i, lapackErr("dsyevd (or syevql where it failed)", info)
 	}
 	return 0, nil
 }
+
+// resid runs the C kernel beside syevql (AVX2 where the CPU has it): 3–4×
+// faster than the Go one.
+func (nativeLapack) resid(n, m int, a, v, w, r []float64) { lapacke.Resid(n, m, a, v, w, r) }
 
 func (nativeLapack) potrf(ul gblas.Uplo, n int, a []float64, lda int) bool {
 	if !threaded(n, potrfThreadsFrom) {

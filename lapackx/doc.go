@@ -37,8 +37,10 @@
 //     by the Daleckii–Krein formula with cancellation-free divided
 //     differences;
 //   - Expm: the general matrix exponential (Al-Mohy and Higham 2009);
-//   - LyapSym: A X + X A = C for symmetric A; Sylvester: A X + X B = C by
-//     Bartels–Stewart (dgees, dtrsyl).
+//   - LyapSym: A X + X A = C for symmetric A, with the smallest
+//     eigenpairs of an ill-conditioned SPD A refined by residuals in twice
+//     the working precision; Sylvester: A X + X B = C by Bartels–Stewart
+//     (dgees, dtrsyl).
 //
 // # Workspaces and errors
 //

@@ -15,7 +15,9 @@ import (
 // divide-and-conquer dsyevd from there (faster than dsyevr, dsyev and
 // dsteqr, see BenchmarkEigDriver), on one OpenBLAS thread below n = 500;
 // the pure-Go backend calls gonum's Dsyev. FactorizeValues always calls
-// dsyevd (dsytrd and dsterf) on the native backend.
+// dsyevd (dsytrd and dsterf) on the native backend. Where dsyevd reports
+// failure, as some OpenBLAS builds' does on valid input, the native
+// backend restores the input and solves it with the QL solver instead.
 //
 // An EigSym owns its workspace: Factorize allocates nothing. It is not safe
 // for concurrent use; give each goroutine its own.

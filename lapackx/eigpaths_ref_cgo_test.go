@@ -43,8 +43,10 @@ func eigWith(t *testing.T, e *EigSym, a []float64, solver string) {
 	case "evd", "evd-lower":
 		// Row-major upper is column-major lower.
 		uplo := map[bool]byte{false: 'L', true: 'U'}[solver == "evd-lower"]
-		lw, liw := nativeLapack{}.eigWork(n)
-		require.Zero(t, lapacke.Dsyevd('V', uplo, n, e.v, n, e.w, make([]float64, lw), make([]int32, liw)))
+		_, liw := nativeLapack{}.eigWork(n)
+		info, fellback := lapacke.DsyevdOrQL('V', uplo, n, e.v, e.w, make([]float64, evdWork(n)+8), make([]int32, liw), make([]float64, lapacke.DsyevdScratch(n)))
+		require.Zero(t, info)
+		require.False(t, fellback)
 	case "gonum", "gonum-lower":
 		require.NoError(t, gonumLapack{}.eig(true, solver == "gonum-lower", n, e.v, e.w, e.work, e.iwork))
 	case "batch-ql", "batch-evd":
@@ -59,9 +61,10 @@ func eigWith(t *testing.T, e *EigSym, a []float64, solver string) {
 			info, _ := lapacke.SyevqlBatch(n, 2, buf, w, make([]float64, n))
 			require.Zero(t, info)
 		} else {
-			lw, liw := nativeLapack{}.eigWork(n)
-			info, _ := lapacke.DsyevdBatch(n, 2, buf, w, make([]float64, lw), make([]int32, liw))
+			_, liw := nativeLapack{}.eigWork(n)
+			info, _, fellback := lapacke.DsyevdBatch(n, 2, buf, w, make([]float64, evdWork(n)+8), make([]int32, liw), make([]float64, lapacke.DsyevdScratch(n)))
 			require.Zero(t, info)
+			require.Zero(t, fellback)
 		}
 		for i := 0; i < n; i++ {
 			require.Equal(t, float64(i+1), w[i], "%s: first block", solver)

@@ -136,7 +136,7 @@ func TestEigQLNaN(t *testing.T) {
 }
 
 // TestEigQLChosen: EigSym takes the QL solver exactly below its cutoff,
-// which is where BenchmarkEigDriver puts it.
+// which is set by accuracy since issue 29 (eigQLVecCutoff).
 func TestEigQLChosen(t *testing.T) {
 	forEachBackend(t, func(t *testing.T) {
 		if lp().name() != "openblas" {

@@ -30,7 +30,7 @@ const (
 	// the pure-Go backend).
 	LAPACK
 	// Batched: lapackx.EigBatch on a whole chunk of matrices in one cgo
-	// crossing (rhgd's C QL solver below lapackx's cutoff, n = 140 with
+	// crossing (rhgd's C QL solver below lapackx's cutoff, n = 32 with
 	// AVX2, and dsyevd from there, as lapackx.EigSym chooses);
 	// the same as LAPACK where the native backend is not in use.
 	Batched

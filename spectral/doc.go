@@ -44,7 +44,7 @@
 // A network layer applies f to dozens or hundreds of matrices of order 5
 // to 100 per step. Batch factorizes them by SmallEig (a pure-Go QL solver)
 // at small orders and by lapackx.EigBatch at larger ones (rhgd's C QL
-// solver below n = 140, LAPACK's dsyevd from there), where one cgo
+// solver below n = 32, LAPACK's dsyevd from there), where one cgo
 // crossing serves a whole chunk of matrices, and splits the work on
 // independent matrices across a pool of goroutines when a chunk is large
 // enough to pay for waking a thread. BenchmarkBatchEig, 64 SPD matrices per

@@ -329,9 +329,203 @@ def size_cases():
     return out
 
 
+# The conditioning sweep (--sweep, reference_sweep.json): SPD matrices
+# A = Q diag(lambda) Q^T with lambda logspaced over [kappa^-1/2, kappa^1/2]
+# and Haar-random Q, at orders from 2 to 140 across the QL cutoffs
+# (syevql below 32, below 140 before issue 29; dsyevd from there) and
+# kappa from 10 to 1e10, several matrices per cell where they are small.
+# Each case records, for exp, log, sqrt, invsqrt, pow (p = SWEEP_POW) and
+# the Lyapunov solve A X + X A = C, the 40-digit reference on a set of rows,
+# the relative Frobenius error on those rows of numpy's eigh-based
+# evaluation (V diag(f(w)) V^T, and V ((V^T C V) / (w_i + w_j)) V^T, as
+# Pymanopt and Manopt's lyapunov_symmetric write them) and of scipy's
+# (expm, logm, sqrtm, inv(sqrtm), fractional_matrix_power,
+# solve_continuous_lyapunov), so that a test can hold rhgd's error to a
+# multiple of theirs on the same matrices.
+#
+# Only A is stored (its upper triangle). The other inputs are exact
+# functions of it that the Go test rebuilds bit for bit: exp's argument is
+# exp_scale * A with exp_scale = +-2^k (exact), so that its eigenvectors
+# are A's and its eigenvalues exp_scale * lambda, with 2^k lambda_max in
+# [8, 16); C is sweep_c(n), dyadic entries in [-1, 1) from an integer hash.
+SWEEP_DPS = 40
+SWEEP_POW = 0.3
+SWEEP_KAPPAS = (1e1, 1e2, 1e4, 1e6, 1e8, 1e10)
+
+
+def sweep_grid():
+    """(n, kappa, samples, rows) for every cell."""
+    grid = []
+    for n in (2, 3, 4, 5, 6):
+        grid += [(n, k, 16, n) for k in SWEEP_KAPPAS]
+    for n in (8, 10, 12):
+        grid += [(n, k, 10, 6) for k in SWEEP_KAPPAS]
+    for n in (16, 24, 31, 32):
+        grid += [(n, k, 2, 8) for k in SWEEP_KAPPAS]
+    for n in (48, 63, 64):
+        grid += [(n, k, 1, 4) for k in SWEEP_KAPPAS]
+    grid += [(140, k, 1, 4) for k in (1e2, 1e6, 1e10)]
+    return grid
+
+
+def sweep_c(n):
+    """The Lyapunov right-hand side: c_ij = h(min(i,j), max(i,j)) / 2^15 - 1
+    with h a 16-bit integer hash, exactly symmetric and exactly
+    representable (sweepC in the Go test)."""
+    c = np.empty((n, n))
+    for i in range(n):
+        for j in range(i, n):
+            x = ((i * 1000003 + j * 999983 + 12345) * 2654435761) % (1 << 32)
+            c[i, j] = c[j, i] = (x >> 16) / 32768.0 - 1.0
+    return c
+
+
+def sweep_rows(n, k):
+    if k >= n:
+        return list(range(n))
+    return sorted({int(round(x)) for x in np.linspace(0, n - 1, k)})
+
+
+def rel_err_rows(x, ref, rows):
+    x = np.asarray(x, dtype=float)[rows, :]
+    with np.errstate(all="ignore"):
+        e = float(np.linalg.norm(x - ref) / np.linalg.norm(ref))
+    return e if math.isfinite(e) else None
+
+
+def sweep_f(name, x):
+    if name == "pow":
+        return mp.power(x, mp.mpf(SWEEP_POW))
+    return f_scalar(name, x)
+
+
+def sweep_divdiff(name, x, y):
+    if x == y:
+        if name == "pow":
+            return SWEEP_POW * mp.power(x, mp.mpf(SWEEP_POW) - 1)
+        return df_scalar(name, x)
+    return (sweep_f(name, x) - sweep_f(name, y)) / (x - y)
+
+
+def sweep_case(args):
+    cid, n, kappa, sample, nrows, seed = args
+    r = np.random.default_rng(seed)
+    q, rr = np.linalg.qr(r.standard_normal((n, n)))
+    q = q * np.sign(np.diag(rr))
+    lam0 = np.logspace(-math.log10(kappa) / 2, math.log10(kappa) / 2, n)
+    a = sym_from_spectrum(lam0, q)
+    rows = sweep_rows(n, nrows)
+    c = sweep_c(n)
+    with mp.workdps(SWEEP_DPS):
+        am = to_mp(a)
+        lam, qm = mp.eigsy(am)
+        # The decomposition is exact to working precision: its residual and
+        # orthogonality bound the references' error far below float64's.
+        res = am * qm - qm * mp.diag(lam)
+        orth = qm.T * qm - mp.eye(n)
+        bad = max(max(abs(x) for x in res) / max(abs(x) for x in lam), max(abs(x) for x in orth))
+        assert bad < mp.mpf(10) ** (-(SWEEP_DPS - 6)), (cid, bad)
+        lmax = max(lam[i] for i in range(n))
+        assert min(lam[i] for i in range(n)) > 0, cid
+        k = 3 - int(mp.floor(mp.log(lmax, 2)))  # 2^k lmax in [8, 16)
+        scale = math.ldexp(1.0 if sample % 2 == 0 else -1.0, k)
+        anorm = mp.sqrt(mp.fsum(x * x for x in lam))
+        qr_ = mp.matrix([[qm[i, j] for j in range(n)] for i in rows])
+        case = {"id": cid, "n": n, "kappa": kappa, "sample": sample,
+                "a_upper": [float(a[i, j]) for i in range(n) for j in range(i, n)],
+                "exp_scale": scale, "rows": rows, "results": {}}
+        w, v = np.linalg.eigh(a)
+        for name in ("exp", "log", "sqrt", "invsqrt", "pow"):
+            ev = [lam[i] * scale for i in range(n)] if name == "exp" else [lam[i] for i in range(n)]
+            fname = "exp" if name == "exp" else name
+            fl = [sweep_f(fname, x) for x in ev]
+            ref = qr_ * mp.diag(fl) * qm.T
+            vals = mp_to_list(ref, len(rows), n)
+            refa = np.array(vals).reshape(len(rows), n)
+            fnorm = mp.sqrt(mp.fsum(x * x for x in fl))
+            lmx = max(abs(sweep_divdiff(fname, ev[i], ev[j])) for i in range(n) for j in range(n))
+            enorm = anorm * abs(scale) if name == "exp" else anorm
+            with np.errstate(all="ignore"):
+                if name == "exp":
+                    ah = scale * a  # exact: a power of two
+                    wh, vh = np.linalg.eigh(ah)
+                    mine = (vh * np.exp(wh)) @ vh.T
+                    theirs = sla.expm(ah)
+                elif name == "pow":
+                    mine = (v * np.power(w, SWEEP_POW)) @ v.T
+                    theirs = np.real(sla.fractional_matrix_power(a, SWEEP_POW))
+                else:
+                    g = {"log": np.log, "sqrt": np.sqrt, "invsqrt": lambda x: 1 / np.sqrt(x)}[name]
+                    mine = (v * g(w)) @ v.T
+                    theirs = scipy_result(name, a)
+            case["results"][name] = {
+                "value": vals,
+                "cond": float(lmx * enorm / fnorm),
+                "recon": float(max(abs(x) for x in fl) * mp.sqrt(n) / fnorm),
+                "numpy_err": rel_err_rows(mine, refa, rows),
+                "scipy_err": rel_err_rows(theirs, refa, rows),
+            }
+        # Lyapunov: X = Q ((Q^T C Q) / (lambda_i + lambda_j)) Q^T.
+        ct = qm.T * to_mp(c) * qm
+        cmax = mp.mpf(0)
+        for i in range(n):
+            for j in range(n):
+                ct[i, j] /= lam[i] + lam[j]
+                cmax = max(cmax, abs(ct[i, j]))
+        xall = qm * ct * qm.T
+        xnorm = fro(xall)
+        vals = [float(xall[i, j]) for i in rows for j in range(n)]
+        refa = np.array(vals).reshape(len(rows), n)
+        with np.errstate(all="ignore"):
+            mine = v @ ((v.T @ c @ v) / (w[:, None] + w[None, :])) @ v.T
+            theirs = sla.solve_continuous_lyapunov(a, c)
+        lmin = min(lam[i] for i in range(n))
+        case["results"]["lyap"] = {
+            "value": vals,
+            # |dX|/|X| <= |L_A^-1| (2 |dA| |X|)/|X| = lambda_max/lambda_min |dA|/|A|
+            "cond": float(lmax / lmin),
+            "recon": float(cmax * mp.sqrt(n) / xnorm),
+            "numpy_err": rel_err_rows(mine, refa, rows),
+            "scipy_err": rel_err_rows(theirs, refa, rows),
+        }
+    print(f"  {cid}", file=sys.stderr, flush=True)
+    return case
+
+
+def sweep_cases():
+    jobs = []
+    seed = 20261127
+    for n, kappa, samples, nrows in sweep_grid():
+        for sample in range(samples):
+            seed += 1
+            jobs.append((f"n{n}-k1e{round(math.log10(kappa))}-s{sample}", n, kappa, sample, nrows, seed))
+    order = sorted(range(len(jobs)), key=lambda i: -jobs[i][1])
+    import multiprocessing
+    with multiprocessing.Pool(int(os.environ.get("GEN_PROCS", "2"))) as pool:
+        done = pool.map(sweep_case, [jobs[i] for i in order], chunksize=1)
+    out = [None] * len(jobs)
+    for i, c in zip(order, done):
+        out[i] = c
+    return out
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
-    sizes = "--sizes" in sys.argv[1:]
+    args = sys.argv[1:]
+    if "--sweep" in args:
+        data = {
+            "generator": "gen_reference.py --sweep",
+            "mpmath": mp.__version__, "scipy": scipy.__version__, "numpy": np.__version__,
+            "dps": SWEEP_DPS, "pow": SWEEP_POW,
+            "cases": sweep_cases(),
+        }
+        path = os.path.join(here, "reference_sweep.json")
+        with open(path, "w") as f:
+            json.dump(data, f, separators=(",", ":"))
+            f.write("\n")
+        print(f"wrote {len(data['cases'])} cases to {path}", file=sys.stderr)
+        return
+    sizes = "--sizes" in args
     data = {
         "generator": "gen_reference.py" + (" --sizes" if sizes else ""),
         "mpmath": mp.__version__, "scipy": scipy.__version__, "numpy": np.__version__,

@@ -5,21 +5,39 @@
 
 package lapacke
 
+import "sync/atomic"
+
 // Available reports whether this build links LAPACKE.
 const Available = false
 
 func unavailable() int { panic("lapackx: no LAPACKE in a pure-Go build") }
 
 // DsyevdBatch is unavailable in a pure-Go build.
-func DsyevdBatch(n, count int, a, w, work []float64, iwork []int32) (info, index int) {
-	return unavailable(), 0
+func DsyevdBatch(n, count int, a, w, work []float64, iwork []int32, backup []float64) (info, index, fellback int) {
+	return unavailable(), 0, 0
 }
+
+// DsyevdScratch is DsyevdOrQL's scratch length (unused in a pure-Go
+// build).
+func DsyevdScratch(n int) int { return n*n + n + 24 }
+
+// DsyevdOrQL is unavailable in a pure-Go build.
+func DsyevdOrQL(jobz, uplo byte, n int, a, w, work []float64, iwork []int32, backup []float64) (info int, fellback bool) {
+	return unavailable(), false
+}
+
+// FailDsyevd is DsyevdOrQL's test hook; nothing reads it in a pure-Go
+// build.
+var FailDsyevd atomic.Bool
 
 // Syevql is unavailable in a pure-Go build.
 func Syevql(n int, a, w, e []float64, lower, base bool) int { return unavailable() }
 
 // SyevqlBatch is unavailable in a pure-Go build.
 func SyevqlBatch(n, count int, a, w, e []float64) (info, index int) { return unavailable(), 0 }
+
+// Resid is unavailable in a pure-Go build.
+func Resid(n, m int, a, v, w, r []float64) { unavailable() }
 
 // SyevqlVectorized reports whether Syevql runs vectorized code: never in a
 // pure-Go build.

@@ -75,6 +75,20 @@ __attribute__((visibility("hidden"))) int lapackx_syevql_vectorized(void) {
 #endif
 }
 
+/* lapackx_resid computes the m×n residuals r_i = A v_i − w_i v_i of the
+ * rows of v against the n×n row-major a (A symmetric, so its rows are its
+ * columns), each as if in twice the working precision (Dot2); see resid in
+ * syevql_body.h. */
+__attribute__((visibility("hidden"))) void lapackx_resid(int n, int m, const double *a, const double *v, const double *w, double *r) {
+#ifdef RHGD_HAVE_AVX2
+	if (have_avx2) {
+		resid_avx2(n, m, a, v, w, r);
+		return;
+	}
+#endif
+	resid_base(n, m, a, v, w, r);
+}
+
 /* lapackx_syevql computes the eigenvalues w (ascending) and eigenvectors of
  * the symmetric n×n row-major a, reading its lower (lower ≠ 0) or upper
  * triangle, and overwrites a with the unit eigenvectors, one per row. e is

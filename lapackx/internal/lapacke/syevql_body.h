@@ -475,3 +475,60 @@ static int FN(syevql)(int n, double *restrict a, double *restrict w, double *res
 	}
 	return 0;
 }
+
+/* resid computes r[i*n+j] = sum_k a[j*n+k] v[i*n+k] - w[i] v[i*n+j] for
+ * i < m, j < n, each as if in twice the working precision and rounded
+ * once: Ogita, Rump and Oishi's Dot2 (the products' errors by fused
+ * multiply-add, the sums' by TwoSum), in four lanes and two interleaved
+ * chains with AVX2. lapackx's eigenpair refinement (refine.go) needs these
+ * residuals below the u·|A||v| rounding of a plain product. Contraction
+ * into fused multiply-adds, which GCC does by default, would break the
+ * error-free transformations and is off here. */
+__attribute__((optimize("fp-contract=off"))) /* TwoSum needs every sum rounded on its own */
+static void FN(resid)(int n, int m, const double *restrict a, const double *restrict v, const double *restrict w,
+		double *restrict r) {
+	for (int i = 0; i < m; i++) {
+		const double *vi = v + (size_t)i * n;
+		for (int j = 0; j < n; j++) {
+			const double *aj = a + (size_t)j * n;
+			double p = -w[i] * vi[j];
+			double s = p, c = fma(-w[i], vi[j], -p);
+			int k = 0;
+#ifdef RHGD_AVX2
+			__m256d s0 = _mm256_setzero_pd(), c0 = _mm256_setzero_pd();
+			__m256d s1 = _mm256_setzero_pd(), c1 = _mm256_setzero_pd();
+			for (; k + 8 <= n; k += 8) {
+				__m256d x0 = _mm256_loadu_pd(aj + k), y0 = _mm256_loadu_pd(vi + k);
+				__m256d x1 = _mm256_loadu_pd(aj + k + 4), y1 = _mm256_loadu_pd(vi + k + 4);
+				__m256d p0 = _mm256_mul_pd(x0, y0), p1 = _mm256_mul_pd(x1, y1);
+				c0 = _mm256_add_pd(c0, _mm256_fmsub_pd(x0, y0, p0));
+				c1 = _mm256_add_pd(c1, _mm256_fmsub_pd(x1, y1, p1));
+				__m256d t0 = _mm256_add_pd(s0, p0), t1 = _mm256_add_pd(s1, p1);
+				__m256d z0 = _mm256_sub_pd(t0, s0), z1 = _mm256_sub_pd(t1, s1);
+				c0 = _mm256_add_pd(c0, _mm256_add_pd(_mm256_sub_pd(s0, _mm256_sub_pd(t0, z0)), _mm256_sub_pd(p0, z0)));
+				c1 = _mm256_add_pd(c1, _mm256_add_pd(_mm256_sub_pd(s1, _mm256_sub_pd(t1, z1)), _mm256_sub_pd(p1, z1)));
+				s0 = t0;
+				s1 = t1;
+			}
+			double sl[8], cl[8];
+			_mm256_storeu_pd(sl, s0);
+			_mm256_storeu_pd(sl + 4, s1);
+			_mm256_storeu_pd(cl, c0);
+			_mm256_storeu_pd(cl + 4, c1);
+			for (int l = 0; l < 8; l++) {
+				double t = s + sl[l], z = t - s;
+				c += cl[l] + ((s - (t - z)) + (sl[l] - z));
+				s = t;
+			}
+#endif
+			for (; k < n; k++) {
+				double q = aj[k] * vi[k];
+				c += fma(aj[k], vi[k], -q);
+				double t = s + q, z = t - s;
+				c += (s - (t - z)) + (q - z);
+				s = t;
+			}
+			r[(size_t)i * n + j] = s + c;
+		}
+	}
+}
