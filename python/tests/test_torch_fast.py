@@ -23,17 +23,8 @@ import rhgd.torch as rt
 EXAMPLES = pathlib.Path(__file__).resolve().parents[1] / "examples"
 sys.path.insert(0, str(EXAMPLES))
 import torch_hyperrep  # noqa: E402
-import torch_metric  # noqa: E402
 
 F64 = torch.float64
-
-
-@pytest.fixture(scope="module")
-def metric():
-    data = torch_metric.make_data(n=60)
-    f, g, mx, my, lower = torch_metric.problem(data)
-    M0 = torch.diag(torch.linspace(0.8, 1.2, 10, dtype=F64))
-    return dict(data=data, f=f, g=g, mx=mx, my=my, lower=lower, M0=M0, W0=torch.zeros(10, 3, dtype=F64))
 
 
 @pytest.mark.parametrize("est", ["cg", "ns:gamma=0.1,terms=30", "hinv", "fo"])

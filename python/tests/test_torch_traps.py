@@ -26,17 +26,6 @@ import torch_metric  # noqa: E402  (python/examples)
 F64 = torch.float64
 
 
-@pytest.fixture(scope="module")
-def metric():
-    """The metric-learning example's problem at the tests' size, its start
-    off the repeated spectrum (M = I is tested on its own)."""
-    data = torch_metric.make_data(n=60)
-    f, g, mx, my, lower = torch_metric.problem(data)
-    M0 = torch.diag(torch.linspace(0.8, 1.2, 10, dtype=F64))
-    W0 = torch.zeros(10, 3, dtype=F64)
-    return dict(data=data, f=f, g=g, mx=mx, my=my, lower=lower, M0=M0, W0=W0)
-
-
 def _eigh_sqrt(M):
     w, V = torch.linalg.eigh(M)
     return (V * w.sqrt()) @ V.T
