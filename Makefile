@@ -209,7 +209,8 @@ wheel: lib python-deps
 # is skipped with a message, and the rest runs. So is python3-torch
 # (Debian's PyTorch, 1.13 on bookworm): without it rhgd.torch's tests and
 # examples (tests/test_torch.py) are skipped with a message; and so are
-# python3-matplotlib (rhgd.plot) and python3-tqdm (progress=True's bar).
+# python3-matplotlib (rhgd.plot), python3-tqdm (progress=True's bar) and
+# python3-mpmath (tests/test_torch_symfn.py's 50-digit references).
 PYTHON = /usr/bin/python3
 
 python-deps:
@@ -231,11 +232,11 @@ python-deps:
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-torch; } || \
 		echo "make: python3-torch could not be installed: the rhgd.torch tests and examples will be skipped"; \
 	fi
-	@if ! $(PYTHON) -c 'import matplotlib, tqdm' 2>/dev/null; then \
-		echo "make: installing python3-matplotlib python3-tqdm"; \
+	@if ! $(PYTHON) -c 'import matplotlib, tqdm, mpmath' 2>/dev/null; then \
+		echo "make: installing python3-matplotlib python3-tqdm python3-mpmath"; \
 		{ $(SUDO) apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-matplotlib python3-tqdm; } || \
-		echo "make: python3-matplotlib or python3-tqdm could not be installed: the rhgd.plot and tqdm progress tests will be skipped"; \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-matplotlib python3-tqdm python3-mpmath; } || \
+		echo "make: python3-matplotlib, python3-tqdm or python3-mpmath could not be installed: the rhgd.plot, tqdm progress and rhgd.torch matrix-function reference tests will be skipped"; \
 	fi
 
 # test-python runs the Python package's tests (python/tests) against
