@@ -11,15 +11,12 @@ import "C"
 // caller's y or (y NULL) at the lower iterate the solver's lower solve
 // reaches at x from the problem's start y0.
 func (s *solverObj) hypergradient(lx C.int64_t, x *C.double, ly C.int64_t, y, hg, yOut, gyNorm *C.double) error {
-	if err := s.acquire("solver"); err != nil {
+	release, err := s.acquireBoth()
+	if err != nil {
 		return err
 	}
-	defer s.release()
+	defer release()
 	o := s.prob
-	if err := o.acquire("problem (another solver of it is running)"); err != nil {
-		return err
-	}
-	defer o.release()
 	mx, my := o.p.Mx, o.p.My
 	if int64(lx) != int64(mx.Len()) || int64(ly) != int64(my.Len()) {
 		return argf("len_x = %d, len_y = %d, but the problem's x and y have %d and %d entries (rhgd_problem_dims)",

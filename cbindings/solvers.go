@@ -172,17 +172,28 @@ func rhgdgo_solver_settings(h C.int64_t, buf *C.char, n C.size_t) C.int {
 	})
 }
 
+// acquireBoth takes s and its problem for one call that evaluates the
+// problem's oracles (a run, a hypergradient): another call on either is
+// refused as busy. The returned function releases both.
+func (s *solverObj) acquireBoth() (func(), error) {
+	if err := s.acquire("solver"); err != nil {
+		return nil, err
+	}
+	if err := s.prob.acquire("problem (another solver of it is running)"); err != nil {
+		s.release()
+		return nil, err
+	}
+	return func() { s.prob.release(); s.release() }, nil
+}
+
 // run runs s from (x0, y0), or the problem's start when both are nil.
 func (s *solverObj) run(x0, y0 *C.double, fn C.rhgd_epoch_fn, user C.uintptr_t) error {
-	if err := s.acquire("solver"); err != nil {
+	release, err := s.acquireBoth()
+	if err != nil {
 		return err
 	}
-	defer s.release()
+	defer release()
 	o := s.prob
-	if err := o.acquire("problem (another solver of it is running)"); err != nil {
-		return err
-	}
-	defer o.release()
 	var x, y []float64
 	switch {
 	case x0 == nil && y0 == nil:
