@@ -36,14 +36,13 @@ sign that reuse could change a result:
   - tensors that require grad without depending on y (a closure over a
     module's parameters) count as depending on y: nothing is reused.
 
-It runs only where it pays: the first call measures the time of the
-x-only operations against an estimate of the mode's own cost per
-operation, and later calls go without the mode when reuse would save less
-than it costs (a cheap g, such as a 10 × 10 metric's factor).
+Whether it pays is the caller's to measure: the mode costs a few µs per
+torch call, which a cheap g (a 10 × 10 metric's factor) does not win back.
+rhgd.torch's fused loop times a step with reuse against one without, on
+the user's machine, and keeps the faster.
 """
 
 import re
-import time
 
 import torch
 from torch.overrides import TorchFunctionMode
@@ -54,11 +53,6 @@ _INPLACE = re.compile(r"^(__i[a-z]+__|__setitem__)$|[^_]_$")
 # Names of operations that draw random numbers: never reused.
 _RANDOM = re.compile(r"rand|normal|bernoulli|dropout|multinomial|poisson|uniform|exponential|cauchy|geometric|"
                      r"rrelu|shuffle|sample")
-
-# The mode's cost per operation, measured on a 2-core EPYC (torch 1.13):
-# about 5 µs per torch call under a Python mode. Reuse is worth it when the
-# recorded operations took more than twice what the mode would cost.
-_OVERHEAD = 5e-6
 
 
 def _tensors(x, out):
@@ -112,31 +106,22 @@ def _same(a, b):
 class XConst(TorchFunctionMode):
     """Reuse of g's x-only operations across the calls of one lower loop
     (see the module's doc). Use: xc = XConst(); for each step,
-    `with xc.call(w): v = g(x, w)`; xc.worth says whether later calls
-    should run under it (call() is a no-op once it is False)."""
+    `with xc.call(w): v = g(x, w)` (a no-op once it gave up)."""
 
-    def __init__(self, always=False):
+    def __init__(self):
         super().__init__()
-        self.always = always  # reuse whatever it saves (tests)
         self.rec = []  # (func, args, kwargs, result, versions) of the x-only operations, in order
         self.first = True
         self.off = False  # gave up: everything is computed
         self.pos = 0
         self.dep = set()  # ids of the tensors that depend on y in this call
         self.alive = []  # those tensors, kept so that their ids stay theirs during the call
-        self.ops = 0  # operations in the first call
-        self.xonly_time = 0.0  # time of the first call's x-only operations
         self.reused = 0  # operations reused (for tests)
-
-    @property
-    def worth(self):
-        """Whether running g under the mode saves more than it costs."""
-        return not self.off and (self.always or self.xonly_time > 2 * _OVERHEAD * self.ops)
 
     def call(self, w):
         """The context of one call of g with y's leaf w: the mode, or
         nothing once it does not pay."""
-        if not self.first and not self.worth:
+        if self.off:
             return _NULL
         self.pos = 0
         self.dep = {id(w)}
@@ -166,8 +151,6 @@ class XConst(TorchFunctionMode):
         kwargs = kwargs or {}
         if self.off:
             return func(*args, **kwargs)
-        if self.first:
-            self.ops += 1
         ts = _tensors(args, _tensors(kwargs, []))
         dep = any(self._on_y(t) for t in ts)
         name = getattr(func, "__name__", "")
@@ -180,9 +163,7 @@ class XConst(TorchFunctionMode):
             self._depends(r)
             return r
         if self.first:
-            t0 = time.perf_counter()
             r = func(*args, **kwargs)
-            self.xonly_time += time.perf_counter() - t0
             self.rec.append((func, args, kwargs, r, _versions(ts, r)))
             return r
         if self.pos < len(self.rec):

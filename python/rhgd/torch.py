@@ -56,6 +56,7 @@ import collections
 import ctypes
 import re
 import threading
+import time
 import warnings
 
 import numpy as np
@@ -422,7 +423,7 @@ class Problem(_problems.Problem):
     each (by default one crossing runs an epoch's fixed lower steps on a
     Euclidean lower level); reuse_x=False computes g's operations on x
     alone again at each of those steps (by default they are computed once
-    per loop where that pays: rhgd._xconst). x0, y0 set the starting point. crossings
+    per loop where that measured faster: rhgd._xconst). x0, y0 set the starting point. crossings
     counts the callbacks made, by oracle name. The
     result is an rhgd.Problem: rhgd.Solver, rhgd.minimize, oracle() and
     start() take it."""
@@ -654,28 +655,36 @@ class Problem(_problems.Problem):
                             np.frombuffer((ctypes.c_int64 * nbatch).from_address(batch), dtype=np.int64).copy()
                         ).to(self.device),)
                     sq = []
-                    # Whether reuse pays changes little from loop to loop:
-                    # after a loop where it did not, the next 63 go without
-                    # the mode's cost (a few µs per torch call).
+                    # Reuse of g's x-only work (XConst) pays where that work
+                    # outweighs the mode's cost per torch call; measured here:
+                    # step 0 records, step 1 runs plain, step 2 reuses, and
+                    # the faster of the last two runs the rest. After a loop
+                    # where reuse lost, the next 63 go without the mode.
                     xc = None
                     if self._reuse_x:
                         if self._xc_skip > 0:
                             self._xc_skip -= 1
                         else:
                             xc = XConst()
+                    reuse, t_plain = True, 0.0
                     with torch.enable_grad():
                         for s in range(steps):
                             w.requires_grad_(True)
-                            if xc is None:
+                            t0 = time.perf_counter()
+                            if xc is None or s == 1 or not reuse:
                                 v = g.fn(xt, w, *args) if s else g._call(xt, w, args, False)
                             else:
                                 with xc.call(w):
                                     v = g.fn(xt, w, *args) if s else g._call(xt, w, args, False)
+                            if s == 1:
+                                t_plain = time.perf_counter() - t0
+                            elif s == 2 and xc is not None:
+                                reuse = not xc.off and time.perf_counter() - t0 < t_plain
                             (gw,) = torch.autograd.grad(v, w)
                             gf = gw.reshape(-1)
                             sq.append(torch.dot(gf, gf))  # gw carries no graph: no no_grad() needed
                             w = w.detach() - eta * gw
-                    if xc is not None and not xc.worth:
+                    if xc is not None and (not reuse or xc.off):
                         self._xc_skip = 63
                     views(y_out, ly).copy_(w.reshape(-1))
                     if steps:

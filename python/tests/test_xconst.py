@@ -94,7 +94,7 @@ def loop(g, reuse, steps=6, eta=1e-3):
     torch.manual_seed(11)
     BUF.fill_(1.0)
     w = torch.linspace(-0.3, 0.4, 12, dtype=F64).reshape(4, 3)
-    xc = XConst(always=True) if reuse else None
+    xc = XConst() if reuse else None
     grads = []
     for _ in range(steps):
         w.requires_grad_(True)
