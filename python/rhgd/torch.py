@@ -66,6 +66,7 @@ from . import _lib
 from . import problems as _problems
 from . import solver as _solver
 from ._handle import _new_handle
+from . import _replay
 from ._xconst import XConst
 from ._torch_symfn import sqrtm, invsqrtm, logm, expm, powm, symfn, reeig
 
@@ -421,15 +422,23 @@ class Problem(_problems.Problem):
     Euclidean lower level of at most hinv_max_dim coordinates it is derived
     when not given. fuse_lower=False keeps the lower steps one crossing
     each (by default one crossing runs an epoch's fixed lower steps on a
-    Euclidean lower level); reuse_x=False computes g's operations on x
-    alone again at each of those steps (by default they are computed once
-    per loop where that measured faster: rhgd._xconst). x0, y0 set the starting point. crossings
-    counts the callbacks made, by oracle name. The
+    Euclidean lower level). In those loops g is called at the first step
+    of each loop; the other steps replay the torch operations of ∇_y g
+    recorded once (torch.fx), skipping those on x alone and the autograd
+    engine, with bitwise the same results, checked at every loop's first
+    step (rhgd._replay; a g that draws random numbers, writes in place or
+    reads a tensor's value in Python is called instead, and replay_off
+    says why); so a g with Python side effects (a call counter) sees one
+    call per loop. replay=False calls g at every step; reuse_x=False then
+    computes g's operations on x alone again at each step (by default
+    once per loop where that measured faster: rhgd._xconst). x0, y0 set
+    the starting point. crossings counts the callbacks made, by oracle
+    name. The
     result is an rhgd.Problem: rhgd.Solver, rhgd.minimize, oracle() and
     start() take it."""
 
     def __init__(self, f, g, mx, my, *, x0=None, y0=None, n_f=0, n_g=0, lower_solve=None, hess_gy_inv=None,
-                 dtype=None, device=None, fuse_lower=True, reuse_x=True, hinv_max_dim=HINV_MAX_DIM):
+                 dtype=None, device=None, fuse_lower=True, replay=True, reuse_x=True, hinv_max_dim=HINV_MAX_DIM):
         n_f, n_g = int(n_f), int(n_g)
         if n_f < 0 or n_g < 0:
             raise ValueError(f"rhgd: n_f = {n_f}, n_g = {n_g}: want >= 0")
@@ -449,6 +458,8 @@ class Problem(_problems.Problem):
         self.dtype, self.device = dtype, device
         self._views = _Views()
         self._reuse_x, self._xc_skip = bool(reuse_x), 0
+        self._replay, self._step_graph = bool(replay), None
+        self.replay_off = None if replay else "replay=False"  # why the fused loop calls g at every step
         self.crossings = collections.Counter()  # callbacks made, by oracle name
         self._f = _Cache(f, n_f, sx, sy, "f", dtype, device, self._views)
         self._g = _Cache(g, n_g, sx, sy, "g", dtype, device, self._views)
@@ -639,8 +650,11 @@ class Problem(_problems.Problem):
     def _cb_steps(self):
         """lower_steps: the paper's S lower steps y ← y − η ∇_y g(x, y) in
         one crossing, for a Euclidean lower manifold, as a hand-written
-        loop runs them: x as a constant (no graph for what depends on x
-        alone), one forward and one backward pass of g per step."""
+        loop runs them, or faster: the first step calls g (its checks: a
+        scalar with a graph); the others replay its recorded operations
+        (rhgd._replay) where that was recorded and checked, else call g
+        with x as a constant (no graph for what depends on x alone), its
+        x-only work reused where that measured faster (rhgd._xconst)."""
         g, lx, ly, sx, sy, views = self._g, self._lx, self._ly, self._sx, self._sy, self._views
 
         def cb(user, x, y, batch, nbatch, steps, eta, y_out, grad_norms):
@@ -654,45 +668,97 @@ class Problem(_problems.Problem):
                         args = (torch.arange(g.n, device=self.device) if not batch else torch.from_numpy(
                             np.frombuffer((ctypes.c_int64 * nbatch).from_address(batch), dtype=np.int64).copy()
                         ).to(self.device),)
-                    sq = []
-                    # Reuse of g's x-only work (XConst) pays where that work
-                    # outweighs the mode's cost per torch call; measured here:
-                    # step 0 records, step 1 runs plain, step 2 reuses, and
-                    # the faster of the last two runs the rest. After a loop
-                    # where reuse lost, the next 63 go without the mode.
-                    xc = None
-                    if self._reuse_x:
-                        if self._xc_skip > 0:
-                            self._xc_skip -= 1
-                        else:
-                            xc = XConst()
-                    reuse, t_plain = True, 0.0
+                    gs = []
                     with torch.enable_grad():
-                        for s in range(steps):
+                        grad, fresh = None, False
+                        if steps:
                             w.requires_grad_(True)
-                            t0 = time.perf_counter()
-                            if xc is None or s == 1 or not reuse:
-                                v = g.fn(xt, w, *args) if s else g._call(xt, w, args, False)
-                            else:
-                                with xc.call(w):
-                                    v = g.fn(xt, w, *args) if s else g._call(xt, w, args, False)
-                            if s == 1:
-                                t_plain = time.perf_counter() - t0
-                            elif s == 2 and xc is not None:
-                                reuse = not xc.off and time.perf_counter() - t0 < t_plain
-                            (gw,) = torch.autograd.grad(v, w)
-                            gf = gw.reshape(-1)
-                            sq.append(torch.dot(gf, gf))  # gw carries no graph: no no_grad() needed
-                            w = w.detach() - eta * gw
-                    if xc is not None and (not reuse or xc.off):
-                        self._xc_skip = 63
+                            (gw,) = torch.autograd.grad(g._call(xt, w, args, False), w)
+                            w = w.detach()
+                            gs.append(gw)
+                            if self._replay and steps > 2:
+                                grad, fresh = self._replayed(xt, w, args, gw)
+                            w = w - eta * gw
+                        if grad is None and steps > 1:
+                            w = self._eager_steps(xt, w, args, steps - 1, eta, gs)
+                        for s in range(1, steps if grad is not None else 0):
+                            gw = grad(w)
+                            if fresh:  # a new recording: checked at a second point before it is trusted
+                                fresh = False
+                                wr = w.detach().requires_grad_(True)
+                                (ge,) = torch.autograd.grad(g.fn(xt, wr, *args), wr)
+                                if not torch.equal(gw, ge):
+                                    self._replay_drop("its gradient differs from g's at the second step")
+                                    gs.append(ge)
+                                    w = self._eager_steps(xt, w - eta * ge, args, steps - s - 1, eta, gs)
+                                    break
+                            gs.append(gw)
+                            w = w - eta * gw
                     views(y_out, ly).copy_(w.reshape(-1))
                     if steps:
-                        views(grad_norms, steps).copy_(torch.stack(sq).sqrt())
+                        views(grad_norms, steps).copy_(torch.stack(gs).reshape(steps, -1).norm(dim=1))
                 return 0
             except BaseException as e:
                 return self._fail("lower_steps", e)
         return cb
+
+    def _replayed(self, xt, w, args, gw):
+        """(grad, fresh): this loop's replayed gradient ∇_y g(x, ·), or
+        None to call g; recorded at the first loop (fresh: not yet checked
+        at a second point), and checked at every later loop's first point
+        w, whose gradient by g is gw."""
+        sg = self._step_graph
+        if sg is None:
+            sg, why = _replay.record(self._g.fn, xt, w, args)
+            if sg is None:
+                self._step_graph, self.replay_off = False, why
+                return None, False
+            self._step_graph = sg
+            return sg.bind(xt, args), True
+        if sg is False:
+            return None, False
+        grad = sg.bind(xt, args)
+        if not torch.equal(grad(w), gw):
+            self._replay_drop("its gradient differs from g's at a loop's first point")
+            return None, False
+        return grad, False
+
+    def _replay_drop(self, why):
+        self._step_graph, self.replay_off = False, "the recording of g was dropped: " + why
+
+    def _eager_steps(self, xt, w, args, steps, eta, gs):
+        """steps lower steps from w calling g, the gradients appended to
+        gs; returns the last point. Reuse of g's x-only work (XConst) pays
+        where that work outweighs the mode's cost per torch call; measured
+        here: the first step records, the second runs plain, the third
+        reuses, and the faster of the last two runs the rest. After a loop
+        where reuse lost, the next 63 go without the mode."""
+        g = self._g
+        xc = None
+        if self._reuse_x and steps > 2:
+            if self._xc_skip > 0:
+                self._xc_skip -= 1
+            else:
+                xc = XConst()
+        reuse, t_plain = True, 0.0
+        for s in range(steps):
+            w.requires_grad_(True)
+            t0 = time.perf_counter()
+            if xc is None or s == 1 or not reuse:
+                v = g.fn(xt, w, *args)
+            else:
+                with xc.call(w):
+                    v = g.fn(xt, w, *args)
+            if s == 1:
+                t_plain = time.perf_counter() - t0
+            elif s == 2 and xc is not None:
+                reuse = not xc.off and time.perf_counter() - t0 < t_plain
+            (gw,) = torch.autograd.grad(v, w)
+            gs.append(gw)
+            w = w.detach() - eta * gw
+        if xc is not None and (not reuse or xc.off):
+            self._xc_skip = 63
+        return w
 
     def _cb_hinv(self):
         """hess_gy_inv, derived for a Euclidean lower manifold: the Hessian

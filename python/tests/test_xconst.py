@@ -134,7 +134,7 @@ def test_fused_lower_loop_reuses_and_agrees():
     ff = lambda W, b: f(W, b, torch.arange(12))  # noqa: E731
     runs = []
     for reuse in (True, False):
-        p = rt.Problem(ff, gf, mx, my, reuse_x=reuse)
+        p = rt.Problem(ff, gf, mx, my, replay=False, reuse_x=reuse)
         runs.append(rhgd.minimize(p, data["W0"], data["beta0"], estimator="cg", epochs=5, eta_x=0.2, eta_y=0.2,
                                   inner=15))
     np.testing.assert_array_equal(runs[0].history["f"], runs[1].history["f"])

@@ -1,0 +1,166 @@
+"""rhgd.torch's fused lower loop replays g's recorded operations
+(rhgd._replay): the run is bitwise the one that calls g at every step, and
+a g the recording could misread is called instead, with the reason in
+Problem.replay_off."""
+
+import numpy as np
+import pytest
+
+try:
+    import torch
+except ImportError as e:  # Debian: python3-torch (make python-deps installs it)
+    pytest.skip(f"rhgd.torch needs PyTorch, which does not import here ({e}); install python3-torch",
+                allow_module_level=True)
+
+import rhgd
+import rhgd.torch as rt
+from rhgd import _replay
+
+F64 = torch.float64
+KW = dict(estimator="cg", epochs=5, eta_x=0.5, eta_y=0.1, inner=12)
+
+
+def runs(metric, g, f=None, dtype=None, **kw):
+    """The run with replay and the run without, and the replaying problem."""
+    out = []
+    for replay in (True, False):
+        p = rt.Problem(f or metric["f"], g, metric["mx"], metric["my"], replay=replay, dtype=dtype)
+        out.append((rhgd.minimize(p, metric["M0"], metric["W0"], **{**KW, **kw}), p))
+    return out[0][0], out[1][0], out[0][1]
+
+
+def assert_same_run(a, b):
+    np.testing.assert_array_equal(a.history["f"], b.history["f"])
+    np.testing.assert_array_equal(a.history["lower_grad_norm"], b.history["lower_grad_norm"])
+    assert torch.equal(a.x, b.x) and torch.equal(a.y, b.y)
+
+
+def test_replay_is_bitwise_the_run_that_calls_g(metric):
+    a, b, p = runs(metric, metric["g"])
+    assert p.replay_off is None and p._step_graph
+    assert_same_run(a, b)
+
+
+def test_replay_in_float32(metric):
+    import torch_metric  # conftest put python/examples on the path
+    f, g, *_ = torch_metric.problem(tuple(t.float() if t.is_floating_point() else t for t in metric["data"]))
+    a, b, p = runs(metric, g, f=f, dtype=torch.float32)
+    assert p.replay_off is None
+    assert_same_run(a, b)
+
+
+def test_replay_calls_g_once_per_loop(metric):
+    calls = [0]
+
+    def g(M, W):
+        calls[0] += 1
+        return metric["g"](M, W)
+    a, b, p = runs(metric, g)
+    # a loop: the first step, the replay's check there, and at the first loop the check at the second point
+    assert calls[0] < (KW["epochs"] + 1) * 3 + 5 + (KW["epochs"] + 1) * KW["inner"]
+    assert_same_run(a, b)
+
+
+def g_random(metric):
+    def g(M, W):
+        return metric["g"](M, W) * (1 + 0 * torch.rand(()))
+    return g
+
+
+def g_item(metric):
+    def g(M, W):
+        v = metric["g"](M, W)
+        return v if float(W.sum()) < 1e9 else 2 * v
+    return g
+
+
+def g_inplace(metric):
+    def g(M, W):
+        t = W * 1.0
+        t.mul_(1.0)
+        return metric["g"](M, t)
+    return g
+
+
+@pytest.mark.parametrize("make, why", [(g_random, "random"), (g_item, "recording failed"),
+                                       (g_inplace, "in place")], ids=["random", "item", "inplace"])
+def test_what_could_differ_is_not_replayed(metric, make, why):
+    """A g that draws random numbers, reads a tensor's value in Python or
+    writes in place is called at every step, and replay_off says why."""
+    a, b, p = runs(metric, make(metric))
+    assert p._step_graph is False and why in p.replay_off
+    assert_same_run(a, b)
+
+
+def test_a_value_made_outside_torch_is_found(metric):
+    """g computes a part of itself in numpy (invisible to the recording,
+    which freezes it): from x, the check at the next loop's first point
+    finds it; from y, the check at the first loop's second point. Either
+    way the run is the one that calls g."""
+    Xtr, ltr = metric["data"][:2]
+    n = Xtr.shape[0]
+    Ytr = torch.nn.functional.one_hot(ltr, 3).to(F64)
+
+    def g_x(M, W):
+        L = torch.from_numpy(np.linalg.cholesky(M.detach().numpy()))  # x through numpy
+        return 0.5 * torch.sum((Xtr @ L @ W - Ytr) ** 2) / n + 0.05 * torch.sum(W ** 2)
+
+    def g_y(M, W):
+        s = torch.from_numpy(np.asarray(W.detach().numpy().sum()))  # y through numpy
+        return metric["g"](M, W) + 0.1 * torch.sum(W ** 2) * s
+
+    for g, where in ((g_x, "first point"), (g_y, "second step")):
+        a, b, p = runs(metric, g)
+        assert p._step_graph is False and where in p.replay_off, p.replay_off
+        assert_same_run(a, b)
+
+
+def test_python_state_changed_between_loops_is_found(metric):
+    """g reads a Python number that changes between epochs (a schedule
+    set from the callback): the recording froze the old one, and the next
+    loop's check drops it."""
+    scale = [1.0]
+
+    def g(M, W):
+        return scale[0] * metric["g"](M, W)
+
+    res = []
+    for replay in (True, False):
+        scale[0] = 1.0
+        p = rt.Problem(metric["f"], g, metric["mx"], metric["my"], replay=replay)
+
+        def cb(info):
+            scale[0] = 1.0 + 0.1 * (info["epoch"] + 1)
+        res.append((rhgd.minimize(p, metric["M0"], metric["W0"], callback=cb, **KW), p))
+    (a, p), (b, _) = res
+    assert p._step_graph is False and "first point" in p.replay_off
+    assert_same_run(a, b)
+
+
+def test_recording_splits_the_work_on_x(metric):
+    """The replayed gradient equals autograd's bitwise, and the x-only
+    work (the Cholesky factor and the features) is not in the per-step
+    half."""
+    M, W = metric["M0"], torch.randn(10, 3, dtype=F64)
+    sg, why = _replay.record(metric["g"], M, torch.zeros(10, 3, dtype=F64), ())
+    assert why is None
+    Wr = W.clone().requires_grad_(True)
+    (ref,) = torch.autograd.grad(metric["g"](M, Wr), Wr)
+    assert torch.equal(sg.bind(M, ())(W), ref)
+    code = sg.post.code
+    assert "cholesky" not in code and "cholesky" in sg.pre.code
+    assert code.count("aten.mm") == 2  # Z W and Zᵀ r: the features Z = X L come from pre
+
+
+def test_argument_checks_are_kept():
+    """An operation with no result (torch's check of a Cholesky factor) is
+    kept where its input is computed, so a failure still raises."""
+    def g(x, y):
+        A = torch.outer(y, y) + x
+        return torch.linalg.cholesky(A).diagonal().sum() + (y ** 2).sum()
+    x = torch.eye(3, dtype=F64)
+    sg, why = _replay.record(g, x, torch.ones(3, dtype=F64), ())
+    assert why is None and "_linalg_check_errors" in sg.post.code
+    grad = sg.bind(-4 * x, ())
+    with pytest.raises(RuntimeError, match="positive-definite"):
+        grad(torch.zeros(3, dtype=F64))
