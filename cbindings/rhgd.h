@@ -631,8 +631,9 @@ typedef int (*rhgd_steps_fn)(void *user, const double *x, const double *y, const
  * own steps (the same errors at the same step; lower_grads counts inner,
  * and lower_grad_norm is grad_norms[steps - 1]), whenever those steps are
  * the paper's fixed ones: preset=paper without lower_bb or lower_tol
- * (lower_solve=true replaces the steps altogether), n_g = 0 (so batch is NULL and nbatch 0, the full sum; the parameters
- * are there for growth) and an estimator other than "ad", which keeps
+ * (lower_solve=true replaces the steps altogether), no lower minibatches
+ * (n_g = 0 or batch_lower = 0: batch is NULL and nbatch 0, the whole sum;
+ * the parameters are there for growth) and an estimator other than "ad", which keeps
  * every lower iterate. Otherwise it calls grad_gy as before, which stays
  * required. A nonzero return stops the run as any oracle's does. */
 typedef struct rhgd_oracles {

@@ -262,6 +262,29 @@ func TestLowerStepsSameRun(t *testing.T) {
 	require.Equal(t, ys[0], ys[1])
 }
 
+// TestLowerStepsWholeFiniteSum: a finite-sum g (NG > 0) whose lower
+// batches are not sampled is summed whole at every step, so the fused
+// loop runs it too, with the same run; sampled lower batches keep the
+// solver's own steps (TestLowerStepsFallback).
+func TestLowerStepsWholeFiniteSum(t *testing.T) {
+	x0, y0 := []float64{0.5, -1, 2}, []float64{1, 0, -1, 0.5, 2}
+	var runs [2]*solver.Result
+	var probs [2]*dquad
+	for k := range 2 {
+		d := newDquad(3, 5, 1)
+		p := d.problem(k == 1)
+		p.NF, p.NG = 2, 2 // the oracles sum whole whatever the batch: only who is called differs
+		s := &solver.Settings{Estimator: &solver.CG{}, EtaX: 0.3, EtaY: 0.2, InnerIters: 7, Epochs: 10,
+			Batches: solver.Batches{Upper: 1}}
+		res, err := solver.Minimize(context.Background(), p, x0, y0, s)
+		require.NoError(t, err)
+		runs[k], probs[k] = res, d
+	}
+	sameRun(t, runs[0], runs[1], "finite sum, whole lower batches")
+	assert.Equal(t, 11, probs[1].lowerSteps, "one LowerSteps call per epoch and the final lower solve")
+	assert.Zero(t, probs[1].gradGys)
+}
+
 // runBoth runs the problem without and with LowerSteps under the same
 // settings and returns the results and errors.
 func runBoth(t *testing.T, s solver.Settings, setup func(*dquad)) (res [2]*solver.Result, errs [2]error, ds [2]*dquad) {
@@ -377,7 +400,6 @@ func TestLowerStepsFallback(t *testing.T) {
 		{"tol", func(_ *solver.Problem, s *solver.Settings) { s.Lower.Tol = 0.1 }},
 		{"adaptive", func(_ *solver.Problem, s *solver.Settings) { s.ApplyAdaptive() }},
 		{"AD", func(_ *solver.Problem, s *solver.Settings) { s.Estimator = solver.AD{} }},
-		{"finite sum", func(p *solver.Problem, _ *solver.Settings) { p.NG = 2 }},
 		{"minibatches", func(p *solver.Problem, s *solver.Settings) {
 			p.NG = 2
 			s.Batches = solver.Batches{Lower: 1}

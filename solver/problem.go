@@ -96,8 +96,9 @@ type Problem struct {
 	// another runtime (a C or Python callback), and checks the returned
 	// norms for divergence exactly as it checks its own steps. It does so
 	// only where the loop is that fixed sequence: on a Euclidean My, with
-	// the paper's fixed steps (no Lower.BB, Lower.Tol zero), g not a
-	// finite sum (NG = 0, so no lower minibatches), and an estimator that
+	// the paper's fixed steps (no Lower.BB, Lower.Tol zero), no lower
+	// minibatches (NG = 0, or Settings.Batches.Lower zero: the whole
+	// finite sum at every step), and an estimator that
 	// does not keep the lower iterates (not AD); otherwise, and on any other manifold, the
 	// solver ignores it and takes its own steps, so GradGy stays
 	// required. Each call counts n lower gradients (Stats.LowerGrads).

@@ -351,8 +351,11 @@ func New(p Problem, s *Settings) (*RHGD, error) {
 	}
 	// Problem.LowerSteps replaces exactly the fixed sequence of S
 	// Euclidean gradient steps on the full g, with no use for the points
-	// between them: not the adaptive rules' tests, not AD's path.
-	if p.LowerSteps != nil && IsEuclideanSpace(my) && !st.Lower.BB && st.Lower.Tol == 0 && p.NG == 0 && !r.env.keepPath {
+	// between them: not the adaptive rules' tests, not AD's path. A
+	// finite-sum g whose lower batches are not sampled (Batches.Lower
+	// zero) is summed whole at every step, as the oracle sums it.
+	wholeG := p.NG == 0 || st.Batches.Lower == 0
+	if p.LowerSteps != nil && IsEuclideanSpace(my) && !st.Lower.BB && st.Lower.Tol == 0 && wholeG && !r.env.keepPath {
 		r.fused, r.lnorms = true, make([]float64, st.InnerIters)
 	}
 	return r, nil

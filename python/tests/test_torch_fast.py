@@ -101,3 +101,19 @@ def test_hinv_above_the_cap_falls_back_to_cg(metric):
         r = rhgd.minimize(p, metric["M0"], metric["W0"], estimator="hinv", epochs=2, eta_x=0.5, eta_y=0.1)
     assert r.settings.startswith("cg")
     assert any("hinv_max_dim" in str(m.message) for m in w)
+
+
+def test_fused_lower_loop_on_a_whole_finite_sum():
+    """A finite-sum g (n_g > 0) without lower minibatches is summed whole
+    at every step: the fused loop runs it, with the step-by-step run's
+    result to rounding, and one crossing per epoch."""
+    data = torch_hyperrep.make_data(N=24, d=6, k=2, n_train=12)
+    f, g, mx, my, nf, ng = torch_hyperrep.problem(data)
+    runs = {}
+    for fused in (True, False):
+        p = rt.Problem(f, g, mx, my, n_f=nf, n_g=ng, fuse_lower=fused)
+        runs[fused] = (rhgd.minimize(p, data["W0"], data["beta0"], estimator="cg", epochs=4, eta_x=0.2, eta_y=0.2,
+                                     inner=10, batch_upper=6), p)
+    (a, pa), (b, pb) = runs[True], runs[False]
+    np.testing.assert_allclose(a.history["f"], b.history["f"], rtol=1e-12, atol=1e-14)
+    assert pa.crossings["lower_steps"] == a.nit + 1 and pa.crossings.get("grad_gy", 0) == 0
