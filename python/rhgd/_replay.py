@@ -20,7 +20,8 @@ from calling g:
   - g reads a tensor's value in Python (.item(), float(t), if t > 0):
     control flow the recording would freeze (make_fx raises);
   - an operation draws random numbers (dropout), writes in place or to an
-    out= argument, or has a value-dependent output shape (nonzero);
+    out= argument, or has a value-dependent output shape (nonzero, a
+    boolean mask; indexing by integer tensors is replayed);
   - an operation is not an aten operator (a Python-level call the
     recording cannot see into).
 What the recording cannot see is a tensor that g makes outside torch
@@ -49,10 +50,21 @@ _REFUSED_TAGS = tuple(getattr(torch.Tag, t) for t in ("nondeterministic_seeded",
 # Operations whose result depends on their input's shape and dtype only:
 # constants here, since shapes do not change between steps.
 _SHAPE_ONLY = tuple(getattr(torch.ops.aten, n).default for n in ("ones_like", "zeros_like"))
+_INDEX = torch.ops.aten.index.Tensor
 
 
-def _refusal(gm):
-    """Why the recording gm cannot be replayed, or None."""
+def _int_index(n, vals):
+    """Whether n, an aten.index.Tensor node, indexes by integer tensors
+    only (whose result's shape is the indices': fixed), not by masks."""
+    idx = n.args[1] if len(n.args) > 1 else n.kwargs.get("indices", ())
+    return all(i is None or (isinstance(i, fx.Node) and isinstance(vals.get(i), torch.Tensor) and
+                             not vals[i].dtype.is_floating_point and vals[i].dtype not in (torch.bool, torch.uint8))
+               for i in idx)
+
+
+def _refusal(gm, vals):
+    """Why the recording gm (its trace-time values vals) cannot be
+    replayed, or None."""
     for n in gm.graph.nodes:
         if n.op != "call_function":
             continue
@@ -63,9 +75,24 @@ def _refusal(gm):
             return f"{t} is not an aten operator"
         if t._schema.is_mutable:
             return f"{t} writes in place"
+        if t is _INDEX and _int_index(n, vals):
+            continue  # A[idx]: tagged for masks, whose result shapes depend on values
         if any(tag in _REFUSED_TAGS for tag in t.tags):
             return f"{t} is random or has a value-dependent result shape"
     return None
+
+
+def _values(gm, inputs):
+    """The value of each node of gm on inputs (the trace point's)."""
+    vals = {}
+
+    class _Rec(fx.Interpreter):
+        def run_node(self, n):
+            r = super().run_node(n)
+            vals[n] = r
+            return r
+    _Rec(gm).run(*inputs)
+    return vals
 
 
 class StepGraph:
@@ -102,29 +129,19 @@ def record(fn, x, y, args):
         gm = make_fx(step)(x, y, *args)
     except Exception as e:  # a value read in Python, or anything the tracer cannot follow
         return None, f"recording failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
-    why = _refusal(gm)
+    vals = _values(gm, (x, y) + tuple(args))
+    why = _refusal(gm, vals)
     if why is not None:
         return None, why
-    return _split(gm, x, y, args), None
+    return _split(gm, vals, len(args)), None
 
 
-def _split(gm, x, y, args):
+def _split(gm, vals, nargs):
     """pre(x, *args) -> the values the y-dependent operations take from
-    the rest; post(y, *values) -> (∇_y,)."""
+    the rest; post(y, *values) -> (∇_y,). vals: the trace-time values."""
     nodes = list(gm.graph.nodes)
     ph = [n for n in nodes if n.op == "placeholder"]
     yph = ph[1]
-    # Trace-time values of the shape-only operations on y-dependent inputs.
-    vals = {}
-    env = {p: v for p, v in zip(ph, (x, y) + tuple(args))}
-
-    class _Rec(fx.Interpreter):
-        def run_node(self, n):
-            r = super().run_node(n)
-            if n.op == "call_function" and n.target in _SHAPE_ONLY:
-                vals[n] = r
-            return r
-    _Rec(gm).run(*[env[p] for p in ph])
 
     var = {yph}
     frozen = set()
@@ -182,7 +199,7 @@ def _split(gm, x, y, args):
         mp[n] = pre.get_attr(frozen_names[n]) if n in frozen else pre.node_copy(n, lambda a: mp[a])
     pre.output(tuple(mp[a] for a in boundary))
     _prune(pre)
-    return StepGraph(fx.GraphModule(gm, pre), fx.GraphModule(gm, post), len(args))
+    return StepGraph(fx.GraphModule(gm, pre), fx.GraphModule(gm, post), nargs)
 
 
 def _prune(graph):

@@ -176,6 +176,8 @@ class _Spec:
     symmetric."""
 
     name = "symfn"
+    # kind and p name the function to torch.ops.rhgd.symfn (None: a user's f)
+    kind, p = None, 0.0
 
     def f(self, lam):
         raise NotImplementedError
@@ -319,6 +321,8 @@ def _check_positive(lam, name, semidefinite):
 class _Sqrt(_Spec):
     """√x: f[x, y] = 1/(√x + √y), f[x, y, z] = −1/((√x+√y)(√y+√z)(√x+√z))."""
 
+    kind = "sqrt"
+
     name = "sqrtm"
 
     def f(self, lam):
@@ -340,6 +344,8 @@ class _Sqrt(_Spec):
 class _InvSqrt(_Spec):
     """1/√x: f[x, y] = −1/(√x√y(√x + √y)),
     f[x, y, z] = (√x+√y+√z)/(√x√y√z (√x+√y)(√y+√z)(√x+√z))."""
+
+    kind = "invsqrt"
 
     name = "invsqrtm"
 
@@ -363,6 +369,8 @@ class _InvSqrt(_Spec):
 class _Log(_Analytic):
     """log x: f[x, y] = log1p((hi − lo)/lo)/(hi − lo) (1/x when equal);
     second: the hybrid, f^{(j+2)}(m)/(j+2)! = (−1)^{j+1}/((j+2) m^{j+2})."""
+
+    kind = "log"
 
     name = "logm"
 
@@ -390,6 +398,8 @@ class _Exp(_Analytic):
     equal); second: the hybrid about the mean with absolute spread 1/2,
     f^{(j+2)}(m)/(j+2)! = e^m/(j+2)!."""
 
+    kind = "exp"
+
     name = "expm"
     tau = 0.5
 
@@ -416,6 +426,8 @@ class _Pow(_Analytic):
     """x^p: f[x, y] = lo^p·expm1(p·log1p((hi − lo)/lo))/(hi − lo)
     (p·x^{p−1} when equal); second: the hybrid with spread threshold
     0.1/max(1, |p − 1|) relative, f^{(j+2)}(m)/(j+2)! = C(p, j+2) m^{p−j−2}."""
+
+    kind = "pow"
 
     name = "powm"
 
@@ -458,6 +470,8 @@ class _Affine(_Spec):
     """x^0 = 1 or x^1 = x (powm's p = 0 and 1): divided differences 0 or 1,
     and 0."""
 
+    kind = "pow"
+
     name = "powm"
 
     def __init__(self, p):
@@ -483,10 +497,12 @@ class _ReEig(_Spec):
     rhgd.spectral.reeig_batch_backward); f[x, y, z] by the recursion, 0
     when all three are equal."""
 
+    kind = "reeig"
+
     name = "reeig"
 
     def __init__(self, eps):
-        self.eps = eps
+        self.eps = self.p = eps
 
     def f(self, lam):
         xp = _xp(lam)
@@ -724,22 +740,79 @@ class _DK(torch.autograd.Function):
         return ga, gg, None, None, None, None, None
 
 
+def _forward(a, spec, cpu):
+    """(f(sym A), λ, V) of the tensor a, the first a tensor of a's dtype,
+    λ and V arrays."""
+    lam, v = _eigh(_sym64(a, cpu), cpu)
+    lam = spec.check(lam)
+    out = _sym((v * spec.f(lam)[..., None, :]) @ _tr(v))  # V diag(f(λ)) Vᵀ
+    return _ten(out).to(a.dtype), lam, v
+
+
+# The named functions' forward pass on the CPU is also an aten-level
+# operator, rhgd::symfn(a, kind, p) -> (f(A), λ, V): torch.fx's tracer
+# (rhgd._replay: the fused lower loop's recording of g) then records it as
+# one operation, where the numpy and ctypes inside would be invisible to
+# it, frozen as constants, and the recording dropped.
+_KINDS = {}  # kind -> p -> spec
+
+
+def _spec_of(kind, p):
+    return {"sqrt": _SQRT, "invsqrt": _INVSQRT, "log": _LOG, "exp": _EXP}.get(kind) or \
+        (_pow_spec(p) if kind == "pow" else _reeig_spec(p))
+
+
+def _symfn_impl(a, kind, p):
+    out, lam, v = _forward(a, _spec_of(kind, p), True)
+    return out, torch.from_numpy(lam), torch.from_numpy(v)
+
+
+def _register():
+    """torch.ops.rhgd.symfn, registered once per process, or None where
+    this torch cannot (the forward pass then runs as a Python call)."""
+    try:
+        op = torch.ops.rhgd.symfn
+        return op  # registered by an earlier import of this module
+    except (AttributeError, RuntimeError):
+        pass
+    try:
+        lib = torch.library.Library("rhgd", "DEF")
+        lib.define("symfn(Tensor a, str kind, float p) -> (Tensor, Tensor, Tensor)")
+        lib.impl("symfn", _symfn_impl, "CPU")
+    except Exception:
+        return None
+    _register.lib = lib  # the registration lives as long as the library object
+    return torch.ops.rhgd.symfn
+
+
+_SYMFN_OP = _register()
+# The operator costs its dispatch (about 20 µs a call from Python), which a
+# batch of small matrices feels: it is called only under a dispatch mode
+# (torch.fx's tracer), the Python function otherwise.
+_dispatch_modes = getattr(torch._C, "_len_torch_dispatch_stack", None)
+
+
 class _SymFn(torch.autograd.Function):
     """A ↦ f(sym A) = V diag(f(λ)) Vᵀ, differentiated by _DK."""
 
     @staticmethod
     def forward(ctx, a, spec):
         cpu = _use_rhgd(a)
-        lam, v = _eigh(_sym64(a, cpu), cpu)
-        lam = spec.check(lam)
-        out = _sym((v * spec.f(lam)[..., None, :]) @ _tr(v))  # V diag(f(λ)) Vᵀ
-        ctx.spec, ctx.lam, ctx.v, ctx.cpu = spec, lam, v, cpu
+        if cpu and spec.kind is not None and _SYMFN_OP is not None and _dispatch_modes is not None and \
+                _dispatch_modes() > 0:
+            out, lam, v = _SYMFN_OP(a.detach(), spec.kind, spec.p)
+            ctx.lam, ctx.v = lam, v  # tensors: arrays when backward needs them
+        else:
+            out, ctx.lam, ctx.v = _forward(a, spec, cpu)
+        ctx.spec, ctx.cpu = spec, cpu
         ctx.save_for_backward(a)
-        return _ten(out).to(a.dtype)
+        return out
 
     @staticmethod
     def backward(ctx, g):
         (a,) = ctx.saved_tensors
+        if ctx.cpu and isinstance(ctx.lam, torch.Tensor):
+            ctx.lam, ctx.v = ctx.lam.numpy(), ctx.v.numpy()
         if getattr(ctx, "f1", None) is None:
             ctx.f1 = ctx.spec.first(ctx.lam)
         return _DK.apply(a, g, ctx.spec, ctx.lam, ctx.v, ctx.f1, ctx.cpu), None

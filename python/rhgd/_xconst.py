@@ -18,8 +18,10 @@ result, in order. Later calls return the recorded result for the same
 operation on the same arguments (the same tensor objects, which the
 recorded results themselves are, unchanged since: the same version
 counter; or views of the same base at the same offset, shape and strides,
-which torch 1.13's indexing makes without the mode seeing it; and equal
-other arguments) instead of computing it again. The arithmetic is the
+which torch 1.13's indexing makes without the mode seeing it; or, for a
+tensor the mode did not see made (a copy by advanced indexing, A[idx]),
+one of the same shape, strides and dtype with bitwise equal values; and
+equal other arguments) instead of computing it again. The arithmetic is the
 same, so the results are bitwise those of recomputing.
 
 It gives up (computes everything, records nothing more) at the first
@@ -82,8 +84,13 @@ def _same_tensor(a, b):
         return True
     if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)):
         return False
-    return a._base is not None and a._base is b._base and a.storage_offset() == b.storage_offset() and \
-        a.shape == b.shape and a.stride() == b.stride() and a.dtype == b.dtype
+    if not (a.shape == b.shape and a.stride() == b.stride() and a.dtype == b.dtype and a.device == b.device):
+        return False
+    if a._base is not None and a._base is b._base and a.storage_offset() == b.storage_offset():
+        return True
+    # A copy the mode did not see made (torch 1.13's advanced indexing,
+    # A[idx], runs below it): the same values give the same result.
+    return not (a.requires_grad or b.requires_grad) and torch.equal(a, b)
 
 
 def _same(a, b):
