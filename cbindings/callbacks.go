@@ -30,6 +30,12 @@ static int rhgd_call_steps_(rhgd_steps_fn fn, uintptr_t user, const double *x, c
 	return fn((void *)user, x, y, batch, nbatch, steps, eta, y_out, grad_norms);
 }
 
+static int rhgd_call_vjp_(rhgd_vjp_fn fn, uintptr_t user, const double *x, const double *y,
+                          const int64_t *batch, int64_t nbatch, int64_t steps, double eta, const double *lam,
+                          double *dx, double *dy) {
+	return fn((void *)user, x, y, batch, nbatch, steps, eta, lam, dx, dy);
+}
+
 // rhgd_oracles_copy_ copies the caller's oracles, of the caller's size, into
 // a zeroed struct of the library's: fields beyond the caller's size stay
 // NULL/0. The caller checked size >= RHGD_ORACLES_SIZE_1.
@@ -85,6 +91,7 @@ type cOracles struct {
 	gradFx, gradFy, gradGx, gradGy, lowerSolve C.rhgd_grad_fn
 	hessGy, crossGxy, crossGyx, hessGi         C.rhgd_hvp_fn
 	lowerSteps                                 C.rhgd_steps_fn
+	lowerVJP                                   C.rhgd_vjp_fn
 	nf, ng                                     int
 	user                                       C.uintptr_t
 	scalar                                     []float64
@@ -108,7 +115,7 @@ func newCOracles(src *C.rhgd_oracles, user C.uintptr_t) (*cOracles, error) {
 	}
 	return &cOracles{f: o.f, g: o.g, gradFx: o.grad_fx, gradFy: o.grad_fy, gradGx: o.grad_gx, gradGy: o.grad_gy,
 		hessGy: o.hess_gy, crossGxy: o.cross_gxy, crossGyx: o.cross_gyx, hessGi: o.hess_gy_inv,
-		lowerSolve: o.lower_solve, lowerSteps: o.lower_steps, nf: int(o.n_f), ng: int(o.n_g),
+		lowerSolve: o.lower_solve, lowerSteps: o.lower_steps, lowerVJP: o.lower_steps_vjp, nf: int(o.n_f), ng: int(o.n_g),
 		user: user, scalar: make([]float64, 1)}, nil
 }
 
@@ -188,6 +195,33 @@ func (c *cOracles) steps(fn C.rhgd_steps_fn) func([]float64, *solver.Point, int,
 	}
 }
 
+// vjp returns Problem.LowerStepsVJP calling fn, or nil; with Euclidean
+// oracles fn's dx is the Euclidean gradient in x, converted by Mx.
+func (c *cOracles) vjp(fn C.rhgd_vjp_fn, mx solver.Manifold, euclidean bool) func(dx, dy []float64, pt *solver.Point, n int, eta float64, lam []float64) error {
+	if fn == nil {
+		return nil
+	}
+	var bx []float64
+	if euclidean {
+		bx = make([]float64, mx.Len())
+	}
+	return func(dx, dy []float64, pt *solver.Point, n int, eta float64, lam []float64) error {
+		b, nb := batch(pt)
+		out := dx
+		if euclidean {
+			out = bx
+		}
+		if rc := C.rhgd_call_vjp_(fn, c.user, ptr(pt.X), ptr(pt.Y), b, nb, C.int64_t(n), C.double(eta), ptr(lam),
+			ptr(out), ptr(dy)); rc != 0 {
+			return callbackErr(lowerStepsVJPKey, rc)
+		}
+		if euclidean {
+			mx.EGradToRGrad(dx, pt.X, bx)
+		}
+		return nil
+	}
+}
+
 // problem returns the solver.Problem the oracles describe on mx × my,
 // Riemannian as given or converted from Euclidean ones. Three oracles
 // mean the same with either flag: lower_solve (a point), hess_gy_inv
@@ -203,6 +237,9 @@ func (c *cOracles) problem(mx, my solver.Manifold, euclidean bool) (solver.Probl
 		if !r.ok {
 			return solver.Problem{}, argf("oracle %s is NULL; f, grad_fx, grad_fy and grad_gy are required", r.name)
 		}
+	}
+	if c.lowerVJP != nil && c.lowerSteps == nil {
+		return solver.Problem{}, argf("lower_steps_vjp is given without lower_steps: it differentiates the fused lower loop that lower_steps runs")
 	}
 	if c.lowerSteps != nil && !solver.IsEuclideanSpace(my) {
 		return solver.Problem{}, argf("lower_steps is given on My = %s, which is not a Euclidean space: it takes Euclidean gradient steps, which are the solver's lower steps only on euclid manifolds and products of them",
@@ -225,6 +262,7 @@ func (c *cOracles) problem(mx, my solver.Manifold, euclidean bool) (solver.Probl
 	p.HessGyInv = c.hvp(c.hessGi, "hess_gy_inv")
 	p.LowerSolve = c.grad(c.lowerSolve, "lower_solve")
 	p.LowerSteps = c.steps(c.lowerSteps)
+	p.LowerStepsVJP = c.vjp(c.lowerVJP, mx, euclidean)
 	return p, nil
 }
 

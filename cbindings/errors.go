@@ -197,16 +197,21 @@ func abiOracles() []solver.Oracle {
 
 // lowerStepsField and lowerStepsKey name solver.Problem.LowerSteps, the
 // fused lower loop of rhgd_oracles.lower_steps, which is not a
-// solver.Oracle (it stands in for grad_gy calls).
-const lowerStepsField, lowerStepsKey = "LowerSteps", "lower_steps"
+// solver.Oracle (it stands in for grad_gy calls), and the VJP names its
+// derivative, rhgd_oracles.lower_steps_vjp (for AD).
+const (
+	lowerStepsField, lowerStepsKey       = "LowerSteps", "lower_steps"
+	lowerStepsVJPField, lowerStepsVJPKey = "LowerStepsVJP", "lower_steps_vjp"
+)
 
-// oracleFields are the Go names of abiOracles, and LowerSteps.
+// oracleFields are the Go names of abiOracles, LowerSteps and
+// LowerStepsVJP.
 func oracleFields() []string {
 	var out []string
 	for _, o := range abiOracles() {
 		out = append(out, o.String())
 	}
-	return append(out, lowerStepsField)
+	return append(out, lowerStepsField, lowerStepsVJPField)
 }
 
 // abiNames are the C ABI's names (the keys of rhgd_solver_new's settings,
@@ -230,6 +235,7 @@ func settingNames(names map[string]string) map[string]string {
 		names[o.String()] = o.Key()
 	}
 	names[lowerStepsField] = lowerStepsKey
+	names[lowerStepsVJPField] = lowerStepsVJPKey
 	for _, e := range solver.SettingsTable() {
 		if !strings.HasPrefix(e.Field, "Lower.") && !strings.HasPrefix(e.Field, "Upper.") {
 			names["Settings."+e.Field] = e.Key

@@ -173,3 +173,51 @@ func TestCallbackLowerStepsRules(t *testing.T) {
 	assert.Zero(t, steps)
 	assert.Positive(t, gradGys)
 }
+
+// TestCallbackLowerStepsVJP: with lower_steps_vjp, "ad" runs the fused
+// loop and one vjp call per epoch, with either flag, and gives the run of
+// AD's own reverse sweep to rounding, with the same counts of products;
+// lower_steps_vjp without lower_steps is refused, naming both.
+func TestCallbackLowerStepsVJP(t *testing.T) {
+	k, m, lambda, a, b, c, _ := quadData()
+	mx, _ := ctest.ManifoldNew("euclid:r=3")
+	my, _ := ctest.ManifoldNew("euclid:r=4")
+	defer ctest.ManifoldFree(mx)
+	defer ctest.ManifoldFree(my)
+	const inner, epochs = 10, 30
+	settings := fmt.Sprintf("eta_x=0.5,eta_y=0.2,inner=%d,epochs=%d", inner, epochs)
+	for _, flags := range []int{0, 1} {
+		var xs [2][]float64
+		var res [2]ctest.Result
+		for i, mode := range []int{0, 3} {
+			q := ctest.NewQuad(k, m, lambda, a, b, c, 0)
+			p, rc := ctest.QuadProblemSteps(q, mx, my, 2, flags, mode)
+			require.Equal(t, okC, rc)
+			s, rc := ctest.SolverNew(p, "ad", settings)
+			require.Equal(t, okC, rc)
+			rc, msg := call(func() int { return ctest.SolverRun(s, make([]float64, k), make([]float64, m), nil) })
+			require.Equal(t, okC, rc, msg)
+			xs[i] = make([]float64, k)
+			require.Equal(t, okC, ctest.SolverX(s, int64(k), xs[i]))
+			res[i], _ = ctest.SolverResult(s)
+			_, steps, bad := q.StepsCalls()
+			if mode == 3 {
+				assert.Equal(t, epochs, q.VJPCalls(), "flags %d: one vjp per epoch", flags)
+				assert.Equal(t, epochs+1, steps, "flags %d: the loop fused", flags)
+			}
+			assert.Zero(t, bad)
+			ctest.SolverFree(s)
+			ctest.ProblemFree(p)
+			q.Free()
+		}
+		assert.LessOrEqual(t, relErr(xs[1], xs[0]), 1e-12, "flags %d", flags)
+		assert.Equal(t, res[0].HessVecs, res[1].HessVecs)
+		assert.Equal(t, res[0].CrossVecs, res[1].CrossVecs)
+	}
+	q := ctest.NewQuad(k, m, lambda, a, b, c, 0)
+	defer q.Free()
+	wantCode(t, "vjp without lower_steps", einval, func() int {
+		_, rc := ctest.QuadProblemSteps(q, mx, my, 2, 1, 4)
+		return rc
+	}, "lower_steps_vjp", "lower_steps")
+}

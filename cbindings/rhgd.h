@@ -592,6 +592,18 @@ typedef int (*rhgd_hvp_fn)(void *user, const double *x, const double *y, const i
 typedef int (*rhgd_steps_fn)(void *user, const double *x, const double *y, const int64_t *batch, int64_t nbatch,
                              int64_t steps, double eta, double *y_out, double *grad_norms);
 
+/* rhgd_vjp_fn, the type of rhgd_oracles.lower_steps_vjp, differentiates
+ * lower_steps' map in reverse mode: with y_steps(x, y_0) the point that
+ * steps lower steps of eta take from y_0 = y (as lower_steps takes them,
+ * batch NULL: the whole g), it writes to dx (len(Mx) doubles) the gradient
+ * in x of <lam, y_steps(x, y_0)> (Euclidean with RHGD_EUCLIDEAN, which the
+ * library converts; Riemannian with RHGD_RIEMANNIAN) and to dy (len(My)
+ * doubles) its gradient in y_0; lam has len(My) doubles. An autodiff
+ * framework computes both by one backward pass through the unrolled
+ * loop. */
+typedef int (*rhgd_vjp_fn)(void *user, const double *x, const double *y, const int64_t *batch, int64_t nbatch,
+                           int64_t steps, double eta, const double *lam, double *dx, double *dy);
+
 /* rhgd_oracles: the problem's oracles, a size-prefixed struct (see STRUCTS
  * THAT GROW; start from RHGD_STRUCT_INIT(rhgd_oracles)). Required: f,
  * grad_fx, grad_fy, grad_gy. Optional (NULL when absent): g (checks only),
@@ -635,7 +647,15 @@ typedef int (*rhgd_steps_fn)(void *user, const double *x, const double *y, const
  * (n_g = 0 or batch_lower = 0: batch is NULL and nbatch 0, the whole sum;
  * the parameters are there for growth) and an estimator other than "ad", which keeps
  * every lower iterate. Otherwise it calls grad_gy as before, which stays
- * required. A nonzero return stops the run as any oracle's does. */
+ * required. A nonzero return stops the run as any oracle's does.
+ *
+ * lower_steps_vjp (an rhgd_vjp_fn), optional, with lower_steps (alone it
+ * is RHGD_EINVAL): the "ad" estimator calls it once per hypergradient,
+ * from the start of the epoch's fused lower loop, in place of its reverse
+ * sweep over the lower iterates (inner hess_gy and inner cross_gxy calls,
+ * which it counts), wherever it runs lower_steps and the Hessian and
+ * cross batches are not sampled (batch_hess = batch_cross = 0 or n_g = 0).
+ * It must equal that sweep in exact arithmetic. */
 typedef struct rhgd_oracles {
     size_t size; /* sizeof(rhgd_oracles) */
     rhgd_value_fn f;
@@ -652,6 +672,7 @@ typedef struct rhgd_oracles {
     int64_t n_f, n_g;
     rhgd_grad_fn lower_solve;
     rhgd_steps_fn lower_steps;
+    rhgd_vjp_fn lower_steps_vjp;
 } rhgd_oracles;
 
 /* The size of rhgd_oracles' first layout, the smallest size accepted. */

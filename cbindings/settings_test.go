@@ -104,11 +104,16 @@ func TestOracleKeys(t *testing.T) {
 			require.Equal(t, lowerStepsKey, m[2])
 			continue
 		}
+		if m[1] == "vjp" {
+			require.Equal(t, lowerStepsVJPKey, m[2])
+			continue
+		}
 		got = append(got, m[2])
 	}
 	require.ElementsMatch(t, want, got, "rhgd.h") // the struct keeps its ABI order
 	require.Contains(t, block, "rhgd_steps_fn "+lowerStepsKey+";")
 	require.Equal(t, "lower_steps at epoch 3", abiTerms("LowerSteps at epoch 3"))
+	require.Equal(t, "lower_steps_vjp: boom", abiTerms("LowerStepsVJP: boom"))
 
 	py, err := os.ReadFile("../python/rhgd/problems.py")
 	require.NoError(t, err)

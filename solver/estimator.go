@@ -2,6 +2,7 @@ package solver
 
 import (
 	"fmt"
+	"github.com/rhgd/rhgd/numerr"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -80,8 +81,15 @@ type Env struct {
 	keepPath bool
 	path     []Point // y^0 … y^S of the epoch, with x_k
 	pathLen  int
-	lz       *lanczos // the spectrum estimate's buffers
-	info     solveInfo
+	// With Problem.LowerStepsVJP in use (canVJP, set before Bind, lets
+	// AD's Bind choose it: useVJP), the epoch's lower loop keeps its
+	// start y^0 (start.Y) and its step count (startSteps) instead of a
+	// path.
+	canVJP, useVJP bool
+	start          Point
+	startSteps     int
+	lz             *lanczos // the spectrum estimate's buffers
+	info           solveInfo
 }
 
 // solveInfo is what the epoch's estimate tells the error bound: the
@@ -155,6 +163,40 @@ func (e *Env) KeepPath() { e.keepPath = true }
 // current x (read-only); its last element is the point of the estimate.
 // It is empty unless KeepPath was called.
 func (e *Env) Path() []Point { return e.path[:e.pathLen] }
+
+// UseLowerStepsVJP asks the solver, during Bind, to keep the start y^0
+// of each fused lower loop (LowerStart) for Problem.LowerStepsVJP, and
+// reports whether it can: where Problem.LowerStepsVJP is given and the
+// solver runs the lower loop by Problem.LowerSteps. Otherwise the
+// estimator keeps the path (KeepPath).
+func (e *Env) UseLowerStepsVJP() bool {
+	if e.canVJP && e.start.Y == nil {
+		e.useVJP, e.start.Y = true, e.NewY()
+	}
+	return e.useVJP
+}
+
+// LowerStart returns the start y^0 of the epoch's lower loop, with the
+// current x, and its number of steps S (0 when the estimate is at a point
+// reached by no steps): the arguments of LowerStepsVJP.
+func (e *Env) LowerStart() (*Point, int) { return &e.start, e.startSteps }
+
+// LowerStepsVJP sets dx and dy by Problem.LowerStepsVJP at pt for n steps
+// of η_y, counting n Hessian and n cross products. A non-finite result
+// from finite arguments is an error wrapping numerr.ErrNotFinite.
+func (e *Env) LowerStepsVJP(dx, dy []float64, pt *Point, n int, lam []float64) error {
+	e.stats.HessVecs += n
+	e.stats.CrossVecs += n
+	if err := e.p.LowerStepsVJP(dx, dy, pt, n, e.etaY, lam); err != nil {
+		return fmt.Errorf("LowerStepsVJP: %w", err)
+	}
+	for _, v := range [2][]float64{dx, dy} {
+		if i := firstNotFinite(v); i >= 0 && allFinite(pt.X, pt.Y, lam) {
+			return fmt.Errorf("LowerStepsVJP: %w: a result's entry %d = %v at finite x, y and lam", numerr.ErrNotFinite, i, v[i])
+		}
+	}
+	return nil
+}
 
 // AddIterations adds n to the estimate's iteration count (CG iterations,
 // series terms, reverse steps).

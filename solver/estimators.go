@@ -618,9 +618,13 @@ func (AD) String() string { return "ad" }
 // Needs returns GradFx, GradFy, CrossGxy and HessGy.
 func (AD) Needs() Oracles { return needsHessVp }
 
-// Bind asks the solver to keep the lower path and returns the instance.
+// Bind asks the solver to keep the lower path, or only the lower loop's
+// start where the problem differentiates its fused loop
+// (Problem.LowerStepsVJP), and returns the instance.
 func (AD) Bind(env *Env) (Hypergrad, error) {
-	env.KeepPath()
+	if !env.UseLowerStepsVJP() {
+		env.KeepPath()
+	}
 	return &ad{env: env, lam: env.NewY(), mu: env.NewY(), h: env.NewY(), cx: env.NewX(), bS: env.NewY()}, nil
 }
 
@@ -635,6 +639,9 @@ func (a *ad) Reset() {}
 
 func (a *ad) Estimate(dst []float64, at *Point) error {
 	env, my, eta := a.env, a.env.My, a.env.EtaY()
+	if env.useVJP {
+		return a.estimateVJP(dst, at)
+	}
 	path := env.Path() // y^0 … y^S, the last being `at`
 	if len(path) == 0 {
 		return env.GradFx(dst, at) // no lower steps: the G_x f term alone
@@ -671,6 +678,40 @@ func (a *ad) Estimate(dst []float64, at *Point) error {
 		// At a fixed y, AD's implicit v = η Σ_s (I − ηH)^s b leaves the
 		// residual b − Hv = (I − ηH)^S b: the final adjoint λ_0.
 		env.SetSolve(my.Norm(last.Y, a.bS), my.Norm(path[0].Y, a.lam), 0)
+	}
+	return nil
+}
+
+// estimateVJP is Estimate by one Problem.LowerStepsVJP call: hg = grad_x
+// f(x, y^S) + ∇_x⟨λ_S, y^S(x)⟩, the sweep's sum, and λ_0 = dy.
+func (a *ad) estimateVJP(dst []float64, at *Point) error {
+	env, my := a.env, a.env.My
+	start, S := env.LowerStart()
+	if err := env.GradFy(a.lam, at); err != nil {
+		return err
+	}
+	if env.WantsNorms() {
+		copy(a.bS, a.lam)
+	}
+	if err := env.GradFx(dst, at); err != nil {
+		return err
+	}
+	if S > 0 {
+		if err := env.LowerStepsVJP(a.cx, a.mu, start, S, a.lam); err != nil {
+			return err
+		}
+		for i := range dst {
+			dst[i] += a.cx[i]
+		}
+		copy(a.lam, a.mu)
+	}
+	env.AddIterations(S)
+	if env.WantsNorms() {
+		y0 := at.Y
+		if S > 0 {
+			y0 = start.Y
+		}
+		env.SetSolve(my.Norm(at.Y, a.bS), my.Norm(y0, a.lam), 0)
 	}
 	return nil
 }

@@ -10,8 +10,9 @@ import (
 // functions a Problem has (Available): estimators say what they need as a
 // set of these, so a misspelled need does not compile. Strings name
 // oracles only at the C and Python boundary (Key, ParseOracle).
-// Problem.LowerSteps is not among them: no estimator needs it, and it
-// stands in for GradGy calls rather than being one evaluation.
+// Problem.LowerSteps and LowerStepsVJP are not among them: no estimator
+// needs them, and they stand in for many GradGy (HessGy and CrossGxy)
+// calls rather than being one evaluation.
 type Oracle uint8
 
 // The oracles, in the order of Problem's fields.

@@ -104,6 +104,23 @@ type Problem struct {
 	// required. Each call counts n lower gradients (Stats.LowerGrads).
 	LowerSteps func(dst []float64, pt *Point, n int, eta float64, norms []float64) error
 
+	// LowerStepsVJP, optional, differentiates LowerSteps' map in reverse
+	// mode: with y_n(x, y_0) the point that n lower steps take from y_0 =
+	// pt.Y (as LowerSteps takes them, on the whole g), it sets dx ∈ T_x
+	// to the Riemannian gradient in x of ⟨lam, y_n(x, y_0)⟩ and dy to its
+	// gradient in y_0 (lam and dy in the Euclidean My's coordinates). AD
+	// then makes one call per estimate in place of its reverse sweep over
+	// the kept lower path (n CrossGxy and n HessGy calls), which saves
+	// time when each crosses into another runtime, and a problem written
+	// in an autodiff framework can differentiate the unrolled loop as a
+	// whole (its x-only work, such as features of x, once). It must equal
+	// that sweep in exact arithmetic: dx = −η Σ_s G_xy g(x, y_s)[μ_s], dy
+	// = λ_0 with λ_n = lam, μ_s = λ_{s+1}, λ_s = μ_s − η ∇²_yy g(x, y_s)
+	// μ_s. The solver uses it only where it runs LowerSteps (see there)
+	// and the Hessian and cross batches are not sampled either; it counts
+	// n Hessian and n cross products (Stats.HessVecs, CrossVecs).
+	LowerStepsVJP func(dx, dy []float64, pt *Point, n int, eta float64, lam []float64) error
+
 	// Retain, optional, tells the problem that an estimator will come
 	// back to up to n points, in any order, with the oracles it needs
 	// there: AD revisits the S+1 lower iterates of each epoch in reverse

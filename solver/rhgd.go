@@ -334,6 +334,16 @@ func New(p Problem, s *Settings) (*RHGD, error) {
 		bx: make([]float64, mx.Len()), lz: newLanczos(my.Len(), cmp.Or(st.Lanczos, DefaultLanczosSteps))}
 	r.env.info.wantNorms = st.Recorder != nil || st.Lower.ErrBound
 	r.env.info.reset()
+	// Problem.LowerSteps replaces exactly the fixed sequence of S
+	// Euclidean gradient steps on the full g, with no use for the points
+	// between them: not the adaptive rules' tests, not AD's path (unless
+	// Problem.LowerStepsVJP differentiates the loop as a whole). A
+	// finite-sum g whose lower batches are not sampled (Batches.Lower
+	// zero) is summed whole at every step, as the oracle sums it.
+	wholeG := p.NG == 0 || st.Batches.Lower == 0
+	canFuse := p.LowerSteps != nil && IsEuclideanSpace(my) && !st.Lower.BB && st.Lower.Tol == 0 && wholeG
+	r.env.canVJP = canFuse && p.LowerStepsVJP != nil && st.Lower.paper() &&
+		(p.NG == 0 || st.Batches.Hess == 0 && st.Batches.Cross == 0)
 	if r.est, err = est.Bind(r.env); err != nil {
 		return nil, fmt.Errorf("%s estimator: %w", est.Name(), err)
 	}
@@ -349,13 +359,7 @@ func New(p Problem, s *Settings) (*RHGD, error) {
 			p.Retain(len(r.env.path))
 		}
 	}
-	// Problem.LowerSteps replaces exactly the fixed sequence of S
-	// Euclidean gradient steps on the full g, with no use for the points
-	// between them: not the adaptive rules' tests, not AD's path. A
-	// finite-sum g whose lower batches are not sampled (Batches.Lower
-	// zero) is summed whole at every step, as the oracle sums it.
-	wholeG := p.NG == 0 || st.Batches.Lower == 0
-	if p.LowerSteps != nil && IsEuclideanSpace(my) && !st.Lower.BB && st.Lower.Tol == 0 && wholeG && !r.env.keepPath {
+	if canFuse && !r.env.keepPath {
 		r.fused, r.lnorms = true, make([]float64, st.InnerIters)
 	}
 	return r, nil
@@ -591,6 +595,11 @@ func (r *RHGD) lower() (float64, Status, error) {
 // of MaxFloat64.) y changes only once every check passed.
 func (r *RHGD) lowerFused() (float64, Status, error) {
 	S, norms := r.s.InnerIters, r.lnorms
+	if r.env.useVJP { // AD differentiates this loop from its start
+		copy(r.env.start.Y, r.y)
+		r.env.start.X, r.env.start.XID, r.env.start.YID = r.x, r.cur.XID, r.cur.YID
+		r.env.startSteps = 0 // until the steps succeed
+	}
 	if err := r.p.LowerSteps(r.by, &r.cur, S, r.s.EtaY, norms); err != nil {
 		return 0, Failure, fmt.Errorf("LowerSteps at epoch %d: %w", r.epoch, err)
 	}
@@ -625,6 +634,7 @@ func (r *RHGD) lowerFused() (float64, Status, error) {
 	copy(r.y, r.by)
 	r.cur.YID = NewID()
 	r.steps = S
+	r.env.startSteps = S
 	if r.s.Recorder == nil {
 		return 0, NotTerminated, nil
 	}
@@ -686,6 +696,8 @@ func (r *RHGD) Hypergradient(lower bool) ([]float64, error) {
 	} else if r.env.keepPath {
 		r.keep(0)
 		r.env.pathLen = 1
+	} else {
+		r.env.startSteps = 0 // AD by LowerStepsVJP: no steps to differentiate
 	}
 	if err := r.estimate(); err != nil {
 		return nil, err

@@ -236,6 +236,10 @@ HVP_FN = ctypes.CFUNCTYPE(c_int, c_void_p, c_void_p, c_void_p, c_void_p, c_i64, 
 # rhgd_steps_fn, the fused lower loop: (user, x, y, batch, nbatch, steps,
 # eta, y_out, grad_norms).
 STEPS_FN = ctypes.CFUNCTYPE(c_int, c_void_p, c_void_p, c_void_p, c_void_p, c_i64, c_i64, c_dbl, c_void_p, c_void_p)
+# rhgd_vjp_fn, the fused loop's reverse mode: (user, x, y, batch, nbatch,
+# steps, eta, lam, dx, dy).
+VJP_FN = ctypes.CFUNCTYPE(c_int, c_void_p, c_void_p, c_void_p, c_void_p, c_i64, c_i64, c_dbl, c_void_p, c_void_p,
+                          c_void_p)
 
 
 class _HandleT(ctypes.Structure):
@@ -272,7 +276,8 @@ class Oracles(ctypes.Structure):
     _fields_ = [("size", c_size), ("f", VALUE_FN), ("grad_fx", VALUE_FN), ("grad_fy", VALUE_FN),
                 ("g", VALUE_FN), ("grad_gx", VALUE_FN), ("grad_gy", VALUE_FN), ("hess_gy", HVP_FN),
                 ("cross_gxy", HVP_FN), ("cross_gyx", HVP_FN), ("hess_gy_inv", HVP_FN),
-                ("n_f", c_i64), ("n_g", c_i64), ("lower_solve", VALUE_FN), ("lower_steps", STEPS_FN)]
+                ("n_f", c_i64), ("n_g", c_i64), ("lower_solve", VALUE_FN), ("lower_steps", STEPS_FN),
+                ("lower_steps_vjp", VJP_FN)]
 
     def __init__(self, **kw):
         super().__init__(size=ctypes.sizeof(Oracles), **kw)

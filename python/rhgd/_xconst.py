@@ -36,7 +36,10 @@ sign that reuse could change a result:
   - random numbers are never reused: an operation that draws them, and
     everything computed from it, counts as depending on y;
   - tensors that require grad without depending on y (a closure over a
-    module's parameters) count as depending on y: nothing is reused.
+    module's parameters) count as depending on y: nothing is reused;
+    except x itself when given (XConst(x): AD's unrolled loop), and what
+    the mode saw computed from x alone, which are reused with their
+    autograd graph.
 
 Whether it pays is the caller's to measure: the mode costs a few µs per
 torch call, which a cheap g (a 10 × 10 metric's factor) does not win back.
@@ -115,8 +118,15 @@ class XConst(TorchFunctionMode):
     (see the module's doc). Use: xc = XConst(); for each step,
     `with xc.call(w): v = g(x, w)` (a no-op once it gave up)."""
 
-    def __init__(self):
+    def __init__(self, x=None):
         super().__init__()
+        # x, when given, is the upper variable's leaf, which requires grad
+        # (AD's unrolled loop, differentiated in x): x and what the mode
+        # sees computed from it alone do not count as depending on y, so
+        # x-only results are reused with their graph, and the backward pass
+        # goes through them once, their gradients summed over the steps.
+        self.xs = set() if x is None else {id(x)}
+        self.xalive = [] if x is None else [x]
         self.rec = []  # (func, args, kwargs, result, versions) of the x-only operations, in order
         self.first = True
         self.off = False  # gave up: everything is computed
@@ -149,10 +159,20 @@ class XConst(TorchFunctionMode):
 
     def _on_y(self, t):
         """Whether the tensor t depends on y (see the module's doc)."""
-        if t.requires_grad or id(t) in self.dep:
-            return True
         b = t._base
-        return b is not None and (b.requires_grad or id(b) in self.dep)
+        if id(t) in self.dep or b is not None and id(b) in self.dep:
+            return True
+        if t.requires_grad or b is not None and b.requires_grad:
+            return not (id(t) in self.xs or b is not None and id(b) in self.xs)
+        return False
+
+    def _from_x(self, ts, r):
+        """Marks r, an x-only operation's result, as computed from x when
+        one of its tensor arguments ts is."""
+        if self.xs and any(id(t) in self.xs or t._base is not None and id(t._base) in self.xs for t in ts):
+            for t in _tensors(r, []):
+                self.xs.add(id(t))
+                self.xalive.append(t)
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
@@ -171,6 +191,7 @@ class XConst(TorchFunctionMode):
             return r
         if self.first:
             r = func(*args, **kwargs)
+            self._from_x(ts, r)
             self.rec.append((func, args, kwargs, r, _versions(ts, r)))
             return r
         if self.pos < len(self.rec):

@@ -67,7 +67,7 @@ from . import problems as _problems
 from . import solver as _solver
 from ._handle import _new_handle
 from . import _replay
-from ._xconst import XConst
+from ._xconst import XConst, _NULL
 from ._torch_symfn import sqrtm, invsqrtm, logm, expm, powm, symfn, reeig
 
 __all__ = ["Problem", "minimize", "split", "GraphLost", "sqrtm", "invsqrtm", "logm", "expm", "powm", "symfn", "reeig"]
@@ -350,7 +350,7 @@ class _Cache:
 
 
 # A derivative the library found not finite ("grad_fx: non-finite value").
-_NOT_FINITE = re.compile(r"\b(grad_f[xy]|grad_g[xy]|hess_gy|cross_gxy|cross_gyx|lower_steps)\b[^;]*?non-finite")
+_NOT_FINITE = re.compile(r"\b(grad_f[xy]|grad_g[xy]|hess_gy|cross_gxy|cross_gyx|lower_steps(?:_vjp)?)\b[^;]*?non-finite")
 
 
 class GraphLost(RuntimeError):
@@ -475,6 +475,7 @@ class Problem(_problems.Problem):
         flat = _euclidean(my)
         if fuse_lower and flat:
             c["lower_steps"] = _lib.STEPS_FN(self._cb_steps())
+            c["lower_steps_vjp"] = _lib.VJP_FN(self._cb_vjp())
         # hess_gy_inv: the user's, or derived where the lower level is
         # Euclidean and small enough to form its Hessian ('hinv' runs as CG
         # otherwise, with a warning: _estimator_spec).
@@ -702,6 +703,44 @@ class Problem(_problems.Problem):
                 return self._fail("lower_steps", e)
         return cb
 
+    def _cb_vjp(self):
+        """lower_steps_vjp, for AD on a Euclidean lower level: the S lower
+        steps from y_0 unrolled with their graph (create_graph), as
+        autograd through a hand-written loop, then one backward pass for
+        ∇_x and ∇_{y_0} of ⟨λ, y_S⟩. g's work on x alone (features of x)
+        is computed once and reused with its graph (XConst(x)), so that
+        its backward pass runs once, not S times."""
+        g, lx, ly, sx, sy, views = self._g, self._lx, self._ly, self._sx, self._sy, self._views
+
+        def cb(user, x, y, batch, nbatch, steps, eta, lam, dx, dy):
+            try:
+                with self._lock:
+                    self.crossings["lower_steps_vjp"] += 1
+                    dev = dict(dtype=self.dtype, device=self.device)
+                    xt = views(x, lx).to(copy=True, **dev).view(sx).requires_grad_(True)
+                    y0 = views(y, ly).to(copy=True, **dev).view(sy).requires_grad_(True)
+                    args = ()
+                    if g.n:
+                        args = (torch.arange(g.n, device=self.device) if not batch else torch.from_numpy(
+                            np.frombuffer((ctypes.c_int64 * nbatch).from_address(batch), dtype=np.int64).copy()
+                        ).to(self.device),)
+                    xc = XConst(xt) if self._reuse_x else None
+                    w = y0
+                    with torch.enable_grad():
+                        for s in range(steps):
+                            with (xc.call(w) if xc is not None else _NULL):
+                                v = g._call(xt, w, args, True) if s == 0 else g.fn(xt, w, *args)
+                            (gw,) = torch.autograd.grad(v, w, create_graph=True)
+                            w = w - eta * gw
+                        gx, gy = torch.autograd.grad(w, (xt, y0), self._tensor(lam, ly).view(sy), allow_unused=True)
+                    o = views(dx, lx)
+                    o.zero_() if gx is None else o.copy_(gx.reshape(-1))
+                    views(dy, ly).copy_(gy.reshape(-1))
+                return 0
+            except BaseException as e:
+                return self._fail("lower_steps_vjp", e)
+        return cb
+
     def _replayed(self, xt, w, args, gw):
         """(grad, fresh): this loop's replayed gradient ∇_y g(x, ·), or
         None to call g; recorded at the first loop (fresh: not yet checked
@@ -820,7 +859,7 @@ def minimize(f, g, mx, my, x0=None, y0=None, *, estimator=None, callback=None, p
                 device=device)
     s = _solver.Solver(p, estimator, **settings)
     est, _, rest = s.settings.partition(";")
-    if est.split(":")[0] == "ad":
+    if est.split(":")[0] == "ad" and "lower_steps_vjp" not in p._c:
         # AD's backward sweep revisits the S + 1 points of the lower path in
         # reverse: keep their forward graphs (as autograd through the
         # unrolled loop would) instead of recomputing f and g there.

@@ -117,3 +117,30 @@ def test_fused_lower_loop_on_a_whole_finite_sum():
     (a, pa), (b, pb) = runs[True], runs[False]
     np.testing.assert_allclose(a.history["f"], b.history["f"], rtol=1e-12, atol=1e-14)
     assert pa.crossings["lower_steps"] == a.nit + 1 and pa.crossings.get("grad_gy", 0) == 0
+
+
+@pytest.mark.parametrize("which", ["metric", "hyperrep"])
+def test_ad_by_one_vjp_is_the_same_run(metric, which):
+    """AD on a Euclidean lower level differentiates the fused loop in one
+    crossing (lower_steps_vjp: the unrolled loop's backward pass, x-only
+    work such as the logm features reused with their graph): the run is
+    AD's reverse sweep over the kept points to rounding, with the same
+    counts."""
+    if which == "metric":
+        f, g, mx, my, x0, y0, kw = metric["f"], metric["g"], metric["mx"], metric["my"], metric["M0"], metric["W0"], {}
+        st = dict(epochs=5, eta_x=0.5, eta_y=0.1, inner=10)
+    else:
+        data = torch_hyperrep.make_data(N=24, d=6, k=2, n_train=12)
+        f, g, mx, my, nf, ng = torch_hyperrep.problem(data)
+        x0, y0, kw = data["W0"], data["beta0"], dict(n_f=nf, n_g=ng)
+        st = dict(epochs=4, eta_x=0.2, eta_y=0.2, inner=8)
+    runs = {}
+    for fused in (True, False):
+        p = rt.Problem(f, g, mx, my, fuse_lower=fused, **kw)
+        runs[fused] = (rhgd.Solver(p, "ad", **st).run(x0, y0), p)
+    (a, pa), (b, pb) = runs[True], runs[False]
+    np.testing.assert_allclose(a.history["f"], b.history["f"], rtol=1e-11, atol=1e-14)
+    np.testing.assert_allclose(np.asarray(a.x), np.asarray(b.x), rtol=1e-10, atol=1e-12)
+    assert (a.hess_vecs, a.cross_vecs, a.lower_grads) == (b.hess_vecs, b.cross_vecs, b.lower_grads)
+    assert pa.crossings["lower_steps_vjp"] == a.nit and pa.crossings.get("hess_gy", 0) == 0
+    assert pb.crossings["hess_gy"] > 0

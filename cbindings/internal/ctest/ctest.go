@@ -360,6 +360,9 @@ func (q *Quad) StepsCalls() (gradGys, lowerSteps, bad int) {
 	return int(q.q.grad_gys), int(q.q.lower_steps), int(q.q.steps_batches)
 }
 
+// VJPCalls returns the lower_steps_vjp calls.
+func (q *Quad) VJPCalls() int { return int(q.q.vjps) }
+
 // Free releases the C memory.
 func (q *Quad) Free() {
 	C.free(unsafe.Pointer(q.q.a))

@@ -36,6 +36,7 @@ typedef struct {
     long grad_gys;      /* grad_gy calls */
     long lower_steps;   /* lower_steps calls */
     long steps_batches; /* lower_steps calls with a batch (never expected) */
+    long vjps;          /* lower_steps_vjp calls */
 } ctest_quad;
 
 static inline int ctest_quad_f(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch, double *out) {
@@ -134,6 +135,30 @@ static inline int ctest_quad_lower_steps(void *u, const double *x, const double 
     return 0;
 }
 
+/* lower_steps_vjp: the reverse sweep of the affine steps
+ * y_{s+1} = (1 - eta a) y_s + eta B x: dx = eta sum_s B' mu_s,
+ * mu_{s-1} = (1 - eta a) mu_s from mu = lam, dy = mu_0. */
+static inline int ctest_quad_lower_steps_vjp(void *u, const double *x, const double *y, const int64_t *batch,
+                                             int64_t nbatch, int64_t steps, double eta, const double *lam,
+                                             double *dx, double *dy) {
+    ctest_quad *q = u;
+    (void)x, (void)y;
+    q->calls++;
+    q->vjps++;
+    if (batch != NULL || nbatch != 0) q->steps_batches++;
+    memcpy(dy, lam, (size_t)q->m * sizeof *dy);
+    for (int j = 0; j < q->k; j++) dx[j] = 0;
+    for (int64_t s = 0; s < steps; s++) {
+        for (int j = 0; j < q->k; j++) {
+            double t = 0;
+            for (int i = 0; i < q->m; i++) t += q->b[i * q->k + j] * dy[i];
+            dx[j] += eta * t;
+        }
+        for (int i = 0; i < q->m; i++) dy[i] -= eta * q->a[i] * dy[i];
+    }
+    return 0;
+}
+
 /* A lower_steps that must never be called: it counts its calls in the
  * quad's steps_batches and fails. */
 static inline int ctest_trap_steps(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch,
@@ -208,14 +233,16 @@ static inline rhgd_oracles ctest_quad_oracles(int full) {
 }
 
 /* ctest_quad_problem_steps builds the quadratic problem (ctest_quad_oracles(full))
- * with lower_steps: mode 1 gives ctest_quad_lower_steps; mode 2 is a
+ * with lower_steps: mode 1 gives ctest_quad_lower_steps, mode 3 also
+ * ctest_quad_lower_steps_vjp, mode 4 the vjp alone; mode 2 is a
  * caller built against the header before lower_steps: size ends after
  * lower_solve, and the lower_steps slot holds ctest_trap_steps, which the
  * library must not read. */
 static inline int ctest_quad_problem_steps(ctest_quad *q, rhgd_manifold mx, rhgd_manifold my, int full, int flags,
                                            int mode, rhgd_problem *out) {
     rhgd_oracles o = ctest_quad_oracles(full);
-    if (mode == 1) o.lower_steps = ctest_quad_lower_steps;
+    if (mode == 1 || mode == 3) o.lower_steps = ctest_quad_lower_steps;
+    if (mode >= 3) o.lower_steps_vjp = ctest_quad_lower_steps_vjp;
     if (mode == 2) {
         o.lower_steps = ctest_trap_steps;
         o.size = offsetof(rhgd_oracles, lower_steps);
