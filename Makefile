@@ -287,11 +287,13 @@ fuzz: deps
 # same inputs, all on the same thread count, and writes a dated Markdown
 # report with tables, targets and scaling plots under bench/results/.
 # bench-quick runs every case and peer once at small sizes (`make test`
-# runs it, so the harness never rots); its report goes to build/.
-bench: deps bench-deps
+# runs it, so the harness never rots); its report goes to build/. Both
+# also run bench/torch_problems.py on the shared library (rhgd.torch on a
+# user's own problems: its rows join the targets table).
+bench: deps bench-deps lib
 	$(GO) run ./bench/cmd/report -out bench/results
 
-bench-quick: deps bench-deps
+bench-quick: deps bench-deps lib
 	$(GO) run ./bench/cmd/report -quick -out build/bench-quick
 	$(GO) test -run '^$$' -bench . -benchtime 1x -short ./bench > /dev/null
 

@@ -22,6 +22,8 @@ type RunInfo struct {
 	Backend    blas.Info
 	Peer       *PeerHello // nil: no peers
 	Crossovers []Crossover
+	// Torch is bench/torch_problems.py's run (nil: not run).
+	Torch *TorchProblems
 }
 
 // NewRunInfo returns the run's description so far: the date and the
@@ -51,7 +53,8 @@ func Failures(res []Result) int {
 func WriteReport(dir string, info *RunInfo, res []Result) (string, error) {
 	var b strings.Builder
 	writeHeader(&b, info)
-	writeTargets(&b, res)
+	writeTargets(&b, res, info.Torch)
+	writeTorchProblems(&b, info.Torch)
 	for _, g := range groups(res) {
 		writeGroup(&b, g, res)
 	}

@@ -155,7 +155,7 @@ func batchEigTargets() []target {
 
 func init() { targets = append(targets, batchEigTargets()...) }
 
-func writeTargets(b *strings.Builder, res []Result) {
+func writeTargets(b *strings.Builder, res []Result, tp *TorchProblems) {
 	b.WriteString("## Targets\n\nAn unmet target says why, as far as it is known, and links to the stage profile that shows it.\n\n" +
 		"| target | measured | | why not met |\n|---|---|---|---|\n")
 	for _, t := range targets {
@@ -169,6 +169,7 @@ func writeTargets(b *strings.Builder, res []Result) {
 			fmt.Fprintf(b, "| %s | %s | **not met** | %s |\n", t.desc, v, t.whyText(res))
 		}
 	}
+	writeTorchTargets(b, tp)
 	b.WriteString("\n")
 }
 

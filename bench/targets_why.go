@@ -23,8 +23,17 @@ const (
 	whyLyap1000 = "Eig-bound: the eigendecomposition is 50–75% of the solve (the stage profiles and lapackx's BenchmarkLyapStages, 2026-11-25)."
 	whyLyap500  = "The eigendecomposition is 50–75% of the solve and the two congruences most of the rest (the stage profiles, " +
 		"2026-11-25), so 8× needs both faster; measured 3.5–8.8× scipy under load on 2026-11-25."
-	whyCoupling = "Met at 5.24× on 2026-11-23; not investigated since."
-	whyQRPolar  = "Unresolved: a helper measured 0.98× polar under load, the quiet 2026-11-23 run 1.75× at 10000×100; " +
+	whyCoupling         = "Met at 5.24× on 2026-11-23; not investigated since."
+	whyTorchMetricEpoch = "Met at 1.43× on 2026-11-27 (2.42 ms against 3.46). At d = 10 an epoch is operator dispatch, not " +
+		"arithmetic: rhgd.torch replays ∇_y g's recorded operations in the lower loop (59 µs a step against 107) and " +
+		"makes about 17 crossings of 10–15 µs per epoch; the CG products (ten per epoch, one crossing each) cost what the hand " +
+		"loop's do. A miss is most likely load."
+	whyTorchSPDNet = "At SPDNet's shapes (60 matrices of order 12, then 6 and 3) rhgd.torch's eigen-layers cost what " +
+		"torch.linalg.eigh's do (bench/torch_symfn.py: 0.96–1.3× per call): the call's fixed cost of some 50–100 µs " +
+		"dominates, where the batched kernels are 2–7× faster from b = 1000. Both models run on the same engine, whose " +
+		"recorded lower loop computes the eigen-layers once per loop for either. The ops' value here is exact " +
+		"derivatives at repeated eigenvalues (NaN-free at M = I), not speed."
+	whyQRPolar = "Unresolved: a helper measured 0.98× polar under load, the quiet 2026-11-23 run 1.75× at 10000×100; " +
 		"the gap between the two was not explained (issue 12)."
 	whyQRHouseholder = "Householder QR itself was faster on 2026-11-23 (30 ms, not the 42 ms of the target's baseline): " +
 		"1.59× at 10000×100 there against 3.3× under load; unresolved (issue 12)."

@@ -4,6 +4,11 @@
 //	go run ./bench/cmd/report            # `make bench`: every size, with peers
 //	go run ./bench/cmd/report -quick     # `make bench-quick`: small sizes, once
 //
+// It also runs bench/torch_problems.py (rhgd.torch on a user's own
+// problems against a hand-written loop, the authors' port and an eigh
+// model), whose rows join the targets table; it needs the shared library
+// (-lib, make lib) and PyTorch.
+//
 // The peers run in /usr/bin/python3 (bench/peers.py) with numpy, scipy,
 // POT and PyTorch; every library is pinned to the same thread count.
 package main
@@ -37,6 +42,8 @@ func run() error {
 	match := flag.String("run", "", "only the cases whose name (group/op/size) matches this regular expression")
 	rounds := flag.Int("rounds", 0, "alternating rounds per case (0: 5, or 1 with -quick)")
 	replot := flag.String("replot", "", "redraw the scaling plots of the finished run in this directory from its results.json, timing nothing")
+	torchProblems := flag.Bool("torch", true, "also run bench/torch_problems.py (a user's own problems in PyTorch) with the library -lib")
+	lib := flag.String("lib", "build/librhgd.so", "the shared library bench/torch_problems.py loads (make lib)")
 	flag.Parse()
 	if *replot != "" {
 		wrote, err := bench.Replot(*replot)
@@ -98,6 +105,12 @@ func run() error {
 	info.Elapsed = time.Since(start)
 	info.Command = commandLine()
 	info.Crossovers = bench.MeasureCrossovers(*quick)
+	if *torchProblems && !*noPeers && *match == "" {
+		info.Torch = bench.RunTorchProblems(*python, filepath.Join(filepath.Dir(*script), "torch_problems.py"), *lib, dir, *quick)
+		if info.Torch.Err != "" {
+			fmt.Fprintln(os.Stderr, "report: torch problems:", info.Torch.Err)
+		}
+	}
 	path, err := bench.WriteReport(dir, info, res)
 	if err != nil {
 		return err
@@ -105,6 +118,9 @@ func run() error {
 	fmt.Fprintf(os.Stderr, "report: %s (%s)\n", path, time.Since(start).Round(time.Second))
 	if n := bench.Failures(res); n > 0 {
 		return fmt.Errorf("%d cases or peers failed (see the report)", n)
+	}
+	if info.Torch != nil && info.Torch.Err != "" {
+		return fmt.Errorf("bench/torch_problems.py failed (see the report)")
 	}
 	return nil
 }
