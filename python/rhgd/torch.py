@@ -30,9 +30,9 @@ once and reused by every product at that point (retain_graph=True): CG's
 many Hessian products at one (x, y) each cost one backward pass. Each
 gradient is computed only when asked for, by one backward pass through
 the point's retained forward graph: a lower step, which needs ∇_y g alone,
-does not differentiate through what depends on x only. With AD,
-minimize also keeps the lower path's graphs for the backward sweep
-(Problem.keep_points). Points
+does not differentiate through what depends on x only. With AD on a
+non-Euclidean lower level, minimize also keeps the lower path's graphs
+for the backward sweep (Problem.keep_points). Points
 are recognized by their values (x, y and the minibatch), compared bitwise with the
 last point's; the library's arrays are wrapped with torch.from_numpy, not
 copied, and results are written into its output arrays in place.
@@ -42,14 +42,17 @@ Finite sums f = (1/n_f) Σ f_i, g = (1/n_g) Σ g_i: give ``n_f`` and/or
 int64 tensor of component indices (all of them, ``arange(n)``, for the full
 sum), so that RSHGD (the batch_* settings) runs on the problem.
 
-On a Euclidean lower level (R^(r x c), or a product of such) two more
-things come from torch: the paper's S lower steps of an epoch run here in
-one crossing (lower_steps, as a hand-written loop runs them), and the
-inverse Hessian of the 'hinv' estimator is derived (the Hessian of g in y
-by one batched Hessian-vector product, factored by Cholesky once per
-point) when y has at most hinv_max_dim coordinates. Elsewhere 'hinv' needs
-``hess_gy_inv(x, y, v)``, Riemannian, on tensors, and runs as CG with a
-warning without one.
+On a Euclidean lower level (R^(r x c), or a product of such) more comes
+from torch: the paper's S lower steps of an epoch run here in one
+crossing (lower_steps), the steps after the first replaying ∇_y g's
+recorded aten operations with the x-only half computed once
+(rhgd._replay); AD differentiates that loop in one crossing too
+(lower_steps_vjp: the unrolled loop's backward pass, x-only work reused
+with its graph); and the inverse Hessian of the 'hinv' estimator is
+derived (the Hessian of g in y by one batched Hessian-vector product,
+factored by Cholesky once per point) when y has at most hinv_max_dim
+coordinates. Elsewhere 'hinv' needs ``hess_gy_inv(x, y, v)``, Riemannian,
+on tensors, and runs as CG with a warning without one.
 """
 
 import collections
