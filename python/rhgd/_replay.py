@@ -33,6 +33,7 @@ loop, so that a frozen value of x, or a change in g's Python state, is
 found and the recording dropped.
 """
 
+import copy
 import operator
 
 import torch
@@ -96,34 +97,43 @@ def _values(gm, inputs):
 
 
 class StepGraph:
-    """∇_y fn(x, y, *args), replayed; made by record."""
+    """fn(x, y, *args) and ∇_y fn, replayed; made by record."""
 
-    def __init__(self, pre, post, nargs):
-        self.pre, self.post, self.nargs = pre, post, nargs
+    def __init__(self, pre, post_grad, post_both, nargs):
+        self.pre, self.post_grad, self.post_both, self.nargs = pre, post_grad, post_both, nargs
 
     def bind(self, x, args):
-        """The gradient at y for this x and args, as a function of y: the
-        operations that do not depend on y run here, once."""
-        consts = self.pre(x, *args)
-        post = self.post
+        """A Bound for this x and args: the operations that do not depend
+        on y run here, once."""
+        return Bound(self, self.pre(x, *args))
 
-        def grad(y):
-            return post(y, *consts)[0]
-        return grad
 
+class Bound:
+    """A StepGraph at one x: grad(y) is ∇_y fn(x, y), both(y) the value (a
+    0-d tensor) and the gradient."""
+
+    def __init__(self, sg, consts):
+        self.sg, self.consts = sg, consts
+
+    def grad(self, y):
+        return self.sg.post_grad(y, *self.consts)[0]
+
+    def both(self, y):
+        return self.sg.post_both(y, *self.consts)
 
 def record(fn, x, y, args):
-    """A StepGraph of ∇_y fn(x, y, *args), recorded at (x, y, args) (x,
-    y detached tensors), or (None, why) when replaying could differ from
-    calling fn."""
+    """A StepGraph of fn(x, y, *args) and ∇_y fn, recorded at (x, y, args)
+    (x, y detached tensors), or (None, why) when replaying could differ
+    from calling fn."""
     if make_fx is None:
         return None, "this torch has no torch.fx.experimental.proxy_tensor"
 
     def step(xt, yt, *a):
         with torch.enable_grad():
             yt = yt.detach().requires_grad_(True)
-            (gy,) = torch.autograd.grad(fn(xt.detach(), yt, *a), yt)
-        return (gy,)
+            v = fn(xt.detach(), yt, *a)
+            (gy,) = torch.autograd.grad(v, yt)
+        return (v.detach(), gy)
 
     try:
         gm = make_fx(step)(x, y, *args)
@@ -138,7 +148,8 @@ def record(fn, x, y, args):
 
 def _split(gm, vals, nargs):
     """pre(x, *args) -> the values the y-dependent operations take from
-    the rest; post(y, *values) -> (∇_y,). vals: the trace-time values."""
+    the rest; post(y, *values) -> (value, ∇_y), and a copy that computes
+    ∇_y alone. vals: the trace-time values."""
     nodes = list(gm.graph.nodes)
     ph = [n for n in nodes if n.op == "placeholder"]
     yph = ph[1]
@@ -199,7 +210,13 @@ def _split(gm, vals, nargs):
         mp[n] = pre.get_attr(frozen_names[n]) if n in frozen else pre.node_copy(n, lambda a: mp[a])
     pre.output(tuple(mp[a] for a in boundary))
     _prune(pre)
-    return StepGraph(fx.GraphModule(gm, pre), fx.GraphModule(gm, post), nargs)
+    both = fx.GraphModule(gm, post)
+    grad = fx.GraphModule(gm, copy.deepcopy(post))
+    out = next(n for n in grad.graph.nodes if n.op == "output")
+    out.args = ((out.args[0][1],),)  # the gradient alone
+    _prune(grad.graph)
+    grad.recompile()
+    return StepGraph(fx.GraphModule(gm, pre), grad, both, nargs)
 
 
 def _prune(graph):

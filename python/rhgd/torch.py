@@ -462,6 +462,8 @@ class Problem(_problems.Problem):
         self._views = _Views()
         self._reuse_x, self._xc_skip = bool(reuse_x), 0
         self._replay, self._step_graph = bool(replay), None
+        self._bound, self._bound_fresh = None, False  # (x's bytes, rhgd._replay.Bound) for g called point by point
+        self._seen = None  # the last x's bytes seen there before a recording
         self.replay_off = None if replay else "replay=False"  # why the fused loop calls g at every step
         self.crossings = collections.Counter()  # callbacks made, by oracle name
         self._f = _Cache(f, n_f, sx, sy, "f", dtype, device, self._views)
@@ -592,6 +594,46 @@ class Problem(_problems.Problem):
         with self._lock:
             return msg + " (" + cache.explain(m[1]) + ")"
 
+    def _g_replayed(self, cache):
+        """g's value and ∇_y g at the cache's point by replay (rhgd._replay),
+        where g is called step by step (a BB or tolerance-driven lower
+        loop: the adaptive preset): at a point whose x is the last one
+        bound, the recording's y-half runs alone. At a new x, g is called
+        (the cache computes as usual) and the recording, bound to x, must
+        give bitwise its value and gradient there; a new recording must
+        also match at a second point. A mismatch drops the recording."""
+        if not self._replay or self._step_graph is False or cache.kb is not None or \
+                (cache.value is not None and cache.gy is not None):
+            return
+        key = cache.kx.numpy().tobytes()
+        b = self._bound
+        if b is not None and b[0] == key and not self._bound_fresh:
+            v, gy = b[1].both(cache._leaf(cache.ky, cache.sy, False))
+            cache.value, cache.gy = float(v), gy
+            return
+        v, gy = cache.val(), cache.grad(1)  # g called: the reference
+        xt, yt = cache._leaf(cache.kx, cache.sx, False), cache._leaf(cache.ky, cache.sy, False)
+        args = (torch.arange(cache.n, device=self.device),) if cache.n else ()
+        if self._step_graph is None:
+            # Recorded at a second point of one x, where a loop is running
+            # (a lone oracle call, a checker's, records nothing).
+            if self._seen != key:
+                self._seen = key
+                return
+            sg, why = _replay.record(cache.fn, xt, yt, args)
+            if sg is None:
+                self._step_graph, self.replay_off = False, why
+                return
+            self._step_graph, self._bound, self._bound_fresh = sg, (key, sg.bind(xt, args)), True
+            return
+        bound = self._bound[1] if b is not None and b[0] == key else self._step_graph.bind(xt, args)
+        vr, gr = bound.both(yt)
+        if float(vr) != v or not torch.equal(gr, gy):
+            self._replay_drop("its value or gradient differs from g's at a new point")
+            self._bound = None
+            return
+        self._bound, self._bound_fresh = (key, bound), False
+
     def _cb_value(self, cache):
         views, crossings = self._views, self.crossings
 
@@ -600,6 +642,8 @@ class Problem(_problems.Problem):
                 with self._lock:
                     crossings[cache.name] += 1
                     cache.at(x, y, batch, nbatch)
+                    if cache is self._g:
+                        self._g_replayed(cache)
                     views(out, 1)[0] = cache.val()
                 return 0
             except BaseException as e:
@@ -615,6 +659,8 @@ class Problem(_problems.Problem):
                 with self._lock:
                     crossings[name] += 1
                     cache.at(x, y, batch, nbatch)
+                    if cache is self._g and which == 1:
+                        self._g_replayed(cache)
                     views(out, n).copy_(cache.grad(which).reshape(-1))
                 return 0
             except BaseException as e:
@@ -756,10 +802,10 @@ class Problem(_problems.Problem):
                 self._step_graph, self.replay_off = False, why
                 return None, False
             self._step_graph = sg
-            return sg.bind(xt, args), True
+            return sg.bind(xt, args).grad, True
         if sg is False:
             return None, False
-        grad = sg.bind(xt, args)
+        grad = sg.bind(xt, args).grad
         if not torch.equal(grad(w), gw):
             self._replay_drop("its gradient differs from g's at a loop's first point")
             return None, False

@@ -147,8 +147,11 @@ def test_recording_splits_the_work_on_x(metric):
     assert why is None
     Wr = W.clone().requires_grad_(True)
     (ref,) = torch.autograd.grad(metric["g"](M, Wr), Wr)
-    assert torch.equal(sg.bind(M, ())(W), ref)
-    code = sg.post.code
+    b = sg.bind(M, ())
+    assert torch.equal(b.grad(W), ref)
+    v, gy = b.both(W)
+    assert torch.equal(gy, ref) and float(v) == float(metric["g"](M, W))
+    code = sg.post_grad.code
     assert "cholesky" not in code and "cholesky" in sg.pre.code
     assert code.count("aten.mm") == 2  # Z W and Zᵀ r: the features Z = X L come from pre
 
@@ -161,10 +164,10 @@ def test_argument_checks_are_kept():
         return torch.linalg.cholesky(A).diagonal().sum() + (y ** 2).sum()
     x = torch.eye(3, dtype=F64)
     sg, why = _replay.record(g, x, torch.ones(3, dtype=F64), ())
-    assert why is None and "_linalg_check_errors" in sg.post.code
-    grad = sg.bind(-4 * x, ())
+    assert why is None and "_linalg_check_errors" in sg.post_grad.code
+    b = sg.bind(-4 * x, ())
     with pytest.raises(RuntimeError, match="positive-definite"):
-        grad(torch.zeros(3, dtype=F64))
+        b.grad(torch.zeros(3, dtype=F64))
 
 
 def test_rhgd_torch_matrix_functions_are_recorded():
@@ -185,7 +188,7 @@ def test_rhgd_torch_matrix_functions_are_recorded():
                                   inner=10), p))
     (a, p), (b, _) = out
     assert p.replay_off is None and "rhgd.symfn" in p._step_graph.pre.code
-    assert "symfn" not in p._step_graph.post.code
+    assert "symfn" not in p._step_graph.post_grad.code
     assert_same_run(a, b)
 
 
@@ -199,4 +202,51 @@ def test_matrix_function_of_y(metric):
         return metric["g"](M, W) + 0.01 * torch.trace(rt.logm(eye + W.T @ W))
     a, b, p = runs(metric, g)
     assert p._step_graph is False, p.replay_off
+    assert_same_run(a, b)
+
+
+@pytest.mark.parametrize("preset", ["adaptive", "bb"])
+def test_point_by_point_replay_is_bitwise_the_run_that_calls_g(metric, preset):
+    """Where g is called point by point (the adaptive preset's BB lower
+    loop with a tolerance), its value and ∇_y g at a point whose x was
+    seen come from the recording: the run is bitwise the one that calls g,
+    and g is called once or twice per x."""
+    calls = [0]
+
+    def g(M, W):
+        calls[0] += 1
+        return metric["g"](M, W)
+    kw = dict(preset="adaptive") if preset == "adaptive" else dict(lower_bb=True, lower_tol=0.1)
+    out = []
+    for replay in (True, False):
+        calls[0] = 0
+        p = rt.Problem(metric["f"], g, metric["mx"], metric["my"], replay=replay)
+        out.append((rhgd.minimize(p, metric["M0"], metric["W0"], estimator="cg", epochs=6, eta_x=0.5, eta_y=0.1,
+                                  inner=10, **kw), p, calls[0]))
+    (a, p, ca), (b, _, cb) = out
+    assert p.replay_off is None and p._bound is not None
+    assert ca < cb / 2, (ca, cb)
+    assert_same_run(a, b)
+
+
+def test_point_by_point_replay_finds_a_changed_setting(metric):
+    """g reads a Python number that changes between epochs: the next x's
+    check finds the recording stale and drops it; the run is the one that
+    calls g."""
+    scale = [1.0]
+
+    def g(M, W):
+        return scale[0] * metric["g"](M, W)
+
+    res = []
+    for replay in (True, False):
+        scale[0] = 1.0
+        p = rt.Problem(metric["f"], g, metric["mx"], metric["my"], replay=replay)
+
+        def cb(info):
+            scale[0] = 1.0 + 0.1 * (info["epoch"] + 1)
+        res.append((rhgd.minimize(p, metric["M0"], metric["W0"], callback=cb, estimator="cg", epochs=5,
+                                  eta_x=0.5, eta_y=0.1, inner=10, lower_bb=True, lower_tol=0.1), p))
+    (a, p), (b, _) = res
+    assert p._step_graph is False and "new point" in p.replay_off
     assert_same_run(a, b)
