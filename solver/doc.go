@@ -68,6 +68,17 @@
 // A failed run returns the best iterate it had. A Recorder sees each
 // epoch's iterates and statistics. Steady-state epochs allocate nothing.
 //
+// A long run survives its process: SaveState writes the whole state
+// between epochs (iterates, best iterate, counts, the step-size rules'
+// memories, both random streams, the estimator's own state through its
+// optional MarshalBinary and UnmarshalBinary) as a versioned, checksummed
+// checkpoint, and LoadState then Resume continue it, in another process,
+// to the same floats bit for bit. A checkpoint of another problem, other
+// settings or sizes, or a corrupt one is an ErrCheckpoint naming what
+// differs. Settings.Checkpoint saves during Run: CheckpointFile every N
+// epochs and when a budget or a cancellation stops the run, by a
+// temporary file and a rename.
+//
 // # Manifolds
 //
 // A Manifold is implemented by the manifold packages (spd, stiefel,

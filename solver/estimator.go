@@ -30,7 +30,15 @@ type Estimator interface {
 	Bind(env *Env) (Hypergrad, error)
 }
 
-// Hypergrad is an estimator bound to one solver.
+// Hypergrad is an estimator bound to one solver. An instance that carries
+// state from one estimate to the next (CG's warm start, FirstOrder's z
+// and its λ schedule) also implements encoding.BinaryMarshaler and
+// encoding.BinaryUnmarshaler for that state alone, so that a checkpoint
+// (RHGD.SaveState) restores it and a resumed run continues bit for bit;
+// UnmarshalBinary gets what MarshalBinary of an instance bound with the
+// same settings on the same problem wrote, and returns an error for
+// anything else. An instance without them is taken to keep nothing
+// between estimates.
 type Hypergrad interface {
 	// Estimate sets dst ∈ T_x to the hypergradient estimate at (x_k,
 	// y_{k+1}) = at, after the epoch's lower steps, calling the problem's

@@ -206,6 +206,30 @@ type cg struct {
 
 func (c *cg) Reset() { c.hasPrev = false }
 
+// MarshalBinary returns the warm start: the last solution and its y.
+func (c *cg) MarshalBinary() ([]byte, error) {
+	var e stateEnc
+	e.bool(c.hasPrev)
+	e.f64s(c.prev)
+	e.f64s(c.prevY)
+	return e.b, nil
+}
+
+// UnmarshalBinary restores MarshalBinary's warm start.
+func (c *cg) UnmarshalBinary(b []byte) error {
+	d := stateDec{b: b}
+	has := d.bool("warm start")
+	prev := d.f64sLen("warm start's solution", len(c.prev))
+	prevY := d.f64sLen("warm start's y", len(c.prevY))
+	if err := d.done(); err != nil {
+		return err
+	}
+	c.hasPrev = has
+	copy(c.prev, prev)
+	copy(c.prevY, prevY)
+	return nil
+}
+
 // hess sets dst = (H + δI)[u].
 func (c *cg) hess(dst []float64, at *Point, u []float64, delta float64) error {
 	if err := c.env.HessGy(dst, at, u); err != nil {

@@ -272,3 +272,31 @@ func (fo *firstOrder) zgrad(lam float64) error {
 	}
 	return nil
 }
+
+// MarshalBinary returns the state carried between estimates: the
+// schedule's count k, the last ‖ĝ‖ and z. A field added to that state is
+// added here and in UnmarshalBinary, with a new CheckpointVersion.
+func (fo *firstOrder) MarshalBinary() ([]byte, error) {
+	var e stateEnc
+	e.int(fo.k)
+	e.f64(fo.lastNorm)
+	e.bool(fo.hasZ)
+	e.f64s(fo.z)
+	return e.b, nil
+}
+
+// UnmarshalBinary restores MarshalBinary's state; z gets a new identity.
+func (fo *firstOrder) UnmarshalBinary(b []byte) error {
+	d := stateDec{b: b}
+	k := d.nonneg("k")
+	last := d.f64("last norm")
+	has := d.bool("has z")
+	z := d.f64sLen("z", len(fo.z))
+	if err := d.done(); err != nil {
+		return err
+	}
+	fo.k, fo.lastNorm, fo.hasZ = k, last, has
+	copy(fo.z, z)
+	fo.zpt.YID = NewID()
+	return nil
+}

@@ -69,6 +69,10 @@ type Settings struct {
 	// Lanczos run (default DefaultLanczosSteps). Each step costs one
 	// Hessian–vector product, counted in Stats.HessVecs.
 	Lanczos int
+	// Checkpoint, when set, saves the run's state between epochs (see
+	// Checkpointer; CheckpointFile writes it to a file), for LoadState and
+	// Resume to continue it; nil saves nothing.
+	Checkpoint Checkpointer
 }
 
 // WithDefaults returns the settings with every zero field set to its
@@ -276,6 +280,10 @@ type RHGD struct {
 	// norms.
 	fused  bool
 	lnorms []float64
+
+	// ready says that the state is a run's (Reset or LoadState set it),
+	// which Resume may continue.
+	ready bool
 }
 
 // New returns an RHGD for p with settings s (nil: defaults). When the
@@ -394,6 +402,7 @@ func (r *RHGD) Reset(x0, y0 []float64) error {
 		r.smp.reset()
 	}
 	r.est.Reset()
+	r.ready = true
 	return nil
 }
 
@@ -738,8 +747,32 @@ func (r *RHGD) Run(ctx context.Context, x0, y0 []float64) (*Result, error) {
 	if err := r.Reset(x0, y0); err != nil {
 		return nil, err
 	}
+	return r.run(ctx)
+}
+
+// Resume continues the run from the state LoadState restored (or that
+// Reset set, or the last Step left) until a stopping rule fires or ctx is
+// done, and returns what Run returns. A run saved between its epochs
+// (SaveState) and resumed ends as the uninterrupted run does, bit for bit
+// on the same backend, but for Stats.Runtime (see LoadState). ctx must
+// not be nil, as for Run; a solver with no run to continue is an error
+// wrapping numerr.ErrInvalid.
+func (r *RHGD) Resume(ctx context.Context) (*Result, error) {
+	switch {
+	case ctx == nil:
+		return nil, fmt.Errorf("solver: %w: nil context (use context.Background())", numerr.ErrInvalid)
+	case !r.ready:
+		return nil, fmt.Errorf("solver: %w: no run to resume (Reset or LoadState first)", numerr.ErrInvalid)
+	}
+	return r.run(ctx)
+}
+
+// run runs epochs from the current state until a stopping rule fires,
+// calling Settings.Checkpoint between them, and makes the result.
+func (r *RHGD) run(ctx context.Context) (*Result, error) {
 	status := NotTerminated
 	var err error
+	ck := r.s.Checkpoint
 	for status == NotTerminated {
 		switch {
 		case ctx.Err() != nil:
@@ -750,11 +783,22 @@ func (r *RHGD) Run(ctx context.Context, x0, y0 []float64) (*Result, error) {
 			status = RuntimeLimit
 		default:
 			status, err = r.Step()
+			if status == NotTerminated && ck != nil {
+				if cerr := ck.Checkpoint(r, false); cerr != nil {
+					status, err = Failure, fmt.Errorf("checkpoint after epoch %d: %w", r.epoch-1, cerr)
+				}
+			}
 		}
 	}
 	f := r.lastF
 	switch status {
 	case IterationLimit, RuntimeLimit, Cancelled:
+		if ck != nil {
+			if cerr := ck.Checkpoint(r, true); cerr != nil {
+				status, err = Failure, fmt.Errorf("checkpoint at the run's end, epoch %d: %w", r.epoch, cerr)
+				break
+			}
+		}
 		f, status, err = r.finish(status)
 	}
 	r.stats.Runtime = time.Since(r.stats.startedWall)

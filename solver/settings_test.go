@@ -23,7 +23,7 @@ func TestSettingsTable(t *testing.T) {
 		for i := range rt.NumField() {
 			f := rt.Field(i)
 			switch {
-			case !f.IsExported() || f.Name == "Estimator" || f.Name == "Recorder":
+			case !f.IsExported() || f.Name == "Estimator" || f.Name == "Recorder" || f.Name == "Checkpoint":
 			case f.Type.Kind() == reflect.Struct:
 				walk(f.Type, prefix+f.Name+".")
 			default:
