@@ -269,7 +269,7 @@ func (r *RHGD) restore(data []byte, problem string) ([]byte, error) {
 		return nil, bad("checksum mismatch: the file is corrupt")
 	}
 	d := stateDec{b: data[ckHead:end]}
-	if err := samePairs("problem", d.pairs("problem"), []keyval.Pair{{Key: "problem", Value: problem}}); err != nil {
+	if err := sameProblem(d.pairs("problem"), problem); err != nil {
 		return nil, bad("%v", err)
 	}
 	if err := samePairs("problem shape", d.pairs("problem shape"), r.shape()); err != nil {
@@ -308,6 +308,24 @@ func (r *RHGD) restore(data []byte, problem string) ([]byte, error) {
 	}
 	r.commit(&s)
 	return app, nil
+}
+
+// sameProblem compares the problem descriptions: key by key when both
+// are key=value lists (as the front ends write them), else whole.
+func sameProblem(saved []keyval.Pair, problem string) error {
+	now := []keyval.Pair{{Key: "problem", Value: problem}}
+	if len(saved) != 1 {
+		return samePairs("problem", saved, now)
+	}
+	a, aerr := keyval.Split(saved[0].Value)
+	b, berr := keyval.Split(problem)
+	if _, dup := keyval.Dup(a); aerr != nil || berr != nil || dup || len(a) == 0 || len(b) == 0 {
+		return samePairs("problem", saved, now)
+	}
+	if _, dup := keyval.Dup(b); dup {
+		return samePairs("problem", saved, now)
+	}
+	return samePairs("problem", a, b)
 }
 
 // samePairs compares a checkpoint's description with the solver's,
@@ -514,6 +532,9 @@ func WriteFileAtomic(path string, data []byte) (err error) {
 		}
 	}()
 	_, err = f.Write(data)
+	if err == nil { // CreateTemp's 0600 is for a temporary file, not for the result
+		err = f.Chmod(0o644)
+	}
 	if err == nil {
 		err = f.Sync()
 	}

@@ -8,8 +8,8 @@
 // Help (-h) goes to standard output with exit status 0; a user error (an
 // unknown command, flag or argument, a bad setting) is one line on
 // standard error with exit status 2; a failure of the work itself exits
-// with 1, and an interrupt (Ctrl-C) with 130, after writing what the run
-// has.
+// with 1, an interrupt (Ctrl-C) with 130 and SIGTERM with 143, after
+// writing what the run has (and its checkpoint, with -checkpoint).
 package main
 
 import (
@@ -42,7 +42,8 @@ func main() {
 }
 
 // exitCode is the exit status for err: 2 for a user error, 130 (the
-// shell's 128 + SIGINT) for an interrupt, 1 for anything else.
+// shell's 128 + SIGINT) for an interrupt, 143 (128 + SIGTERM) for a
+// termination, 1 for anything else.
 func exitCode(err error) int {
 	var u usageError
 	switch {
@@ -50,6 +51,8 @@ func exitCode(err error) int {
 		return 2
 	case errors.Is(err, errInterrupted):
 		return 130
+	case errors.Is(err, errTerminated):
+		return 143
 	}
 	return 1
 }

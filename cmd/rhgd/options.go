@@ -39,6 +39,10 @@ type runFlags struct {
 	quiet              bool
 	preset             string
 	hinvError          bool
+	// checkpoint is rhgd run's -checkpoint directory ("": none) and
+	// checkpointEvery its -checkpoint-every.
+	checkpoint      string
+	checkpointEvery int
 	// headToHead, set by compare (not a flag), measures each run's true
 	// hypergradient and when it reaches headToHeadTol (summary.json's
 	// target) for the head-to-head table.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 
@@ -30,6 +29,10 @@ type job struct {
 	set  solver.Settings // as the run uses them, defaults filled in
 	r    *solver.RHGD
 	h    *history
+	// ck is the run's checkpoint (-checkpoint; nil without), and resumed
+	// says that the solver holds its state, which run continues.
+	ck      *solver.CheckpointFile
+	resumed bool
 }
 
 // newJob sets up the instance's run with the estimator estSpec names.
@@ -44,6 +47,12 @@ func newJob(spec *problems.Spec, in *problems.Instance, o *runFlags, estSpec str
 	}
 	set := in.Settings
 	set.Estimator, set.Recorder = est, h
+	var ck *solver.CheckpointFile
+	if o.checkpoint != "" {
+		ck = &solver.CheckpointFile{Path: filepath.Join(o.checkpoint, checkpointName), Every: o.checkpointEvery,
+			Problem: o.problemDesc(spec, in), App: h.marshal}
+		set.Checkpoint = ck
+	}
 	bad := func(err error) error {
 		if errors.Is(err, numerr.ErrInvalid) {
 			return usagef("%s with %s: %v", spec.Name, est, err)
@@ -61,7 +70,7 @@ func newJob(spec *problems.Spec, in *problems.Instance, o *runFlags, estSpec str
 	if err != nil { // New accepted them
 		return nil, err
 	}
-	return &job{spec: spec, in: in, o: o, est: est, set: eff, r: r, h: h}, nil
+	return &job{spec: spec, in: in, o: o, est: est, set: eff, r: r, h: h, ck: ck}, nil
 }
 
 // outcome is one finished run.
@@ -72,21 +81,30 @@ type outcome struct {
 	res  *solver.Result
 	err  error // the run's
 	sum  summary
+	// mx and my give the iterates' shapes (iterates.npz).
+	mx, my solver.Manifold
 }
 
-// run runs the job from the instance's start. The outcome's err is the
-// run's (res then holds the best iterates); the error returned is a
-// failure to measure the result.
+// run runs the job from the instance's start, or from its checkpoint
+// when resumed. The outcome's err is the run's (res then holds the best
+// iterates); the error returned is a failure to measure the result.
 func (j *job) run(ctx context.Context, progress *progress) (*outcome, error) {
 	if progress != nil {
 		j.h.progress = progress.bar(fmt.Sprintf("%s %s", j.spec.Name, j.est.Name()), j.set.Epochs)
 		defer progress.done()
 	}
-	res, runErr := j.r.Run(ctx, j.in.X0, j.in.Y0)
+	var res *solver.Result
+	var runErr error
+	if j.resumed {
+		res, runErr = j.r.Resume(ctx)
+	} else {
+		res, runErr = j.r.Run(ctx, j.in.X0, j.in.Y0)
+	}
 	if res == nil { // the start, which newJob checked
 		return nil, fmt.Errorf("%s: %w", j.spec.Name, runErr)
 	}
-	out := &outcome{name: j.est.Name(), est: fmt.Sprint(j.est), hist: j.h, res: res, err: runErr}
+	out := &outcome{name: j.est.Name(), est: fmt.Sprint(j.est), hist: j.h, res: res, err: runErr,
+		mx: j.in.Problem.Mx, my: j.in.Problem.My}
 	s := summary{Problem: j.spec.Name, Describe: j.in.Describe, Notes: j.in.Notes, Estimator: out.est,
 		Settings: newSettings(j.set, j.in, j.o), ProblemFlags: j.o.problemFlags(),
 		Status: res.Status.String(), Epochs: res.Stats.Epochs,
@@ -157,8 +175,12 @@ func runCmd(w io.Writer, args []string) error {
 	var est string
 	spec, mk, err := problemFlags(w, "run", args, &o, func(fs *flag.FlagSet) {
 		fs.StringVar(&est, "estimator", "cg", `hypergradient estimator: hinv, cg, ns, ad, or gda (min-max problems), optionally with settings ("cg:tol=1e-6,maxiter=20")`)
+		o.registerCheckpoint(fs)
 	})
 	if err != nil || spec == nil {
+		return err
+	}
+	if err := o.checkCheckpoint(); err != nil {
 		return err
 	}
 	in, err := prepare(&o, mk)
@@ -172,8 +194,15 @@ func runCmd(w io.Writer, args []string) error {
 	if err := o.checkUsed([]solver.Estimator{j.est}); err != nil {
 		return err
 	}
+	if j.ck != nil {
+		if err := j.resume(); err != nil {
+			return err
+		}
+	}
 	dir := outDir(&o, spec)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// Ctrl-C and SIGTERM stop the run after its epoch: it writes its
+	// checkpoint, then the history, summary and iterates.
+	ctx, signalled, stop := stopSignals()
 	defer stop()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -191,16 +220,19 @@ func runCmd(w io.Writer, args []string) error {
 		return err
 	}
 	printSummary(w, dir, []*outcome{out})
-	switch {
-	case ctx.Err() != nil:
-		return fmt.Errorf("%w: wrote the run so far to %s", errInterrupted, dir)
+	switch sig := signalled(); {
+	case sig != nil && j.ck != nil:
+		return fmt.Errorf("%w: wrote the run so far to %s and its checkpoint to %s (run the same command to resume)", sig, dir, j.ck.Path)
+	case sig != nil:
+		return fmt.Errorf("%w: wrote the run so far to %s", sig, dir)
 	case out.err != nil:
 		return fmt.Errorf("%s: %w (wrote the run so far to %s)", spec.Name, out.err, dir)
 	}
 	return nil
 }
 
-// writeRun writes history.csv, summary.json and the plots of one run.
+// writeRun writes history.csv, summary.json, iterates.npz and the plots
+// of one run.
 func writeRun(dir string, out *outcome) error {
 	if err := out.hist.saveCSV(filepath.Join(dir, "history.csv")); err != nil {
 		return err
@@ -208,7 +240,28 @@ func writeRun(dir string, out *outcome) error {
 	if err := saveJSON(filepath.Join(dir, "summary.json"), out.sum); err != nil {
 		return err
 	}
+	if err := saveIterates(filepath.Join(dir, "iterates.npz"), out); err != nil {
+		return err
+	}
 	return plotRun(dir, out)
+}
+
+// saveIterates writes the run's final and best iterates (x, y, best_x,
+// best_y), shaped as the manifolds' points where they are matrices.
+func saveIterates(path string, out *outcome) error {
+	shape := func(m solver.Manifold) []int {
+		if d, ok := m.(interface{ Dims() (int, int) }); ok {
+			r, c := d.Dims()
+			if r*c == m.Len() {
+				return []int{r, c}
+			}
+		}
+		return nil
+	}
+	sx, sy := shape(out.mx), shape(out.my)
+	r := out.res
+	return problems.WriteNPZ(path, map[string][]float64{"x": r.X, "y": r.Y, "best_x": r.BestX, "best_y": r.BestY},
+		map[string][]int{"x": sx, "y": sy, "best_x": sx, "best_y": sy})
 }
 
 // asUsage reports bad data (an invalid argument, a malformed file) as a
