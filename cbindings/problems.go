@@ -11,9 +11,11 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/rhgd/rhgd/internal/keyval"
 	"github.com/rhgd/rhgd/problems"
 	"github.com/rhgd/rhgd/problems/catalog"
 	"github.com/rhgd/rhgd/solver"
@@ -33,6 +35,10 @@ type problemObj struct {
 	// cb keeps a callback problem's function pointers.
 	cb   *cOracles
 	desc string
+	// spec identifies the problem in its solvers' checkpoints: a built-in
+	// one's name, every parameter's value, data file and seed; a callback
+	// problem's desc.
+	spec string
 	// notes say what rhgd did to the inputs given with the problem: its
 	// data and manifolds, and the starting points set or run from
 	// (projected when within float32 rounding of their manifold).
@@ -143,7 +149,13 @@ func newBuiltin(name string, params []string, data string, seed uint64) (*proble
 	if err != nil {
 		return nil, inParamTerms(err, sp.New())
 	}
-	return &problemObj{p: in.Problem, x0: in.X0, y0: in.Y0, inst: in, desc: name + ": " + in.Describe, notes: slices.Clone(in.Notes)}, nil
+	spec := []keyval.Pair{{Key: "problem", Value: name}}
+	for _, f := range problems.Fields(p) {
+		spec = append(spec, keyval.Pair{Key: f.Key, Value: f.Default})
+	}
+	spec = append(spec, keyval.Pair{Key: "data", Value: data}, keyval.Pair{Key: "seed", Value: strconv.FormatUint(seed, 10)})
+	return &problemObj{p: in.Problem, x0: in.X0, y0: in.Y0, inst: in, desc: name + ": " + in.Describe, spec: keyval.Join(spec),
+		notes: slices.Clone(in.Notes)}, nil
 }
 
 // npzLimitFromHost sets the bound on one array of a data file
@@ -261,6 +273,7 @@ func rhgdgo_problem_callbacks(mx, my C.int64_t, oracles *C.rhgd_oracles, flags C
 			kind = "Euclidean"
 		}
 		o := &problemObj{p: p, cb: cb, desc: fmt.Sprintf("callbacks (%s oracles) on %s × %s", kind, specs[0], specs[1]), notes: notes}
+		o.spec = o.desc
 		*out = C.int64_t(handles.add(o))
 		return nil
 	})

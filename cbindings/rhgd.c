@@ -170,6 +170,12 @@ int rhgd_solver_run(rhgd_solver s, const double *x0, const double *y0, rhgd_epoc
 	return rhgdgo_solver_run(s.id, (double *)x0, (double *)y0, callback, (uintptr_t)user);
 }
 int rhgd_solver_cancel(rhgd_solver s) { return rhgdgo_solver_cancel(s.id); }
+int rhgd_solver_set_checkpoint(rhgd_solver s, const char *path, int64_t every) {
+	return rhgdgo_solver_set_checkpoint(s.id, (char *)path, every);
+}
+int rhgd_solver_resume(rhgd_solver s, const char *path, rhgd_epoch_fn callback, void *user) {
+	return rhgdgo_solver_resume(s.id, (char *)path, callback, (uintptr_t)user);
+}
 int rhgd_solver_hypergradient(rhgd_solver s, int64_t len_x, const double *x, int64_t len_y, const double *y,
                               double *hypergrad, double *y_out, double *lower_grad_norm) {
 	return rhgdgo_solver_hypergradient(s.id, len_x, (double *)x, len_y, (double *)y, hypergrad, y_out,

@@ -901,6 +901,38 @@ RHGD_API int rhgd_solver_run(rhgd_solver s, const double *x0, const double *y0, 
  * it may be called from any thread, and is a no-op when s is not running. */
 RHGD_API int rhgd_solver_cancel(rhgd_solver s);
 
+/* CHECKPOINTS
+ *
+ * A long run survives its process. rhgd_solver_set_checkpoint makes the
+ * solver's later runs (rhgd_solver_run, rhgd_solver_resume) save their
+ * whole state to the file path every `every` epochs (>= 1; 0 is
+ * RHGD_EINVAL, never a default) and when a run stops by its epoch or
+ * runtime limit or a cancellation (the callback, rhgd_solver_cancel),
+ * before its final lower solve: the iterates, the best iterate, the
+ * counts, the step-size rules' memories, the random streams, the
+ * estimator's warm starts and the history so far. Each write goes to a
+ * temporary file in path's directory (which must exist), synced and
+ * renamed over path, so that a process killed at any moment leaves the
+ * last checkpoint whole. path NULL or "" turns checkpoints off.
+ *
+ * rhgd_solver_resume restores the checkpoint at path into s and runs it
+ * to its end, as rhgd_solver_run runs from a start: same callback, return
+ * codes, result and history (the checkpoint's epochs, then the new ones).
+ * The run ends as the run never stopped would, bit for bit on the same
+ * backend, but for the elapsed times, which continue from the
+ * checkpoint's and leave out the time in between. s must be a solver of
+ * the same problem (a built-in one's name, parameters, data file and
+ * seed; callbacks on the same manifolds, whose f at the saved iterate
+ * must agree) with the same estimator and settings (rhgd_solver_settings).
+ * A missing file, a file that is not a checkpoint, of another format
+ * version, truncated or corrupt, or a checkpoint of another problem,
+ * other settings or sizes is RHGD_EINVAL with a message naming what
+ * differs; nothing runs then and the last run's result is kept. The
+ * checkpoint of a finished run resumes to its result at once. The format
+ * is described in the Go package solver (checkpoint.go). */
+RHGD_API int rhgd_solver_set_checkpoint(rhgd_solver s, const char *path, int64_t every);
+RHGD_API int rhgd_solver_resume(rhgd_solver s, const char *path, rhgd_epoch_fn callback, void *user);
+
 /* rhgd_solver_hypergradient estimates the hypergradient at a given x with
  * the solver's estimator and settings, without running it:
  *   - y non-NULL: at (x, y) as given, with no lower steps (AD then

@@ -25,7 +25,8 @@ type solverObj struct {
 	prob *problemObj
 	r    *solver.RHGD
 	rec  *recorder
-	desc string // the effective estimator;settings
+	ck   *ckptProxy // rhgd_solver_set_checkpoint's file
+	desc string     // the effective estimator;settings
 	// epochs is the epoch limit, for the history's capacity.
 	epochs int
 	// cancelMu guards cancel, which rhgd_solver_cancel calls from any
@@ -122,13 +123,13 @@ func newSolver(o *problemObj, est, settings string) (*solverObj, error) {
 	if err != nil {
 		return nil, err
 	}
-	rec := &recorder{}
-	s.Recorder = rec
+	rec, ck := &recorder{}, &ckptProxy{}
+	s.Recorder, s.Checkpoint = rec, ck
 	r, err := solver.New(o.p, &s)
 	if err != nil {
 		return nil, err
 	}
-	return &solverObj{prob: o, r: r, rec: rec, epochs: s.Epochs, desc: fmt.Sprint(s.Estimator) + ";" + settingsString(&s)}, nil
+	return &solverObj{prob: o, r: r, rec: rec, ck: ck, epochs: s.Epochs, desc: fmt.Sprint(s.Estimator) + ";" + settingsString(&s)}, nil
 }
 
 //export rhgdgo_solver_new
@@ -214,6 +215,15 @@ func (s *solverObj) run(x0, y0 *C.double, fn C.rhgd_epoch_fn, user C.uintptr_t) 
 		}
 		o.addNotes(nx, ny)
 	}
+	return s.runWith(fn, user, nil, func(ctx context.Context) (*solver.Result, error) { return s.r.Run(ctx, x, y) })
+}
+
+// runWith runs body, a run of s.r, with a context that
+// rhgd_solver_cancel and the epoch callback fn cancel, and keeps its
+// result; history, when not nil, is the history before the run (a
+// checkpoint's). s and its problem are held by the caller.
+func (s *solverObj) runWith(fn C.rhgd_epoch_fn, user C.uintptr_t, history []histRow, body func(context.Context) (*solver.Result, error)) error {
+	o := s.prob
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	s.cancelMu.Lock()
@@ -228,8 +238,9 @@ func (s *solverObj) run(x0, y0 *C.double, fn C.rhgd_epoch_fn, user C.uintptr_t) 
 		return err
 	}
 	defer s.rec.end()
+	s.rec.history = append(s.rec.history, history...)
 	s.ran, s.res = true, nil
-	res, err := s.r.Run(ctx, x, y)
+	res, err := body(ctx)
 	s.res, s.runCode = res, codeOf(err)
 	if err != nil && res == nil {
 		// Reset rejected the start: the error says which argument.

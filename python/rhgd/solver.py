@@ -3,6 +3,7 @@
 in backend.py, manifolds in manifolds.py)."""
 
 import ctypes
+import os
 import signal
 import threading
 
@@ -15,6 +16,10 @@ from ._handle import _Handle, _new_handle
 from .problems import Problem, _fmt, _raise_callback, _view
 
 __all__ = ["Solver", "OptimizeResult", "minimize", "STATUS"]
+
+# The epochs between checkpoints when checkpoint_every is left out (the
+# CLI's -checkpoint-every default).
+CHECKPOINT_EVERY = 10
 
 
 # The run statuses (rhgd_result.status; Go's solver.Status, in order):
@@ -156,7 +161,7 @@ class Solver(_Handle):
         """Ask a running solver (in another thread) to stop after its epoch."""
         _lib.check(_lib.lib().rhgd_solver_cancel(self._h))
 
-    def run(self, x0=None, y0=None, callback=None, *, progress=False):
+    def run(self, x0=None, y0=None, callback=None, *, progress=False, checkpoint=None, checkpoint_every=None):
         """Run from (x0, y0) (None: the problem's start). callback(info), if
         given, sees each epoch k (a dict: epoch, f, hypergrad_norm, x, y,
         hypergrad, ...; arrays are copies) and stops the run by returning
@@ -175,12 +180,39 @@ class Solver(_Handle):
         .detach()), shaped like the manifolds' points; the result's x, y,
         best_x and best_y, and the callback's x, y and hypergrad, are then
         of the same kind (tensors of x0's dtype and device). Without x0 and
-        y0 they follow the start set on the problem."""
+        y0 they follow the start set on the problem.
+
+        checkpoint (a file path) makes the run survive its process: its
+        whole state (iterates, best iterate, counts, step-size memories,
+        random streams, the estimator's warm starts, the history so far)
+        is written there every checkpoint_every epochs (default 10; 0 is
+        InvalidArgument) and when the run is cancelled (Ctrl-C, the
+        callback, Solver.cancel), to a temporary file renamed over the
+        path, so that a process killed at any moment leaves the last
+        checkpoint whole. When the file exists, the run resumes it
+        instead of starting from x0, y0 (which are then not used), and
+        ends as the run never stopped would, bit for bit on the same
+        backend but for the elapsed times, which continue from the
+        checkpoint's. A checkpoint of another problem (a built-in one's
+        name, parameters, data and seed; callbacks on other manifolds or
+        with another f), other settings or sizes, or a truncated or
+        corrupt one raises InvalidArgument naming what differs; delete
+        the file to start afresh. The checkpoint of a finished run
+        resumes to its result at once."""
         lib = _lib.lib()
         p = self.problem
         xp = yp = None
         if (x0 is None) != (y0 is None):
             raise ValueError("rhgd: give both x0 and y0, or neither")
+        ck = None
+        if checkpoint is None:
+            if checkpoint_every is not None:
+                raise ValueError("rhgd: checkpoint_every is given without checkpoint")
+            _lib.check(lib.rhgd_solver_set_checkpoint(self._h, None, 0))
+        else:
+            ck = os.fsencode(os.fspath(checkpoint))
+            every = CHECKPOINT_EVERY if checkpoint_every is None else checkpoint_every
+            _lib.check(lib.rhgd_solver_set_checkpoint(self._h, ck, every))
         like = getattr(p, "_like", None) or Like()
         if x0 is not None:
             like = Like(x0, y0)
@@ -223,7 +255,10 @@ class Solver(_Handle):
             cfn = _lib.EPOCH_FN(lambda user, ep: 0)
         p.error = None
         try:
-            rc = lib.rhgd_solver_run(self._h, xp, yp, cfn, None)
+            if ck is not None and os.path.exists(ck):
+                rc = lib.rhgd_solver_resume(self._h, ck, cfn, None)
+            else:
+                rc = lib.rhgd_solver_run(self._h, xp, yp, cfn, None)
         finally:
             if old_handler is not None:
                 signal.signal(signal.SIGINT, old_handler)
@@ -289,7 +324,8 @@ _PROBLEM_KEYWORDS = frozenset(("mx", "my", "f", "grad_fx", "grad_fy", "grad_gy",
                                "cross_gxy", "cross_gyx", "hess_gy_inv", "gradients", "n_f", "n_g"))
 
 
-def minimize(problem=None, x0=None, y0=None, *, estimator=None, callback=None, progress=False, **settings):
+def minimize(problem=None, x0=None, y0=None, *, estimator=None, callback=None, progress=False, checkpoint=None,
+             checkpoint_every=None, **settings):
     """Run RHGD on problem from (x0, y0) and return an OptimizeResult.
 
     problem is any rhgd Problem: a built-in one (``rhgd.builtin(name,
@@ -300,7 +336,10 @@ def minimize(problem=None, x0=None, y0=None, *, estimator=None, callback=None, p
     None: the problem's). estimator is a spec ('cg', 'hinv',
     'ns:gamma=1,terms=50', 'ad'; None: the problem's default); callback(info)
     sees each epoch and stops the run by returning True; progress=True
-    shows the run's progress (see Solver.run); the remaining
+    shows the run's progress; checkpoint='run.ckpt' saves the run's state
+    there every checkpoint_every epochs (default 10) and on a
+    cancellation, and resumes it when the file exists (see Solver.run);
+    the remaining
     keywords are solver settings (eta_x, eta_y, inner, epochs, grad_tol,
     runtime, seed, preset, batch_lower, lower_solve=True, ...: see Solver;
     one left out or None takes its default, and epochs=0 and the like are
@@ -316,4 +355,5 @@ def minimize(problem=None, x0=None, y0=None, *, estimator=None, callback=None, p
                         f"and solver settings ({what}): build the problem first, with rhgd.builtin(name), "
                         f"rhgd.Problem(mx, my, f=..., grad_fx=..., grad_fy=..., grad_gy=..., ...) or "
                         f"rhgd.torch.Problem(f, g, mx, my)")
-    return Solver(problem, estimator, **settings).run(x0, y0, callback, progress=progress)
+    return Solver(problem, estimator, **settings).run(x0, y0, callback, progress=progress, checkpoint=checkpoint,
+                                                      checkpoint_every=checkpoint_every)

@@ -890,15 +890,17 @@ class Problem(_problems.Problem):
 
 
 def minimize(f, g, mx, my, x0=None, y0=None, *, estimator=None, callback=None, progress=False, n_f=0, n_g=0,
-             lower_solve=None, hess_gy_inv=None, dtype=None, device=None, **settings):
+             lower_solve=None, hess_gy_inv=None, dtype=None, device=None, checkpoint=None, checkpoint_every=None,
+             **settings):
     """rhgd.minimize(Problem(f, g, mx, my, ...), x0, y0, ...) in one call:
     minimize f(x, y*(x)), y*(x) = argmin_y g(x, y), f and g in PyTorch on
     mx × my, by RHGD from (x0, y0) with the estimator spec ('cg', 'ns',
     'ad', 'cg:tol=1e-10', ...; None: the library's default) and the
     solver's settings as keywords (preset, eta_x, eta_y, inner, epochs,
     batches, batch_lower, ...: see rhgd.Solver). callback(info) sees each
-    epoch and stops the run by returning True; progress shows one (see
-    rhgd.Solver.run). n_f, n_g, hess_gy_inv, dtype, device and a callable
+    epoch and stops the run by returning True; progress shows one, and
+    checkpoint='run.ckpt' saves the run's state every checkpoint_every
+    epochs and resumes it when the file exists (see rhgd.Solver.run). n_f, n_g, hess_gy_inv, dtype, device and a callable
     lower_solve are Problem's; lower_solve=True (not callable) is the
     solver setting. Returns an rhgd.OptimizeResult, whose x, y, best_x and
     best_y are torch tensors when x0 is one (of its dtype and device)."""
@@ -914,4 +916,4 @@ def minimize(f, g, mx, my, x0=None, y0=None, *, estimator=None, callback=None, p
         # unrolled loop would) instead of recomputing f and g there.
         kv = dict(item.split("=", 1) for item in rest.split(",") if "=" in item)
         p.keep_points(int(kv.get("inner", "0")) + 2)
-    return s.run(x0, y0, callback, progress=progress)
+    return s.run(x0, y0, callback, progress=progress, checkpoint=checkpoint, checkpoint_every=checkpoint_every)

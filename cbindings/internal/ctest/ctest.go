@@ -507,6 +507,28 @@ func SolverRun(h int64, x0, y0 []float64, e *Epochs) int {
 
 func SolverCancel(h int64) int { return int(C.rhgd_solver_cancel(sh(h))) }
 
+// SolverSetCheckpoint calls rhgd_solver_set_checkpoint; path "" passes
+// NULL.
+func SolverSetCheckpoint(h int64, path string, every int64) int {
+	var cp *C.char
+	if path != "" {
+		cp = cstr(path)
+		defer free(cp)
+	}
+	return int(C.rhgd_solver_set_checkpoint(sh(h), cp, C.int64_t(every)))
+}
+
+// SolverResume calls rhgd_solver_resume, with the epoch callback when e
+// is not nil.
+func SolverResume(h int64, path string, e *Epochs) int {
+	cp := cstr(path)
+	defer free(cp)
+	if e == nil {
+		return int(C.rhgd_solver_resume(sh(h), cp, nil, nil))
+	}
+	return int(C.rhgd_solver_resume(sh(h), cp, C.ctest_epoch_fn(), unsafe.Pointer(e.e)))
+}
+
 // SolverHypergradient calls rhgd_solver_hypergradient; nil slices and a
 // nil norm pass NULL.
 func SolverHypergradient(h, lx int64, x []float64, ly int64, y, hg, yOut []float64, norm *float64) int {
