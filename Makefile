@@ -204,9 +204,11 @@ wheel: lib python-deps
 # PATH) and its python3-numpy, python3-scipy and python3-pytest, and
 # python3-pip with python3-setuptools and python3-wheel (make wheel, and a
 # test runs pip install ./python offline) and python3-venv (the wheel's
-# test venv), installed when missing. python3-distributed
-# (Dask) is installed too when it can be; without it the Dask sweep test
-# is skipped with a message, and the rest runs. So is python3-torch
+# test venv), installed when missing. python3-distributed (Dask, and the
+# dask command) is installed too when it can be; without it the Dask sweep
+# tests (a LocalCluster, and real dask scheduler and worker processes with
+# a worker killed mid-task) are skipped with a message, and the rest runs.
+# So is python3-torch
 # (Debian's PyTorch, 1.13 on bookworm): without it rhgd.torch's tests and
 # examples (tests/test_torch.py) are skipped with a message; and so are
 # python3-matplotlib (rhgd.plot), python3-tqdm (progress=True's bar) and
@@ -220,11 +222,11 @@ python-deps:
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-numpy python3-scipy python3-pytest \
 			python3-pip python3-setuptools python3-wheel python3-venv; \
 	fi
-	@if ! $(PYTHON) -c 'import distributed' 2>/dev/null; then \
+	@if ! $(PYTHON) -c 'import distributed' 2>/dev/null || ! command -v dask >/dev/null; then \
 		echo "make: installing python3-distributed"; \
 		{ $(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-distributed; } || \
-		echo "make: python3-distributed could not be installed: the Dask sweep test will be skipped"; \
+		echo "make: python3-distributed could not be installed: the Dask sweep tests will be skipped"; \
 	fi
 	@if ! $(PYTHON) -c 'import torch' 2>/dev/null; then \
 		echo "make: installing python3-torch"; \

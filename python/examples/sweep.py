@@ -8,15 +8,23 @@ worker process; the results are gathered into one table.
     python3 sweep.py                              # a LocalCluster, 2 worker processes
     python3 sweep.py --scheduler tcp://host:8786  # a running cluster
     python3 sweep.py --small --csv out.csv
+    python3 sweep.py --checkpoint-dir /shared/ckpt  # tasks survive their workers
 
 With --scheduler the script connects to that scheduler instead of starting
 a LocalCluster; every worker must be able to import rhgd and load
 librhgd.so (see python/README.md). Dask starts worker processes with
 'spawn', which the Go runtime inside librhgd needs: a forked worker could
 not use it.
+
+With --checkpoint-dir (a directory every worker sees) each task keeps its
+run's checkpoint there (rhgd.minimize's checkpoint=): when a worker dies
+mid-task, Dask runs the task again on another worker, which resumes the
+run where the checkpoint left it instead of starting over, and returns
+the row the uninterrupted run would have (the row's "resumed" says so).
 """
 
 import argparse
+import hashlib
 import itertools
 import os
 import socket
@@ -34,21 +42,35 @@ def grid(small=False):
             for nu, est, eta, seed in itertools.product(nus, ests, etas, seeds)]
 
 
-def run_task(task):
-    """Solve one task; runs in a worker process. Returns a row of the table."""
+def checkpoint_path(task, checkpoint_dir):
+    """The task's checkpoint file in checkpoint_dir: named by a hash of the
+    task's parameters, so that a task run again finds its own."""
+    key = hashlib.sha256(repr(sorted(task.items())).encode()).hexdigest()[:20]
+    return os.path.join(checkpoint_dir, f"{task['problem']}-{key}.ckpt")
+
+
+def run_task(task, checkpoint_dir=None, checkpoint_every=10):
+    """Solve one task; runs in a worker process. Returns a row of the table.
+    With checkpoint_dir the run keeps its checkpoint there, and a task run
+    again (its worker died) resumes it; the row's "resumed" says whether
+    it did."""
     import rhgd  # imported in the worker: loaded there, never forked into it
     t = dict(task)
     name, est, eta, epochs, seed = t.pop("problem"), t.pop("estimator"), t.pop("eta"), t.pop("epochs"), t.pop("seed")
     p = rhgd.builtin(name, seed=seed, **t)
-    r = rhgd.minimize(p, estimator=est, eta_x=eta, eta_y=eta, epochs=epochs)
+    ck, every = None, None
+    if checkpoint_dir is not None:
+        ck, every = checkpoint_path(task, checkpoint_dir), checkpoint_every
+    resumed = ck is not None and os.path.exists(ck)
+    r = rhgd.minimize(p, estimator=est, eta_x=eta, eta_y=eta, epochs=epochs, checkpoint=ck, checkpoint_every=every)
     return dict(task, status=r.status_name, f=r.fun, best_f=r.best_f, hypergrad_norm=r.hypergrad_norm,
-                epochs_run=r.nit, runtime=r.runtime, worker=f"{socket.gethostname()}:{os.getpid()}")
+                epochs_run=r.nit, runtime=r.runtime, worker=f"{socket.gethostname()}:{os.getpid()}", resumed=resumed)
 
 
-def run_sweep(client, tasks):
+def run_sweep(client, tasks, checkpoint_dir=None):
     """Map the tasks over the client's cluster and gather the rows, in the
     tasks' order."""
-    futures = client.map(run_task, tasks, pure=False)
+    futures = client.map(run_task, tasks, checkpoint_dir=checkpoint_dir, pure=False)
     return client.gather(futures)
 
 
@@ -80,6 +102,8 @@ def main(argv=None):
     ap.add_argument("--workers", type=int, default=2, help="LocalCluster worker processes (default 2)")
     ap.add_argument("--small", action="store_true", help="a small grid at small sizes (seconds)")
     ap.add_argument("--csv", help="also write the table to this CSV file")
+    ap.add_argument("--checkpoint-dir", help="keep each task's checkpoint in this directory, which every worker "
+                    "sees: a task whose worker died resumes there")
     args = ap.parse_args(argv)
 
     from dask.distributed import Client, LocalCluster
@@ -95,7 +119,7 @@ def main(argv=None):
                                dashboard_address=None, env={"RHGD_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"})
         client = Client(cluster)
     try:
-        rows = run_sweep(client, tasks)
+        rows = run_sweep(client, tasks, args.checkpoint_dir)
     finally:
         client.close()
         if cluster is not None:
