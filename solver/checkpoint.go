@@ -3,7 +3,6 @@ package solver
 import (
 	"encoding"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -104,8 +103,10 @@ func (r *RHGD) SaveState(w io.Writer, problem string, app []byte) error {
 // checkpoint, another format version, a truncated or corrupt file
 // (checksum), another problem description, manifold, size or component
 // count, other settings or estimator, or a problem whose f at the saved
-// iterate differs (other data). The solver is unchanged when the checks
-// fail. Wall-clock time continues from the saved Stats.Runtime: the time
+// iterate differs (other data). The solver is unchanged when these
+// checks fail; an estimator state that its UnmarshalBinary refuses
+// leaves the solver with no run to resume (Reset or a good checkpoint
+// first). Wall-clock time continues from the saved Stats.Runtime: the time
 // between the save and the restore (a process that was killed, the
 // epochs after the checkpoint that were lost and are run again) is not
 // counted, in Stats.Runtime, EpochStats.Elapsed or Settings.Runtime.
@@ -290,7 +291,7 @@ func (r *RHGD) restore(data []byte, problem string) ([]byte, error) {
 	// on another backend differs in the last bits).
 	f, err := r.probe(s.x, s.y)
 	if err != nil {
-		return nil, bad("%v", err)
+		return nil, fmt.Errorf("%w: %w", ErrCheckpoint, err)
 	}
 	if f != probe && !(math.Abs(f-probe) <= 1e-8*max(math.Abs(f), math.Abs(probe))) {
 		return nil, bad("of other data: f at the saved iterate is %.17g, this problem's is %.17g", probe, f)
@@ -463,6 +464,7 @@ func (r *RHGD) commit(s *savedState) {
 // cancellation (see Checkpointer), atomically: a temporary file in Path's
 // directory, synced, then renamed over Path, so that a process killed
 // while writing leaves the previous checkpoint whole. Load restores it.
+// A CheckpointFile serves one solver at a time.
 type CheckpointFile struct {
 	// Path is the checkpoint's file.
 	Path string
@@ -474,6 +476,13 @@ type CheckpointFile struct {
 	// App, if not nil, returns the caller's bytes to save with the state
 	// (SaveState's app); it is called only when a checkpoint is written.
 	App func() ([]byte, error)
+
+	// wrote is 1 + the epoch of the last periodic write, so that the
+	// final call right after it (the run's last epoch was a multiple of
+	// Every) does not write the same state again; 0 after a final call.
+	// Since periodic writes come at every multiple of Every, a run at
+	// that epoch has always just written it itself.
+	wrote int
 }
 
 // Checkpoint implements Checkpointer; it allocates only when it writes.
@@ -481,7 +490,11 @@ func (c *CheckpointFile) Checkpoint(r *RHGD, final bool) error {
 	if c.Every < 1 {
 		return fmt.Errorf("%w: CheckpointFile.Every = %d, want ≥ 1", ErrBadSetting, c.Every)
 	}
-	if !final && r.epoch%c.Every != 0 {
+	switch {
+	case !final && r.epoch%c.Every != 0:
+		return nil
+	case final && c.wrote == r.epoch+1:
+		c.wrote = 0
 		return nil
 	}
 	var app []byte
@@ -495,7 +508,14 @@ func (c *CheckpointFile) Checkpoint(r *RHGD, final bool) error {
 	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(c.Path, b)
+	if err := WriteFileAtomic(c.Path, b); err != nil {
+		return err
+	}
+	c.wrote = r.epoch + 1
+	if final {
+		c.wrote = 0
+	}
+	return nil
 }
 
 // Load restores the state in the file Path to r (LoadState) and returns
@@ -515,8 +535,10 @@ func (c *CheckpointFile) Load(r *RHGD) ([]byte, error) {
 
 // WriteFileAtomic writes data to path through a temporary file in the
 // same directory, synced to disk and renamed over path, then syncs the
-// directory: a reader, or a process that restarts after a crash, sees
-// either the old file or the new one, never a part.
+// directory where it can: a reader, or a process that restarts after a
+// crash, sees either the old file or the new one, never a part. A
+// process killed before the rename leaves a temporary file
+// (".name.tmp…") beside path.
 func WriteFileAtomic(path string, data []byte) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
@@ -547,12 +569,11 @@ func WriteFileAtomic(path string, data []byte) (err error) {
 	if err := os.Rename(f.Name(), path); err != nil {
 		return err
 	}
-	if d, err := os.Open(dir); err == nil { // the rename itself, on disk
-		err = d.Sync()
+	// The rename itself, on disk: best effort, as some file systems
+	// cannot sync a directory; the file is whole either way.
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
 		d.Close()
-		if err != nil && !errors.Is(err, os.ErrInvalid) {
-			return fmt.Errorf("syncing %s: %w", dir, err)
-		}
 	}
 	return nil
 }

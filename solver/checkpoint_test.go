@@ -500,15 +500,16 @@ func TestCheckpointErrors(t *testing.T) {
 }
 
 // TestCheckpointFile: CheckpointFile writes every Every epochs and at the
-// run's end, through a temporary file that does not stay; Every = 0 is an
-// error naming it; a call that does not write allocates nothing; a run
-// with no state to resume is an error.
+// run's end (once, when the last epoch was a multiple of Every; at epoch
+// 0 for a run cancelled before its first), through a temporary file that
+// does not stay; Every = 0 is an error naming it; a call that does not
+// write allocates nothing; a run with no state to resume is an error.
 func TestCheckpointFile(t *testing.T) {
 	c := ckCases[1]
 	dir := t.TempDir()
 	path := filepath.Join(dir, "run.ckpt")
 	var epochs []int
-	file := &solver.CheckpointFile{Path: path, Every: 4, Problem: "test problem"}
+	var file *solver.CheckpointFile
 	r, x0, y0 := ckNew(t, c, nil, checkpointerFunc(func(r *solver.RHGD, final bool) error {
 		before, _ := os.Stat(path)
 		if err := file.Checkpoint(r, final); err != nil {
@@ -519,9 +520,20 @@ func TestCheckpointFile(t *testing.T) {
 		}
 		return nil
 	}))
+	for _, every := range []int{7, 4} {
+		epochs, file = nil, &solver.CheckpointFile{Path: path, Every: every, Problem: "test problem"}
+		_, err := r.Run(context.Background(), x0, y0)
+		require.NoError(t, err)
+		require.Equal(t, map[int][]int{7: {7, 14}, 4: {4, 8, 12, 14}}[every], epochs)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	epochs = nil
+	_, err := r.Run(ctx, x0, y0)
+	require.NoError(t, err)
+	require.Equal(t, []int{0}, epochs)
 	res, err := r.Run(context.Background(), x0, y0)
 	require.NoError(t, err)
-	require.Equal(t, []int{4, 8, 12, 14}, epochs)
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	require.Len(t, entries, 1, "a temporary file stayed")

@@ -737,6 +737,7 @@ func (r *RHGD) estimate() error {
 // a budget or cancellation, a final lower solve at the last x gives that
 // Y: see Result), and, for the Diverged and Failure statuses, the error
 // that stopped the run; the result then carries the best iterates seen.
+// Between epochs it calls Settings.Checkpoint, if set (see Checkpointer).
 // ctx must not be nil (context.Background() when
 // nothing cancels the run): a nil ctx is an error wrapping
 // numerr.ErrInvalid, as net/http refuses one.

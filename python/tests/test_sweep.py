@@ -95,8 +95,8 @@ def test_sweep_survives_killed_worker(tmp_path):
                                  "--local-directory", str(tmp_path / f"w{i}")], log, env))
         with Client(scheduler_file=str(sched_file), timeout=60) as client:
             client.wait_for_workers(2, timeout=60)
-            # 4 tasks of about a second each, checkpoints every 10 epochs.
-            tasks = [dict(problem="synthetic", nu=nu, estimator=est, eta=0.5, seed=1, epochs=1200, n=100, d=30, r=10)
+            # 4 tasks of about half a second each, checkpoints every 10 epochs.
+            tasks = [dict(problem="synthetic", nu=nu, estimator=est, eta=0.5, seed=1, epochs=600, n=100, d=30, r=10)
                      for nu in (0.01, 0.1) for est in ("hinv", "cg")]
             futures = client.map(sweep.run_task, tasks, checkpoint_dir=str(ckdir), pure=False)
             victim = sweep.checkpoint_path(tasks[0], str(ckdir))
@@ -115,7 +115,7 @@ def test_sweep_survives_killed_worker(tmp_path):
             row = rows[0]
             assert row["resumed"], "the killed task started over"
             assert row["worker"].rsplit(":", 1)[1] != str(killed)
-            assert (row["status"], row["epochs_run"]) == ("IterationLimit", 1200)
+            assert (row["status"], row["epochs_run"]) == ("IterationLimit", 600)
             want = client.submit(sweep.run_task, tasks[0], pure=False).result()
             assert not want["resumed"]
             for k in ("f", "best_f", "hypergrad_norm", "epochs_run", "status"):
