@@ -21,7 +21,8 @@ import (
 type LowerRule struct {
 	// UseLowerSolve replaces the steps by Problem.LowerSolve, the exact
 	// lower solution, when the problem has one (and is ignored when it
-	// has not).
+	// has not). Each solution is checked by one GradGy (see
+	// Problem.LowerSolve).
 	UseLowerSolve bool
 	// Tol, when positive, ends an epoch's lower loop as soon as
 	// ‖grad_y g(x_k, y)‖ ≤ Tol·‖ĝrad F(x_{k−1})‖, after at most MaxIters

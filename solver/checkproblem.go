@@ -39,11 +39,17 @@ type ProblemCheck struct {
 // ⟨G_xy[v], u⟩_x = ⟨v, G_yx[u]⟩_y in each of those reports (so a CrossGxy
 // without GradGx is still checked, through an exact CrossGyx, and a
 // CrossGyx without GradGy through an exact CrossGxy; with neither
-// gradient the adjointness has a report of its own), HessGyInv against
-// HessGy both ways, and that
-// evaluations by point identity (Memo caches) agree with fresh ones
-// whatever was evaluated in between. An oracle that returns an error fails
-// its check. It returns one report per check; all must be OK.
+// gradient the adjointness has a report of its own). HessGyInv is checked against HessGy both ways; LowerSolve, from
+// the warm start y, for a point of My where ‖grad_y g‖_F is at most Tol
+// times the gradient's scale (the larger of its value at y and ‖y*‖_F
+// times g's curvature there, measured by a difference of GradGy, so that
+// the check also holds at a critical y); and evaluations by point
+// identity (Memo caches) against fresh ones, whatever was evaluated in
+// between. An oracle that returns an error fails its check, and a check
+// that cannot run for want of another oracle (LowerSolve without
+// GradGy) fails with a report saying
+// "not run" and why: no present oracle passes unchecked. It returns one
+// report per check; all must be OK.
 func CheckProblem(p Problem, x, y []float64, o *ProblemCheck) []CheckReport {
 	var opt ProblemCheck
 	if o != nil {
@@ -86,8 +92,17 @@ func CheckProblem(p Problem, x, y []float64, o *ProblemCheck) []CheckReport {
 	if p.HessGyInv != nil && p.HessGy != nil {
 		c.checkInverse()
 	}
+	if p.LowerSolve != nil {
+		c.checkLowerSolve(rnd)
+	}
 	c.checkCaches()
 	return c.reports
+}
+
+// notRun appends a failed report for a check that could not run, saying
+// why: a present oracle is never passed unchecked.
+func (c *problemChecker) notRun(name, why string) {
+	c.add(name, CheckReport{Slope: math.NaN(), Msg: "not run: " + why})
 }
 
 // problemChecker holds CheckProblem's state.
@@ -222,6 +237,41 @@ func (c *problemChecker) checkCross() {
 			"adjoint": math.Abs(l-r) / (mx.Norm(c.x, a)*mx.Norm(c.x, c.ux) + my.Norm(c.y, c.uy)*my.Norm(c.y, b) + tiny),
 		}, c.o.Tol)
 	}
+}
+
+// checkLowerSolve checks that LowerSolve, from the warm start y, returns
+// a point y* of My at which grad_y g vanishes: ‖grad_y g(x, y*)‖_F at
+// most Tol times the gradient's scale, the larger of ‖grad_y g(x, y)‖_F
+// at the warm start and ‖y*‖_F times g's curvature near y* (gradScale,
+// as the run measures it; at a critical y the warm start's gradient is
+// rounding too).
+func (c *problemChecker) checkLowerSolve(rnd *rand.Rand) {
+	p, my := c.p, c.p.My
+	if p.GradGy == nil {
+		c.notRun("LowerSolve", "it needs GradGy to check that its point is stationary")
+		return
+	}
+	n := my.Len()
+	ys, g0, g1, u, yt, g := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	if err := p.LowerSolve(ys, &Point{X: c.x, Y: c.y}); err != nil {
+		c.call("LowerSolve", err)
+		c.notRun("LowerSolve", "LowerSolve failed")
+		return
+	}
+	if err := my.CheckPoint(ys); err != nil {
+		c.add("LowerSolve", CheckReport{Slope: math.NaN(), Msg: fmt.Sprintf("its point is not on My: %v", err)})
+		return
+	}
+	c.call("GradGy", p.GradGy(g0, &Point{X: c.x, Y: c.y}))
+	c.call("GradGy", p.GradGy(g1, &Point{X: c.x, Y: ys}))
+	curv, err := gradScale(p.GradGy, my, &Point{X: c.x, Y: ys}, ys, g1, max(frob(ys), frob(c.y)), rnd, u, yt, g)
+	c.call("GradGy", err)
+	scale := max(frob(g0), curv*max(frob(ys), frob(c.y)))
+	if !(scale > 0) {
+		c.notRun("LowerSolve", "no scale to measure the gradient against (zero gradient at the warm start and near the solution)")
+		return
+	}
+	c.result("LowerSolve: stationary point", map[string]float64{"‖grad_y g(x, y*)‖/scale": frob(g1) / scale}, c.o.Tol)
 }
 
 // checkInverse checks H(H⁻¹v) = v and H⁻¹(Hv) = v.

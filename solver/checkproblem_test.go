@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/rhgd/rhgd/euclid"
 	"github.com/rhgd/rhgd/solver"
 	"github.com/rhgd/rhgd/stiefel"
@@ -212,4 +215,53 @@ func TestCheckProblemExact(t *testing.T) {
 	if len(failed) != 2 || !failed["GradFx: gradient"] || !failed["GradFy: gradient"] {
 		t.Errorf("NaN objective: gradient reports failed as not finite: %v", failed)
 	}
+}
+
+// TestCheckProblemLowerSolve: CheckProblem checks that LowerSolve returns
+// a stationary point of g(x, ·), from a warm start away from it and from
+// the solution itself (where the warm start's gradient is rounding too);
+// before, LowerSolve was not checked at all, and 2y* passed. Without
+// GradGy the check reports that it did not run.
+func TestCheckProblemLowerSolve(t *testing.T) {
+	e, p, mx, my, x0, _ := quadSetup(64)
+	p = on(p, mx, my)
+	ystar := e.ystar(x0)
+	away := make([]float64, len(ystar))
+	for i := range away {
+		away[i] = ystar[i] + 1
+	}
+	lowerSolve := func(scale float64) func([]float64, *solver.Point) error {
+		return func(dst []float64, pt *solver.Point) error {
+			for i, v := range e.ystar(pt.X) {
+				dst[i] = scale * v
+			}
+			return nil
+		}
+	}
+	report := func(p solver.Problem, y []float64) solver.CheckReport {
+		t.Helper()
+		var found []solver.CheckReport
+		for _, r := range solver.CheckProblem(p, x0, y, nil) {
+			if strings.HasPrefix(r.Name, "LowerSolve") {
+				found = append(found, r)
+			}
+		}
+		require.Len(t, found, 1, "%v", found)
+		return found[0]
+	}
+	for _, c := range []struct {
+		scale float64
+		ok    bool
+	}{{1, true}, {2, false}, {1 + 1e-4, false}} {
+		p.LowerSolve = lowerSolve(c.scale)
+		for _, y := range [][]float64{away, ystar} {
+			r := report(p, y)
+			assert.Equal(t, c.ok, r.OK, "LowerSolve = %v·y*: %v", c.scale, r)
+		}
+	}
+	p.LowerSolve = lowerSolve(1)
+	p.GradGy = nil
+	r := report(p, away)
+	assert.False(t, r.OK)
+	assert.Contains(t, r.String(), "not run: it needs GradGy")
 }

@@ -74,7 +74,11 @@ type Problem struct {
 	// LowerSolve sets dst to the lower solution y*(x) = argmin_y g(x, y)
 	// (pt.Y is the current lower iterate, a warm start where that helps);
 	// optional: a closed form, when the problem has one, that
-	// Settings.Lower.UseLowerSolve runs instead of lower steps.
+	// Settings.Lower.UseLowerSolve runs instead of lower steps. The run
+	// checks each point it returns with one GradGy there: a lower
+	// gradient above 1e-3 of its scale (‖y‖ times g's curvature, measured
+	// once per run) stops the run with ErrLowerSolve. CheckProblem
+	// checks it to ProblemCheck.Tol.
 	LowerSolve func(dst []float64, pt *Point) error
 
 	// LowerSteps, optional, runs n of the paper's lower steps in one call

@@ -138,7 +138,7 @@ func (s *Settings) WithDefaults() (Settings, error) {
 type Stats struct {
 	Epochs      int
 	UpperGrads  int // grad_x f evaluations (each with its grad_y f)
-	LowerGrads  int // grad_y g evaluations
+	LowerGrads  int // grad_y g evaluations (with the check of each LowerSolve's point, and one per run for its scale)
 	LowerValues int // g evaluations (the BB lower steps' line search)
 	LowerSolves int // Problem.LowerSolve calls
 	HessVecs    int
@@ -271,6 +271,15 @@ type RHGD struct {
 	trial      Point   // a BB lower step's trial point
 	lastK      float64 // the last estimate's error-bound factor K̂ (LowerRule.ErrBound)
 
+	// The check of LowerSolve's points (lowerExact): g's curvature (0
+	// until the run's first solve measures it), the random direction
+	// that measures it, and scratch.
+	lsAt          Point
+	lsCurv        float64
+	lsPCG         *rand.PCG
+	lsRand        *rand.Rand
+	lsU, lsY, lsG []float64
+
 	// fused says that Problem.LowerSteps takes the S lower steps of each
 	// epoch (see lowerFused), with lnorms (length S) for their gradient
 	// norms.
@@ -317,6 +326,11 @@ func New(p Problem, s *Settings) (*RHGD, error) {
 		bestX: make([]float64, mx.Len()), bestY: make([]float64, my.Len())}
 	r.cur = Point{X: r.x, Y: r.y}
 	r.exact = exact
+	if exact {
+		r.lsPCG = rand.NewPCG(lowerScaleSeed, lowerScaleSeed)
+		r.lsRand = rand.New(r.lsPCG)
+		r.lsU, r.lsY, r.lsG = make([]float64, my.Len()), make([]float64, my.Len()), make([]float64, my.Len())
+	}
 	if st.Lower.BB {
 		r.lbb, r.gWin = newBB(my.Len()), make([]float64, 0, lowerWindow)
 	}
@@ -390,6 +404,10 @@ func (r *RHGD) Reset(x0, y0 []float64) error {
 		r.ubb.have, r.fWin = false, r.fWin[:0]
 	}
 	r.pcg.Seed(r.s.Seed, estimatorStream)
+	if r.lsPCG != nil {
+		r.lsCurv = 0
+		r.lsPCG.Seed(lowerScaleSeed, lowerScaleSeed)
+	}
 	if r.smp != nil {
 		r.smp.reset()
 	}
@@ -641,9 +659,15 @@ func (r *RHGD) lowerFused() (float64, Status, error) {
 	return norms[S-1], NotTerminated, nil
 }
 
-// lowerExact sets y to Problem.LowerSolve's solution at the current x.
+// lowerExact sets y to Problem.LowerSolve's solution at the current x,
+// and checks it with one GradGy there: a point whose lower gradient
+// exceeds lowerSolveTol times the gradient's scale (gradScale, measured
+// once per run, at the first solve) is an error wrapping ErrLowerSolve,
+// and y stays as it was. Before, only a NaN was caught, and a wrong
+// closed form ran to a wrong answer with a nil error.
 func (r *RHGD) lowerExact() (float64, Status, error) {
-	if err := r.p.LowerSolve(r.by, r.lowerPoint()); err != nil {
+	pt := r.lowerPoint()
+	if err := r.p.LowerSolve(r.by, pt); err != nil {
 		return 0, Failure, fmt.Errorf("LowerSolve at epoch %d: %w", r.epoch, err)
 	}
 	r.stats.LowerSolves++
@@ -652,15 +676,32 @@ func (r *RHGD) lowerExact() (float64, Status, error) {
 			return 0, Diverged, fmt.Errorf("%w: LowerSolve gave y[%d] = %v at epoch %d", errDiverged, i, v, r.epoch)
 		}
 	}
+	// The gradient at the new point, on the batch LowerSolve solved for
+	// (in a field: a local would escape to the heap).
+	at := &r.lsAt
+	*at = *pt
+	at.Y, at.YID = r.by, NewID()
+	if err := r.p.GradGy(r.gy, at); err != nil {
+		return 0, Failure, fmt.Errorf("GradGy at LowerSolve's point at epoch %d: %w", r.epoch, err)
+	}
+	r.stats.LowerGrads++
+	size := max(frob(r.by), frob(r.y))
+	if r.lsCurv == 0 {
+		c, err := gradScale(r.p.GradGy, r.my, at, r.by, r.gy, size, r.lsRand, r.lsU, r.lsY, r.lsG)
+		if err != nil {
+			return 0, Failure, fmt.Errorf("GradGy near LowerSolve's point at epoch %d: %w", r.epoch, err)
+		}
+		r.stats.LowerGrads++
+		r.lsCurv = c
+	}
+	if err := lowerSolveCheck(r.epoch, frob(r.gy), r.lsCurv*size, lowerSolveTol); err != nil {
+		return 0, Failure, err
+	}
 	copy(r.y, r.by)
-	r.cur.YID = NewID()
+	r.cur.YID = at.YID
 	if r.s.Recorder == nil {
 		return 0, NotTerminated, nil
 	}
-	if err := r.p.GradGy(r.gy, r.env.batch(&r.cur, lowerBatch)); err != nil { // only reported
-		return 0, Failure, fmt.Errorf("GradGy at epoch %d: %w", r.epoch, err)
-	}
-	r.stats.LowerGrads++
 	return r.my.Norm(r.y, r.gy), NotTerminated, nil
 }
 
