@@ -7,7 +7,9 @@
 // lower point away from the solution and at a critical one, which it
 // finds itself when Config.YStar is nil: gradients by the Taylor slope of
 // their objective along the retraction, Hessian and cross-derivative
-// products by the slope of the gradient they differentiate, the inverse Hessian against the Hessian both ways,
+// products by the slope of the gradient they differentiate (and CrossGxy
+// through its adjoint, the difference of GradGy along x, when there is
+// no GradGx), the inverse Hessian against the Hessian both ways,
 // LowerSolve for a point where the lower gradient vanishes, and answers
 // cached by point identity (Memo) against fresh ones. A check that
 // cannot run (an oracle with nothing to check it against) fails, saying

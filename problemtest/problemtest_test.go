@@ -71,7 +71,8 @@ func TestCorrectProblemPasses(t *testing.T) {
 }
 
 // broken is the defect TestBrokenProblem plants: a HessGy twice the true
-// Hessian or a LowerSolve returning twice y*.
+// Hessian, a LowerSolve returning twice y*, or a CrossGxy 1% off on a
+// problem whose CrossGxy only GradGy can check (no GradGx, no CrossGyx).
 var broken = map[string]func(p *solver.Problem){
 	"hess": func(p *solver.Problem) {
 		q, _, _ := quadratic(2)
@@ -81,6 +82,15 @@ var broken = map[string]func(p *solver.Problem){
 		p.LowerSolve = func(dst []float64, pt *solver.Point) error {
 			for i := range dst {
 				dst[i] = 2 * pt.X[i] / []float64{1, 2, 4}[i]
+			}
+			return nil
+		}
+	},
+	"cross": func(p *solver.Problem) {
+		p.GradGx = nil
+		p.CrossGxy = func(dst []float64, pt *solver.Point, v []float64) error {
+			for i := range dst {
+				dst[i] = -1.01 * v[i]
 			}
 			return nil
 		}
@@ -100,12 +110,14 @@ func TestBrokenProblem(t *testing.T) {
 }
 
 // TestCatchesDefects: the suite fails a problem whose HessGy is twice the
-// true Hessian and one whose LowerSolve returns 2y* (before, LowerSolve
-// was not checked).
+// true Hessian, one whose LowerSolve returns 2y* (before, LowerSolve was
+// not checked) and one whose CrossGxy is 1% off with only GradGy to
+// difference (before, such a CrossGxy was not checked either).
 func TestCatchesDefects(t *testing.T) {
 	for defect, want := range map[string]string{
 		"hess":       "HessGy: Hessian: FAILED",
 		"lowersolve": "LowerSolve: stationary point: FAILED",
+		"cross":      "CrossGxy: against differences of GradGy: FAILED",
 	} {
 		cmd := exec.Command(os.Args[0], "-test.run", "^TestBrokenProblem$", "-test.v")
 		cmd.Env = append(os.Environ(), "PROBLEMTEST_BROKEN="+defect)

@@ -36,18 +36,19 @@ type ProblemCheck struct {
 // retraction curve in x (CheckCrossDerivative with the roles of x and y
 // swapped: y stays fixed, so grad_y g stays in T_y and needs no
 // transport), each by the t² slope of its error, and the adjointness
-// ⟨G_xy[v], u⟩_x = ⟨v, G_yx[u]⟩_y in each of those reports (so a CrossGxy
-// without GradGx is still checked, through an exact CrossGyx, and a
-// CrossGyx without GradGy through an exact CrossGxy; with neither
-// gradient the adjointness has a report of its own). HessGyInv is checked against HessGy both ways; LowerSolve, from
+// ⟨G_xy[v], u⟩_x = ⟨v, G_yx[u]⟩_y in each of those reports (with neither
+// gradient the adjointness has a report of its own). Without GradGx,
+// CrossGxy is also checked on its own, through that adjointness with the
+// central difference of GradGy along x (the slope of the scalar's
+// error). HessGyInv is checked against HessGy both ways; LowerSolve, from
 // the warm start y, for a point of My where ‖grad_y g‖_F is at most Tol
 // times the gradient's scale (the larger of its value at y and ‖y*‖_F
 // times g's curvature there, measured by a difference of GradGy, so that
 // the check also holds at a critical y); and evaluations by point
 // identity (Memo caches) against fresh ones, whatever was evaluated in
 // between. An oracle that returns an error fails its check, and a check
-// that cannot run for want of another oracle (LowerSolve without
-// GradGy) fails with a report saying
+// that cannot run for want of another oracle (LowerSolve or CrossGxy
+// without any gradient to measure them by) fails with a report saying
 // "not run" and why: no present oracle passes unchecked. It returns one
 // report per check; all must be OK.
 func CheckProblem(p Problem, x, y []float64, o *ProblemCheck) []CheckReport {
@@ -228,6 +229,16 @@ func (c *problemChecker) checkCross() {
 			swap(p.CrossGyx), adj, c.y, c.x, c.uy, c.ux)
 		c.add("CrossGyx", r)
 	}
+	if p.CrossGxy != nil && p.GradGx == nil {
+		// CrossGxy on its own, which every estimator but HINV uses:
+		// ⟨G_xy[v], u⟩_x against ⟨v, D_x grad_y g[u]⟩_y, the latter by
+		// central differences of GradGy along R_x(±t·u).
+		if p.GradGy != nil {
+			c.add("CrossGxy", c.crossByGradGy())
+		} else if p.CrossGyx == nil {
+			c.notRun("CrossGxy", "it needs GradGx or GradGy to be differenced, or CrossGyx for its adjointness")
+		}
+	}
 	if !xy && !yx && p.CrossGxy != nil && p.CrossGyx != nil {
 		a, b := make([]float64, mx.Len()), make([]float64, my.Len())
 		c.cross(p.CrossGxy)(a, c.x, c.y, c.uy)
@@ -237,6 +248,41 @@ func (c *problemChecker) checkCross() {
 			"adjoint": math.Abs(l-r) / (mx.Norm(c.x, a)*mx.Norm(c.x, c.ux) + my.Norm(c.y, c.uy)*my.Norm(c.y, b) + tiny),
 		}, c.o.Tol)
 	}
+}
+
+// crossByGradGy checks CrossGxy against GradGy alone: the remainder
+// E(t) = |⟨v, (grad_y g(R_x(tu), y) − grad_y g(R_x(−tu), y))/2t⟩_y −
+// ⟨G_xy g[v], u⟩_x| must fall as t², since D_x grad_y g is the adjoint of
+// G_xy g = D_y grad_x g (both are the mixed second derivative of g).
+// y stays fixed, so grad_y g stays in T_y and needs no transport, as in
+// the CrossGyx check. G_xy g[v] must also be tangent at x.
+func (c *problemChecker) crossByGradGy() CheckReport {
+	p, mx, my := c.p, c.p.Mx, c.p.My
+	sx, sy := newScratch(mx, 4), newScratch(my, 3)
+	want, xp, xm, buf := sx[0], sx[1], sx[2], sx[3]
+	gp, gm, g0 := sy[0], sy[1], sy[2]
+	c.call("CrossGxy", p.CrossGxy(want, &Point{X: c.x, Y: c.y}, c.uy))
+	a := mx.Inner(c.x, want, c.ux)
+	r := CheckReport{Name: "against differences of GradGy", Want: 2, AtLeast: true, Steps: checkSteps()[:13],
+		Residuals: map[string]float64{"tangency": tangency(mx, c.x, want, buf)}}
+	grad := func(dst, xx []float64) { c.call("GradGy", p.GradGy(dst, &Point{X: xx, Y: c.y})) }
+	for _, t := range r.Steps {
+		if mx.Retract(xp, c.x, c.ux, t) != nil || mx.Retract(xm, c.x, c.ux, -t) != nil {
+			r.Errors = append(r.Errors, math.NaN())
+			continue
+		}
+		grad(gp, xp)
+		grad(gm, xm)
+		for i := range gp {
+			gp[i] = (gp[i] - gm[i]) / (2 * t)
+		}
+		r.Errors = append(r.Errors, math.Abs(my.Inner(c.y, c.uy, gp)-a))
+	}
+	// As in CheckCrossDerivative: the difference divides rounding of size
+	// ε‖grad‖ by t, down to t = 1e−4.
+	grad(g0, c.x)
+	r.finish(1e3 * eps * (my.Norm(c.y, g0)*my.Norm(c.y, c.uy) + math.Abs(a) + tiny) / 1e-4)
+	return r
 }
 
 // checkLowerSolve checks that LowerSolve, from the warm start y, returns
@@ -298,6 +344,7 @@ func (c *problemChecker) checkCaches() {
 	p, mx, my := c.p, c.p.Mx, c.p.My
 	x2, y2 := make([]float64, mx.Len()), make([]float64, my.Len())
 	if mx.Retract(x2, c.x, c.ux, 0.3) != nil || my.Retract(y2, c.y, c.uy, 0.3) != nil {
+		c.notRun("caches", "the retraction to a second point failed")
 		return
 	}
 	idX, idY, idX2, idY2 := NewID(), NewID(), NewID(), NewID()

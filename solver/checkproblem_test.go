@@ -118,7 +118,8 @@ func TestCheckProblemCrossGyx(t *testing.T) {
 		{"CrossGyx right, no CrossGxy", func(e *solver.EuclideanProblem) { e.CrossGxy = nil }, 1, 1, ""},
 		{"CrossGyx ×1.01, no CrossGxy", func(e *solver.EuclideanProblem) { e.CrossGxy = nil }, 1.01, 1, "CrossGyx"},
 		{"CrossGyx ×1.01, both gradients", nil, 1.01, 1, "CrossGyx CrossGxy"}, // adjointness fails in CrossGxy's
-		{"CrossGxy ×1.01, no GradGx", func(e *solver.EuclideanProblem) { e.GradGx = nil }, 1, 1.01, "CrossGyx"},
+		// Differences of GradGy check CrossGxy on its own too.
+		{"CrossGxy ×1.01, no GradGx", func(e *solver.EuclideanProblem) { e.GradGx = nil }, 1, 1.01, "CrossGyx CrossGxy"},
 		{"CrossGxy right, no GradGx", func(e *solver.EuclideanProblem) { e.GradGx = nil }, 1, 1, ""},
 	} {
 		e := crossProblem(a, tc.sy, tc.sx)
@@ -215,6 +216,50 @@ func TestCheckProblemExact(t *testing.T) {
 	if len(failed) != 2 || !failed["GradFx: gradient"] || !failed["GradFy: gradient"] {
 		t.Errorf("NaN objective: gradient reports failed as not finite: %v", failed)
 	}
+}
+
+// TestCheckProblemCrossGxyAlone: CrossGxy, which every estimator but HINV
+// uses, is checked with GradGy alone (differences along x, against its
+// adjointness), where before it went unchecked and unreported without
+// GradGx or CrossGyx; and with no gradient and no CrossGyx, a report
+// says that its check did not run, instead of nothing.
+func TestCheckProblemCrossGxyAlone(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(63, 63))
+	a := make([]float64, 16)
+	for i := range a {
+		a[i] = rnd.NormFloat64()
+	}
+	x, y := make([]float64, 8), make([]float64, 8)
+	stiefel.New(4, 2).RandPoint(x, rnd)
+	for i := range y {
+		y[i] = rnd.NormFloat64()
+	}
+	report := func(e solver.EuclideanProblem) solver.CheckReport {
+		t.Helper()
+		var found []solver.CheckReport
+		for _, r := range solver.CheckProblem(solver.Euclidean(e), x, y, &solver.ProblemCheck{Seed: 5}) {
+			if strings.HasPrefix(r.Name, "CrossGxy") {
+				found = append(found, r)
+			}
+		}
+		require.Len(t, found, 1, "%v", found)
+		return found[0]
+	}
+	for _, s := range []float64{1, 1.01, -1} {
+		e := crossProblem(a, 1, s)
+		e.GradGx, e.CrossGyx = nil, nil
+		r := report(e)
+		assert.Equal(t, s == 1, r.OK, "CrossGxy ×%v: %v", s, r)
+		assert.Contains(t, r.Name, "differences of GradGy")
+		if s == 1 {
+			assert.InDelta(t, 2, r.Slope, 0.2, "%v", r)
+		}
+	}
+	e := crossProblem(a, 1, 1)
+	e.GradGx, e.CrossGyx, e.GradGy, e.HessGy = nil, nil, nil, nil
+	r := report(e)
+	assert.False(t, r.OK)
+	assert.Contains(t, r.String(), "not run: it needs GradGx or GradGy")
 }
 
 // TestCheckProblemLowerSolve: CheckProblem checks that LowerSolve returns
