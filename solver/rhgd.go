@@ -245,6 +245,7 @@ type RHGD struct {
 	pcg    *rand.PCG
 	smp    *sampler // batches of a finite-sum problem; nil otherwise
 
+	ready      bool  // a Reset succeeded: there is a starting point
 	cur        Point // (x, y) with identities; X and Y are r.x and r.y
 	x, y       []float64
 	hg, gy     []float64
@@ -380,7 +381,12 @@ func New(p Problem, s *Settings) (*RHGD, error) {
 }
 
 // Reset validates and sets the starting point, clearing the statistics.
+// Step and Hypergradient continue from it. A Reset that fails leaves no
+// starting point: Step and Hypergradient then fail with ErrNoStart until
+// a Reset succeeds, instead of continuing from the previous run's
+// iterates.
 func (r *RHGD) Reset(x0, y0 []float64) error {
+	r.ready = false
 	if err := checkStart("x0", r.mx, x0); err != nil {
 		return err
 	}
@@ -412,8 +418,17 @@ func (r *RHGD) Reset(x0, y0 []float64) error {
 		r.smp.reset()
 	}
 	r.est.Reset()
+	r.ready = true
 	return nil
 }
+
+// ErrNoStart signifies Step or Hypergradient on an RHGD without a
+// starting point: before its first Reset, or after a Reset that failed.
+// It matches numerr.ErrInvalid.
+var ErrNoStart = numerr.New(numerr.ErrInvalid, "solver: no starting point")
+
+// errNoStart says what to do.
+var errNoStart = fmt.Errorf("%w: call Reset(x0, y0) first (New sets none, and a Reset that failed leaves none)", ErrNoStart)
 
 // X returns the current upper iterate: the RHGD's own slice, read-only.
 func (r *RHGD) X() []float64 { return r.x }
@@ -439,9 +454,14 @@ const (
 	StageUpper    = "upper step and f"       // f, the step size and the upper retraction, the record
 )
 
-// Step runs one epoch. On an error the iterates are left as they were at
-// the start of the epoch's failing part; Run then falls back to the best.
+// Step runs one epoch from the current iterates: call Reset first (Step
+// without a starting point returns Failure and ErrNoStart). On an error
+// the iterates are left as they were at the start of the epoch's failing
+// part; Run then falls back to the best.
 func (r *RHGD) Step() (Status, error) {
+	if !r.ready {
+		return Failure, errNoStart
+	}
 	// The stage marks time the epoch's parts for the benchmark report's
 	// stage profile (internal/stagetime): one atomic load each otherwise.
 	defer stagetime.Mark(StageUpper)
@@ -727,9 +747,13 @@ func (r *RHGD) keep(s int) {
 // otherwise. It is the allocation-free step Estimate is made of: repeated
 // calls continue the random stream (RSHGD's batches) and the lower steps
 // from where the last left off. The returned slice is the RHGD's own. It
-// skips Reset's validation: call Reset first. To see each epoch's
-// hypergradient during a run, use a Recorder (EpochStats.HyperGrad).
+// skips Reset's validation: call Reset first (without a starting point it
+// returns ErrNoStart). To see each epoch's hypergradient during a run,
+// use a Recorder (EpochStats.HyperGrad).
 func (r *RHGD) Hypergradient(lower bool) ([]float64, error) {
+	if !r.ready {
+		return nil, errNoStart
+	}
 	if lower {
 		if _, _, err := r.lower(); err != nil {
 			return nil, err
