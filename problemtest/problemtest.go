@@ -64,6 +64,12 @@ func Run(t *testing.T, p solver.Problem, c Config) {
 			}
 		}
 	}
+	if p.Mx == nil || p.My == nil || p.GradGy == nil {
+		t.Fatal("problemtest: the problem needs Mx, My and GradGy")
+	}
+	if len(c.X) != p.Mx.Len() || len(c.Y) != p.My.Len() {
+		t.Fatalf("problemtest: X has length %d and Y %d, want %d and %d", len(c.X), len(c.Y), p.Mx.Len(), p.My.Len())
+	}
 	g := make([]float64, p.My.Len())
 	if err := p.GradGy(g, &solver.Point{X: c.X, Y: c.Y}); err != nil {
 		t.Fatal(err)

@@ -51,6 +51,10 @@ type ProblemCheck struct {
 // without any gradient to measure them by) fails with a report saying
 // "not run" and why: no present oracle passes unchecked. It returns one
 // report per check; all must be OK.
+//
+// A problem without its manifolds, or a point of the wrong length, not
+// finite or off its manifold, gives one failed report saying so (the
+// error Minimize would return, ErrBadSetting or ErrBadStart).
 func CheckProblem(p Problem, x, y []float64, o *ProblemCheck) []CheckReport {
 	var opt ProblemCheck
 	if o != nil {
@@ -64,6 +68,18 @@ func CheckProblem(p Problem, x, y []float64, o *ProblemCheck) []CheckReport {
 	}
 	if opt.Tol == 0 {
 		opt.Tol = 1e-6
+	}
+	// Outside data, as for Minimize: an error, not a panic deep inside an
+	// oracle or a manifold operation.
+	err := p.check()
+	if err == nil {
+		err = checkStart("x", p.Mx, x)
+	}
+	if err == nil {
+		err = checkStart("y", p.My, y)
+	}
+	if err != nil {
+		return []CheckReport{{Name: "ProblemCheck point", Slope: math.NaN(), Msg: err.Error()}}
 	}
 	c := &problemChecker{p: p, x: x, y: y, o: opt}
 	rnd := rand.New(rand.NewPCG(opt.Seed, 0x9e37))

@@ -310,3 +310,37 @@ func TestCheckProblemLowerSolve(t *testing.T) {
 	assert.False(t, r.OK)
 	assert.Contains(t, r.String(), "not run: it needs GradGy")
 }
+
+// TestCheckProblemBadPoint: a point of the wrong length, not finite or
+// off its manifold, and a problem without its manifolds, give one failed
+// report with the error Minimize returns, where CheckProblem panicked on
+// a wrong-length x.
+func TestCheckProblemBadPoint(t *testing.T) {
+	_, p, mx, my, x0, y0 := quadSetup(65)
+	p = on(p, mx, my)
+	nan := append([]float64(nil), y0...)
+	nan[1] = math.NaN()
+	for _, c := range []struct {
+		name string
+		p    solver.Problem
+		x, y []float64
+		want string
+	}{
+		{"short x", p, x0[:2], y0, "x has length 2, want 4"},
+		{"long y", p, x0, append(y0, 1), "y has length 7, want 6"},
+		{"NaN in y", p, x0, nan, "y[1] = NaN"},
+		{"no manifolds", on(p, nil, nil), x0, y0, "needs both manifolds"},
+	} {
+		var reps []solver.CheckReport
+		require.NotPanics(t, func() { reps = solver.CheckProblem(c.p, c.x, c.y, nil) }, c.name)
+		require.Len(t, reps, 1, c.name)
+		assert.False(t, reps[0].OK, c.name)
+		assert.Contains(t, reps[0].Msg, c.want, c.name)
+	}
+	q := solver.Euclidean(crossProblem(make([]float64, 16), 1, 1))
+	off := make([]float64, 8)
+	off[0] = 2 // not orthonormal
+	reps := solver.CheckProblem(q, off, make([]float64, 8), nil)
+	require.Len(t, reps, 1)
+	assert.Contains(t, reps[0].Msg, "bad initial point: x")
+}
