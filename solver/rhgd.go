@@ -936,5 +936,6 @@ func (r *RHGD) LowerGradNorm(x, y []float64) (float64, error) {
 	return r.my.Norm(y, r.gy), nil
 }
 
-// IsDiverged reports whether err is a divergence.
+// IsDiverged reports whether err is a divergence: the solver's (status
+// Diverged), which errors.Is also matches to numerr.ErrDiverged.
 func IsDiverged(err error) bool { return errors.Is(err, errDiverged) }
