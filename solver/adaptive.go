@@ -28,7 +28,8 @@ type LowerRule struct {
 	// ‖grad_y g(x_k, y)‖ ≤ Tol·‖ĝrad F(x_{k−1})‖, after at most MaxIters
 	// steps.
 	Tol float64
-	// MaxIters caps an adaptive lower loop; default 10·InnerIters.
+	// MaxIters caps an adaptive lower loop; default 10·InnerIters (zero:
+	// the default).
 	MaxIters int
 	// ErrBound, with Tol, ends the lower loop once the lower-level term
 	// of the error bound (EpochStats.HyperGradErrBound), K̂·‖grad_y g‖,
@@ -82,7 +83,7 @@ type UpperRule struct {
 	// Divergence is still detected as with a fixed step.
 	BB bool
 	// MinStep and MaxStep bound the BB step; defaults EtaX/1000 and
-	// 1000·EtaX.
+	// 1000·EtaX (zero: the default).
 	MinStep, MaxStep float64
 }
 

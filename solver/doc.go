@@ -53,11 +53,14 @@
 // an epoch at a time. Settings' zero value works; values out of range are
 // errors naming the setting. ParseSettings reads "eta_x=0.5,epochs=100"
 // specs and Settings.String writes them, from one table (SettingsTable)
-// that the CLI's flags, the C ABI and the Python package follow. In
-// Settings a zero field stands for its default; in a spec a key is left
-// out for that, and 0 for such a key (epochs=0) is an error, never a
-// silent default (SettingInfo.ZeroIsDefault; ParseEstimator does the
-// same for cg:maxiter=0 and the like). Estimate gives the hypergradient
+// that the CLI's flags, the C ABI and the Python package follow. One
+// rule holds for zero everywhere: a setting left out takes its default,
+// and 0 means 0 where 0 is a value of the setting. In a spec an explicit
+// 0 for a setting that has no zero (epochs=0, eta_x=0) is an error, never
+// a silent default (SettingInfo.ZeroIsDefault; ParseEstimator does the
+// same for cg:maxiter=0 and the like); in Go a zero field is a field
+// left out, so Settings{EtaX: 0} runs the default η_x, and a zero
+// GradTol means no gradient test (see Settings). Estimate gives the hypergradient
 // at a point; EstimateLower at a given x after the settings' lower solve,
 // and LowerGradNorm how accurate a lower iterate is. A run stops on its
 // epoch limit, GradTol, Runtime, the context, or trouble: a non-finite

@@ -16,13 +16,29 @@ import (
 // Settings control a run of RHGD. The zero value works: every field's
 // default is stated beside it, and New rejects values out of range with
 // an error naming the setting.
+//
+// Zero follows the rule of every front end (ParseSettings, the CLI, the C
+// ABI, Python): a setting left out takes its default, and 0 means 0 where
+// 0 is a value of the setting. A struct field cannot tell being left out
+// from being 0, so in Go a zero field is a field left out: a setting for
+// which 0 is no value (a zero step size, no epochs;
+// SettingInfo.ZeroIsDefault) takes its default, where a spec's explicit
+// key=0 is an error, and the others mean 0 (GradTol = 0: no gradient
+// test), as key=0 does. EtaX = 0 therefore runs η_x = 0.1, as leaving
+// eta_x out does; it never holds x fixed (EstimateLower gives the lower
+// solution and the hypergradient at a fixed x). Those never 0: EtaX,
+// EtaY, InnerIters, Epochs, DivergeFactor, FDStep, Lower.MaxIters,
+// Upper.MinStep, Upper.MaxStep. WithDefaults returns the values a run
+// uses.
 type Settings struct {
 	// EtaX and EtaY are the upper and lower step sizes η_x and η_y;
-	// default 0.1 each.
+	// default 0.1 each (zero: the default).
 	EtaX, EtaY float64
-	// InnerIters is S, the lower-level steps per epoch; default 20.
+	// InnerIters is S, the lower-level steps per epoch; default 20
+	// (zero: the default).
 	InnerIters int
-	// Epochs is K, the epoch (outer iteration) limit; default 200.
+	// Epochs is K, the epoch (outer iteration) limit; default 200 (zero:
+	// the default).
 	Epochs int
 	// GradTol stops the run once ‖ĝrad F(x_k)‖ ≤ GradTol; zero disables.
 	GradTol float64
@@ -38,14 +54,16 @@ type Settings struct {
 	// first step and at the epoch's first step (a run started at the lower
 	// solution has a first value near zero), and the upper level diverged
 	// when f(x_k, y_{k+1}) rises above the best value seen by more than
-	// DivergeFactor·max(1, |best|) (a too large η_x); default 1e8. Slower
-	// growth ends at a non-finite value, also reported as divergence.
+	// DivergeFactor·max(1, |best|) (a too large η_x); default 1e8 (zero:
+	// the default). Slower growth ends at a non-finite value, also
+	// reported as divergence.
 	DivergeFactor float64
 	// Estimator estimates the hypergradient; nil means CG with its
 	// defaults. ParseEstimator finds one by name.
 	Estimator Estimator
 	// FDStep is the relative step of the finite differences filling a
-	// missing HessGy or CrossGxy; default DefaultFDStep.
+	// missing HessGy or CrossGxy; default DefaultFDStep (zero: the
+	// default).
 	FDStep float64
 	// Batches turns RHGD into RSHGD (paper, Algorithm 2) on a finite-sum
 	// problem; the zero value uses the whole sums.
