@@ -21,7 +21,8 @@
 // The solver gives every iterate a process-unique identity (NewID) and
 // passes it in the Point with x and y. A problem keeps work done at a
 // point (a factorization of y, a matrix of x alone) in a Memo and checks
-// it in O(1); a Point of unknown identity never matches, so results never
+// it in O(1), one Memo.Fill call at the top of each oracle that needs it
+// (ExampleMemo_Fill); a Point of unknown identity never matches, so results never
 // depend on what was evaluated before. CheckProblem tests exactly that,
 // with every derivative. An estimator that comes back to earlier points
 // (AD, in reverse through the lower iterates) makes the solver call
