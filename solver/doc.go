@@ -70,7 +70,20 @@
 // its cause ("lower retraction at epoch 12, step 3: spd: not positive
 // definite: ...") and matched by errors.Is against the numerr sentinels.
 // A failed run returns the best iterate it had. A Recorder sees each
-// epoch's iterates and statistics. Steady-state epochs allocate nothing.
+// epoch's iterates and statistics.
+//
+// Steady-state epochs allocate nothing in rhgd's own work (the solver,
+// the estimators, the manifolds, lapackx), so an epoch allocates nothing
+// when the problem's oracles allocate nothing, which depends on their
+// BLAS: gonum (mat, blas64) calls the global blas64, whose default
+// implementation starts goroutines, and so allocates, for every matrix
+// product (Dgemm) whose result spans four or more 64×64 blocks (more
+// than 64 rows and columns). Oracles that compute through
+// blas.Impl() (rhgd's BLAS) allocate nothing on either backend, and after
+// blas.Init gonum computes on rhgd's BLAS too. On the pure-Go backend
+// rhgd's own LAPACK reaches BLAS through blas64 as well: there, only a
+// program that calls blas.Init has allocation-free epochs at those sizes
+// (see package blas).
 //
 // # Manifolds
 //
