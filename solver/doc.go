@@ -96,9 +96,9 @@
 // caller-supplied destination and allocates nothing after construction.
 // Optional capabilities (Exper, Logger, Distancer, Connection) are found
 // with AsExper and its siblings. A Snapper accepts points within float32
-// rounding of it by projecting them, with a note (SnapPoint); loaders and
-// the C ABI use it on the starting points they are given, while Run
-// checks its start to float64 tolerances.
+// rounding of it by projecting them, with a note (SnapPoint); loaders,
+// the C ABI and Reset (so Run, Estimate, Minimize) use it on the starting
+// points they are given (RHGD.StartNotes).
 //
 // # Checks
 //

@@ -263,8 +263,9 @@ type RHGD struct {
 	pcg    *rand.PCG
 	smp    *sampler // batches of a finite-sum problem; nil otherwise
 
-	ready      bool  // a Reset succeeded: there is a starting point
-	cur        Point // (x, y) with identities; X and Y are r.x and r.y
+	ready      bool     // a Reset succeeded: there is a starting point
+	notes      []string // what Reset did to the starting point (StartNotes)
+	cur        Point    // (x, y) with identities; X and Y are r.x and r.y
 	x, y       []float64
 	hg, gy     []float64
 	bx, by     []float64 // x- and y-sized scratch
@@ -403,19 +404,35 @@ func New(p Problem, s *Settings) (*RHGD, error) {
 // starting point: Step and Hypergradient then fail with ErrNoStart until
 // a Reset succeeds, instead of continuing from the previous run's
 // iterates.
+//
+// Reset accepts the points the loaders, the C ABI and Python accept: a
+// point within float32 rounding of its manifold (a start computed or
+// stored in float32) is projected onto it when the manifold is a Snapper
+// (SnapPoint), and StartNotes says so; x0 and y0 themselves are not
+// modified. A point of the wrong length, not finite or farther off is an
+// error wrapping ErrBadStart.
 func (r *RHGD) Reset(x0, y0 []float64) error {
 	r.ready = false
-	if err := checkStart("x0", r.mx, x0); err != nil {
+	r.notes = r.notes[:0]
+	// Into scratch first: the iterates change only when both are good.
+	nx, err := acceptStart("x0", r.mx, r.bx, x0)
+	if err != nil {
 		return err
 	}
-	if err := checkStart("y0", r.my, y0); err != nil {
+	ny, err := acceptStart("y0", r.my, r.by, y0)
+	if err != nil {
 		return err
 	}
-	copy(r.x, x0)
-	copy(r.y, y0)
+	for _, n := range [...]string{nx, ny} {
+		if n != "" {
+			r.notes = append(r.notes, n)
+		}
+	}
+	copy(r.x, r.bx)
+	copy(r.y, r.by)
 	r.cur.XID, r.cur.YID = NewID(), NewID()
-	copy(r.bestX, x0)
-	copy(r.bestY, y0)
+	copy(r.bestX, r.x)
+	copy(r.bestY, r.y)
 	r.bestF = math.Inf(1)
 	r.stats = Stats{startedWall: time.Now()}
 	r.epoch, r.gy0 = 0, 0
@@ -447,6 +464,12 @@ var ErrNoStart = numerr.New(numerr.ErrInvalid, "solver: no starting point")
 
 // errNoStart says what to do.
 var errNoStart = fmt.Errorf("%w: call Reset(x0, y0) first (New sets none, and a Reset that failed leaves none)", ErrNoStart)
+
+// StartNotes returns what the last successful Reset did to its starting
+// point: one note per point it projected onto its manifold (see Reset),
+// none when it took both as they were. The slice is the RHGD's own,
+// valid until the next Reset.
+func (r *RHGD) StartNotes() []string { return r.notes }
 
 // X returns the current upper iterate: the RHGD's own slice, read-only.
 func (r *RHGD) X() []float64 { return r.x }
@@ -939,15 +962,20 @@ func (r *RHGD) EstimateLower(x, y0 []float64) (hg, y []float64, err error) {
 // component of a finite-sum g), the accuracy of y as a lower solution:
 // for g geodesically μ-strongly convex in y, d(y, y*(x)) ≤ ‖grad_y
 // g‖/μ, and the hypergradient's error is at most a constant times that
-// distance (paper, Lemma 1). It validates x and y as Reset does and uses
-// the RHGD's scratch space (not safe for concurrent use, as the rest).
+// distance (paper, Lemma 1). It validates x and y as Reset does (a point
+// within float32 rounding of its manifold is projected onto it first)
+// and uses the RHGD's scratch space (not safe for concurrent use, as the
+// rest).
 func (r *RHGD) LowerGradNorm(x, y []float64) (float64, error) {
-	if err := checkStart("x", r.mx, x); err != nil {
+	// As Reset accepts them: a point within float32 rounding of its
+	// manifold is projected, into scratch.
+	if _, err := acceptStart("x", r.mx, r.bx, x); err != nil {
 		return 0, err
 	}
-	if err := checkStart("y", r.my, y); err != nil {
+	if _, err := acceptStart("y", r.my, r.by, y); err != nil {
 		return 0, err
 	}
+	x, y = r.bx, r.by
 	if err := r.p.GradGy(r.gy, &Point{X: x, Y: y}); err != nil {
 		return 0, fmt.Errorf("GradGy: %w", err)
 	}
