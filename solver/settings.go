@@ -30,7 +30,8 @@ type SettingInfo struct {
 	Default string
 	// ZeroIsDefault says that the field's zero value is not a value of
 	// its own but stands for Default (Go's Settings{} is the defaults,
-	// as in gonum). A spec cannot say 0 for such a key: ParseSettings
+	// as in gonum: a zero field is a field left out, see Settings). A
+	// spec cannot say 0 for such a key: ParseSettings
 	// rejects it, naming the key and the default, rather than silently
 	// running the default; String leaves the key out while the field is
 	// zero. Keys whose zero means zero (grad_tol=0: off) do not have it.
