@@ -102,12 +102,13 @@ type solveInfo struct {
 	bnorm          float64 // ‖b‖_y
 	vnorm, cvnorm  float64 // ‖v‖_y and ‖G_xy g[v]‖_x
 	wantNorms      bool    // Hyper measures vnorm and cvnorm
+	bias           float64 // the estimator's own estimate of ‖ĝ − grad F‖; NaN: none
 }
 
 func (s *solveInfo) reset() {
 	want := s.wantNorms
 	*s = solveInfo{minEig: math.NaN(), maxEig: math.NaN(), resid: math.NaN(), bnorm: math.NaN(),
-		vnorm: math.NaN(), cvnorm: math.NaN(), wantNorms: want}
+		vnorm: math.NaN(), cvnorm: math.NaN(), wantNorms: want, bias: math.NaN()}
 }
 
 // Spectrum returns Lanczos estimates of the smallest and largest
@@ -133,6 +134,11 @@ func (e *Env) SetSpectrum(lo, hi float64) { e.info.minEig, e.info.maxEig = lo, h
 func (e *Env) SetSolve(bnorm, resid, damping float64) {
 	e.info.bnorm, e.info.resid, e.info.damping = bnorm, resid, damping
 }
+
+// SetBias records an estimator's own a-posteriori estimate of its error
+// ‖ĝ − grad F(x)‖ (FirstOrder's penalty bias): it is then the epoch's
+// error bound, and GradTol and RelGradTol stop on ‖ĝ‖ plus it.
+func (e *Env) SetBias(b float64) { e.info.bias = b }
 
 // WantsNorms reports whether the solver computes an error bound this
 // run, so that an estimator measures the norms it needs (‖b − H v‖).

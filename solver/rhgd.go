@@ -332,7 +332,7 @@ func New(p Problem, s *Settings) (*RHGD, error) {
 	}
 	r.env = &Env{Mx: mx, My: my, p: &r.p, etaY: st.EtaY, inner: st.InnerIters, rnd: rand.New(pcg), stats: &r.stats, smp: r.smp,
 		bx: make([]float64, mx.Len()), lz: newLanczos(my.Len(), cmp.Or(st.Lanczos, DefaultLanczosSteps))}
-	r.env.info.wantNorms = st.Recorder != nil || st.Lower.ErrBound
+	r.env.info.wantNorms = st.Recorder != nil || st.Lower.ErrBound || st.GradTol > 0 || st.RelGradTol > 0
 	r.env.info.reset()
 	// Problem.LowerSteps replaces exactly the fixed sequence of S
 	// Euclidean gradient steps on the full g, with no use for the points
@@ -464,7 +464,13 @@ func (r *RHGD) Step() (Status, error) {
 		r.hgNorm0 = hgNorm
 	}
 	eta := r.upperStepSize(f, hgNorm)
-	done := r.s.GradTol > 0 && hgNorm <= r.s.GradTol || r.s.RelGradTol > 0 && hgNorm <= r.s.RelGradTol*r.hgNorm0
+	// An estimator that knows its bias (FirstOrder) stops only where ‖ĝ‖
+	// plus the bias is within the tolerance.
+	stopNorm := hgNorm
+	if b := r.env.info.bias; !math.IsNaN(b) {
+		stopNorm += b
+	}
+	done := r.s.GradTol > 0 && stopNorm <= r.s.GradTol || r.s.RelGradTol > 0 && stopNorm <= r.s.RelGradTol*r.hgNorm0
 	var rerr error
 	if !done {
 		// x_{k+1} goes to r.bx; x stays x_k until the epoch is recorded.
