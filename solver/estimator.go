@@ -345,7 +345,9 @@ func (e *Env) Hyper(dst []float64, pt *Point, v []float64) error {
 //	ad                               AD through the lower steps
 //	gda                              GDA (min-max problems)
 //	fo[:lambda=X,growth=X,power=X,   FirstOrder, gradients only (defaults
-//	    zsteps=N,eta=X,ztol=X]       10, 10, 1/3 (1/7 sampled), S, η_y, 0)
+//	    zsteps=N,eta=X,ztol=X]       10, adaptive λ (growth 10, power 1/3
+//	                                 when either is given; 10, 1/7 sampled),
+//	                                 S, η_y, 0)
 //
 // A key given twice is an error, and so is 0 for a key whose zero stands
 // for its default (cg:maxiter=0 is not "no iterations"; see
@@ -428,8 +430,8 @@ var estimatorKeys = []estimatorKey{
 	{est: "ns", key: "power", def: "10", hint: "a negative power skips the λ_max check, which needs gamma"},
 	{est: "ns", key: "damping"},
 	{est: "fo", key: "lambda", def: "10"},
-	{est: "fo", key: "growth", def: "10", hint: "a negative growth keeps λ fixed"},
-	{est: "fo", key: "power", def: "1/3, or 1/7 with minibatches"},
+	{est: "fo", key: "growth", def: "λ adapts to the bias estimate; 10 with power or minibatches", hint: "a negative growth keeps λ fixed"},
+	{est: "fo", key: "power", def: "λ adapts to the bias estimate; 1/3 with growth, 1/7 with minibatches"},
 	{est: "fo", key: "zsteps", def: "the solver's inner"},
 	{est: "fo", key: "eta", def: "the solver's eta_y"},
 	{est: "fo", key: "ztol"},

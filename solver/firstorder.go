@@ -248,7 +248,7 @@ type firstOrder struct {
 	// Scratch.
 	gz, fz, yn   []float64 // My-sized
 	gx, gxy, gyd []float64 // Mx-sized
-	g2, t1, t2   []float64
+	g2, t1       []float64
 	ypt          Point // (x, y'), y' = yn one lower step from y
 }
 
@@ -283,7 +283,7 @@ func (fo *firstOrder) Estimate(dst []float64, at *Point) error {
 	env := fo.env
 	lam := fo.lambda()
 	fo.k++
-	if err := fo.steps(&fo.pen, at, lam); err != nil {
+	if err := fo.steps(&fo.pen, at, lam, fo.wantBias); err != nil {
 		return err
 	}
 	// ĝ = grad_x f(x, z) + λ (grad_x g(x, z) − grad_x g(x, y)), all in T_x;
@@ -321,7 +321,7 @@ func (fo *firstOrder) bias(dst []float64, at *Point, lam float64) (bias, pen, ta
 		fo.pen2.has = true
 		fo.pen2.pt.YID = NewID()
 	}
-	if err := fo.steps(&fo.pen2, at, 2*lam); err != nil {
+	if err := fo.steps(&fo.pen2, at, 2*lam, false); err != nil {
 		return 0, 0, 0, err
 	}
 	if err := fo.penaltyGrad(fo.g2, &fo.pen2.pt, 2*lam); err != nil {
@@ -453,13 +453,13 @@ const (
 
 // biasRatio is the adaptive rule's bound on the penalty's bias estimate
 // relative to ‖ĝ‖.
-var biasRatio = 0.5
+const biasRatio = 0.5
 
 // steps moves it's z by the z steps of the penalty problem at λ from its
 // warm start (y at the first estimate), keeping the point before the last
-// step and the last step's ratio of gradient norms when the bias is
-// estimated.
-func (fo *firstOrder) steps(it *penaltyIterate, at *Point, lam float64) error {
+// step and the last step's ratio of gradient norms when tail asks for
+// them (the bias estimate's lag term).
+func (fo *firstOrder) steps(it *penaltyIterate, at *Point, lam float64, tail bool) error {
 	env, my := fo.env, fo.env.My
 	if !it.has {
 		copy(it.z, at.Y)
@@ -479,13 +479,13 @@ func (fo *firstOrder) steps(it *penaltyIterate, at *Point, lam float64) error {
 		if err := fo.zgrad(&it.pt, lam); err != nil {
 			return err
 		}
-		if tol > 0 || t == fo.zsteps-1 || fo.wantBias {
+		if tol > 0 || t == fo.zsteps-1 || tail {
 			prev = gnorm
 			if gnorm = my.Norm(it.z, fo.gz); gnorm <= tol {
 				break
 			}
 		}
-		if fo.wantBias {
+		if tail {
 			copy(it.zp, it.z)
 			it.ppt = it.pt
 		}
@@ -500,8 +500,10 @@ func (fo *firstOrder) steps(it *penaltyIterate, at *Point, lam float64) error {
 	if math.IsNaN(gnorm) || math.IsInf(gnorm, 0) {
 		return fmt.Errorf("FO: %w: z gradient norm %v", numerr.ErrNotFinite, gnorm)
 	}
-	env.SetResidual(gnorm)
-	if !fo.wantBias {
+	if it == &fo.pen {
+		env.SetResidual(gnorm)
+	}
+	if !tail {
 		return nil
 	}
 	it.ppt.Y = it.zp

@@ -25,11 +25,17 @@ type Settings struct {
 	// Epochs is K, the epoch (outer iteration) limit; default 200.
 	Epochs int
 	// GradTol stops the run once ‖ĝrad F(x_k)‖ ≤ GradTol; zero disables.
+	// An estimator that estimates its own bias (FirstOrder: Env.SetBias)
+	// stops once ‖ĝrad F(x_k)‖ plus that estimate is ≤ GradTol instead:
+	// then ‖grad F(x_k)‖ ≤ GradTol wherever the estimate is at least the
+	// true error, and its small ‖ĝ‖ at a stationary point of its penalty
+	// does not stop the run.
 	GradTol float64
 	// RelGradTol stops the run once ‖ĝrad F(x_k)‖ ≤ RelGradTol·‖ĝrad
-	// F(x_0)‖, the first epoch's norm; zero disables. Either tolerance
-	// stops the run (status GradientThreshold). AdaptiveSettings sets it
-	// to DefaultRelGradTol.
+	// F(x_0)‖, the first epoch's norm (plus the bias estimate on the left,
+	// as for GradTol); zero disables. Either tolerance stops the run
+	// (status GradientThreshold). AdaptiveSettings sets it to
+	// DefaultRelGradTol.
 	RelGradTol float64
 	// Runtime stops the run once it has taken this long; zero disables.
 	Runtime time.Duration
@@ -175,7 +181,8 @@ type EpochStats struct {
 	// error bound"), from the lower gradient norm, the solve's residual
 	// and the spectrum estimate: NaN without a spectrum estimate
 	// (Settings.Lanczos, or CG), +Inf when the estimated λ_min is not
-	// positive.
+	// positive. Under FirstOrder it is that estimator's own bias estimate
+	// (gradients only; see FirstOrder).
 	HyperGradErrBound float64
 	Elapsed           time.Duration
 	Stats             Stats // cumulative counts
