@@ -46,7 +46,10 @@
 // grad_x f(x, z) + λ(grad_x g(x, z) − grad_x g(x, y)) and a growing λ. Its
 // bias is O(1/λ) and errors in y and z enter multiplied by λ, so it wants
 // an accurate lower solve; it runs on problems with no second-order
-// oracle, with nothing filled by finite differences.
+// oracle, with nothing filled by finite differences. It estimates its own
+// bias with gradients only (Richardson extrapolation in λ and the lower
+// iterates' geometric tail), reports it as the error bound, stops
+// GradTol and RelGradTol on ‖ĝ‖ plus it, and by default adapts λ to it.
 //
 // # Running
 //
@@ -199,6 +202,10 @@
 //   - ‖grad_y g‖ = EpochStats.LowerGradNorm, at the last lower gradient's
 //     point (one step before y_{k+1}: an overestimate for contracting
 //     lower steps).
+//
+// FirstOrder reports its own estimate instead (Env.SetBias; see
+// FirstOrder): the formula above is for ĝ = grad_x f − C[v], and FO
+// forms no v and no spectrum estimate.
 //
 // Since μ̂ ≥ μ and Ĉ ≤ ‖C‖, the estimate is not a proof; on the synthetic
 // problem (problems/synthetic's TestErrorBound, against HINV at the exact

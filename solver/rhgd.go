@@ -41,11 +41,17 @@ type Settings struct {
 	// the default).
 	Epochs int
 	// GradTol stops the run once ‖ĝrad F(x_k)‖ ≤ GradTol; zero disables.
+	// An estimator that estimates its own bias (FirstOrder: Env.SetBias)
+	// stops once ‖ĝrad F(x_k)‖ plus that estimate is ≤ GradTol instead:
+	// then ‖grad F(x_k)‖ ≤ GradTol wherever the estimate is at least the
+	// true error, and its small ‖ĝ‖ at a stationary point of its penalty
+	// does not stop the run.
 	GradTol float64
 	// RelGradTol stops the run once ‖ĝrad F(x_k)‖ ≤ RelGradTol·‖ĝrad
-	// F(x_0)‖, the first epoch's norm; zero disables. Either tolerance
-	// stops the run (status GradientThreshold). AdaptiveSettings sets it
-	// to DefaultRelGradTol.
+	// F(x_0)‖, the first epoch's norm (plus the bias estimate on the left,
+	// as for GradTol); zero disables. Either tolerance stops the run
+	// (status GradientThreshold). AdaptiveSettings sets it to
+	// DefaultRelGradTol.
 	RelGradTol float64
 	// Runtime stops the run once it has taken this long; zero disables.
 	Runtime time.Duration
@@ -193,7 +199,8 @@ type EpochStats struct {
 	// error bound"), from the lower gradient norm, the solve's residual
 	// and the spectrum estimate: NaN without a spectrum estimate
 	// (Settings.Lanczos, or CG), +Inf when the estimated λ_min is not
-	// positive.
+	// positive. Under FirstOrder it is that estimator's own bias estimate
+	// (gradients only; see FirstOrder).
 	HyperGradErrBound float64
 	Elapsed           time.Duration
 	Stats             Stats // cumulative counts
@@ -366,7 +373,7 @@ func New(p Problem, s *Settings) (*RHGD, error) {
 	}
 	r.env = &Env{Mx: mx, My: my, p: &r.p, etaY: st.EtaY, inner: st.InnerIters, rnd: rand.New(pcg), stats: &r.stats, smp: r.smp,
 		bx: make([]float64, mx.Len()), lz: newLanczos(my.Len(), cmp.Or(st.Lanczos, DefaultLanczosSteps))}
-	r.env.info.wantNorms = st.Recorder != nil || st.Lower.ErrBound
+	r.env.info.wantNorms = st.Recorder != nil || st.Lower.ErrBound || st.GradTol > 0 || st.RelGradTol > 0
 	r.env.info.reset()
 	// Problem.LowerSteps replaces exactly the fixed sequence of S
 	// Euclidean gradient steps on the full g, with no use for the points
@@ -543,7 +550,13 @@ func (r *RHGD) Step() (Status, error) {
 		r.hgNorm0 = hgNorm
 	}
 	eta := r.upperStepSize(f, hgNorm)
-	done := r.s.GradTol > 0 && hgNorm <= r.s.GradTol || r.s.RelGradTol > 0 && hgNorm <= r.s.RelGradTol*r.hgNorm0
+	// An estimator that knows its bias (FirstOrder) stops only where ‖ĝ‖
+	// plus the bias is within the tolerance.
+	stopNorm := hgNorm
+	if b := r.env.info.bias; !math.IsNaN(b) {
+		stopNorm += b
+	}
+	done := r.s.GradTol > 0 && stopNorm <= r.s.GradTol || r.s.RelGradTol > 0 && stopNorm <= r.s.RelGradTol*r.hgNorm0
 	var rerr error
 	if !done {
 		// x_{k+1} goes to r.bx; x stays x_k until the epoch is recorded.
