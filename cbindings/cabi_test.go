@@ -134,6 +134,7 @@ func TestCodeOf(t *testing.T) {
 		{coupling.ErrSinkhornNotConverged, enotconv}, {lapackx.ErrLapack, enotconv},
 		{numerr.ErrNotFinite, enumeric}, {numerr.ErrNotPosDef, enumeric}, {numerr.ErrSingular, enumeric},
 		{numerr.ErrOverflow, enumeric}, {numerr.ErrUnderflow, enumeric}, {numerr.ErrNotSymmetric, enumeric},
+		{numerr.ErrDiverged, enumeric}, {fmt.Errorf("epoch 3: %w", solver.Diverged.Err()), enumeric},
 		{input("a", numerr.ErrNotPosDef), einval}, {input("a", numerr.ErrNotFinite), einval},
 		{fmt.Errorf("x: %w", errBadHandle), ebadh}, {errBusy, ebusy}, {errCallback, ecallback},
 		{errors.New("unclassified"), einternal}, {stiefel.ErrNotOrthonormal, einval},

@@ -163,7 +163,7 @@ func codeOf(err error) int {
 	case errors.Is(err, numerr.ErrNotFinite), errors.Is(err, numerr.ErrNotPosDef),
 		errors.Is(err, numerr.ErrNotSymmetric), errors.Is(err, numerr.ErrSingular),
 		errors.Is(err, numerr.ErrOverflow), errors.Is(err, numerr.ErrUnderflow),
-		solver.IsDiverged(err):
+		errors.Is(err, numerr.ErrDiverged):
 		return codeNumeric
 	}
 	return codeInternal

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rhgd/rhgd/cbindings/internal/ctest"
 	"github.com/rhgd/rhgd/internal/f32test"
+	"github.com/rhgd/rhgd/problems"
 	"github.com/rhgd/rhgd/problems/synthetic"
 	"github.com/rhgd/rhgd/spd"
 	"github.com/rhgd/rhgd/stiefel"
@@ -42,7 +43,7 @@ func TestFloat32Inputs(t *testing.T) {
 	}
 	x, y := data.X, data.Y
 	path := filepath.Join(t.TempDir(), "f32.npz")
-	if err := f32test.WriteNPZ(path, map[string][]float64{"X": x, "Y": y, "W0": w0, "M0": f32test.Sym(m0, d), "nu": {0.01}},
+	if err := problems.WriteNPZ(path, f32test.Float32(map[string][]float64{"X": x, "Y": y, "W0": w0, "M0": f32test.Sym(m0, d), "nu": {0.01}}),
 		map[string][]int{"X": {n, d}, "Y": {n, r}, "W0": {d, r}, "M0": {d, d}}); err != nil {
 		t.Fatal(err)
 	}

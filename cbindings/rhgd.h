@@ -799,9 +799,11 @@ typedef struct rhgd_solver {
  *   eta_x, eta_y   step sizes (default 0.1)
  *   inner          lower steps per epoch, S (default 20)
  *   epochs         epoch limit, K (default 200)
- *   grad_tol       stop at ||hypergradient|| <= grad_tol (default 0: off)
+ *   grad_tol       stop at ||hypergradient|| <= grad_tol (default 0: off);
+ *                  under the "fo" estimator, at ||hypergradient|| plus its
+ *                  bias estimate (hypergrad_err_bound) <= grad_tol
  *   rel_grad_tol   stop at ||hypergradient|| <= rel_grad_tol times its first
- *                  value (default 0: off)
+ *                  value (default 0: off); "fo": plus its bias estimate
  *   runtime        time limit in seconds, or a duration such as "1m30s"
  *                  (default 0: off)
  *   diverge        divergence factor (default 1e8)
@@ -878,7 +880,8 @@ typedef struct rhgd_epoch {
     double hypergrad_err_bound; /* a-posteriori estimate of ||hypergradient
                                    estimate - true hypergradient||: NaN without
                                    a spectrum estimate, +Inf when
-                                   lower_min_eig <= 0 */
+                                   lower_min_eig <= 0; under "fo", its own
+                                   gradients-only bias estimate */
 } rhgd_epoch;
 
 /* The epoch callback returns 0 to continue and nonzero to cancel the run

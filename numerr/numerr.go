@@ -40,6 +40,10 @@ var (
 	// ErrNotConverged signifies an iteration that stopped before reaching
 	// its tolerance.
 	ErrNotConverged = errors.New("not converged")
+	// ErrDiverged signifies an iteration whose iterates or values grew
+	// without bound, or beyond the factor it allows (solver's
+	// Settings.DivergeFactor), or left the floats.
+	ErrDiverged = errors.New("diverged")
 )
 
 // sentinel is a package-specific sentinel that also matches its parent.

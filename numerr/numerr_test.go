@@ -28,3 +28,18 @@ func TestNewMatchesParent(t *testing.T) {
 		t.Fatalf("%v allocations", a)
 	}
 }
+
+// TestSentinelsDistinct: no shared sentinel matches another, so that
+// errors.Is tells every condition apart (ErrDiverged, added for the
+// solver's divergences, among them).
+func TestSentinelsDistinct(t *testing.T) {
+	all := []error{numerr.ErrInvalid, numerr.ErrNotFinite, numerr.ErrNotSymmetric, numerr.ErrNotPosDef,
+		numerr.ErrSingular, numerr.ErrOverflow, numerr.ErrUnderflow, numerr.ErrNotConverged, numerr.ErrDiverged}
+	for i, a := range all {
+		for j, b := range all {
+			if errors.Is(a, b) != (i == j) {
+				t.Errorf("errors.Is(%v, %v) = %v", a, b, i != j)
+			}
+		}
+	}
+}

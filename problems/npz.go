@@ -278,9 +278,12 @@ func (z *NPZ) Scalar(name string) (float64, error) {
 	return v[0], nil
 }
 
-// WriteNPZ writes float64 arrays with their shapes to a new .npz file at
-// path, for numpy-based implementations to read the same data.
-func WriteNPZ(path string, arrays map[string][]float64, shapes map[string][]int) error {
+// WriteNPZ writes arrays with their shapes (nil: one axis) to a new .npz
+// file at path, for numpy-based implementations to read the same data:
+// float64 arrays as numpy's dtype float64 ('<f8'), float32 arrays as
+// float32 ('<f4'), the data of float32 pipelines. It is the one .npz
+// writer: tests write their float32 files with it too.
+func WriteNPZ[T float32 | float64](path string, arrays map[string][]T, shapes map[string][]int) error {
 	w, err := npz.Create(path)
 	if err != nil {
 		return err
@@ -296,21 +299,21 @@ func WriteNPZ(path string, arrays map[string][]float64, shapes map[string][]int)
 
 // denseOf returns v, of the given shape (nil: 1-d), as the nested slices
 // npyio writes with that shape; at most three axes.
-func denseOf(v []float64, shape []int) any {
+func denseOf[T float32 | float64](v []T, shape []int) any {
 	switch len(shape) {
 	case 0, 1:
 		return v
 	case 2:
-		out := make([][]float64, shape[0])
+		out := make([][]T, shape[0])
 		for i := range out {
 			out[i] = v[i*shape[1] : (i+1)*shape[1]]
 		}
 		return out
 	case 3:
-		out := make([][][]float64, shape[0])
+		out := make([][][]T, shape[0])
 		m := shape[1] * shape[2]
 		for i := range out {
-			out[i] = denseOf(v[i*m:(i+1)*m], shape[1:]).([][]float64)
+			out[i] = denseOf(v[i*m:(i+1)*m], shape[1:]).([][]T)
 		}
 		return out
 	}

@@ -7,9 +7,13 @@
 // lower point away from the solution and at a critical one, which it
 // finds itself when Config.YStar is nil: gradients by the Taylor slope of
 // their objective along the retraction, Hessian and cross-derivative
-// products by the slope of the gradient they differentiate, the inverse
-// Hessian against the Hessian both ways, and answers cached by point
-// identity (Memo) against fresh ones.
+// products by the slope of the gradient they differentiate (and CrossGxy
+// through its adjoint, the difference of GradGy along x, when there is
+// no GradGx), the inverse Hessian against the Hessian both ways,
+// LowerSolve for a point where the lower gradient vanishes, and answers
+// cached by point identity (Memo) against fresh ones. A check that
+// cannot run (an oracle with nothing to check it against) fails, saying
+// so.
 // solver.CheckProblem stays the in-process check (it returns reports
 // instead of failing a test).
 //
@@ -59,6 +63,12 @@ func Run(t *testing.T, p solver.Problem, c Config) {
 				t.Log(r)
 			}
 		}
+	}
+	if p.Mx == nil || p.My == nil || p.GradGy == nil {
+		t.Fatal("problemtest: the problem needs Mx, My and GradGy")
+	}
+	if len(c.X) != p.Mx.Len() || len(c.Y) != p.My.Len() {
+		t.Fatalf("problemtest: X has length %d and Y %d, want %d and %d", len(c.X), len(c.Y), p.Mx.Len(), p.My.Len())
 	}
 	g := make([]float64, p.My.Len())
 	if err := p.GradGy(g, &solver.Point{X: c.X, Y: c.Y}); err != nil {

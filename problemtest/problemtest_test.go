@@ -61,26 +61,69 @@ func quadratic(hessScale float64) (solver.Problem, []float64, []float64) {
 
 func TestCorrectProblemPasses(t *testing.T) {
 	p, x, y := quadratic(1)
+	p.LowerSolve = func(dst []float64, pt *solver.Point) error {
+		for i := range dst {
+			dst[i] = pt.X[i] / []float64{1, 2, 4}[i]
+		}
+		return nil
+	}
 	problemtest.Run(t, p, problemtest.Config{X: x, Y: y, Seed: 1})
 }
 
-// TestBrokenProblem runs only inside TestCatchesWrongHessian's child
-// process, where it must fail.
+// broken is the defect TestBrokenProblem plants: a HessGy twice the true
+// Hessian, a LowerSolve returning twice y*, or a CrossGxy 1% off on a
+// problem whose CrossGxy only GradGy can check (no GradGx, no CrossGyx).
+var broken = map[string]func(p *solver.Problem){
+	"hess": func(p *solver.Problem) {
+		q, _, _ := quadratic(2)
+		p.HessGy = q.HessGy
+	},
+	"lowersolve": func(p *solver.Problem) {
+		p.LowerSolve = func(dst []float64, pt *solver.Point) error {
+			for i := range dst {
+				dst[i] = 2 * pt.X[i] / []float64{1, 2, 4}[i]
+			}
+			return nil
+		}
+	},
+	"cross": func(p *solver.Problem) {
+		p.GradGx = nil
+		p.CrossGxy = func(dst []float64, pt *solver.Point, v []float64) error {
+			for i := range dst {
+				dst[i] = -1.01 * v[i]
+			}
+			return nil
+		}
+	},
+}
+
+// TestBrokenProblem runs only inside TestCatchesDefects' child
+// processes, where it must fail.
 func TestBrokenProblem(t *testing.T) {
-	if os.Getenv("PROBLEMTEST_BROKEN") != "1" {
-		t.Skip("run by TestCatchesWrongHessian")
+	plant, ok := broken[os.Getenv("PROBLEMTEST_BROKEN")]
+	if !ok {
+		t.Skip("run by TestCatchesDefects")
 	}
-	p, x, y := quadratic(2)
+	p, x, y := quadratic(1)
+	plant(&p)
 	problemtest.Run(t, p, problemtest.Config{X: x, Y: y, EtaY: 0.1, Seed: 1})
 }
 
-// TestCatchesWrongHessian: a problem whose HessGy is twice the true
-// Hessian must fail the suite.
-func TestCatchesWrongHessian(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "-test.run", "^TestBrokenProblem$", "-test.v")
-	cmd.Env = append(os.Environ(), "PROBLEMTEST_BROKEN=1")
-	out, err := cmd.CombinedOutput()
-	require.Error(t, err, "the suite passed a problem with a wrong Hessian:\n%s", out)
-	require.Contains(t, string(out), "HessGy: Hessian: FAILED", "%s", out)
-	require.Contains(t, string(out), "--- FAIL: TestBrokenProblem/", "%s", out)
+// TestCatchesDefects: the suite fails a problem whose HessGy is twice the
+// true Hessian, one whose LowerSolve returns 2y* (before, LowerSolve was
+// not checked) and one whose CrossGxy is 1% off with only GradGy to
+// difference (before, such a CrossGxy was not checked either).
+func TestCatchesDefects(t *testing.T) {
+	for defect, want := range map[string]string{
+		"hess":       "HessGy: Hessian: FAILED",
+		"lowersolve": "LowerSolve: stationary point: FAILED",
+		"cross":      "CrossGxy: against differences of GradGy: FAILED",
+	} {
+		cmd := exec.Command(os.Args[0], "-test.run", "^TestBrokenProblem$", "-test.v")
+		cmd.Env = append(os.Environ(), "PROBLEMTEST_BROKEN="+defect)
+		out, err := cmd.CombinedOutput()
+		require.Error(t, err, "the suite passed a problem with a planted defect (%s):\n%s", defect, out)
+		require.Contains(t, string(out), want, "%s", out)
+		require.Contains(t, string(out), "--- FAIL: TestBrokenProblem/", "%s", out)
+	}
 }

@@ -21,13 +21,15 @@ import (
 type LowerRule struct {
 	// UseLowerSolve replaces the steps by Problem.LowerSolve, the exact
 	// lower solution, when the problem has one (and is ignored when it
-	// has not).
+	// has not). Each solution is checked by one GradGy (see
+	// Problem.LowerSolve).
 	UseLowerSolve bool
 	// Tol, when positive, ends an epoch's lower loop as soon as
 	// ‖grad_y g(x_k, y)‖ ≤ Tol·‖ĝrad F(x_{k−1})‖, after at most MaxIters
 	// steps.
 	Tol float64
-	// MaxIters caps an adaptive lower loop; default 10·InnerIters.
+	// MaxIters caps an adaptive lower loop; default 10·InnerIters (zero:
+	// the default).
 	MaxIters int
 	// ErrBound, with Tol, ends the lower loop once the lower-level term
 	// of the error bound (EpochStats.HyperGradErrBound), K̂·‖grad_y g‖,
@@ -81,7 +83,7 @@ type UpperRule struct {
 	// Divergence is still detected as with a fixed step.
 	BB bool
 	// MinStep and MaxStep bound the BB step; defaults EtaX/1000 and
-	// 1000·EtaX.
+	// 1000·EtaX (zero: the default).
 	MinStep, MaxStep float64
 }
 

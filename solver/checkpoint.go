@@ -214,6 +214,15 @@ func (r *RHGD) appendState(e *stateEnc) {
 	e.f64s(r.gWin)
 	e.f64s(r.fWin)
 	e.pcg(r.pcg)
+	e.f64(r.lsCurv)
+	e.bool(r.lsPCG != nil)
+	if r.lsPCG != nil {
+		e.pcg(r.lsPCG)
+	}
+	e.u64(uint64(len(r.notes)))
+	for _, n := range r.notes {
+		e.str(n)
+	}
 	e.bool(r.smp != nil)
 	if r.smp != nil {
 		e.pcg(r.smp.pcg)
@@ -235,6 +244,9 @@ type savedState struct {
 	bb         [2]savedBB
 	gWin, fWin []float64
 	pcg, spcg  rand.PCG
+	lsCurv     float64
+	lsPCG      rand.PCG
+	notes      []string
 	idx        [numBatches][]int
 }
 
@@ -402,6 +414,17 @@ func (r *RHGD) decodeState(d *stateDec, s *savedState) {
 	s.gWin = d.f64sMax("lower window", cap(r.gWin))
 	s.fWin = d.f64sMax("upper window", cap(r.fWin))
 	d.pcgInto(&s.pcg, "estimators' random stream")
+	s.lsCurv = d.f64("LowerSolve check's curvature")
+	if has := d.bool("LowerSolve check"); d.err == nil && has != (r.lsPCG != nil) {
+		d.err = fmt.Errorf("LowerSolve check's random stream present %v, want %v", has, r.lsPCG != nil)
+	}
+	if r.lsPCG != nil {
+		d.pcgInto(&s.lsPCG, "LowerSolve check's random stream")
+	}
+	n := d.count("start notes", 8)
+	for i := 0; i < n && d.err == nil; i++ {
+		s.notes = append(s.notes, d.str("start note"))
+	}
 	if has := d.bool("sampler"); d.err == nil && has != (r.smp != nil) {
 		d.err = fmt.Errorf("RSHGD's sampler present %v, want %v", has, r.smp != nil)
 	}
@@ -446,6 +469,11 @@ func (r *RHGD) commit(s *savedState) {
 		r.fWin = append(r.fWin[:0], s.fWin...)
 	}
 	*r.pcg = s.pcg
+	r.lsCurv = s.lsCurv
+	if r.lsPCG != nil {
+		*r.lsPCG = s.lsPCG
+	}
+	r.notes = append(r.notes[:0], s.notes...)
 	if r.smp != nil {
 		*r.smp.pcg = s.spcg
 		for i := range r.smp.b {

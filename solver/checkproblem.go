@@ -36,14 +36,25 @@ type ProblemCheck struct {
 // retraction curve in x (CheckCrossDerivative with the roles of x and y
 // swapped: y stays fixed, so grad_y g stays in T_y and needs no
 // transport), each by the t² slope of its error, and the adjointness
-// ⟨G_xy[v], u⟩_x = ⟨v, G_yx[u]⟩_y in each of those reports (so a CrossGxy
-// without GradGx is still checked, through an exact CrossGyx, and a
-// CrossGyx without GradGy through an exact CrossGxy; with neither
-// gradient the adjointness has a report of its own), HessGyInv against
-// HessGy both ways, and that
-// evaluations by point identity (Memo caches) agree with fresh ones
-// whatever was evaluated in between. An oracle that returns an error fails
-// its check. It returns one report per check; all must be OK.
+// ⟨G_xy[v], u⟩_x = ⟨v, G_yx[u]⟩_y in each of those reports (with neither
+// gradient the adjointness has a report of its own). Without GradGx,
+// CrossGxy is also checked on its own, through that adjointness with the
+// central difference of GradGy along x (the slope of the scalar's
+// error). HessGyInv is checked against HessGy both ways; LowerSolve, from
+// the warm start y, for a point of My where ‖grad_y g‖_F is at most Tol
+// times the gradient's scale (the larger of its value at y and ‖y*‖_F
+// times g's curvature there, measured by a difference of GradGy, so that
+// the check also holds at a critical y); and evaluations by point
+// identity (Memo caches) against fresh ones, whatever was evaluated in
+// between. An oracle that returns an error fails its check, and a check
+// that cannot run for want of another oracle (LowerSolve or CrossGxy
+// without any gradient to measure them by) fails with a report saying
+// "not run" and why: no present oracle passes unchecked. It returns one
+// report per check; all must be OK.
+//
+// A problem without its manifolds, or a point of the wrong length, not
+// finite or off its manifold, gives one failed report saying so (the
+// error Minimize would return, ErrBadSetting or ErrBadStart).
 func CheckProblem(p Problem, x, y []float64, o *ProblemCheck) []CheckReport {
 	var opt ProblemCheck
 	if o != nil {
@@ -57,6 +68,18 @@ func CheckProblem(p Problem, x, y []float64, o *ProblemCheck) []CheckReport {
 	}
 	if opt.Tol == 0 {
 		opt.Tol = 1e-6
+	}
+	// Outside data, as for Minimize: an error, not a panic deep inside an
+	// oracle or a manifold operation.
+	err := p.check()
+	if err == nil {
+		err = checkStart("x", p.Mx, x)
+	}
+	if err == nil {
+		err = checkStart("y", p.My, y)
+	}
+	if err != nil {
+		return []CheckReport{{Name: "ProblemCheck point", Slope: math.NaN(), Msg: err.Error()}}
 	}
 	c := &problemChecker{p: p, x: x, y: y, o: opt}
 	rnd := rand.New(rand.NewPCG(opt.Seed, 0x9e37))
@@ -86,8 +109,17 @@ func CheckProblem(p Problem, x, y []float64, o *ProblemCheck) []CheckReport {
 	if p.HessGyInv != nil && p.HessGy != nil {
 		c.checkInverse()
 	}
+	if p.LowerSolve != nil {
+		c.checkLowerSolve(rnd)
+	}
 	c.checkCaches()
 	return c.reports
+}
+
+// notRun appends a failed report for a check that could not run, saying
+// why: a present oracle is never passed unchecked.
+func (c *problemChecker) notRun(name, why string) {
+	c.add(name, CheckReport{Slope: math.NaN(), Msg: "not run: " + why})
 }
 
 // problemChecker holds CheckProblem's state.
@@ -213,6 +245,16 @@ func (c *problemChecker) checkCross() {
 			swap(p.CrossGyx), adj, c.y, c.x, c.uy, c.ux)
 		c.add("CrossGyx", r)
 	}
+	if p.CrossGxy != nil && p.GradGx == nil {
+		// CrossGxy on its own, which every estimator but HINV uses:
+		// ⟨G_xy[v], u⟩_x against ⟨v, D_x grad_y g[u]⟩_y, the latter by
+		// central differences of GradGy along R_x(±t·u).
+		if p.GradGy != nil {
+			c.add("CrossGxy", c.crossByGradGy())
+		} else if p.CrossGyx == nil {
+			c.notRun("CrossGxy", "it needs GradGx or GradGy to be differenced, or CrossGyx for its adjointness")
+		}
+	}
 	if !xy && !yx && p.CrossGxy != nil && p.CrossGyx != nil {
 		a, b := make([]float64, mx.Len()), make([]float64, my.Len())
 		c.cross(p.CrossGxy)(a, c.x, c.y, c.uy)
@@ -222,6 +264,76 @@ func (c *problemChecker) checkCross() {
 			"adjoint": math.Abs(l-r) / (mx.Norm(c.x, a)*mx.Norm(c.x, c.ux) + my.Norm(c.y, c.uy)*my.Norm(c.y, b) + tiny),
 		}, c.o.Tol)
 	}
+}
+
+// crossByGradGy checks CrossGxy against GradGy alone: the remainder
+// E(t) = |⟨v, (grad_y g(R_x(tu), y) − grad_y g(R_x(−tu), y))/2t⟩_y −
+// ⟨G_xy g[v], u⟩_x| must fall as t², since D_x grad_y g is the adjoint of
+// G_xy g = D_y grad_x g (both are the mixed second derivative of g).
+// y stays fixed, so grad_y g stays in T_y and needs no transport, as in
+// the CrossGyx check. G_xy g[v] must also be tangent at x.
+func (c *problemChecker) crossByGradGy() CheckReport {
+	p, mx, my := c.p, c.p.Mx, c.p.My
+	sx, sy := newScratch(mx, 4), newScratch(my, 3)
+	want, xp, xm, buf := sx[0], sx[1], sx[2], sx[3]
+	gp, gm, g0 := sy[0], sy[1], sy[2]
+	c.call("CrossGxy", p.CrossGxy(want, &Point{X: c.x, Y: c.y}, c.uy))
+	a := mx.Inner(c.x, want, c.ux)
+	r := CheckReport{Name: "against differences of GradGy", Want: 2, AtLeast: true, Steps: checkSteps()[:13],
+		Residuals: map[string]float64{"tangency": tangency(mx, c.x, want, buf)}}
+	grad := func(dst, xx []float64) { c.call("GradGy", p.GradGy(dst, &Point{X: xx, Y: c.y})) }
+	for _, t := range r.Steps {
+		if mx.Retract(xp, c.x, c.ux, t) != nil || mx.Retract(xm, c.x, c.ux, -t) != nil {
+			r.Errors = append(r.Errors, math.NaN())
+			continue
+		}
+		grad(gp, xp)
+		grad(gm, xm)
+		for i := range gp {
+			gp[i] = (gp[i] - gm[i]) / (2 * t)
+		}
+		r.Errors = append(r.Errors, math.Abs(my.Inner(c.y, c.uy, gp)-a))
+	}
+	// As in CheckCrossDerivative: the difference divides rounding of size
+	// ε‖grad‖ by t, down to t = 1e−4.
+	grad(g0, c.x)
+	r.finish(1e3 * eps * (my.Norm(c.y, g0)*my.Norm(c.y, c.uy) + math.Abs(a) + tiny) / 1e-4)
+	return r
+}
+
+// checkLowerSolve checks that LowerSolve, from the warm start y, returns
+// a point y* of My at which grad_y g vanishes: ‖grad_y g(x, y*)‖_F at
+// most Tol times the gradient's scale, the larger of ‖grad_y g(x, y)‖_F
+// at the warm start and ‖y*‖_F times g's curvature near y* (gradScale,
+// as the run measures it; at a critical y the warm start's gradient is
+// rounding too).
+func (c *problemChecker) checkLowerSolve(rnd *rand.Rand) {
+	p, my := c.p, c.p.My
+	if p.GradGy == nil {
+		c.notRun("LowerSolve", "it needs GradGy to check that its point is stationary")
+		return
+	}
+	n := my.Len()
+	ys, g0, g1, u, yt, g := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	if err := p.LowerSolve(ys, &Point{X: c.x, Y: c.y}); err != nil {
+		c.call("LowerSolve", err)
+		c.notRun("LowerSolve", "LowerSolve failed")
+		return
+	}
+	if err := my.CheckPoint(ys); err != nil {
+		c.add("LowerSolve", CheckReport{Slope: math.NaN(), Msg: fmt.Sprintf("its point is not on My: %v", err)})
+		return
+	}
+	c.call("GradGy", p.GradGy(g0, &Point{X: c.x, Y: c.y}))
+	c.call("GradGy", p.GradGy(g1, &Point{X: c.x, Y: ys}))
+	curv, err := gradScale(p.GradGy, my, &Point{X: c.x, Y: ys}, ys, g1, max(frob(ys), frob(c.y)), rnd, u, yt, g)
+	c.call("GradGy", err)
+	scale := max(frob(g0), curv*max(frob(ys), frob(c.y)))
+	if !(scale > 0) {
+		c.notRun("LowerSolve", "no scale to measure the gradient against (zero gradient at the warm start and near the solution)")
+		return
+	}
+	c.result("LowerSolve: stationary point", map[string]float64{"‖grad_y g(x, y*)‖/scale": frob(g1) / scale}, c.o.Tol)
 }
 
 // checkInverse checks H(H⁻¹v) = v and H⁻¹(Hv) = v.
@@ -248,6 +360,7 @@ func (c *problemChecker) checkCaches() {
 	p, mx, my := c.p, c.p.Mx, c.p.My
 	x2, y2 := make([]float64, mx.Len()), make([]float64, my.Len())
 	if mx.Retract(x2, c.x, c.ux, 0.3) != nil || my.Retract(y2, c.y, c.uy, 0.3) != nil {
+		c.notRun("caches", "the retraction to a second point failed")
 		return
 	}
 	idX, idY, idX2, idY2 := NewID(), NewID(), NewID(), NewID()

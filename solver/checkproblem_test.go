@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/rhgd/rhgd/euclid"
 	"github.com/rhgd/rhgd/solver"
 	"github.com/rhgd/rhgd/stiefel"
@@ -115,7 +118,8 @@ func TestCheckProblemCrossGyx(t *testing.T) {
 		{"CrossGyx right, no CrossGxy", func(e *solver.EuclideanProblem) { e.CrossGxy = nil }, 1, 1, ""},
 		{"CrossGyx ×1.01, no CrossGxy", func(e *solver.EuclideanProblem) { e.CrossGxy = nil }, 1.01, 1, "CrossGyx"},
 		{"CrossGyx ×1.01, both gradients", nil, 1.01, 1, "CrossGyx CrossGxy"}, // adjointness fails in CrossGxy's
-		{"CrossGxy ×1.01, no GradGx", func(e *solver.EuclideanProblem) { e.GradGx = nil }, 1, 1.01, "CrossGyx"},
+		// Differences of GradGy check CrossGxy on its own too.
+		{"CrossGxy ×1.01, no GradGx", func(e *solver.EuclideanProblem) { e.GradGx = nil }, 1, 1.01, "CrossGyx CrossGxy"},
 		{"CrossGxy right, no GradGx", func(e *solver.EuclideanProblem) { e.GradGx = nil }, 1, 1, ""},
 	} {
 		e := crossProblem(a, tc.sy, tc.sx)
@@ -212,4 +216,131 @@ func TestCheckProblemExact(t *testing.T) {
 	if len(failed) != 2 || !failed["GradFx: gradient"] || !failed["GradFy: gradient"] {
 		t.Errorf("NaN objective: gradient reports failed as not finite: %v", failed)
 	}
+}
+
+// TestCheckProblemCrossGxyAlone: CrossGxy, which every estimator but HINV
+// uses, is checked with GradGy alone (differences along x, against its
+// adjointness), where before it went unchecked and unreported without
+// GradGx or CrossGyx; and with no gradient and no CrossGyx, a report
+// says that its check did not run, instead of nothing.
+func TestCheckProblemCrossGxyAlone(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(63, 63))
+	a := make([]float64, 16)
+	for i := range a {
+		a[i] = rnd.NormFloat64()
+	}
+	x, y := make([]float64, 8), make([]float64, 8)
+	stiefel.New(4, 2).RandPoint(x, rnd)
+	for i := range y {
+		y[i] = rnd.NormFloat64()
+	}
+	report := func(e solver.EuclideanProblem) solver.CheckReport {
+		t.Helper()
+		var found []solver.CheckReport
+		for _, r := range solver.CheckProblem(solver.Euclidean(e), x, y, &solver.ProblemCheck{Seed: 5}) {
+			if strings.HasPrefix(r.Name, "CrossGxy") {
+				found = append(found, r)
+			}
+		}
+		require.Len(t, found, 1, "%v", found)
+		return found[0]
+	}
+	for _, s := range []float64{1, 1.01, -1} {
+		e := crossProblem(a, 1, s)
+		e.GradGx, e.CrossGyx = nil, nil
+		r := report(e)
+		assert.Equal(t, s == 1, r.OK, "CrossGxy ×%v: %v", s, r)
+		assert.Contains(t, r.Name, "differences of GradGy")
+		if s == 1 {
+			assert.InDelta(t, 2, r.Slope, 0.2, "%v", r)
+		}
+	}
+	e := crossProblem(a, 1, 1)
+	e.GradGx, e.CrossGyx, e.GradGy, e.HessGy = nil, nil, nil, nil
+	r := report(e)
+	assert.False(t, r.OK)
+	assert.Contains(t, r.String(), "not run: it needs GradGx or GradGy")
+}
+
+// TestCheckProblemLowerSolve: CheckProblem checks that LowerSolve returns
+// a stationary point of g(x, ·), from a warm start away from it and from
+// the solution itself (where the warm start's gradient is rounding too);
+// before, LowerSolve was not checked at all, and 2y* passed. Without
+// GradGy the check reports that it did not run.
+func TestCheckProblemLowerSolve(t *testing.T) {
+	e, p, mx, my, x0, _ := quadSetup(64)
+	p = on(p, mx, my)
+	ystar := e.ystar(x0)
+	away := make([]float64, len(ystar))
+	for i := range away {
+		away[i] = ystar[i] + 1
+	}
+	lowerSolve := func(scale float64) func([]float64, *solver.Point) error {
+		return func(dst []float64, pt *solver.Point) error {
+			for i, v := range e.ystar(pt.X) {
+				dst[i] = scale * v
+			}
+			return nil
+		}
+	}
+	report := func(p solver.Problem, y []float64) solver.CheckReport {
+		t.Helper()
+		var found []solver.CheckReport
+		for _, r := range solver.CheckProblem(p, x0, y, nil) {
+			if strings.HasPrefix(r.Name, "LowerSolve") {
+				found = append(found, r)
+			}
+		}
+		require.Len(t, found, 1, "%v", found)
+		return found[0]
+	}
+	for _, c := range []struct {
+		scale float64
+		ok    bool
+	}{{1, true}, {2, false}, {1 + 1e-4, false}} {
+		p.LowerSolve = lowerSolve(c.scale)
+		for _, y := range [][]float64{away, ystar} {
+			r := report(p, y)
+			assert.Equal(t, c.ok, r.OK, "LowerSolve = %v·y*: %v", c.scale, r)
+		}
+	}
+	p.LowerSolve = lowerSolve(1)
+	p.GradGy = nil
+	r := report(p, away)
+	assert.False(t, r.OK)
+	assert.Contains(t, r.String(), "not run: it needs GradGy")
+}
+
+// TestCheckProblemBadPoint: a point of the wrong length, not finite or
+// off its manifold, and a problem without its manifolds, give one failed
+// report with the error Minimize returns, where CheckProblem panicked on
+// a wrong-length x.
+func TestCheckProblemBadPoint(t *testing.T) {
+	_, p, mx, my, x0, y0 := quadSetup(65)
+	p = on(p, mx, my)
+	nan := append([]float64(nil), y0...)
+	nan[1] = math.NaN()
+	for _, c := range []struct {
+		name string
+		p    solver.Problem
+		x, y []float64
+		want string
+	}{
+		{"short x", p, x0[:2], y0, "x has length 2, want 4"},
+		{"long y", p, x0, append(y0, 1), "y has length 7, want 6"},
+		{"NaN in y", p, x0, nan, "y[1] = NaN"},
+		{"no manifolds", on(p, nil, nil), x0, y0, "needs both manifolds"},
+	} {
+		var reps []solver.CheckReport
+		require.NotPanics(t, func() { reps = solver.CheckProblem(c.p, c.x, c.y, nil) }, c.name)
+		require.Len(t, reps, 1, c.name)
+		assert.False(t, reps[0].OK, c.name)
+		assert.Contains(t, reps[0].Msg, c.want, c.name)
+	}
+	q := solver.Euclidean(crossProblem(make([]float64, 16), 1, 1))
+	off := make([]float64, 8)
+	off[0] = 2 // not orthonormal
+	reps := solver.CheckProblem(q, off, make([]float64, 8), nil)
+	require.Len(t, reps, 1)
+	assert.Contains(t, reps[0].Msg, "bad initial point: x")
 }

@@ -21,7 +21,8 @@
 // The solver gives every iterate a process-unique identity (NewID) and
 // passes it in the Point with x and y. A problem keeps work done at a
 // point (a factorization of y, a matrix of x alone) in a Memo and checks
-// it in O(1); a Point of unknown identity never matches, so results never
+// it in O(1), one Memo.Fill call at the top of each oracle that needs it
+// (ExampleMemo_Fill); a Point of unknown identity never matches, so results never
 // depend on what was evaluated before. CheckProblem tests exactly that,
 // with every derivative. An estimator that comes back to earlier points
 // (AD, in reverse through the lower iterates) makes the solver call
@@ -45,7 +46,10 @@
 // grad_x f(x, z) + λ(grad_x g(x, z) − grad_x g(x, y)) and a growing λ. Its
 // bias is O(1/λ) and errors in y and z enter multiplied by λ, so it wants
 // an accurate lower solve; it runs on problems with no second-order
-// oracle, with nothing filled by finite differences.
+// oracle, with nothing filled by finite differences. It estimates its own
+// bias with gradients only (Richardson extrapolation in λ and the lower
+// iterates' geometric tail), reports it as the error bound, stops
+// GradTol and RelGradTol on ‖ĝ‖ plus it, and by default adapts λ to it.
 //
 // # Running
 //
@@ -53,11 +57,14 @@
 // an epoch at a time. Settings' zero value works; values out of range are
 // errors naming the setting. ParseSettings reads "eta_x=0.5,epochs=100"
 // specs and Settings.String writes them, from one table (SettingsTable)
-// that the CLI's flags, the C ABI and the Python package follow. In
-// Settings a zero field stands for its default; in a spec a key is left
-// out for that, and 0 for such a key (epochs=0) is an error, never a
-// silent default (SettingInfo.ZeroIsDefault; ParseEstimator does the
-// same for cg:maxiter=0 and the like). Estimate gives the hypergradient
+// that the CLI's flags, the C ABI and the Python package follow. One
+// rule holds for zero everywhere: a setting left out takes its default,
+// and 0 means 0 where 0 is a value of the setting. In a spec an explicit
+// 0 for a setting that has no zero (epochs=0, eta_x=0) is an error, never
+// a silent default (SettingInfo.ZeroIsDefault; ParseEstimator does the
+// same for cg:maxiter=0 and the like); in Go a zero field is a field
+// left out, so Settings{EtaX: 0} runs the default η_x, and a zero
+// GradTol means no gradient test (see Settings). Estimate gives the hypergradient
 // at a point; EstimateLower at a given x after the settings' lower solve,
 // and LowerGradNorm how accurate a lower iterate is. A run stops on its
 // epoch limit, GradTol, Runtime, the context, or trouble: a non-finite
@@ -66,7 +73,20 @@
 // its cause ("lower retraction at epoch 12, step 3: spd: not positive
 // definite: ...") and matched by errors.Is against the numerr sentinels.
 // A failed run returns the best iterate it had. A Recorder sees each
-// epoch's iterates and statistics. Steady-state epochs allocate nothing.
+// epoch's iterates and statistics.
+//
+// Steady-state epochs allocate nothing in rhgd's own work (the solver,
+// the estimators, the manifolds, lapackx), so an epoch allocates nothing
+// when the problem's oracles allocate nothing, which depends on their
+// BLAS: gonum (mat, blas64) calls the global blas64, whose default
+// implementation starts goroutines, and so allocates, for every matrix
+// product (Dgemm) whose result spans four or more 64×64 blocks (more
+// than 64 rows and columns). Oracles that compute through
+// blas.Impl() (rhgd's BLAS) allocate nothing on either backend, and after
+// blas.Init gonum computes on rhgd's BLAS too. On the pure-Go backend
+// rhgd's own LAPACK reaches BLAS through blas64 as well: there, only a
+// program that calls blas.Init has allocation-free epochs at those sizes
+// (see package blas).
 //
 // A long run survives its process: SaveState writes the whole state
 // between epochs (iterates, best iterate, counts, the step-size rules'
@@ -90,9 +110,9 @@
 // caller-supplied destination and allocates nothing after construction.
 // Optional capabilities (Exper, Logger, Distancer, Connection) are found
 // with AsExper and its siblings. A Snapper accepts points within float32
-// rounding of it by projecting them, with a note (SnapPoint); loaders and
-// the C ABI use it on the starting points they are given, while Run
-// checks its start to float64 tolerances.
+// rounding of it by projecting them, with a note (SnapPoint); loaders,
+// the C ABI and Reset (so Run, Estimate, Minimize) use it on the starting
+// points they are given (RHGD.StartNotes).
 //
 // # Checks
 //
@@ -193,6 +213,10 @@
 //   - ‖grad_y g‖ = EpochStats.LowerGradNorm, at the last lower gradient's
 //     point (one step before y_{k+1}: an overestimate for contracting
 //     lower steps).
+//
+// FirstOrder reports its own estimate instead (Env.SetBias; see
+// FirstOrder): the formula above is for ĝ = grad_x f − C[v], and FO
+// forms no v and no spectrum estimate.
 //
 // Since μ̂ ≥ μ and Ĉ ≤ ‖C‖, the estimate is not a proof; on the synthetic
 // problem (problems/synthetic's TestErrorBound, against HINV at the exact

@@ -110,12 +110,13 @@ type solveInfo struct {
 	bnorm          float64 // ‖b‖_y
 	vnorm, cvnorm  float64 // ‖v‖_y and ‖G_xy g[v]‖_x
 	wantNorms      bool    // Hyper measures vnorm and cvnorm
+	bias           float64 // the estimator's own estimate of ‖ĝ − grad F‖; NaN: none
 }
 
 func (s *solveInfo) reset() {
 	want := s.wantNorms
 	*s = solveInfo{minEig: math.NaN(), maxEig: math.NaN(), resid: math.NaN(), bnorm: math.NaN(),
-		vnorm: math.NaN(), cvnorm: math.NaN(), wantNorms: want}
+		vnorm: math.NaN(), cvnorm: math.NaN(), wantNorms: want, bias: math.NaN()}
 }
 
 // Spectrum returns Lanczos estimates of the smallest and largest
@@ -141,6 +142,11 @@ func (e *Env) SetSpectrum(lo, hi float64) { e.info.minEig, e.info.maxEig = lo, h
 func (e *Env) SetSolve(bnorm, resid, damping float64) {
 	e.info.bnorm, e.info.resid, e.info.damping = bnorm, resid, damping
 }
+
+// SetBias records an estimator's own a-posteriori estimate of its error
+// ‖ĝ − grad F(x)‖ (FirstOrder's penalty bias): it is then the epoch's
+// error bound, and GradTol and RelGradTol stop on ‖ĝ‖ plus it.
+func (e *Env) SetBias(b float64) { e.info.bias = b }
 
 // WantsNorms reports whether the solver computes an error bound this
 // run, so that an estimator measures the norms it needs (‖b − H v‖).
@@ -347,7 +353,9 @@ func (e *Env) Hyper(dst []float64, pt *Point, v []float64) error {
 //	ad                               AD through the lower steps
 //	gda                              GDA (min-max problems)
 //	fo[:lambda=X,growth=X,power=X,   FirstOrder, gradients only (defaults
-//	    zsteps=N,eta=X,ztol=X]       10, 10, 1/3 (1/7 sampled), S, η_y, 0)
+//	    zsteps=N,eta=X,ztol=X]       10, adaptive λ (growth 10, power 1/3
+//	                                 when either is given; 10, 1/7 sampled),
+//	                                 S, η_y, 0)
 //
 // A key given twice is an error, and so is 0 for a key whose zero stands
 // for its default (cg:maxiter=0 is not "no iterations"; see
@@ -430,8 +438,8 @@ var estimatorKeys = []estimatorKey{
 	{est: "ns", key: "power", def: "10", hint: "a negative power skips the λ_max check, which needs gamma"},
 	{est: "ns", key: "damping"},
 	{est: "fo", key: "lambda", def: "10"},
-	{est: "fo", key: "growth", def: "10", hint: "a negative growth keeps λ fixed"},
-	{est: "fo", key: "power", def: "1/3, or 1/7 with minibatches"},
+	{est: "fo", key: "growth", def: "λ adapts to the bias estimate; 10 with power or minibatches", hint: "a negative growth keeps λ fixed"},
+	{est: "fo", key: "power", def: "λ adapts to the bias estimate; 1/3 with growth, 1/7 with minibatches"},
 	{est: "fo", key: "zsteps", def: "the solver's inner"},
 	{est: "fo", key: "eta", def: "the solver's eta_y"},
 	{est: "fo", key: "ztol"},

@@ -20,6 +20,16 @@ type EuclideanProblem struct {
 	CrossGxy func(dst []float64, pt *Point, v []float64) error
 	// CrossGyx sets dst to D_x ∇_y g[u] = ∇²_yx g[u].
 	CrossGyx func(dst []float64, pt *Point, u []float64) error
+	// HessGyInv sets dst to the inverse of the lower Hessian applied to
+	// v, for the HINV estimator. It is Problem.HessGyInv, passed through
+	// unchanged: the inverse of the Riemannian Hessian that Euclidean
+	// makes of HessGy. On a Euclidean space My (IsEuclideanSpace, as for
+	// a ridge head's weights) that is (∇²_yy g)⁻¹[v]; on a curved My it
+	// is not the conversion of the Euclidean inverse, which has none.
+	HessGyInv func(dst []float64, pt *Point, v []float64) error
+	// LowerSolve sets dst to y*(x), as Problem.LowerSolve (a point, the
+	// same in either geometry), passed through unchanged.
+	LowerSolve func(dst []float64, pt *Point) error
 }
 
 // Euclidean returns the Riemannian problem on e.Mx × e.My that e
@@ -32,8 +42,8 @@ type EuclideanProblem struct {
 // grad_x g(x, y) = Φ_x(∇_x g(x, y)) with Φ_x the linear map EGradToRGrad at
 // x, which does not depend on y, so its derivative in y along v is
 // Φ_x(D_y ∇_x g[v]). Likewise G_yx g[u] = D_x(Φ_y(∇_y g))[u] =
-// Φ_y(D_x ∇_y g[u]) for u ∈ T_x. A nil Euclidean oracle leaves the
-// Riemannian one nil.
+// Φ_y(D_x ∇_y g[u]) for u ∈ T_x. HessGyInv and LowerSolve pass through
+// unchanged. A nil Euclidean oracle leaves the Riemannian one nil.
 //
 // The Hessian needs ∇_y g at the point (but on a EuclideanSpace My, where
 // it is ∇²_yy g itself); it is kept from the last GradGy or HessGy call at
@@ -42,7 +52,7 @@ type EuclideanProblem struct {
 // use the problem from one goroutine.
 func Euclidean(e EuclideanProblem) Problem {
 	mx, my := e.Mx, e.My
-	p := Problem{Mx: mx, My: my, NF: e.NF, NG: e.NG, F: e.F, G: e.G}
+	p := Problem{Mx: mx, My: my, NF: e.NF, NG: e.NG, F: e.F, G: e.G, HessGyInv: e.HessGyInv, LowerSolve: e.LowerSolve}
 	if mx == nil || my == nil {
 		return p // New reports the missing manifolds
 	}

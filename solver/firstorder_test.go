@@ -28,7 +28,10 @@ func TestFirstOrderSpec(t *testing.T) {
 	require.Equal(t, e, back)
 	e, err = solver.ParseEstimator("firstorder")
 	require.NoError(t, err)
-	require.Equal(t, "fo:lambda=10,growth=10", e.(*solver.FirstOrder).String())
+	require.Equal(t, "fo:lambda=10", e.(*solver.FirstOrder).String()) // the adaptive λ
+	e, err = solver.ParseEstimator("fo:power=0.5")
+	require.NoError(t, err)
+	require.Equal(t, "fo:lambda=10,growth=10,power=0.5", e.(*solver.FirstOrder).String())
 	e, err = solver.ParseEstimator("fo:growth=-1")
 	require.NoError(t, err)
 	require.Equal(t, "fo:lambda=10,growth=-1", e.(*solver.FirstOrder).String())
@@ -125,12 +128,17 @@ func TestFirstOrderSynthetic(t *testing.T) {
 	t.Logf("HINV f %.10f; FO f %.10f (rel %.2g), within 1e-4 from epoch %d; %+v", ref, res.F, math.Abs(res.F-ref)/math.Abs(ref), rec.first, res.Stats)
 	require.GreaterOrEqual(t, rec.first, 0, "f never stayed within 1e-4 of HINV's")
 	require.Zero(t, res.Stats.HessVecs+res.Stats.CrossVecs)
-	require.Equal(t, 2*res.Stats.Epochs, rec.gradGx)
-	require.Equal(t, 20*res.Stats.Epochs, rec.gradFy)
-	// S = 20 lower steps and 20 z steps per epoch, and the final lower
-	// solve's S steps at the returned x.
-	require.Equal(t, 40*res.Stats.Epochs+set.InnerIters, res.Stats.LowerGrads)
-	require.Equal(t, 20*res.Stats.Epochs, res.Stats.Iterations)
+	// With a Recorder fo estimates its bias (and its default λ adapts to
+	// it): per epoch, grad_x g at y, at y' (one more lower step), at z, at
+	// z before its last step and at the 2λ iterate z₂; grad_y f at the 21
+	// points of z's loop (20 steps, and the gradient at the end for the
+	// last step's ratio) and the 20 of z₂'s.
+	require.Equal(t, 5*res.Stats.Epochs, rec.gradGx)
+	require.Equal(t, 41*res.Stats.Epochs, rec.gradFy)
+	// S = 20 lower steps, 21 + 20 z gradients and the bias's lower step
+	// (2) per epoch, and the final lower solve's S steps at the returned x.
+	require.Equal(t, 63*res.Stats.Epochs+set.InnerIters, res.Stats.LowerGrads)
+	require.Equal(t, 40*res.Stats.Epochs, res.Stats.Iterations)
 }
 
 // TestFirstOrderHyperrep: on a small hyper-representation problem

@@ -156,6 +156,9 @@ func cgRitz(alpha, beta, diag, off []float64, m int) (lo, hi float64) {
 // epoch's solve and the lower gradient norm gy: NaN without a spectrum
 // estimate, +Inf when λ̂_min ≤ 0. It allocates nothing.
 func (s *solveInfo) errorBound(gy float64) float64 {
+	if !math.IsNaN(s.bias) {
+		return s.bias
+	}
 	k, c := s.lowerFactor()
 	if math.IsNaN(k) || math.IsNaN(gy) || math.IsInf(k, 0) {
 		return k * max(gy, 1) // NaN or +Inf

@@ -5,7 +5,8 @@ package solver
 // work (a factorization of y, products computed in the forward pass) for
 // every lower iterate of an epoch, which AD visits again in reverse order
 // (see Problem.Retain). The values live in the caller's buffers, one set
-// per slot. The pattern, after setting On and calling Resize once:
+// per slot. The pattern, after setting On and calling Resize once, is
+// Fill's:
 //
 //	i := r.Find(pt)
 //	if i < 0 {
@@ -67,6 +68,23 @@ func (r *MemoRing) Take() int {
 		r.next = 0
 	}
 	return i
+}
+
+// Fill returns the slot holding the value at pt, computing it there
+// first when no slot holds it: it takes a slot, calls fill(i, pt) to
+// compute the value into slot i's buffers, and stores pt in the slot when
+// fill returns nil. On fill's error it returns −1 and the error, and the
+// slot holds nothing. It allocates nothing.
+func (r *MemoRing) Fill(pt *Point, fill func(i int, pt *Point) error) (int, error) {
+	if i := r.Find(pt); i >= 0 {
+		return i, nil
+	}
+	i := r.Take()
+	if err := fill(i, pt); err != nil {
+		return -1, err
+	}
+	r.Store(i, pt)
+	return i, nil
 }
 
 // Store records that slot i's value now belongs to pt.

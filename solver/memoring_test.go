@@ -1,6 +1,7 @@
 package solver_test
 
 import (
+	"errors"
 	"math/rand/v2"
 	"testing"
 
@@ -100,3 +101,82 @@ func TestRetain(t *testing.T) {
 		require.Equal(t, tc.want, got, tc.est.Name())
 	}
 }
+
+// TestMemoFill: Memo.Fill and MemoRing.Fill compute a value only at a
+// point they do not hold it for, keep nothing when the computation
+// fails (the next call computes again), return its error as it is, and
+// allocate nothing with a method value or closure as fill.
+func TestMemoFill(t *testing.T) {
+	calls := 0
+	boom := errors.New("boom")
+	var fail bool
+	fill := func(*solver.Point) error {
+		calls++
+		if fail {
+			return boom
+		}
+		return nil
+	}
+	m := solver.Memo{On: solver.OnX}
+	pt := &solver.Point{XID: solver.NewID(), YID: solver.NewID()}
+	require.NoError(t, m.Fill(pt, fill))
+	require.NoError(t, m.Fill(&solver.Point{XID: pt.XID, YID: solver.NewID()}, fill), "On = OnX: y does not matter")
+	require.Equal(t, 1, calls)
+	require.NoError(t, m.Fill(&solver.Point{XID: pt.XID}, fill))
+	require.Equal(t, 1, calls)
+	require.NoError(t, m.Fill(&solver.Point{}, fill), "an unknown identity is computed afresh")
+	require.Equal(t, 2, calls)
+	fail = true
+	other := &solver.Point{XID: solver.NewID()}
+	require.ErrorIs(t, m.Fill(other, fill), boom)
+	require.False(t, m.Valid(other))
+	require.False(t, m.Valid(pt), "the value was overwritten in part")
+	fail = false
+	require.NoError(t, m.Fill(other, fill))
+	require.True(t, m.Valid(other))
+	require.Equal(t, 4, calls)
+
+	r := solver.MemoRing{On: solver.OnY}
+	r.Resize(2)
+	slots := 0
+	rfill := func(i int, _ *solver.Point) error {
+		slots++
+		if fail {
+			return boom
+		}
+		return nil
+	}
+	p1, p2, p3 := &solver.Point{YID: solver.NewID()}, &solver.Point{YID: solver.NewID()}, &solver.Point{YID: solver.NewID()}
+	for _, c := range []struct {
+		pt    *solver.Point
+		slot  int
+		slots int
+	}{{p1, 0, 1}, {p2, 1, 2}, {p1, 0, 2}, {p3, 0, 3}, {p2, 1, 3}} {
+		i, err := r.Fill(c.pt, rfill)
+		require.NoError(t, err)
+		require.Equal(t, c.slot, i)
+		require.Equal(t, c.slots, slots)
+	}
+	fail = true
+	i, err := r.Fill(p1, rfill)
+	require.ErrorIs(t, err, boom)
+	require.Equal(t, -1, i)
+	require.Equal(t, -1, r.Find(p1))
+
+	if race.Enabled {
+		return // allocation counts under -race
+	}
+	fail = false
+	h := &counter{}
+	require.Zero(t, testing.AllocsPerRun(100, func() {
+		pt.XID, pt.YID = solver.NewID(), solver.NewID()
+		_ = m.Fill(pt, h.fill)
+		_, _ = r.Fill(pt, h.fillSlot)
+	}))
+}
+
+// counter's methods are fills, passed as method values.
+type counter struct{ n int }
+
+func (c *counter) fill(*solver.Point) error              { c.n++; return nil }
+func (c *counter) fillSlot(_ int, _ *solver.Point) error { c.n++; return nil }

@@ -43,7 +43,14 @@ const (
 )
 
 // Memo remembers the Point a cached value was computed at, by identity.
-// The pattern, with On set once to what the value depends on:
+// Fill is the whole pattern in one call, with On set once to what the
+// value depends on:
+//
+//	if err := m.Fill(pt, p.factorY); err != nil { // p.factorY(pt) fills the buffer
+//		return err
+//	}
+//
+// which is
 //
 //	if !m.Valid(pt) {
 //		m.Reset() // the buffer is about to change
@@ -87,3 +94,21 @@ func (m *Memo) Store(pt *Point) {
 
 // Reset forgets the value.
 func (m *Memo) Reset() { m.valid = false }
+
+// Fill makes the memo's value the one at pt: unless the memo holds it
+// already, it forgets the value, calls fill(pt) to compute it into the
+// caller's buffers, and records pt when fill returns nil; fill's error is
+// returned as it is. An oracle then starts with one call per piece of
+// shared work. Fill allocates nothing (a method value or closure passed
+// as fill does not escape).
+func (m *Memo) Fill(pt *Point, fill func(*Point) error) error {
+	if m.Valid(pt) {
+		return nil
+	}
+	m.Reset()
+	if err := fill(pt); err != nil {
+		return err
+	}
+	m.Store(pt)
+	return nil
+}

@@ -74,7 +74,11 @@ type Problem struct {
 	// LowerSolve sets dst to the lower solution y*(x) = argmin_y g(x, y)
 	// (pt.Y is the current lower iterate, a warm start where that helps);
 	// optional: a closed form, when the problem has one, that
-	// Settings.Lower.UseLowerSolve runs instead of lower steps.
+	// Settings.Lower.UseLowerSolve runs instead of lower steps. The run
+	// checks each point it returns with one GradGy there: a lower
+	// gradient above 1e-3 of its scale (‖y‖ times g's curvature, measured
+	// once per run) stops the run with ErrLowerSolve. CheckProblem
+	// checks it to ProblemCheck.Tol.
 	LowerSolve func(dst []float64, pt *Point) error
 
 	// LowerSteps, optional, runs n of the paper's lower steps in one call
@@ -165,6 +169,28 @@ func (p *Problem) check() error {
 		return fmt.Errorf("%w: NF = %d, NG = %d components", ErrBadSetting, p.NF, p.NG)
 	}
 	return nil
+}
+
+// acceptStart copies x, the point named name, into dst as a point of m,
+// by the rule of the loaders and the C ABI (SnapPoint): x as it is when
+// m.CheckPoint accepts it, else x projected onto m when m is a Snapper
+// and x is within float32 rounding of m, with the note saying so ("x0:
+// ‖XᵀX − I‖_F = 1.1e-07, re-orthonormalized (polar factor)"). A point of
+// the wrong length, not finite, or farther off m is an error wrapping
+// ErrBadStart. dst may be x. Only a projection allocates.
+func acceptStart(name string, m Manifold, dst, x []float64) (note string, err error) {
+	if err := checkStart(name, m, x); err == nil {
+		copy(dst, x)
+		return "", nil
+	} else if _, ok := m.(Snapper); !ok || len(x) != m.Len() || firstNotFinite(x) >= 0 {
+		return "", err
+	}
+	copy(dst, x)
+	note, err = SnapPoint(m, dst)
+	if err != nil {
+		return "", fmt.Errorf("%w: %s: %w", ErrBadStart, name, err)
+	}
+	return name + ": " + note, nil
 }
 
 // checkStart validates an initial point on m.

@@ -16,20 +16,42 @@ import (
 // Settings control a run of RHGD. The zero value works: every field's
 // default is stated beside it, and New rejects values out of range with
 // an error naming the setting.
+//
+// Zero follows the rule of every front end (ParseSettings, the CLI, the C
+// ABI, Python): a setting left out takes its default, and 0 means 0 where
+// 0 is a value of the setting. A struct field cannot tell being left out
+// from being 0, so in Go a zero field is a field left out: a setting for
+// which 0 is no value (a zero step size, no epochs;
+// SettingInfo.ZeroIsDefault) takes its default, where a spec's explicit
+// key=0 is an error, and the others mean 0 (GradTol = 0: no gradient
+// test), as key=0 does. EtaX = 0 therefore runs η_x = 0.1, as leaving
+// eta_x out does; it never holds x fixed (EstimateLower gives the lower
+// solution and the hypergradient at a fixed x). Those never 0: EtaX,
+// EtaY, InnerIters, Epochs, DivergeFactor, FDStep, Lower.MaxIters,
+// Upper.MinStep, Upper.MaxStep. WithDefaults returns the values a run
+// uses.
 type Settings struct {
 	// EtaX and EtaY are the upper and lower step sizes η_x and η_y;
-	// default 0.1 each.
+	// default 0.1 each (zero: the default).
 	EtaX, EtaY float64
-	// InnerIters is S, the lower-level steps per epoch; default 20.
+	// InnerIters is S, the lower-level steps per epoch; default 20
+	// (zero: the default).
 	InnerIters int
-	// Epochs is K, the epoch (outer iteration) limit; default 200.
+	// Epochs is K, the epoch (outer iteration) limit; default 200 (zero:
+	// the default).
 	Epochs int
 	// GradTol stops the run once ‖ĝrad F(x_k)‖ ≤ GradTol; zero disables.
+	// An estimator that estimates its own bias (FirstOrder: Env.SetBias)
+	// stops once ‖ĝrad F(x_k)‖ plus that estimate is ≤ GradTol instead:
+	// then ‖grad F(x_k)‖ ≤ GradTol wherever the estimate is at least the
+	// true error, and its small ‖ĝ‖ at a stationary point of its penalty
+	// does not stop the run.
 	GradTol float64
 	// RelGradTol stops the run once ‖ĝrad F(x_k)‖ ≤ RelGradTol·‖ĝrad
-	// F(x_0)‖, the first epoch's norm; zero disables. Either tolerance
-	// stops the run (status GradientThreshold). AdaptiveSettings sets it
-	// to DefaultRelGradTol.
+	// F(x_0)‖, the first epoch's norm (plus the bias estimate on the left,
+	// as for GradTol); zero disables. Either tolerance stops the run
+	// (status GradientThreshold). AdaptiveSettings sets it to
+	// DefaultRelGradTol.
 	RelGradTol float64
 	// Runtime stops the run once it has taken this long; zero disables.
 	Runtime time.Duration
@@ -38,14 +60,16 @@ type Settings struct {
 	// first step and at the epoch's first step (a run started at the lower
 	// solution has a first value near zero), and the upper level diverged
 	// when f(x_k, y_{k+1}) rises above the best value seen by more than
-	// DivergeFactor·max(1, |best|) (a too large η_x); default 1e8. Slower
-	// growth ends at a non-finite value, also reported as divergence.
+	// DivergeFactor·max(1, |best|) (a too large η_x); default 1e8 (zero:
+	// the default). Slower growth ends at a non-finite value, also
+	// reported as divergence.
 	DivergeFactor float64
 	// Estimator estimates the hypergradient; nil means CG with its
 	// defaults. ParseEstimator finds one by name.
 	Estimator Estimator
 	// FDStep is the relative step of the finite differences filling a
-	// missing HessGy or CrossGxy; default DefaultFDStep.
+	// missing HessGy or CrossGxy; default DefaultFDStep (zero: the
+	// default).
 	FDStep float64
 	// Batches turns RHGD into RSHGD (paper, Algorithm 2) on a finite-sum
 	// problem; the zero value uses the whole sums.
@@ -142,7 +166,7 @@ func (s *Settings) WithDefaults() (Settings, error) {
 type Stats struct {
 	Epochs      int
 	UpperGrads  int // grad_x f evaluations (each with its grad_y f)
-	LowerGrads  int // grad_y g evaluations
+	LowerGrads  int // grad_y g evaluations (with the check of each LowerSolve's point, and one per run for its scale)
 	LowerValues int // g evaluations (the BB lower steps' line search)
 	LowerSolves int // Problem.LowerSolve calls
 	HessVecs    int
@@ -179,7 +203,8 @@ type EpochStats struct {
 	// error bound"), from the lower gradient norm, the solve's residual
 	// and the spectrum estimate: NaN without a spectrum estimate
 	// (Settings.Lanczos, or CG), +Inf when the estimated λ_min is not
-	// positive.
+	// positive. Under FirstOrder it is that estimator's own bias estimate
+	// (gradients only; see FirstOrder).
 	HyperGradErrBound float64
 	Elapsed           time.Duration
 	Stats             Stats // cumulative counts
@@ -249,7 +274,9 @@ type RHGD struct {
 	pcg    *rand.PCG
 	smp    *sampler // batches of a finite-sum problem; nil otherwise
 
-	cur        Point // (x, y) with identities; X and Y are r.x and r.y
+	ready      bool     // a Reset (or LoadState) succeeded: there is a starting point, or a run to resume
+	notes      []string // what Reset did to the starting point (StartNotes)
+	cur        Point    // (x, y) with identities; X and Y are r.x and r.y
 	x, y       []float64
 	hg, gy     []float64
 	bx, by     []float64 // x- and y-sized scratch
@@ -275,15 +302,20 @@ type RHGD struct {
 	trial      Point   // a BB lower step's trial point
 	lastK      float64 // the last estimate's error-bound factor K̂ (LowerRule.ErrBound)
 
+	// The check of LowerSolve's points (lowerExact): g's curvature (0
+	// until the run's first solve measures it), the random direction
+	// that measures it, and scratch.
+	lsAt          Point
+	lsCurv        float64
+	lsPCG         *rand.PCG
+	lsRand        *rand.Rand
+	lsU, lsY, lsG []float64
+
 	// fused says that Problem.LowerSteps takes the S lower steps of each
 	// epoch (see lowerFused), with lnorms (length S) for their gradient
 	// norms.
 	fused  bool
 	lnorms []float64
-
-	// ready says that the state is a run's (Reset or LoadState set it),
-	// which Resume may continue.
-	ready bool
 }
 
 // New returns an RHGD for p with settings s (nil: defaults). When the
@@ -325,6 +357,11 @@ func New(p Problem, s *Settings) (*RHGD, error) {
 		bestX: make([]float64, mx.Len()), bestY: make([]float64, my.Len())}
 	r.cur = Point{X: r.x, Y: r.y}
 	r.exact = exact
+	if exact {
+		r.lsPCG = rand.NewPCG(lowerScaleSeed, lowerScaleSeed)
+		r.lsRand = rand.New(r.lsPCG)
+		r.lsU, r.lsY, r.lsG = make([]float64, my.Len()), make([]float64, my.Len()), make([]float64, my.Len())
+	}
 	if st.Lower.BB {
 		r.lbb, r.gWin = newBB(my.Len()), make([]float64, 0, lowerWindow)
 	}
@@ -340,7 +377,7 @@ func New(p Problem, s *Settings) (*RHGD, error) {
 	}
 	r.env = &Env{Mx: mx, My: my, p: &r.p, etaY: st.EtaY, inner: st.InnerIters, rnd: rand.New(pcg), stats: &r.stats, smp: r.smp,
 		bx: make([]float64, mx.Len()), lz: newLanczos(my.Len(), cmp.Or(st.Lanczos, DefaultLanczosSteps))}
-	r.env.info.wantNorms = st.Recorder != nil || st.Lower.ErrBound
+	r.env.info.wantNorms = st.Recorder != nil || st.Lower.ErrBound || st.GradTol > 0 || st.RelGradTol > 0
 	r.env.info.reset()
 	// Problem.LowerSteps replaces exactly the fixed sequence of S
 	// Euclidean gradient steps on the full g, with no use for the points
@@ -374,18 +411,39 @@ func New(p Problem, s *Settings) (*RHGD, error) {
 }
 
 // Reset validates and sets the starting point, clearing the statistics.
+// Step and Hypergradient continue from it. A Reset that fails leaves no
+// starting point: Step and Hypergradient then fail with ErrNoStart until
+// a Reset succeeds, instead of continuing from the previous run's
+// iterates.
+//
+// Reset accepts the points the loaders, the C ABI and Python accept: a
+// point within float32 rounding of its manifold (a start computed or
+// stored in float32) is projected onto it when the manifold is a Snapper
+// (SnapPoint), and StartNotes says so; x0 and y0 themselves are not
+// modified. A point of the wrong length, not finite or farther off is an
+// error wrapping ErrBadStart.
 func (r *RHGD) Reset(x0, y0 []float64) error {
-	if err := checkStart("x0", r.mx, x0); err != nil {
+	r.ready = false
+	r.notes = r.notes[:0]
+	// Into scratch first: the iterates change only when both are good.
+	nx, err := acceptStart("x0", r.mx, r.bx, x0)
+	if err != nil {
 		return err
 	}
-	if err := checkStart("y0", r.my, y0); err != nil {
+	ny, err := acceptStart("y0", r.my, r.by, y0)
+	if err != nil {
 		return err
 	}
-	copy(r.x, x0)
-	copy(r.y, y0)
+	for _, n := range [...]string{nx, ny} {
+		if n != "" {
+			r.notes = append(r.notes, n)
+		}
+	}
+	copy(r.x, r.bx)
+	copy(r.y, r.by)
 	r.cur.XID, r.cur.YID = NewID(), NewID()
-	copy(r.bestX, x0)
-	copy(r.bestY, y0)
+	copy(r.bestX, r.x)
+	copy(r.bestY, r.y)
 	r.bestF = math.Inf(1)
 	r.stats = Stats{startedWall: time.Now()}
 	r.epoch, r.gy0 = 0, 0
@@ -398,6 +456,10 @@ func (r *RHGD) Reset(x0, y0 []float64) error {
 		r.ubb.have, r.fWin = false, r.fWin[:0]
 	}
 	r.pcg.Seed(r.s.Seed, estimatorStream)
+	if r.lsPCG != nil {
+		r.lsCurv = 0
+		r.lsPCG.Seed(lowerScaleSeed, lowerScaleSeed)
+	}
 	if r.smp != nil {
 		r.smp.reset()
 	}
@@ -405,6 +467,20 @@ func (r *RHGD) Reset(x0, y0 []float64) error {
 	r.ready = true
 	return nil
 }
+
+// ErrNoStart signifies Step or Hypergradient on an RHGD without a
+// starting point: before its first Reset, or after a Reset that failed.
+// It matches numerr.ErrInvalid.
+var ErrNoStart = numerr.New(numerr.ErrInvalid, "solver: no starting point")
+
+// errNoStart says what to do.
+var errNoStart = fmt.Errorf("%w: call Reset(x0, y0) first (New sets none, and a Reset that failed leaves none)", ErrNoStart)
+
+// StartNotes returns what the last successful Reset did to its starting
+// point: one note per point it projected onto its manifold (see Reset),
+// none when it took both as they were. The slice is the RHGD's own,
+// valid until the next Reset.
+func (r *RHGD) StartNotes() []string { return r.notes }
 
 // X returns the current upper iterate: the RHGD's own slice, read-only.
 func (r *RHGD) X() []float64 { return r.x }
@@ -430,9 +506,14 @@ const (
 	StageUpper    = "upper step and f"       // f, the step size and the upper retraction, the record
 )
 
-// Step runs one epoch. On an error the iterates are left as they were at
-// the start of the epoch's failing part; Run then falls back to the best.
+// Step runs one epoch from the current iterates: call Reset first (Step
+// without a starting point returns Failure and ErrNoStart). On an error
+// the iterates are left as they were at the start of the epoch's failing
+// part; Run then falls back to the best.
 func (r *RHGD) Step() (Status, error) {
+	if !r.ready {
+		return Failure, errNoStart
+	}
 	// The stage marks time the epoch's parts for the benchmark report's
 	// stage profile (internal/stagetime): one atomic load each otherwise.
 	defer stagetime.Mark(StageUpper)
@@ -473,7 +554,13 @@ func (r *RHGD) Step() (Status, error) {
 		r.hgNorm0 = hgNorm
 	}
 	eta := r.upperStepSize(f, hgNorm)
-	done := r.s.GradTol > 0 && hgNorm <= r.s.GradTol || r.s.RelGradTol > 0 && hgNorm <= r.s.RelGradTol*r.hgNorm0
+	// An estimator that knows its bias (FirstOrder) stops only where ‖ĝ‖
+	// plus the bias is within the tolerance.
+	stopNorm := hgNorm
+	if b := r.env.info.bias; !math.IsNaN(b) {
+		stopNorm += b
+	}
+	done := r.s.GradTol > 0 && stopNorm <= r.s.GradTol || r.s.RelGradTol > 0 && stopNorm <= r.s.RelGradTol*r.hgNorm0
 	var rerr error
 	if !done {
 		// x_{k+1} goes to r.bx; x stays x_k until the epoch is recorded.
@@ -650,9 +737,15 @@ func (r *RHGD) lowerFused() (float64, Status, error) {
 	return norms[S-1], NotTerminated, nil
 }
 
-// lowerExact sets y to Problem.LowerSolve's solution at the current x.
+// lowerExact sets y to Problem.LowerSolve's solution at the current x,
+// and checks it with one GradGy there: a point whose lower gradient
+// exceeds lowerSolveTol times the gradient's scale (gradScale, measured
+// once per run, at the first solve) is an error wrapping ErrLowerSolve,
+// and y stays as it was. Before, only a NaN was caught, and a wrong
+// closed form ran to a wrong answer with a nil error.
 func (r *RHGD) lowerExact() (float64, Status, error) {
-	if err := r.p.LowerSolve(r.by, r.lowerPoint()); err != nil {
+	pt := r.lowerPoint()
+	if err := r.p.LowerSolve(r.by, pt); err != nil {
 		return 0, Failure, fmt.Errorf("LowerSolve at epoch %d: %w", r.epoch, err)
 	}
 	r.stats.LowerSolves++
@@ -661,15 +754,32 @@ func (r *RHGD) lowerExact() (float64, Status, error) {
 			return 0, Diverged, fmt.Errorf("%w: LowerSolve gave y[%d] = %v at epoch %d", errDiverged, i, v, r.epoch)
 		}
 	}
+	// The gradient at the new point, on the batch LowerSolve solved for
+	// (in a field: a local would escape to the heap).
+	at := &r.lsAt
+	*at = *pt
+	at.Y, at.YID = r.by, NewID()
+	if err := r.p.GradGy(r.gy, at); err != nil {
+		return 0, Failure, fmt.Errorf("GradGy at LowerSolve's point at epoch %d: %w", r.epoch, err)
+	}
+	r.stats.LowerGrads++
+	size := max(frob(r.by), frob(r.y))
+	if r.lsCurv == 0 {
+		c, err := gradScale(r.p.GradGy, r.my, at, r.by, r.gy, size, r.lsRand, r.lsU, r.lsY, r.lsG)
+		if err != nil {
+			return 0, Failure, fmt.Errorf("GradGy near LowerSolve's point at epoch %d: %w", r.epoch, err)
+		}
+		r.stats.LowerGrads++
+		r.lsCurv = c
+	}
+	if err := lowerSolveCheck(r.epoch, frob(r.gy), r.lsCurv*size, lowerSolveTol); err != nil {
+		return 0, Failure, err
+	}
 	copy(r.y, r.by)
-	r.cur.YID = NewID()
+	r.cur.YID = at.YID
 	if r.s.Recorder == nil {
 		return 0, NotTerminated, nil
 	}
-	if err := r.p.GradGy(r.gy, r.env.batch(&r.cur, lowerBatch)); err != nil { // only reported
-		return 0, Failure, fmt.Errorf("GradGy at epoch %d: %w", r.epoch, err)
-	}
-	r.stats.LowerGrads++
 	return r.my.Norm(r.y, r.gy), NotTerminated, nil
 }
 
@@ -695,9 +805,13 @@ func (r *RHGD) keep(s int) {
 // otherwise. It is the allocation-free step Estimate is made of: repeated
 // calls continue the random stream (RSHGD's batches) and the lower steps
 // from where the last left off. The returned slice is the RHGD's own. It
-// skips Reset's validation: call Reset first. To see each epoch's
-// hypergradient during a run, use a Recorder (EpochStats.HyperGrad).
+// skips Reset's validation: call Reset first (without a starting point it
+// returns ErrNoStart). To see each epoch's hypergradient during a run,
+// use a Recorder (EpochStats.HyperGrad).
 func (r *RHGD) Hypergradient(lower bool) ([]float64, error) {
+	if !r.ready {
+		return nil, errNoStart
+	}
 	if lower {
 		if _, _, err := r.lower(); err != nil {
 			return nil, err
@@ -901,20 +1015,26 @@ func (r *RHGD) EstimateLower(x, y0 []float64) (hg, y []float64, err error) {
 // component of a finite-sum g), the accuracy of y as a lower solution:
 // for g geodesically μ-strongly convex in y, d(y, y*(x)) ≤ ‖grad_y
 // g‖/μ, and the hypergradient's error is at most a constant times that
-// distance (paper, Lemma 1). It validates x and y as Reset does and uses
-// the RHGD's scratch space (not safe for concurrent use, as the rest).
+// distance (paper, Lemma 1). It validates x and y as Reset does (a point
+// within float32 rounding of its manifold is projected onto it first)
+// and uses the RHGD's scratch space (not safe for concurrent use, as the
+// rest).
 func (r *RHGD) LowerGradNorm(x, y []float64) (float64, error) {
-	if err := checkStart("x", r.mx, x); err != nil {
+	// As Reset accepts them: a point within float32 rounding of its
+	// manifold is projected, into scratch.
+	if _, err := acceptStart("x", r.mx, r.bx, x); err != nil {
 		return 0, err
 	}
-	if err := checkStart("y", r.my, y); err != nil {
+	if _, err := acceptStart("y", r.my, r.by, y); err != nil {
 		return 0, err
 	}
+	x, y = r.bx, r.by
 	if err := r.p.GradGy(r.gy, &Point{X: x, Y: y}); err != nil {
 		return 0, fmt.Errorf("GradGy: %w", err)
 	}
 	return r.my.Norm(y, r.gy), nil
 }
 
-// IsDiverged reports whether err is a divergence.
+// IsDiverged reports whether err is a divergence: the solver's (status
+// Diverged), which errors.Is also matches to numerr.ErrDiverged.
 func IsDiverged(err error) bool { return errors.Is(err, errDiverged) }

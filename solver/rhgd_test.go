@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rhgd/rhgd/euclid"
+	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/solver"
 	"github.com/rhgd/rhgd/stiefel"
 )
@@ -100,13 +101,18 @@ func TestBadStart(t *testing.T) {
 }
 
 // TestDivergence: a lower step size that blows up stops the run as
-// Diverged, with the best finite iterates returned. (A NaN from an
-// oracle is the oracle's failure: TestOracleNotFinite.)
+// Diverged, with the best finite iterates returned, and an error that
+// errors.Is matches to numerr.ErrDiverged, as every failure matches a
+// numerr sentinel (it matched none: only IsDiverged knew it). (A NaN
+// from an oracle is the oracle's failure: TestOracleNotFinite.)
 func TestDivergence(t *testing.T) {
 	_, p, mx, my, x0, y0 := quadSetup(3)
 	// η_y = 2 on eigenvalues up to 3: |1 − 2·3| = 5 per step.
 	res, err := solver.Minimize(context.Background(), on(p, mx, my), x0, y0, &solver.Settings{Estimator: &solver.CG{}, EtaY: 2, InnerIters: 20, Epochs: 50})
 	require.True(t, solver.IsDiverged(err), "%v", err)
+	require.ErrorIs(t, err, numerr.ErrDiverged)
+	require.ErrorIs(t, err, solver.Diverged.Err())
+	require.NotErrorIs(t, err, numerr.ErrNotFinite)
 	require.Equal(t, solver.Diverged, res.Status)
 	require.ErrorContains(t, err, "fixed lower steps of η_y = 2 are too long for this g: take a smaller Settings.EtaY, or the adaptive lower steps of AdaptiveSettings")
 	for _, v := range res.Y {
@@ -117,6 +123,7 @@ func TestDivergence(t *testing.T) {
 	// iterates' divergence, not GradGy's failure.
 	res, err = solver.Minimize(context.Background(), on(p, mx, my), x0, y0, &solver.Settings{Estimator: &solver.CG{}, EtaY: 1e200, DivergeFactor: 1e300})
 	require.True(t, solver.IsDiverged(err), "%v", err)
+	require.ErrorIs(t, err, numerr.ErrDiverged)
 	require.ErrorContains(t, err, "iterate not finite")
 	require.Equal(t, solver.Diverged, res.Status)
 }
@@ -243,6 +250,7 @@ func TestUpperDivergence(t *testing.T) {
 	_, p, _, _, x0, y0 := quadSetup(9)
 	res, err := solver.Minimize(context.Background(), p, x0, y0, &solver.Settings{Estimator: solver.HInv{}, EtaX: 50, Epochs: 300})
 	require.True(t, solver.IsDiverged(err), "%v", err)
+	require.ErrorIs(t, err, numerr.ErrDiverged)
 	require.ErrorContains(t, err, "η_x = 50 is too long: take a smaller Settings.EtaX, or the BB upper steps of AdaptiveSettings")
 	require.Equal(t, solver.Diverged, res.Status)
 	require.Equal(t, res.BestX, res.X)

@@ -30,7 +30,8 @@ type SettingInfo struct {
 	Default string
 	// ZeroIsDefault says that the field's zero value is not a value of
 	// its own but stands for Default (Go's Settings{} is the defaults,
-	// as in gonum). A spec cannot say 0 for such a key: ParseSettings
+	// as in gonum: a zero field is a field left out, see Settings). A
+	// spec cannot say 0 for such a key: ParseSettings
 	// rejects it, naming the key and the default, rather than silently
 	// running the default; String leaves the key out while the field is
 	// zero. Keys whose zero means zero (grad_tol=0: off) do not have it.
@@ -58,9 +59,9 @@ var settingsTable = []setting{
 	{SettingInfo{Key: "epochs", Field: "Epochs", Type: "int", Default: "200", ZeroIsDefault: true,
 		Doc: "epoch limit, K"}, func(s *Settings) any { return &s.Epochs }},
 	{SettingInfo{Key: "grad_tol", Field: "GradTol", Type: "float", Default: "0: off",
-		Doc: "stop once ‖hypergradient‖ ≤ grad_tol"}, func(s *Settings) any { return &s.GradTol }},
+		Doc: "stop once ‖hypergradient‖ ≤ grad_tol (fo: ‖hypergradient‖ plus its bias estimate)"}, func(s *Settings) any { return &s.GradTol }},
 	{SettingInfo{Key: "rel_grad_tol", Field: "RelGradTol", Type: "float", Default: "0: off",
-		Doc: "stop once ‖hypergradient‖ ≤ rel_grad_tol times its first value"}, func(s *Settings) any { return &s.RelGradTol }},
+		Doc: "stop once ‖hypergradient‖ ≤ rel_grad_tol times its first value (fo: ‖hypergradient‖ plus its bias estimate)"}, func(s *Settings) any { return &s.RelGradTol }},
 	{SettingInfo{Key: "runtime", Field: "Runtime", Type: "seconds", Default: "0: off",
 		Doc: "time limit"}, func(s *Settings) any { return &s.Runtime }},
 	{SettingInfo{Key: "diverge", Field: "DivergeFactor", Type: "float", Default: "1e8", ZeroIsDefault: true,

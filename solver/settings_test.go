@@ -3,6 +3,9 @@ package solver
 import (
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -244,4 +247,57 @@ func TestEstimatorKeys(t *testing.T) {
 	require.ErrorContains(t, err, "want lambda, growth, power, zsteps, eta, ztol")
 	_, err = ParseEstimator("hinv:tol=1")
 	require.ErrorContains(t, err, "it takes none")
+}
+
+// TestSettingsZeroDoc: the Go documentation states the rule for zero that
+// ParseSettings enforces (issue 29: EtaX = 0 silently ran η_x = 0.1): the
+// Settings type's list of the fields that are never 0 is the table's
+// ZeroIsDefault fields, and each of those fields' comments says that
+// zero is the default.
+func TestSettingsZeroDoc(t *testing.T) {
+	fset := token.NewFileSet()
+	docs := map[string]string{} // "Settings", "Settings.EtaX", "LowerRule.MaxIters", ...
+	for _, file := range []string{"rhgd.go", "adaptive.go"} {
+		f, err := parser.ParseFile(fset, file, nil, parser.ParseComments)
+		require.NoError(t, err)
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.TYPE {
+				continue
+			}
+			for _, sp := range g.Specs {
+				ts := sp.(*ast.TypeSpec)
+				st, ok := ts.Type.(*ast.StructType)
+				if !ok {
+					continue
+				}
+				docs[ts.Name.Name] = g.Doc.Text()
+				for _, fl := range st.Fields.List {
+					for _, n := range fl.Names {
+						docs[ts.Name.Name+"."+n.Name] = fl.Doc.Text()
+					}
+				}
+			}
+		}
+	}
+	var want []string
+	for _, e := range SettingsTable() {
+		if !e.ZeroIsDefault {
+			continue
+		}
+		want = append(want, e.Field)
+		field := "Settings." + e.Field
+		field = strings.NewReplacer("Settings.Lower.", "LowerRule.", "Settings.Upper.", "UpperRule.").Replace(field)
+		doc, ok := docs[field]
+		require.True(t, ok, "no comment found for %s", field)
+		require.Contains(t, strings.Join(strings.Fields(doc), " "), "(zero: the default)", field)
+	}
+	_, list, ok := strings.Cut(strings.Join(strings.Fields(docs["Settings"]), " "), "Those never 0: ")
+	require.True(t, ok, "Settings' comment lists the fields that are never 0")
+	list, _, _ = strings.Cut(list, ". ")
+	var got []string
+	for _, f := range strings.Split(list, ",") {
+		got = append(got, strings.TrimSpace(f))
+	}
+	require.Equal(t, want, got)
 }

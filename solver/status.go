@@ -3,6 +3,8 @@ package solver
 import (
 	"errors"
 	"fmt"
+
+	"github.com/rhgd/rhgd/numerr"
 )
 
 // Status is why a run stopped.
@@ -22,7 +24,8 @@ const (
 	Cancelled
 	// Diverged: an iterate or the hypergradient became non-finite, or the
 	// lower-level gradient or the upper objective grew beyond what
-	// Settings.DivergeFactor allows.
+	// Settings.DivergeFactor allows. Its errors match numerr.ErrDiverged
+	// (and IsDiverged).
 	Diverged
 	// Failure: an operation failed: an oracle returned an error, or a NaN
 	// or ±Inf at a finite point (numerr.ErrNotFinite, the oracle named);
@@ -40,7 +43,7 @@ var statusTable = [...]struct {
 	IterationLimit:    {"IterationLimit", false, nil},
 	RuntimeLimit:      {"RuntimeLimit", false, nil},
 	Cancelled:         {"Cancelled", true, nil},
-	Diverged:          {"Diverged", true, errors.New("solver: diverged")},
+	Diverged:          {"Diverged", true, numerr.New(numerr.ErrDiverged, "solver: diverged")},
 	Failure:           {"Failure", true, errors.New("solver: failure")},
 }
 

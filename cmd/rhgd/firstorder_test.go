@@ -17,7 +17,7 @@ func TestCompareFirstOrder(t *testing.T) {
 	var out bytes.Buffer
 	require.NoError(t, compareCmd(&out, []string{"synthetic", "-n", "20", "-d", "10", "-r", "4", "-epochs", "5", "-quiet",
 		"-out", dir, "-estimators", "hinv,fo:lambda=20,zsteps=20"}))
-	require.Contains(t, out.String(), "fo:lambda=20,growth=10,zsteps=20")
+	require.Contains(t, out.String(), "fo:lambda=20,zsteps=20")
 	f, err := os.Open(filepath.Join(dir, "fo", "history.csv"))
 	require.NoError(t, err)
 	defer f.Close()

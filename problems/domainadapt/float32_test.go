@@ -4,8 +4,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/rhgd/rhgd/internal/f32test"
 	"github.com/rhgd/rhgd/problems/domainadapt"
+	"github.com/rhgd/rhgd/problems/internal/testkit"
 )
 
 // TestFloat32Data: features written to a .npz in float32 load as they
@@ -37,6 +37,6 @@ func TestFloat32Data(t *testing.T) {
 		return v
 	}
 	arrays := map[string][]float64{"X": data.X, "Y": data.Y, "Xlabels": labels(data.SourceLabels), "Ylabels": labels(data.TargetLabels)}
-	f32test.Check(t, f32test.Case{Spec: domainadapt.Spec, F64: arrays, F32: arrays,
+	testkit.CheckF32(t, testkit.F32Case{Spec: domainadapt.Spec, F64: arrays, F32: arrays,
 		Shapes: map[string][]int{"X": {data.N, data.D}, "Y": {data.M, data.D}}, Estimator: "hinv", Epochs: 5})
 }

@@ -290,3 +290,30 @@ func TestLoadChecksFirst(t *testing.T) {
 		require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(n*d*d*8/2), "%s: Load allocated as if it read A", name)
 	}
 }
+
+// TestStartSeed: Start uses its seed (it ignored it): seed 0 gives the
+// data's W0 and β0, which Build starts from; another seed a W drawn on
+// St(d, k) from it, the same for the same seed and another for another,
+// with the data's β0.
+func TestStartSeed(t *testing.T) {
+	data, hp, _ := setup(t, small, 3)
+	w0, b0 := hp.Start(0)
+	require.Equal(t, data.W0, w0)
+	require.Equal(t, data.Beta0, b0)
+	w1, b1 := hp.Start(1)
+	w1again, _ := hp.Start(1)
+	w2, b2 := hp.Start(2)
+	require.Equal(t, w1, w1again)
+	require.NotEqual(t, w1, w0)
+	require.NotEqual(t, w1, w2)
+	require.Equal(t, data.Beta0, b1)
+	require.Equal(t, data.Beta0, b2)
+	for _, w := range [][]float64{w1, w2} {
+		require.NoError(t, hp.St.CheckPoint(w))
+	}
+	in, err := hyperrep.Build(hyperrep.Params{Options: problems.Options{Seed: 3}, N: small.N, D: small.D, K: small.K,
+		NTrain: small.NTrain, Noise: small.Noise, Lambda: hyperrep.PaperLambda})
+	require.NoError(t, err)
+	require.Equal(t, w0, in.X0)
+	require.Equal(t, b0, in.Y0)
+}

@@ -32,10 +32,10 @@ func TestFloat32Data(t *testing.T) {
 	off[1] += 1e-3 * off[0] // A_0 asymmetric by about 1e-3 relative
 	w := slices.Clone(data.W0)
 	w[0] += 0.01
-	f32test.Check(t, f32test.Case{Spec: hyperrep.Spec,
+	testkit.CheckF32(t, testkit.F32Case{Spec: hyperrep.Spec,
 		F64: arrays(data.A, data.W0), F32: arrays(a32, data.W0), Shapes: map[string][]int{"A": {n, d, d}, "W0": {d, k}},
 		Notes: []string{"W0: ‖XᵀX − I‖_F", "A: 24 of the 24 matrices are asymmetric"}, Estimator: "hinv", Epochs: 20,
-		Bad: []f32test.Bad{
+		Bad: []testkit.F32Bad{
 			{What: "A_0 asymmetric by 1e-3", Arrays: map[string][]float64{"A": off},
 				Is: []error{problems.ErrBadData, numerr.ErrNotSymmetric}, Contains: []string{"A_0", "beyond float32 rounding"}},
 			{What: "W0 off by 0.01", Arrays: map[string][]float64{"W0": w},

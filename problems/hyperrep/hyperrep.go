@@ -3,6 +3,7 @@ package hyperrep
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 
 	gblas "gonum.org/v1/gonum/blas"
@@ -128,11 +129,17 @@ func New(data *Data, lambda float64) (*Problem, error) {
 // within float32 rounding of their constraints, projected onto them.
 func (p *Problem) Notes() []string { return slices.Clone(p.notes) }
 
-// Start returns copies of the data's starting point W0 and β0 (W0
-// re-orthonormalized when it was off by float32 rounding); seed is
-// ignored (it is there so that every problem's Start has one signature).
+// Start returns a starting point. For seed 0 it is the data's, W0 and
+// β0 (W0 re-orthonormalized when it was off by float32 rounding): the
+// paper's start, which Build uses. For another seed, W is drawn on
+// St(d, k) from seed (as synthetic's Start draws its W), with the data's
+// β0: starts for repeated runs, reproducible from their seeds.
 func (p *Problem) Start(seed uint64) (w, beta []float64) {
-	return append([]float64(nil), p.w0...), append([]float64(nil), p.b0...)
+	w, beta = append([]float64(nil), p.w0...), append([]float64(nil), p.b0...)
+	if seed != 0 {
+		p.St.RandPoint(w, rand.New(rand.NewPCG(seed, 1)))
+	}
+	return w, beta
 }
 
 // Bilevel returns the solver's view of p, on St(d, k) × R^{k(k+1)/2}, with

@@ -10,6 +10,7 @@ import (
 	"github.com/rhgd/rhgd/lapackx"
 	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/problems"
+	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/problems/karcher"
 )
 
@@ -39,12 +40,12 @@ func TestFloat32Data(t *testing.T) {
 	for i := 0; i < n; i++ {
 		neg[i*n+i] = -neg[i*n+i]
 	}
-	f32test.Check(t, f32test.Case{Spec: karcher.Spec,
+	testkit.CheckF32(t, testkit.F32Case{Spec: karcher.Spec,
 		F64: arrays(data.B, data.C, data.C), F32: arrays(b32, c32, c32),
 		Shapes:    map[string][]int{"B": {count, n, n}, "C": {n, n}, "x0": {n, n}, "y0": {n, n}},
 		Notes:     []string{"B: 20 of the 20 matrices are asymmetric", "C is asymmetric", "y0: "},
 		Estimator: "hinv", Epochs: 20,
-		Bad: []f32test.Bad{
+		Bad: []testkit.F32Bad{
 			{What: "B_3 asymmetric by 1e-3", Arrays: map[string][]float64{"B": off},
 				Is: []error{problems.ErrBadData, numerr.ErrNotSymmetric}, Contains: []string{"B_3"}},
 			{What: "y0 negative definite", Arrays: map[string][]float64{"y0": neg},

@@ -11,6 +11,7 @@ import (
 	"github.com/rhgd/rhgd/lapackx"
 	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/problems"
+	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/problems/minmax"
 	"github.com/rhgd/rhgd/stiefel"
 )
@@ -47,11 +48,11 @@ func TestFloat32Data(t *testing.T) {
 	off[1] += 1e-3 * off[0]
 	x := slices.Clone(x0)
 	x[0] += 0.01
-	f32test.Check(t, f32test.Case{Spec: minmax.Spec,
+	testkit.CheckF32(t, testkit.F32Case{Spec: minmax.Spec,
 		F64: arrays(data.A, x0, y0), F32: arrays(a32, x0, y32),
 		Shapes: map[string][]int{"A": {n, n}, "X0": {n, p}, "Y0": {p, p}},
 		Notes:  []string{"A is asymmetric", "X0: ", "Y0: "}, Estimator: "gda", Epochs: 20,
-		Bad: []f32test.Bad{
+		Bad: []testkit.F32Bad{
 			{What: "A asymmetric by 1e-3", Arrays: map[string][]float64{"A": off},
 				Is: []error{problems.ErrBadData, numerr.ErrNotSymmetric}, Contains: []string{"beyond float32 rounding"}},
 			{What: "X0 off by 0.01", Arrays: map[string][]float64{"X0": x},

@@ -11,6 +11,7 @@ import (
 	"github.com/rhgd/rhgd/lapackx"
 	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/problems"
+	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/problems/spdnet"
 )
 
@@ -41,9 +42,9 @@ func TestFloat32Data(t *testing.T) {
 	for _, v := range off[7*d*d : 8*d*d] {
 		off[7*d*d+1] = max(off[7*d*d+1], 2*math.Abs(v)) // A_7 asymmetric by about 1 relative
 	}
-	f32test.Check(t, f32test.Case{Spec: spdnet.Spec, Flags: []string{"-d1", "10", "-d2", "4", "-train", "2"},
+	testkit.CheckF32(t, testkit.F32Case{Spec: spdnet.Spec, Flags: []string{"-d1", "10", "-d2", "4", "-train", "2"},
 		F64: arrays(data.A), F32: arrays(a32), Shapes: map[string][]int{"A": {n, d, d}, "labels": {n}},
 		Notes: []string{"A: 24 of the 24 matrices are asymmetric"}, Estimator: "hinv", Epochs: 6,
-		Bad: []f32test.Bad{{What: "A_7 asymmetric by about 1", Arrays: map[string][]float64{"A": off},
+		Bad: []testkit.F32Bad{{What: "A_7 asymmetric by about 1", Arrays: map[string][]float64{"A": off},
 			Is: []error{problems.ErrBadData, numerr.ErrNotSymmetric}, Contains: []string{"A_7"}}}})
 }

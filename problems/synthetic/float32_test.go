@@ -9,6 +9,7 @@ import (
 
 	"github.com/rhgd/rhgd/internal/f32test"
 	"github.com/rhgd/rhgd/problems"
+	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/problems/synthetic"
 	"github.com/rhgd/rhgd/stiefel"
 )
@@ -36,11 +37,11 @@ func TestFloat32Data(t *testing.T) {
 	w[0] += 0.01
 	m := slices.Clone(m32)
 	m[1] += 1e-3 * m[0]
-	f32test.Check(t, f32test.Case{Spec: synthetic.Spec,
+	testkit.CheckF32(t, testkit.F32Case{Spec: synthetic.Spec,
 		F64: arrays(w0, m0), F32: arrays(w0, m32),
 		Shapes: map[string][]int{"X": {n, d}, "Y": {n, r}, "W0": {d, r}, "M0": {d, d}},
 		Notes:  []string{"W0: ‖XᵀX − I‖_F", "M0: "}, Estimator: "hinv", Epochs: 20,
-		Bad: []f32test.Bad{
+		Bad: []testkit.F32Bad{
 			{What: "W0 off by 0.01", Arrays: map[string][]float64{"W0": w},
 				Is: []error{problems.ErrBadData, stiefel.ErrNotOrthonormal}, Contains: []string{"W0"}},
 			{What: "M0 asymmetric by 1e-3", Arrays: map[string][]float64{"M0": m},

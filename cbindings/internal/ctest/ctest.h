@@ -680,7 +680,7 @@ static inline int ctest_run_quad(double *x, int full, const char *estimator, cha
     static const double a[4] = {1.0, 2.0, 3.0, 4.0};
     static const double b[12] = {1, 0, 0.5, 0, 1, 0, 0.2, 0.3, 1, 1, 1, 1};
     static const double c[4] = {1, -1, 0.5, 2};
-    ctest_quad q = {3, 4, 0.1, a, b, c, 0, 0, 0, 0, 0};
+    ctest_quad q = {3, 4, 0.1, a, b, c, 0, 0, 0, 0, 0, 0};
     rhgd_oracles o = ctest_quad_oracles(full);
     rhgd_manifold mx = RHGD_NO_HANDLE, my = RHGD_NO_HANDLE;
     rhgd_problem p = RHGD_NO_HANDLE;

@@ -1,8 +1,9 @@
 // Package testkit holds the checks that the ready-made problems'
 // tests share: building from flags and running every estimator,
 // relative errors, a warmed-up solver for allocation tests
-// and benchmarks, the oracles called in one go, and the hypergradient
-// against a central difference. Only tests import it.
+// and benchmarks, the oracles called in one go, the hypergradient
+// against a central difference, and the float32-data check (CheckF32).
+// Only tests import it.
 package testkit
 
 import (
