@@ -134,6 +134,33 @@ func supports(m Manifold, method Method) bool {
 	return !ok || p.Supports(method)
 }
 
+// RetractionChooser is a Manifold with several retractions chosen by name
+// (stiefel's qr, polar, cayley and exp; spd's second-order and exp), so
+// that a front end (the CLI's -retr-x and -retr-y) chooses one without
+// knowing the manifold's type. The choice is made in place, as a setting
+// of the manifold (stiefel.Stiefel.Retraction), not by a copy: the
+// problem's oracles and a product's factors hold the manifold itself.
+// Use AsRetractionChooser rather than a bare type assertion.
+type RetractionChooser interface {
+	// Retractions returns the names SetRetraction takes, in the
+	// manifold's order: none when the type has the methods but the value
+	// has one retraction only (a wrapper that embeds a chooser).
+	Retractions() []string
+	// RetractionName returns the name of the retraction Retract uses.
+	RetractionName() string
+	// SetRetraction makes the named retraction (case-insensitive) the one
+	// Retract uses. An unknown name is an error that lists the names,
+	// and leaves the retraction as it was.
+	SetRetraction(name string) error
+}
+
+// AsRetractionChooser returns m as a RetractionChooser when it offers a
+// choice of retractions.
+func AsRetractionChooser(m Manifold) (RetractionChooser, bool) {
+	c, ok := m.(RetractionChooser)
+	return c, ok && len(c.Retractions()) > 0
+}
+
 // EuclideanSpace is a Manifold that is its whole ambient space R^Len with
 // the Frobenius inner product: Project, EGradToRGrad and EHessToRHess
 // return their vector argument unchanged, Inner and Norm are the
