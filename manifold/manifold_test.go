@@ -15,6 +15,7 @@ import (
 	"github.com/rhgd/rhgd/manifold"
 	"github.com/rhgd/rhgd/manifoldtest"
 	"github.com/rhgd/rhgd/numerr"
+	"github.com/rhgd/rhgd/simplex"
 	"github.com/rhgd/rhgd/solver"
 )
 
@@ -213,7 +214,8 @@ func capabilities(m solver.Manifold) []string {
 
 // TestCapabilitiesVisible: a manifold on the embedded defaults shows the
 // solver every capability it has, and its clone too, with its concrete
-// type; the defaults add none (the sphere has none).
+// type; the defaults add none (the sphere has none), and the simplex, on
+// Defaults, shows its own five.
 func TestCapabilitiesVisible(t *testing.T) {
 	all := []string{"Exper", "Logger", "Distancer", "Partial", "Connection", "Whitener", "Snapper", "EuclideanSpace", "RetractionChooser"}
 	for _, c := range []struct {
@@ -222,6 +224,7 @@ func TestCapabilitiesVisible(t *testing.T) {
 	}{
 		{newPlane(3), all},
 		{newSphere(3), nil},
+		{simplex.New(3), []string{"Exper", "Logger", "Distancer", "Connection", "Whitener"}},
 	} {
 		assert.Equal(t, c.want, capabilities(c.m), "%T", c.m)
 		cl := solver.Clone(c.m)
