@@ -13,6 +13,14 @@ import (
 // unless the implementation says so, and allocates nothing. A Manifold owns
 // scratch space and is not safe for concurrent use: Clone gives each
 // goroutine its own.
+//
+// Manifold is the contract the solver calls, wide so that no call is
+// derived on the fly. A new manifold writes the smaller interface of
+// package manifold (manifold.Core: its size, metric, projection, Hessian
+// conversion, retraction, random point and Clone) and embeds
+// manifold.Defaults or manifold.Embedded, which fill in Norm, Transport,
+// RandTangent, CheckPoint, CheckTangent and, for the induced metric,
+// EGradToRGrad.
 type Manifold interface {
 	// Len returns the length of the slices holding a point or a tangent
 	// vector.
