@@ -25,6 +25,10 @@
 //     (solver.IsEuclideanSpace) is one: identity gradient conversions and
 //     projection, the Frobenius metric and the retraction x + t·u, to
 //     rounding;
+//   - a manifold that offers retractions by name
+//     (solver.AsRetractionChooser) offers retractions: each name reads
+//     back and gives a retraction of order 1 at least, an unknown name is
+//     refused and changes nothing, and the list is the caller's copy;
 //   - solver.Clone(m) computes what m computes;
 //   - the hot-path methods allocate nothing (testing.AllocsPerRun).
 //
@@ -527,6 +531,44 @@ func Run(t *testing.T, m solver.Manifold, o Options) {
 					t.Fatalf("Retract t=%v: entry %d = %v, want x + t·u = %v", s, i, y[i], want)
 				}
 			}
+		}
+	})
+
+	t.Run("retractions", func(t *testing.T) {
+		ch, ok := solver.AsRetractionChooser(m)
+		if !ok {
+			t.Skip("no choice of retraction")
+		}
+		names, orig := ch.Retractions(), ch.RetractionName()
+		t.Cleanup(func() { _ = ch.SetRetraction(orig) }) // the later subtests run m's own
+		if !slices.Contains(names, orig) {
+			t.Errorf("RetractionName %q is not among Retractions %q", orig, names)
+		}
+		for _, name := range names {
+			if err := ch.SetRetraction(name); err != nil {
+				t.Errorf("SetRetraction(%q): %v", name, err)
+				continue
+			}
+			if got := ch.RetractionName(); got != name {
+				t.Errorf("SetRetraction(%q), then RetractionName %q", name, got)
+			}
+			if rep := solver.CheckRetraction(m, x, u, 1); !rep.OK {
+				t.Errorf("%s: %v", name, rep)
+			}
+		}
+		const bad = "no such retraction"
+		if err := ch.SetRetraction(orig); err != nil {
+			t.Fatal(err)
+		}
+		if ch.SetRetraction(bad) == nil {
+			t.Errorf("SetRetraction accepted %q", bad)
+		}
+		if got := ch.RetractionName(); got != orig {
+			t.Errorf("an unknown name changed the retraction from %q to %q", orig, got)
+		}
+		names[0] = bad
+		if ch.Retractions()[0] == bad {
+			t.Errorf("Retractions returns the manifold's own slice")
 		}
 	})
 

@@ -38,27 +38,15 @@ func TestParseTransport(t *testing.T) {
 
 var _ solver.RetractionChooser = (*spd.SPD)(nil)
 
-// TestRetractionChooser: the names are String's, in the enum's order;
-// SetRetraction sets the Retraction field by ParseRetraction's rule and
-// RetractionName reads it back; an unknown name leaves it as it was; the
-// slice returned is the caller's.
+// TestRetractionChooser: the names are String's, in the enum's order, and
+// SetRetraction sets the Retraction field; manifoldtest checks the rest
+// (each name reads back and retracts, an unknown one changes nothing).
 func TestRetractionChooser(t *testing.T) {
 	m := spd.New(3)
-	names := m.Retractions()
-	require.Equal(t, []string{"second-order", "exp"}, names)
 	for i, r := range []spd.Retraction{spd.SecondOrder, spd.Exponential} {
-		require.Equal(t, r.String(), names[i])
-		require.NoError(t, m.SetRetraction(names[i]))
+		require.Equal(t, r.String(), m.Retractions()[i])
+		require.NoError(t, m.SetRetraction(r.String()))
 		require.Equal(t, r, m.Retraction)
-		require.Equal(t, names[i], m.RetractionName())
 	}
-	require.NoError(t, m.SetRetraction("Exponential"))
-	require.Equal(t, "exp", m.RetractionName())
-	require.ErrorContains(t, m.SetRetraction("cayley"), `cayley`)
-	require.Equal(t, "exp", m.RetractionName(), "an unknown name changes nothing")
-	names[0] = "changed"
-	require.Equal(t, []string{"second-order", "exp"}, m.Retractions())
-	c, ok := solver.AsRetractionChooser(m)
-	require.True(t, ok)
-	require.Equal(t, m, c)
+	require.Len(t, m.Retractions(), 2)
 }

@@ -27,27 +27,15 @@ func TestParseRetraction(t *testing.T) {
 
 var _ solver.RetractionChooser = (*stiefel.Stiefel)(nil)
 
-// TestRetractionChooser: the names are String's, in the enum's order;
-// SetRetraction sets the Retraction field by ParseRetraction's rule and
-// RetractionName reads it back; an unknown name leaves it as it was; the
-// slice returned is the caller's.
+// TestRetractionChooser: the names are String's, in the enum's order, and
+// SetRetraction sets the Retraction field; manifoldtest checks the rest
+// (each name reads back and retracts, an unknown one changes nothing).
 func TestRetractionChooser(t *testing.T) {
 	m := stiefel.New(4, 2)
-	names := m.Retractions()
-	require.Equal(t, []string{"qr", "polar", "cayley", "exp"}, names)
 	for i, r := range []stiefel.Retraction{stiefel.QR, stiefel.Polar, stiefel.Cayley, stiefel.Exponential} {
-		require.Equal(t, r.String(), names[i])
-		require.NoError(t, m.SetRetraction(names[i]))
+		require.Equal(t, r.String(), m.Retractions()[i])
+		require.NoError(t, m.SetRetraction(r.String()))
 		require.Equal(t, r, m.Retraction)
-		require.Equal(t, names[i], m.RetractionName())
 	}
-	require.NoError(t, m.SetRetraction(" Cayley"))
-	require.Equal(t, "cayley", m.RetractionName())
-	require.ErrorContains(t, m.SetRetraction("householder"), `householder`)
-	require.Equal(t, "cayley", m.RetractionName(), "an unknown name changes nothing")
-	names[0] = "changed"
-	require.Equal(t, []string{"qr", "polar", "cayley", "exp"}, m.Retractions())
-	c, ok := solver.AsRetractionChooser(m)
-	require.True(t, ok)
-	require.Equal(t, m, c)
+	require.Len(t, m.Retractions(), 4)
 }
