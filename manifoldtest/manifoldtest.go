@@ -16,13 +16,19 @@
 //     2 and 3 along the retraction (solver.CheckGradient, CheckHessian);
 //   - Transport maps tangent vectors to tangent vectors (and keeps norms
 //     when Options.IsometricTransport);
-//   - Exp and Log, when m has them, invert each other;
+//   - Exp and Log, when m has them, invert each other (on a manifold that
+//     is not complete, such as the open simplex, along a tangent that
+//     Exp's domain holds: see expStep);
 //   - CheckPoint and CheckTangent reject NaN and Inf, and CheckPoint the
 //     non-point of Options.BadPoint;
 //   - a manifold that says it is a Euclidean space
 //     (solver.IsEuclideanSpace) is one: identity gradient conversions and
 //     projection, the Frobenius metric and the retraction x + t·u, to
 //     rounding;
+//   - a manifold that offers retractions by name
+//     (solver.AsRetractionChooser) offers retractions: each name reads
+//     back and gives a retraction of order 1 at least, an unknown name is
+//     refused and changes nothing, and the list is the caller's copy;
 //   - solver.Clone(m) computes what m computes;
 //   - the hot-path methods allocate nothing (testing.AllocsPerRun).
 //
@@ -239,6 +245,20 @@ func shape(m solver.Manifold) (r, c int) {
 	return m.Len(), 1
 }
 
+// expStep returns the largest of t, t/2, t/4, … (down to t·2⁻⁴⁰) at which
+// Exp_x(t·u) succeeds, or t when none does (the check then reports Exp's
+// error). On a complete manifold it is t; on one that is not, such as the
+// open simplex, whose geodesics reach the boundary, a fixed step would
+// leave the domain at many random points. dst is scratch.
+func expStep(ex solver.Exper, x, u []float64, t float64, dst []float64) float64 {
+	for s := t; s >= t*0x1p-40; s /= 2 {
+		if ex.Exp(dst, x, u, s) == nil {
+			return s
+		}
+	}
+	return t
+}
+
 // Run runs the suite on m, one subtest per property (t.Run), and fails
 // t on each property that does not hold.
 func Run(t *testing.T, m solver.Manifold, o Options) {
@@ -438,8 +458,10 @@ func Run(t *testing.T, m solver.Manifold, o Options) {
 		if _, ok := solver.AsLogger(m); !ok {
 			t.Skip("no Log")
 		}
+		ex, _ := solver.AsExper(m)
+		s := expStep(ex, x, u, 0.7, y)
 		for i := range w {
-			w[i] = 0.7 * u[i]
+			w[i] = s * u[i]
 		}
 		rep := solver.CheckExpLog(m, x, w)
 		if !rep.OK {
@@ -512,6 +534,44 @@ func Run(t *testing.T, m solver.Manifold, o Options) {
 		}
 	})
 
+	t.Run("retractions", func(t *testing.T) {
+		ch, ok := solver.AsRetractionChooser(m)
+		if !ok {
+			t.Skip("no choice of retraction")
+		}
+		names, orig := ch.Retractions(), ch.RetractionName()
+		t.Cleanup(func() { _ = ch.SetRetraction(orig) }) // the later subtests run m's own
+		if !slices.Contains(names, orig) {
+			t.Errorf("RetractionName %q is not among Retractions %q", orig, names)
+		}
+		for _, name := range names {
+			if err := ch.SetRetraction(name); err != nil {
+				t.Errorf("SetRetraction(%q): %v", name, err)
+				continue
+			}
+			if got := ch.RetractionName(); got != name {
+				t.Errorf("SetRetraction(%q), then RetractionName %q", name, got)
+			}
+			if rep := solver.CheckRetraction(m, x, u, 1); !rep.OK {
+				t.Errorf("%s: %v", name, rep)
+			}
+		}
+		const bad = "no such retraction"
+		if err := ch.SetRetraction(orig); err != nil {
+			t.Fatal(err)
+		}
+		if ch.SetRetraction(bad) == nil {
+			t.Errorf("SetRetraction accepted %q", bad)
+		}
+		if got := ch.RetractionName(); got != orig {
+			t.Errorf("an unknown name changed the retraction from %q to %q", orig, got)
+		}
+		names[0] = bad
+		if ch.Retractions()[0] == bad {
+			t.Errorf("Retractions returns the manifold's own slice")
+		}
+	})
+
 	t.Run("clone", func(t *testing.T) {
 		cm := solver.Clone(m)
 		a := m.Inner(x, u, v)
@@ -550,7 +610,8 @@ func Run(t *testing.T, m solver.Manifold, o Options) {
 			"Transport":    func() { m.Transport(w, x, y, u) },
 		}
 		if ex, ok := solver.AsExper(m); ok {
-			ops["Exp"] = func() { _ = ex.Exp(w, x, u, 0.3) }
+			s := expStep(ex, x, u, 0.3, w)
+			ops["Exp"] = func() { _ = ex.Exp(w, x, u, s) }
 		}
 		if lg, ok := solver.AsLogger(m); ok {
 			ops["Log"] = func() { _ = lg.Log(w, x, y) }

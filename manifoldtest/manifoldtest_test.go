@@ -1,8 +1,11 @@
 package manifoldtest_test
 
 import (
+	"errors"
+	"math"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -46,4 +49,77 @@ func TestCatchesWrongGradient(t *testing.T) {
 	require.Error(t, err, "the suite passed a manifold with a wrong gradient:\n%s", out)
 	require.Contains(t, string(out), "--- FAIL: TestBrokenManifold/gradient/", "%s", out)
 	require.Contains(t, string(out), "--- FAIL: TestBrokenManifold/euclidean-space", "%s", out)
+}
+
+// ball is Euclidean space whose exponential map is defined on the ball
+// ‖t·u‖ < 0.05 only, as on a manifold that is not complete (the open
+// simplex): the suite must test Exp and Log inside that domain rather
+// than fail at its fixed step.
+type ball struct{ *euclid.Euclidean }
+
+var errOutside = errors.New("ball: outside Exp's domain")
+
+func (b ball) Exp(dst, x, u []float64, t float64) error {
+	if math.Abs(t)*b.Norm(x, u) >= 0.05 {
+		return errOutside
+	}
+	return b.Euclidean.Exp(dst, x, u, t)
+}
+
+func TestIncompleteManifoldPasses(t *testing.T) {
+	manifoldtest.Run(t, ball{euclid.New(3, 2)}, manifoldtest.Options{RetractionOrder: 2, IsometricTransport: true, Seed: 4})
+}
+
+// badChooser offers two retractions, "sum" (x + tu) and "double" (2x +
+// tu, not a retraction: R_x(0) ≠ x), accepts any other name as "sum", and
+// hands out its own list: the suite must catch all three.
+type badChooser struct {
+	*euclid.Euclidean
+	names []string
+	cur   string
+}
+
+func (b *badChooser) Retractions() []string  { return b.names }
+func (b *badChooser) RetractionName() string { return b.cur }
+func (b *badChooser) SetRetraction(name string) error {
+	b.cur = name
+	if name != "double" {
+		b.cur = "sum"
+	}
+	return nil
+}
+
+func (b *badChooser) Retract(dst, x, u []float64, t float64) error {
+	err := b.Euclidean.Retract(dst, x, u, t)
+	if b.cur == "double" {
+		for i := range dst {
+			dst[i] += x[i]
+		}
+	}
+	return err
+}
+
+// TestBrokenChooser runs only inside TestCatchesBadChooser's child
+// process, where it must fail.
+func TestBrokenChooser(t *testing.T) {
+	if os.Getenv("MANIFOLDTEST_BROKEN") != "chooser" {
+		t.Skip("run by TestCatchesBadChooser")
+	}
+	b := &badChooser{euclid.New(3, 1), []string{"sum", "double"}, "sum"}
+	manifoldtest.Run(t, b, manifoldtest.Options{RetractionOrder: 2, Seed: 3})
+}
+
+// TestCatchesBadChooser: the retractions check fails a chooser whose
+// second retraction is not one, that accepts an unknown name, and whose
+// list is its own; the manifold's own retraction passes the rest.
+func TestCatchesBadChooser(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestBrokenChooser$", "-test.v")
+	cmd.Env = append(os.Environ(), "MANIFOLDTEST_BROKEN=chooser")
+	out, err := cmd.CombinedOutput()
+	require.Error(t, err, "the suite passed a bad retraction chooser:\n%s", out)
+	for _, want := range []string{"double: retraction (order 1)", `SetRetraction accepted "no such retraction"`,
+		"Retractions returns the manifold's own slice", "--- FAIL: TestBrokenChooser/retractions"} {
+		require.Contains(t, string(out), want, "%s", out)
+	}
+	require.Equal(t, 1, strings.Count(string(out), "--- FAIL: TestBrokenChooser/"), "%s", out)
 }

@@ -102,17 +102,23 @@
 // # Manifolds
 //
 // A Manifold is implemented by the manifold packages (spd, stiefel,
-// coupling, euclid, product), which do not import this package (product
-// does, for the interfaces of its factors): the interfaces live here,
-// where they are used, and each implementation asserts them in its
+// coupling, euclid, simplex, product), which do not import this package
+// (product does, for the interfaces of its factors): the interfaces live
+// here, where they are used, and each implementation asserts them in its
 // external tests. Points and tangent vectors are flat []float64 of the
 // length the manifold's Len gives; every operation writes into a
 // caller-supplied destination and allocates nothing after construction.
-// Optional capabilities (Exper, Logger, Distancer, Connection) are found
-// with AsExper and its siblings. A Snapper accepts points within float32
-// rounding of it by projecting them, with a note (SnapPoint); loaders,
-// the C ABI and Reset (so Run, Estimate, Minimize) use it on the starting
-// points they are given (RHGD.StartNotes).
+// Optional capabilities (Exper, Logger, Distancer, Connection, Whitener,
+// EuclideanSpace, RetractionChooser) are found with AsExper and its
+// siblings, IsEuclideanSpace and AsRetractionChooser, or a type
+// assertion. A Snapper accepts points within float32 rounding of it by
+// projecting them, with a note (SnapPoint); loaders, the C ABI and Reset
+// (so Run, Estimate, Minimize) use it on the starting points they are
+// given (RHGD.StartNotes).
+//
+// A new manifold need not write all of Manifold: package manifold has the
+// small interface of its own mathematics (manifold.Core) and embeddable
+// defaults for the rest, which keep its capabilities visible here.
 //
 // # Checks
 //

@@ -13,6 +13,14 @@ import (
 // unless the implementation says so, and allocates nothing. A Manifold owns
 // scratch space and is not safe for concurrent use: Clone gives each
 // goroutine its own.
+//
+// Manifold is the contract the solver calls, wide so that no call is
+// derived on the fly. A new manifold writes the smaller interface of
+// package manifold (manifold.Core: its size, metric, projection, Hessian
+// conversion, retraction, random point and Clone) and embeds
+// manifold.Defaults or manifold.Embedded, which fill in Norm, Transport,
+// RandTangent, CheckPoint, CheckTangent and, for the induced metric,
+// EGradToRGrad.
 type Manifold interface {
 	// Len returns the length of the slices holding a point or a tangent
 	// vector.
@@ -132,6 +140,33 @@ func AsDistancer(m Manifold) (Distancer, bool) {
 func supports(m Manifold, method Method) bool {
 	p, ok := m.(Partial)
 	return !ok || p.Supports(method)
+}
+
+// RetractionChooser is a Manifold with several retractions chosen by name
+// (stiefel's qr, polar, cayley and exp; spd's second-order and exp), so
+// that a front end (the CLI's -retr-x and -retr-y) chooses one without
+// knowing the manifold's type. The choice is made in place, as a setting
+// of the manifold (stiefel.Stiefel.Retraction), not by a copy: the
+// problem's oracles and a product's factors hold the manifold itself.
+// Use AsRetractionChooser rather than a bare type assertion.
+type RetractionChooser interface {
+	// Retractions returns the names SetRetraction takes, in the
+	// manifold's order: none when the type has the methods but the value
+	// has one retraction only (a wrapper that embeds a chooser).
+	Retractions() []string
+	// RetractionName returns the name of the retraction Retract uses.
+	RetractionName() string
+	// SetRetraction makes the named retraction (case-insensitive) the one
+	// Retract uses. An unknown name is an error that lists the names,
+	// and leaves the retraction as it was.
+	SetRetraction(name string) error
+}
+
+// AsRetractionChooser returns m as a RetractionChooser when it offers a
+// choice of retractions.
+func AsRetractionChooser(m Manifold) (RetractionChooser, bool) {
+	c, ok := m.(RetractionChooser)
+	return c, ok && len(c.Retractions()) > 0
 }
 
 // EuclideanSpace is a Manifold that is its whole ambient space R^Len with

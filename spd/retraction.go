@@ -2,6 +2,7 @@ package spd
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -53,4 +54,23 @@ func ParseTransport(name string) (TransportMethod, error) {
 		}
 	}
 	return 0, fmt.Errorf("spd: unknown transport %q (want identity or parallel)", name)
+}
+
+// Retractions returns the retractions' names, second-order and exp, as
+// SetRetraction reads them (solver.RetractionChooser).
+func (s *SPD) Retractions() []string { return slices.Clone(retractionNames[:]) }
+
+// RetractionName returns the name of Retraction, the retraction Retract
+// uses.
+func (s *SPD) RetractionName() string { return s.Retraction.String() }
+
+// SetRetraction sets Retraction to the one ParseRetraction reads in name;
+// on an error it leaves Retraction as it was.
+func (s *SPD) SetRetraction(name string) error {
+	r, err := ParseRetraction(name)
+	if err != nil {
+		return err
+	}
+	s.Retraction = r
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rhgd/rhgd/solver"
 	"github.com/rhgd/rhgd/spd"
 )
 
@@ -33,4 +34,19 @@ func TestParseTransport(t *testing.T) {
 	_, err := spd.ParseTransport("schild")
 	require.ErrorContains(t, err, `"schild"`)
 	require.Equal(t, "TransportMethod(5)", spd.TransportMethod(5).String())
+}
+
+var _ solver.RetractionChooser = (*spd.SPD)(nil)
+
+// TestRetractionChooser: the names are String's, in the enum's order, and
+// SetRetraction sets the Retraction field; manifoldtest checks the rest
+// (each name reads back and retracts, an unknown one changes nothing).
+func TestRetractionChooser(t *testing.T) {
+	m := spd.New(3)
+	for i, r := range []spd.Retraction{spd.SecondOrder, spd.Exponential} {
+		require.Equal(t, r.String(), m.Retractions()[i])
+		require.NoError(t, m.SetRetraction(r.String()))
+		require.Equal(t, r, m.Retraction)
+	}
+	require.Len(t, m.Retractions(), 2)
 }

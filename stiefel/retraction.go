@@ -2,6 +2,7 @@ package stiefel
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -31,4 +32,23 @@ func ParseRetraction(name string) (Retraction, error) {
 		}
 	}
 	return 0, fmt.Errorf("stiefel: unknown retraction %q (want qr, polar, cayley or exp)", name)
+}
+
+// Retractions returns the retractions' names, qr, polar, cayley and exp, as
+// SetRetraction reads them (solver.RetractionChooser).
+func (s *Stiefel) Retractions() []string { return slices.Clone(retractionNames[:]) }
+
+// RetractionName returns the name of Retraction, the retraction Retract
+// uses.
+func (s *Stiefel) RetractionName() string { return s.Retraction.String() }
+
+// SetRetraction sets Retraction to the one ParseRetraction reads in name;
+// on an error it leaves Retraction as it was.
+func (s *Stiefel) SetRetraction(name string) error {
+	r, err := ParseRetraction(name)
+	if err != nil {
+		return err
+	}
+	s.Retraction = r
+	return nil
 }

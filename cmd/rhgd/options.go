@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,8 +15,6 @@ import (
 	"github.com/rhgd/rhgd/problems"
 	"github.com/rhgd/rhgd/problems/catalog"
 	"github.com/rhgd/rhgd/solver"
-	"github.com/rhgd/rhgd/spd"
-	"github.com/rhgd/rhgd/stiefel"
 )
 
 // runFlags are the settings rhgd run and rhgd compare share. A flag left
@@ -309,39 +308,49 @@ func mergeSpec(spec string, over map[string]string) string {
 	return name + ":" + strings.Join(parts, ",")
 }
 
-// setRetraction sets m's retraction by name ("" keeps it).
+// setRetraction sets m's retraction by name ("" keeps it), on a manifold
+// that offers a choice (solver.RetractionChooser).
 func setRetraction(m solver.Manifold, name string) error {
 	if name == "" {
 		return nil
 	}
-	var err error
-	switch m := m.(type) {
-	case *stiefel.Stiefel:
-		if m.Retraction, err = stiefel.ParseRetraction(name); err != nil {
-			return fmt.Errorf("Stiefel retractions are qr, polar, cayley and exp, not %q", name)
+	if c, ok := solver.AsRetractionChooser(m); ok {
+		if c.SetRetraction(name) != nil {
+			return fmt.Errorf("%s retractions are %s, not %q", typeName(m), andList(c.Retractions()), name)
 		}
-	case *spd.SPD:
-		if m.Retraction, err = spd.ParseRetraction(name); err != nil {
-			return fmt.Errorf("SPD retractions are second-order and exp, not %q", name)
-		}
-	case fmt.Stringer: // a problem's own manifold names itself
-		return fmt.Errorf("the manifold %s has one retraction; %q cannot be chosen", m, name)
-	default:
-		return fmt.Errorf("the manifold %T has one retraction; %q cannot be chosen", m, name)
+		return nil
 	}
-	return nil
+	if s, ok := m.(fmt.Stringer); ok { // a problem's own manifold names itself
+		return fmt.Errorf("the manifold %s has one retraction; %q cannot be chosen", s, name)
+	}
+	return fmt.Errorf("the manifold %T has one retraction; %q cannot be chosen", m, name)
 }
 
 // retractionName is the -retr-x/-retr-y name of m's retraction, or "" when
 // m has no choice of retraction.
 func retractionName(m solver.Manifold) string {
-	switch m := m.(type) {
-	case *stiefel.Stiefel:
-		return m.Retraction.String()
-	case *spd.SPD:
-		return m.Retraction.String()
+	if c, ok := solver.AsRetractionChooser(m); ok {
+		return c.RetractionName()
 	}
 	return ""
+}
+
+// typeName is the name of m's type without its package or pointer:
+// Stiefel, SPD.
+func typeName(m solver.Manifold) string {
+	t := reflect.TypeOf(m)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.Name()
+}
+
+// andList joins names as prose: "a", "a and b", "a, b and c".
+func andList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // problemFlags parses rhgd run/compare's command line: the problem name,

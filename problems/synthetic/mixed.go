@@ -189,6 +189,11 @@ func (m *mixedSPD) String() string {
 	return "SPD with float32 lower steps (lower-float32-steps)"
 }
 
+// Retractions returns none: the float32 steps are the second-order
+// retraction's, so the choice that the embedded SPD manifold's methods
+// would offer (solver.RetractionChooser) is not there.
+func (m *mixedSPD) Retractions() []string { return nil }
+
 // Retract is the SPD manifold's retraction, in float32 after a float32
 // GradGy.
 func (m *mixedSPD) Retract(dst, x, u []float64, t float64) error {
