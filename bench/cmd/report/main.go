@@ -7,7 +7,7 @@
 // It also runs bench/torch_problems.py (rhgd.torch on a user's own
 // problems against a hand-written loop, the authors' port and an eigh
 // model), whose rows join the targets table; it needs the shared library
-// (-lib, make lib) and PyTorch.
+// (-lib, make lib) and PyTorch. -run 'torch/problems' runs it alone.
 //
 // The peers run in /usr/bin/python3 (bench/peers.py) with numpy, scipy,
 // POT and PyTorch; every library is pinned to the same thread count.
@@ -102,15 +102,16 @@ func run() error {
 	}
 	start := time.Now()
 	res := bench.Run(c)
-	info.Elapsed = time.Since(start)
 	info.Command = commandLine()
 	info.Crossovers = bench.MeasureCrossovers(*quick)
-	if *torchProblems && !*noPeers && *match == "" {
+	// The torch problems run with every case, or alone under -run 'torch/problems'.
+	if *torchProblems && !*noPeers && (c.Match == nil || c.Match("torch/problems")) {
 		info.Torch = bench.RunTorchProblems(*python, filepath.Join(filepath.Dir(*script), "torch_problems.py"), *lib, dir, *quick)
 		if info.Torch.Err != "" {
 			fmt.Fprintln(os.Stderr, "report: torch problems:", info.Torch.Err)
 		}
 	}
+	info.Elapsed = time.Since(start)
 	path, err := bench.WriteReport(dir, info, res)
 	if err != nil {
 		return err
