@@ -13,7 +13,9 @@
 //     (the log-log slope of its Taylor error);
 //   - EGradToRGrad and EHessToRHess turn the Euclidean gradient and Hessian
 //     of smooth test functions into Riemannian ones with the Taylor slopes
-//     2 and 3 along the retraction (solver.CheckGradient, CheckHessian);
+//     2 and 3 along the retraction (solver.CheckGradient, CheckHessian),
+//     functions of the column space only on a quotient such as the
+//     Grassmann manifold (Options.ColumnSpace);
 //   - Transport maps tangent vectors to tangent vectors (and keeps norms
 //     when Options.IsometricTransport);
 //   - Exp and Log, when m has them, invert each other (on a manifold that
@@ -71,6 +73,13 @@ type Options struct {
 	NotTangent func(x []float64) []float64
 	// BadPoint returns a finite array that is not a point, or nil.
 	BadPoint func(x []float64) []float64
+	// ColumnSpace says that the points of m are r×c matrices X with
+	// orthonormal columns (r, c from its Dims method) standing for their
+	// column spaces, as on the Grassmann manifold: only functions with
+	// f(XO) = f(X) for orthogonal O are functions on m, and for any other
+	// the quotient's Riemannian Hessian is not symmetric. The suite then
+	// composes its test functions with X ↦ XXᵀ (see span).
+	ColumnSpace bool
 }
 
 // cubic is f(X) = ⟨C, X⟩ + ½⟨X, D∘X⟩ + ⅓⟨W, X∘X∘X⟩ + ½ tr(XᵀKX), with K
@@ -228,6 +237,89 @@ func (q *quartic) EHess(dst, x, u []float64) {
 	}
 }
 
+// halfSq is f(X) = ½‖X − X0‖², with a critical point at X0.
+type halfSq struct{ x0 []float64 }
+
+func (h halfSq) F(x []float64) float64 {
+	d := floats.Distance(x, h.x0, 2)
+	return 0.5 * d * d
+}
+
+func (h halfSq) EGrad(dst, x []float64) { floats.SubTo(dst, x, h.x0) }
+
+func (h halfSq) EHess(dst, x, u []float64) { copy(dst, u) }
+
+// span is f(X) = h(XXᵀ) for a test function h of r×r matrices: with X
+// r×c it depends on the column space of X only, f(XO) = f(X) for
+// orthogonal O (Options.ColumnSpace). With P = XXᵀ, G = ∇h(P) and
+// H = ∇²h(P)[UXᵀ + XUᵀ], the chain rule gives ∇f = (G + Gᵀ)X and
+// ∇²f[U] = (H + Hᵀ)X + (G + Gᵀ)U.
+type span struct {
+	h           testFunc
+	r, c        int
+	p, d, g, hd []float64 // r×r
+	tmp         []float64 // r×c
+}
+
+func newSpan(h testFunc, r, c int) *span {
+	return &span{h: h, r: r, c: c, p: make([]float64, r*r), d: make([]float64, r*r), g: make([]float64, r*r),
+		hd: make([]float64, r*r), tmp: make([]float64, r*c)}
+}
+
+// outer sets the r×r dst = a bᵀ + b aᵀ for the r×c a and b.
+func (s *span) outer(dst, a, b []float64) {
+	r, c := s.r, s.c
+	for i := 0; i < r; i++ {
+		for j := 0; j < r; j++ {
+			var v float64
+			for k := 0; k < c; k++ {
+				v += a[i*c+k]*b[j*c+k] + b[i*c+k]*a[j*c+k]
+			}
+			dst[i*r+j] = v
+		}
+	}
+}
+
+// symSum sets the r×r m to m + mᵀ.
+func symSum(m []float64, r int) {
+	for i := 0; i < r; i++ {
+		for j := 0; j <= i; j++ {
+			v := m[i*r+j] + m[j*r+i]
+			m[i*r+j], m[j*r+i] = v, v
+		}
+	}
+}
+
+// setP sets s.p = XXᵀ (outer gives 2XXᵀ).
+func (s *span) setP(x []float64) {
+	s.outer(s.p, x, x)
+	floats.Scale(0.5, s.p)
+}
+
+func (s *span) F(x []float64) float64 {
+	s.setP(x)
+	return s.h.F(s.p)
+}
+
+func (s *span) EGrad(dst, x []float64) {
+	s.setP(x)
+	s.h.EGrad(s.g, s.p)
+	symSum(s.g, s.r)
+	mul(dst, s.g, s.r, s.r, false, x, s.c)
+}
+
+func (s *span) EHess(dst, x, u []float64) {
+	s.setP(x)
+	s.outer(s.d, u, x)
+	s.h.EHess(s.hd, s.p, s.d)
+	symSum(s.hd, s.r)
+	mul(dst, s.hd, s.r, s.r, false, x, s.c)
+	s.h.EGrad(s.g, s.p)
+	symSum(s.g, s.r)
+	mul(s.tmp, s.g, s.r, s.r, false, u, s.c)
+	floats.Add(dst, s.tmp)
+}
+
 // testFunc is a smooth function with its Euclidean derivatives.
 type testFunc interface {
 	F(x []float64) float64
@@ -356,10 +448,15 @@ func Run(t *testing.T, m solver.Manifold, o Options) {
 		}
 	})
 
-	for _, tf := range []struct {
+	type namedFunc struct {
 		name string
 		f    testFunc
-	}{{"cubic", newCubic(r, c, rnd)}, {"quartic", newQuartic(r, c, rnd)}} {
+	}
+	funcs := []namedFunc{{"cubic", newCubic(r, c, rnd)}, {"quartic", newQuartic(r, c, rnd)}}
+	if o.ColumnSpace {
+		funcs = []namedFunc{{"cubic", newSpan(newCubic(r, r, rnd), r, c)}, {"quartic", newSpan(newQuartic(r, r, rnd), r, c)}}
+	}
+	for _, tf := range funcs {
 		f := tf.f
 		grad := func(dst, p []float64) {
 			eg := make([]float64, n)
@@ -417,22 +514,25 @@ func Run(t *testing.T, m solver.Manifold, o Options) {
 
 	t.Run("hessian/critical-point", func(t *testing.T) {
 		// g(p) = ½‖p − x‖² has a critical point at x, where the Taylor
-		// test holds for any retraction.
-		x0 := append([]float64(nil), x...)
-		g := func(p []float64) float64 { return 0.5 * floats.Distance(p, x0, 2) * floats.Distance(p, x0, 2) }
+		// test holds for any retraction; on column spaces,
+		// ½‖ppᵀ − xxᵀ‖² has.
+		var f testFunc = halfSq{append([]float64(nil), x...)}
+		if o.ColumnSpace {
+			pp := newSpan(nil, r, c)
+			pp.setP(x)
+			f = newSpan(halfSq{pp.p}, r, c)
+		}
+		g := f.F
 		ggrad := func(dst, p []float64) {
 			eg := make([]float64, n)
-			for i := range eg {
-				eg[i] = p[i] - x0[i]
-			}
+			f.EGrad(eg, p)
 			m.EGradToRGrad(dst, p, eg)
 		}
 		ghess := func(dst, p, d []float64) {
-			eg := make([]float64, n)
-			for i := range eg {
-				eg[i] = p[i] - x0[i]
-			}
-			m.EHessToRHess(dst, p, eg, d, d)
+			eg, eh := make([]float64, n), make([]float64, n)
+			f.EGrad(eg, p)
+			f.EHess(eh, p, d)
+			m.EHessToRHess(dst, p, eg, eh, d)
 		}
 		rep := solver.CheckHessian(m, g, ggrad, ghess, x, u, v)
 		if !rep.OK {

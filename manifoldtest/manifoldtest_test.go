@@ -2,6 +2,7 @@ package manifoldtest_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/rhgd/rhgd/euclid"
 	"github.com/rhgd/rhgd/manifoldtest"
+	"github.com/rhgd/rhgd/stiefel"
 )
 
 // scaledGrad is Euclidean space with a wrong Riemannian gradient (twice
@@ -122,4 +124,15 @@ func TestCatchesBadChooser(t *testing.T) {
 		require.Contains(t, string(out), want, "%s", out)
 	}
 	require.Equal(t, 1, strings.Count(string(out), "--- FAIL: TestBrokenChooser/"), "%s", out)
+}
+
+// TestColumnSpaceOnStiefel: Stiefel's gradient and Hessian are right for
+// every smooth function, so the suite's column-space functions pass there
+// only if their own derivatives (the chain rule through X ↦ XXᵀ) are.
+func TestColumnSpaceOnStiefel(t *testing.T) {
+	for _, np := range [][2]int{{4, 1}, {6, 3}} {
+		t.Run(fmt.Sprintf("n=%d,p=%d", np[0], np[1]), func(t *testing.T) {
+			manifoldtest.Run(t, stiefel.New(np[0], np[1]), manifoldtest.Options{RetractionOrder: 1, Seed: 5, ColumnSpace: true})
+		})
+	}
 }
