@@ -96,3 +96,12 @@ func principalAngles(x, y []float64, n, p int) []float64 {
 	}
 	return s
 }
+
+// singularValues returns the singular values of the p×p a, descending.
+func singularValues(a []float64, p int) []float64 {
+	var svd mat.SVD
+	if !svd.Factorize(mat.NewDense(p, p, a), mat.SVDNone) {
+		panic("SVD failed")
+	}
+	return svd.Values(nil)
+}
