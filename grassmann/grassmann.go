@@ -48,7 +48,7 @@
 // The metric is the Frobenius one restricted to the horizontal space, so
 // the Riemannian gradient is the projected Euclidean one and the
 // Levi-Civita connection is the projected derivative (a Riemannian
-// submersion: Absil, Mahony and Sepulchre 2008, §5.3.4), which is why the
+// submersion: Absil, Mahony and Sepulchre 2008, §5.3), which is why the
 // package builds on manifold.Embedded and needs no solver.Connection. The
 // Hessian's last term is that derivative applied to the projection
 // (D P_X[U] ∇f = −(UXᵀ + XUᵀ)∇f, of which P_X keeps −U Xᵀ∇f); it is
@@ -56,7 +56,7 @@
 // horizontal when U is horizontal only to rounding.
 //
 // The exponential and the logarithm are pymanopt's formulas (Edelman,
-// Arias and Smith 1998, Thm 2.3; Absil, Mahony and Sepulchre 2004, §3.8)
+// Arias and Smith 1998, Thm 2.3; Absil, Mahony and Sepulchre 2004)
 // with the singular value decompositions of U and M replaced by the
 // symmetric eigendecompositions of the p×p Gram matrices, to which cos,
 // sinc and atan(√s)/√s are applied as smooth functions of σ²: no division
