@@ -27,7 +27,11 @@
 // representatives of one point are not equal slices, so compare points
 // by Dist, or by the projectors XXᵀ, never entry by entry. Only functions
 // with f(XO) = f(X) are functions on Gr: for them Xᵀ∇f is symmetric,
-// which the Hessian below needs.
+// which the Hessian below needs. Transport(X, Y, U) = P_Y(U) is read as a
+// lift at the representative Y given, so it depends on Y's representative
+// (at YO the same slice stands for another tangent vector): it is the
+// vector transport that goes with the retraction that produced Y, whose
+// representative moves continuously from X, as the solver uses it.
 //
 // # Geometry
 //
@@ -41,8 +45,9 @@
 //	               re-orthonormalized (polar factor)
 //	logarithm      Log_X(Y) = W atan(Σ) Vᵀ with WΣVᵀ = (Y − X XᵀY)(XᵀY)⁻¹,
 //	               computed as M g(MᵀM), g(s) = atan(√s)/√s, for that M
-//	distance       d(X, Y) = ‖θ‖₂, θ the principal angles: sin²θ the
-//	               eigenvalues of BᵀB, B = Y − X XᵀY
+//	distance       d(X, Y) = ‖θ‖₂, θ the principal angles, from sin²θ
+//	               the eigenvalues of BᵀB, B = Y − X XᵀY, and cos²θ
+//	               those of AᵀA, A = XᵀY
 //	transport      by projection onto the horizontal space at Y
 //
 // The metric is the Frobenius one restricted to the horizontal space, so
@@ -63,9 +68,10 @@
 // by a small singular value, and no SVD in lapackx. Log is undefined at
 // the cut locus, where XᵀY is singular (a principal angle of π/2) and
 // there are several shortest geodesics: it returns an error there. Dist
-// is defined everywhere and computed from the sines of the principal
-// angles, which are accurate for small angles (Dist(X, XO) is of the
-// order of the rounding) and exact for orthogonal subspaces.
+// is defined everywhere and computed from both the sines and the cosines
+// of the principal angles: small angles to high relative accuracy
+// (Dist(X, XO) is of the order of the rounding), and angles near π/2 to
+// rounding when all are (orthogonal subspaces are √p·π/2 apart).
 //
 // # Retractions
 //
