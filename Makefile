@@ -89,7 +89,7 @@ test-race: deps
 # machine and not on a user's. A kernel set this OpenBLAS does not know is
 # skipped with a message, and so is the one rhgd selects by default, which
 # test-cgo ran.
-CORE_PKGS = lapackx spd stiefel coupling spectral problems/synthetic
+CORE_PKGS = lapackx spd stiefel grassmann coupling spectral problems/synthetic
 
 test-coretypes: deps
 	@mkdir -p build && $(GO) build -o build/rhgd ./cmd/rhgd
