@@ -250,12 +250,13 @@ class Trace:
     """One run's record: (seconds, sample-oracle calls, ‖∇h(x)‖²) rows. The
     clock runs from the trace's creation; the exact metric's own time is
     taken out of it. record(x) returns False once the run should stop:
-    ‖∇h‖² ≤ stop·‖∇h(x0)‖², the time cap passed, or a non-finite or
-    diverged (> 1e6·‖∇h(x0)‖²) value."""
+    ‖∇h‖² ≤ stop·‖∇h(x0)‖², the time cap passed, max_records records
+    taken (the tests' clock-free stop), or a non-finite or diverged
+    (> 1e6·‖∇h(x0)‖²) value."""
 
-    def __init__(self, name, metric, oracles, g0, cap, stop):
+    def __init__(self, name, metric, oracles, g0, cap, stop, max_records=None):
         self.name, self.metric, self.oracles = name, metric, oracles
-        self.g0, self.cap, self.stop = g0, cap, stop
+        self.g0, self.cap, self.stop, self.max_records = g0, cap, stop, max_records
         self.base = sum(o.calls for o in oracles)
         self.rows = []
         self.excl = 0.0
@@ -281,6 +282,8 @@ class Trace:
             self.status, go = "reached", False
         elif t > self.cap:
             self.status, go = "cap", False
+        elif self.max_records is not None and len(self.rows) >= self.max_records:
+            self.status, go = "records", False
         self.excl += time.perf_counter() - c0
         return go
 
@@ -483,8 +486,10 @@ def run_rhgd(rhgd, G, F, x0, z0, trace, estimator, finite_sum, exact=False, **se
     it computes is credited at the next epoch), which also enforces the
     time cap; runtime is set a little above the cap as a backstop."""
     p = rhgd_problem(rhgd, G, F, finite_sum, exact)
+    if math.isfinite(trace.cap):
+        settings = dict(settings, runtime=trace.cap * 1.2 + 1)
     res = rhgd.minimize(p, x0, z0, estimator=estimator, callback=lambda info: not trace.record(info["x"]),
-                        epochs=10**7, runtime=trace.cap * 1.2 + 1, **settings)
+                        epochs=10**7, **settings)
     return res
 
 
@@ -524,11 +529,11 @@ RSHGD_GRID = [dict(b=b, bh=bh, eta_x=ex, eta_y=ey) for b in (64, 256) for bh in 
 # 2442; 5 s per configuration, random state 1), recorded in
 # bench/results/2026-11-27-bilevel-quadratic/README.md.
 SELECTED = {
-    "SOBA": dict(step_size=.1, outer_ratio=1.),
-    "F2SA": dict(step_size=.1, outer_ratio=1., delta_lmbda=.01),
-    "rhgd-ns": dict(b=64, bh=256, eta_x=.1, eta_y=.1),
-    "rhgd-cg": dict(b=64, bh=256, eta_x=.1, eta_y=.1),
-    "rhgd-fo": dict(b=64, eta_x=.1, eta_y=.1),
+    "SOBA": dict(step_size=.1, outer_ratio=.1),
+    "F2SA": dict(step_size=.01, outer_ratio=.1, delta_lmbda=.01),
+    "rhgd-ns": dict(b=256, bh=256, eta_x=.03, eta_y=.03),
+    "rhgd-cg": dict(b=256, bh=1024, eta_x=.1, eta_y=.1),
+    "rhgd-fo": dict(b=256, eta_x=.1, eta_y=.03),
 }
 
 
@@ -586,7 +591,7 @@ def rhgd_deterministic(est, exact):
 def methods(a):
     ms = [
         specialist("SOBA", soba, {**BEST_PARAMS["SOBA"], **SELECTED["SOBA"]},
-                   "soba.py defaults, also its grid's best here"),
+                   "no best_params row: its grid's best here"),
         specialist("SABA", saba, BEST_PARAMS["SABA"], "best_params"),
         specialist("F2SA", f2sa, BEST_PARAMS["F2SA"], "best_params"),
     ]
@@ -771,8 +776,9 @@ def grid(a):
             hits = first_hits(rows, g0)
             reached = max([k for k in DECADES if hits[k] is not None], default=0)
             print(f"grid {gname} {_fmt_kw(kw)}: {r['status']}, end level {endl:.3g}, min "
-                  f"{rows[:, 2].min() / g0:.3g}, deepest decade 1e-{reached}"
-                  + (f" at {hits[reached][0]:.3g} s" if reached else ""), flush=True)
+                  f"{rows[:, 2].min() / g0:.3g}, "
+                  + (f"deepest decade 1e-{reached} at {hits[reached][0]:.3g} s" if reached else "no decade"),
+                  flush=True)
             scored.append((score, kw))
         scored.sort(key=lambda s: s[0])
         chosen[gname] = scored[0][1]
@@ -834,8 +840,8 @@ def main(argv=None):
             res[m.name].append(r)
             deep = max([k for k in DECADES if r["hits"][k] is not None], default=0)
             print(f"round {rnd} {m.name}: {r['status']} after {r['total']:.3g} s, {int(r['rows'][-1, 1])} calls, "
-                  f"end level {r['end']:.3g}, deepest decade 1e-{deep}"
-                  + (f" at {r['hits'][deep][0]:.3g} s" if deep else "")
+                  f"end level {r['end']:.3g}, "
+                  + (f"deepest decade 1e-{deep} at {r['hits'][deep][0]:.3g} s" if deep else "no decade")
                   + (f" [{r['error']}]" if r["error"] else ""), flush=True)
     names = [m.name for m in ms]
     cmd = "RHGD_LIBRARY=build/librhgd.so PYTHONPATH=python /usr/bin/python3 bench/bilevel_quadratic.py " + " ".join(
