@@ -1,5 +1,107 @@
 #!/usr/bin/python3
-"""PLACEHOLDER docstring, rewritten below once the script is complete."""
+"""The Euclidean bilevel specialists on their own benchmark: benchopt's
+benchmark_bilevel quadratic problem (github.com/benchopt/benchmark_bilevel
+at commit f3549c1, the parent of a005767 which made it JAX-only), with numpy
+ports of its SOBA, SABA and F2SA, against rhgd's stochastic (RSHGD) and
+deterministic runs on the same problem given to rhgd as Python callbacks —
+in one process, on one thread, rounds interleaved.
+
+The problem (benchmark_utils/oracles/quadratic.py and datasets/quadratic.py
+at f3549c1; line numbers below are theirs):
+
+    min_x h(x) = F(z*(x), x),   z*(x) = argmin_z G(z, x),
+    G, F = (1/n) Σ_i q_i,  q_i(z, x) = ½ zᵀH_i z + ½ xᵀK_i x + xᵀC_i z + b_iᵀz + c_iᵀx,
+
+G the inner (train) and F the outer (validation) quadratic, each from its
+own gen_matrices (oracles/quadratic.py l. 17-62): H_i = a_i a_iᵀ with a_i ~
+N(0, A²), A = U diag(logspace(√μ, √L)) Uᵀ; K_i likewise with a zero
+eigenvalue first; C_i = (U D x_i)(V x_i)ᵀ with D's diagonal logspace(μ,
+L_cross); b_i, c_i ~ N(0, I). gen_matrices below makes the same draws of
+np.random.RandomState(seed) in the same order and keeps the rank-one
+factors (a_i, e_i, u_i, w_i) instead of the n matrices (the test checks
+them against a verbatim copy of benchopt's function). The seeds are
+datasets/quadratic.py's (l. 42-65): RandomState(2442).randint(2³¹ − 1,
+size=2), redrawn while its check of h's Hessian fails (its check,
+get_hessian_min_eigval l. 9-18, halves the cross term of ∇²h; it passes at
+the first draw here, and the true spectrum of ∇²h is printed). The
+parameters are the dataset's (l. 25-39): n_in = n_out = 1024, d_in = d_out
+= 100, μ = 0.1, L = 1, L_cross = 0.1; the start is objective.py's (l.
+46-47): z0 = 0, x0 = −2·1. The metric is the objective's "value", ‖∇h(x)‖²
+from the closed forms (datasets/quadratic.py l. 87-102): z*(x) and v =
+−H_G⁻¹∇_z F(z*, x) by a Cholesky factor of H_G, ∇h = ∇_x F(z*, x) + C_G v.
+Its time is taken out of every clock.
+
+The oracles (Quadratic) are QuadraticOracle's batch averages (l. 169-232),
+vectorized over the minibatch through the factors (a batch of m samples
+costs O(m·d)); the full sums use the averaged matrices, as QuadraticOracle
+does (l. 117-121; O(d²), so on this problem a full-sum oracle costs about
+what a 64-sample one does in time). Both sides call the same objects, which
+count sample-oracle calls: each quantity (a value, a gradient, a
+Hessian-vector or cross product) on m samples counts m, so a full-sum
+oracle counts n = 1024. rhgd's exact solves (hess_gy_inv, lower_solve, one
+Cholesky factor of H_G) count n each, as a pass over the inner samples.
+
+The specialists, numpy ports of the benchmark's numpy ("framework=none")
+solvers:
+  - SOBA: solvers/soba.py l. 136-231: one step on z, on v (→ −H⁻¹∇_z F)
+    and on x per iteration, steps step/√k and step/outer_ratio/√k;
+  - SABA: solvers/saba.py l. 163-277, 419-470: SOBA's five directions
+    through SAGA memories (one row per batch, mode_init_memory='zero'),
+    constant steps;
+  - F2SA: solvers/f2sa.py l. 155-393: 10 inner steps on z (λg + f) and on
+    z_λ* (g) per outer step, x along ∇_x f + λ(∇_x g(z) − ∇_x g(z_λ*)),
+    λ += δλ/k^{1/7}, steps step/k^{5/7}, step/k^{4/7}, step/ratio/k^{4/7}.
+  Minibatches are minibatch_sampler.py's (l. 19-66): contiguous slices of
+  64 samples, in order for the first pass and reshuffled after each pass,
+  here from the solver's RandomState(random_state) (benchopt reseeds
+  np.random's global state). As in benchopt's runs, the metric is taken
+  every eval_freq iterations (SOBA 16, SABA 64, F2SA 16). Steps: SABA's
+  and F2SA's from config/quadratics_021424_best_params.yml (l. 9, 13),
+  tuned by benchopt on a larger quadratic (n_in 32768, d_out 10); SOBA has
+  no row there. Since those steps came from another size, --grid re-selects
+  each specialist on this problem from its grid in
+  config/quadratics_021424.yml (l. 8-14; SOBA's row, the same values, at
+  a005767): SABA's best is its best_params, SOBA's is step 0.1, ratio 0.1,
+  and F2SA's best_params diverge here, so its grid's best runs as a second
+  row ("F2SA (grid here)").
+
+rhgd: the problem as rhgd.Problem on Euclidean(100) × Euclidean(100), x the
+outer variable and y = z the inner one, f = F and g = G, every oracle
+(f, g, gradients, hess_gy, cross_gxy, cross_gyx) a numpy callback on the
+objects above:
+  - RSHGD (n_f = n_out, n_g = n_in components; the batch argument is
+    averaged over): estimators ns (rhgd's defaults: 50 terms, γ by power
+    iteration), cg and fo, S = 10 lower steps per epoch, minibatches drawn
+    with replacement (batch_lower = batch_upper = batch_cross =
+    batch_report = b, batch_hess); b, batch_hess, eta_x and eta_y selected
+    by --grid from the RSHGD_GRID below, by the same rule as the
+    specialists' (the earliest to reach --stop, else the lowest end level
+    after --grid-cap seconds);
+  - deterministic runs on the full sums with preset="adaptive": CG with
+    the oracles only (the adaptive BB lower loop, BB upper steps), and
+    hinv with lower_solve=True from a Cholesky factor of H_G (computed
+    inside the run's clock).
+  The trace takes the epoch callback's x_k (the point of epoch k's
+  estimate: the step it computes is credited one epoch later).
+
+Every run stops at ‖∇h‖² ≤ --stop·‖∇h(x0)‖² (1e-7), after --cap seconds
+(30), or on divergence (> 1e6·‖∇h(x0)‖²). Round r runs every method in turn
+with random state r + 1 (the specialists' RandomState, rhgd's seed). The
+tables give, for each decade 1e-1 … 1e-6 of ‖∇h(x0)‖², the median over
+rounds of the first time (and sample-oracle count) at which a run's record
+is at or below it, a round that never got there counting as infinite
+("k/R" when only k rounds did), and the end level: the median of
+‖∇h‖²/‖∇h(x0)‖² over a run's last 10% of records (median over rounds). A
+run whose end level is far above a decade it "reached" touched it in a
+dip of its noise. The plot draws ‖∇h‖²/‖∇h(x0)‖² against time and against
+calls, every round (round 0 bold).
+
+Run (from the repository, after make lib):
+    RHGD_LIBRARY=build/librhgd.so PYTHONPATH=python /usr/bin/python3 bench/bilevel_quadratic.py \
+        --cap 30 --rounds 3 --out bench/results/2026-11-27-bilevel-quadratic
+    ... --grid                  # re-select the stochastic methods' settings (5 s each, about 8 min)
+    ... --quick --out /tmp/q    # n 128, d 10, 1 s caps, 1 round (the test's mode)
+"""
 import os
 
 # One thread for every BLAS in the process, before numpy loads OpenBLAS.
@@ -80,10 +182,28 @@ class Quadratic:
         self.bm = fac["b"].mean(axis=0)           # linear_inner_full
         self.cm = fac["c"].mean(axis=0)           # linear_outer_full
         self.calls = 0
+        self._buf = {}
 
-    def _sel(self, idx):
+    def _sel(self, idx, names="aeuwbc"):
+        """The batch's rows of the factors named: a view for a slice (the
+        specialists' contiguous batches), a gather into a buffer kept per
+        factor for an index array (rhgd's batches), only those the oracle
+        needs. Gathering into fresh arrays instead would cost a fresh
+        allocation per call, which above malloc's mmap threshold (128 KiB:
+        a batch of 160 rows here) is a page fault per 4 KiB, 1.6 ms for
+        four 1024-row gathers against 0.12 ms."""
         f = self.f
-        return f["a"][idx], f["e"][idx], f["u"][idx], f["w"][idx], f["b"][idx], f["c"][idx]
+        if isinstance(idx, slice):
+            return [f[k][idx] for k in names]
+        m = len(idx)
+        out = []
+        for k in names:
+            buf = self._buf.get(k)
+            if buf is None or buf.shape[0] < m:
+                buf = self._buf[k] = np.empty((m, f[k].shape[1]))
+            np.take(f[k], idx, axis=0, out=buf[:m], mode="clip")  # clip: no internal copy
+            out.append(buf[:m])
+        return out
 
     def _m(self, idx):
         if idx is None:
@@ -117,7 +237,7 @@ class Quadratic:
         self.calls += m
         if idx is None:
             return self.grad_z_full(z, x)
-        a, _, u, w, b, _ = self._sel(idx)
+        a, u, w, b = self._sel(idx, "auwb")
         return (a.T @ (a @ z) + w.T @ (u @ x) + b.sum(0)) / m
 
     def grad_x(self, z, x, idx):
@@ -125,7 +245,7 @@ class Quadratic:
         self.calls += m
         if idx is None:
             return self.grad_x_full(z, x)
-        _, e, u, w, _, c = self._sel(idx)
+        e, u, w, c = self._sel(idx, "euwc")
         return (e.T @ (e @ x) + u.T @ (w @ z) + c.sum(0)) / m
 
     def hvp(self, v, idx):
@@ -143,7 +263,7 @@ class Quadratic:
         self.calls += m
         if idx is None:
             return self.C @ v
-        u, w = self.f["u"][idx], self.f["w"][idx]
+        u, w = self._sel(idx, "uw")
         return u.T @ (w @ v) / m
 
     def cross_t(self, t, idx):
@@ -152,7 +272,7 @@ class Quadratic:
         self.calls += m
         if idx is None:
             return self.C.T @ t
-        u, w = self.f["u"][idx], self.f["w"][idx]
+        u, w = self._sel(idx, "uw")
         return w.T @ (u @ t) / m
 
     # what BaseOracle.oracles and .grad give (base.py l. 73-90), on one batch
@@ -162,7 +282,7 @@ class Quadratic:
         they discard)."""
         m = self._m(idx)
         self.calls += 3 * m
-        a, _, u, w, b, _ = self._sel(idx)
+        a, u, w, b = self._sel(idx, "auwb")
         wv = w @ v
         return (a.T @ (a @ z) + w.T @ (u @ x) + b.sum(0)) / m, a.T @ (a @ v) / m, u.T @ wv / m
 
