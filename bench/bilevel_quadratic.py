@@ -651,9 +651,9 @@ RSHGD_GRID = [dict(b=b, bh=bh, eta_x=ex, eta_y=ey) for b in (64, 256) for bh in 
 SELECTED = {
     "SOBA": dict(step_size=.1, outer_ratio=.1),
     "F2SA": dict(step_size=.01, outer_ratio=.1, delta_lmbda=.01),
-    "rhgd-ns": dict(b=256, bh=256, eta_x=.03, eta_y=.03),
-    "rhgd-cg": dict(b=256, bh=1024, eta_x=.1, eta_y=.1),
-    "rhgd-fo": dict(b=256, eta_x=.1, eta_y=.03),
+    "rhgd-ns": dict(b=256, bh=1024, eta_x=.03, eta_y=.03),
+    "rhgd-cg": dict(b=256, bh=1024, eta_x=.03, eta_y=.03),
+    "rhgd-fo": dict(b=256, eta_x=.03, eta_y=.1),
 }
 
 
@@ -809,13 +809,22 @@ def tables(names, res, cap):
     return "\n".join(out)
 
 
+COLORS = {"SOBA": "tab:blue", "SABA": "tab:orange", "F2SA": "tab:green", "F2SA (grid here)": "tab:olive",
+          "rhgd RSHGD ns": "tab:purple", "rhgd RSHGD cg": "tab:brown", "rhgd RSHGD fo": "tab:pink",
+          "rhgd cg adaptive (oracles only)": "black", "rhgd hinv adaptive (exact solves)": "tab:red"}
+
+
 def plot(names, res, g0, path, title):
+    """‖∇h‖²/‖∇h(x0)‖² against time and against calls, every round (round
+    0 bold); the y axis is cut at 1e2 (a diverging run leaves the frame)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, 2, figsize=(14, 5.5))
+    fig, axes = plt.subplots(1, 2, figsize=(14, 6))
     cmap = plt.get_cmap("tab10")
     for i, nm in enumerate(names):
+        color = COLORS.get(nm, cmap(i % 10))
+        ls = "-" if "rhgd" not in nm else ("--" if "RSHGD" in nm else "-.")
         for j, r in enumerate(res[nm]):
             rows = r["rows"]
             if not len(rows):
@@ -824,21 +833,22 @@ def plot(names, res, g0, path, title):
             for ax, col in ((axes[0], 0), (axes[1], 1)):
                 xs = rows[:, col].copy()
                 xs[xs <= 0] = np.nan
-                ax.plot(xs, y, color=cmap(i % 10), lw=1.2 if j == 0 else 0.6, alpha=1.0 if j == 0 else 0.45,
-                        ls="-" if "rhgd" not in nm else ("--" if "RSHGD" in nm else "-."),
+                ax.plot(xs, y, color=color, lw=1.6 if j == 0 else 0.7, alpha=1.0 if j == 0 else 0.5, ls=ls,
                         label=nm if j == 0 else None)
     for ax, xl in ((axes[0], "wall time (s), the exact metric's time excluded"),
-                   (axes[1], "sample-oracle calls (a full-sum oracle = n)")):
+                   (axes[1], "sample-oracle calls (a full-sum oracle counts n)")):
         ax.set_xscale("log")
         ax.set_yscale("log")
+        ax.set_ylim(1e-8, 1e2)
         ax.set_xlabel(xl)
         ax.set_ylabel("‖∇h(x)‖² / ‖∇h(x0)‖²")
         ax.grid(True, which="major", alpha=0.3)
         for k in DECADES:
             ax.axhline(10.0 ** -k, color="grey", lw=0.4, ls=":")
-    axes[0].legend(fontsize=8, loc="lower left")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=5, fontsize=9, frameon=False)
     fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
