@@ -99,7 +99,8 @@ calls, every round (round 0 bold).
 Run (from the repository, after make lib):
     RHGD_LIBRARY=build/librhgd.so PYTHONPATH=python /usr/bin/python3 bench/bilevel_quadratic.py \
         --cap 30 --rounds 3 --out bench/results/2026-11-27-bilevel-quadratic
-    ... --grid                  # re-select the stochastic methods' settings (5 s each, about 8 min)
+    ... --full-sums samples     # full sums over the samples (O(n·d)), not the averaged matrices
+    ... --grid                  # re-select the stochastic methods' settings (5 s each, about 13 min)
     ... --quick --out /tmp/q    # n 128, d 10, 1 s caps, 1 round (the test's mode)
 """
 import os
@@ -183,6 +184,9 @@ class Quadratic:
         self.cm = fac["c"].mean(axis=0)           # linear_outer_full
         self.calls = 0
         self._buf = {}
+        # True: a full-sum oracle runs over the n samples' factors (O(n·d))
+        # instead of the averaged matrices (O(d²)); --full-sums samples.
+        self.full_from_samples = False
 
     def _sel(self, idx, names="aeuwbc"):
         """The batch's rows of the factors named: a view for a slice (the
@@ -226,6 +230,8 @@ class Quadratic:
     def value(self, z, x, idx):
         m = self._m(idx)
         self.calls += m
+        if idx is None and self.full_from_samples:
+            idx = slice(0, self.n)
         if idx is None:
             return self.value_full(z, x)
         a, e, u, w, b, c = self._sel(idx)
@@ -235,6 +241,8 @@ class Quadratic:
     def grad_z(self, z, x, idx):
         m = self._m(idx)
         self.calls += m
+        if idx is None and self.full_from_samples:
+            idx = slice(0, self.n)
         if idx is None:
             return self.grad_z_full(z, x)
         a, u, w, b = self._sel(idx, "auwb")
@@ -243,6 +251,8 @@ class Quadratic:
     def grad_x(self, z, x, idx):
         m = self._m(idx)
         self.calls += m
+        if idx is None and self.full_from_samples:
+            idx = slice(0, self.n)
         if idx is None:
             return self.grad_x_full(z, x)
         e, u, w, c = self._sel(idx, "euwc")
@@ -252,6 +262,8 @@ class Quadratic:
         """∇²_zz q · v (l. 225-232)."""
         m = self._m(idx)
         self.calls += m
+        if idx is None and self.full_from_samples:
+            idx = slice(0, self.n)
         if idx is None:
             return self.H @ v
         a = self.f["a"][idx]
@@ -261,6 +273,8 @@ class Quadratic:
         """∇²_xz q · v = C v, v in the inner space, a d_out vector (l. 216-223)."""
         m = self._m(idx)
         self.calls += m
+        if idx is None and self.full_from_samples:
+            idx = slice(0, self.n)
         if idx is None:
             return self.C @ v
         u, w = self._sel(idx, "uw")
@@ -270,6 +284,8 @@ class Quadratic:
         """∇²_zx q · t = Cᵀ t, t in the outer space."""
         m = self._m(idx)
         self.calls += m
+        if idx is None and self.full_from_samples:
+            idx = slice(0, self.n)
         if idx is None:
             return self.C.T @ t
         u, w = self._sel(idx, "uw")
@@ -578,7 +594,8 @@ def rhgd_problem(rhgd, G, F, finite_sum, exact=False):
 
         def factor():
             if not cho:
-                cho.append(scipy.linalg.cho_factor(G.H))
+                a = G.f["a"]
+                cho.append(scipy.linalg.cho_factor(a.T @ a / G.n if G.full_from_samples else G.H))
             return cho[0]
 
         def hess_gy_inv(x, y, v):
@@ -942,6 +959,9 @@ def main(argv=None):
     ap.add_argument("--methods", default="", help="comma-separated substrings of the methods' names")
     ap.add_argument("--out", default=None, help="directory for the plot and results.json")
     ap.add_argument("--quick", action="store_true", help="a small instance (n 128, d 10), 1 s caps, 1 round")
+    ap.add_argument("--full-sums", choices=("matrices", "samples"), default="matrices",
+                    help="full-sum oracles from the averaged matrices (QuadraticOracle's, O(d²)) or over the "
+                         "samples (O(n·d), as on a problem without that shortcut)")
     ap.add_argument("--grid", action="store_true", help="re-select the stochastic methods' settings instead")
     ap.add_argument("--grid-cap", type=float, default=5.)
     a = ap.parse_args(argv)
@@ -955,7 +975,9 @@ def main(argv=None):
     if a.grid:
         return grid(a)
     G, F, metric, x0, z0, info = setup(a)
+    G.full_from_samples = F.full_from_samples = a.full_sums == "samples"
     g0 = metric(x0)
+    print(f"full-sum oracles from the {a.full_sums}", flush=True)
     print(f"quadratic: n_in {G.n}, n_out {F.n}, d_in {G.C.shape[1]}, d_out {F.C.shape[0]}, mu {a.mu}, seed {a.seed}: "
           f"{info['trials']} trial(s), seeds {info['inner_seed']}/{info['outer_seed']}, benchopt's min eig "
           f"{info['benchopt_min_eig']:.4g}; ∇²h spectrum [{info['hess_h_min']:.4g}, {info['hess_h_max']:.4g}], "
@@ -985,12 +1007,14 @@ def main(argv=None):
     if a.out:
         os.makedirs(a.out, exist_ok=True)
         title = (f"benchopt quadratic (f3549c1), n = {G.n}, d = {G.C.shape[1]}, seed {a.seed}; one thread, "
-                 f"{a.rounds} round(s) (round 0 bold), cap {a.cap:g} s")
+                 f"{a.rounds} round(s) (round 0 bold), cap {a.cap:g} s"
+                 + ("; full sums over the samples" if a.full_sums == "samples" else ""))
         try:
             plot(names, res, g0, os.path.join(a.out, "bilevel_quadratic.png"), title)
         except ImportError as e:
             print(f"no plot: {e}")
         summary = dict(command=cmd, info=info, g0=g0, cap=a.cap, stop=a.stop, rounds=a.rounds, cpu=cpu_name(),
+                       full_sums=a.full_sums,
                        methods={m.name: dict(settings=m.desc, runs=[
                            dict(status=r["status"], error=r["error"], total=r["total"], end=r["end"],
                                 final_calls=float(r["rows"][-1, 1]),

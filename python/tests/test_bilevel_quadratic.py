@@ -214,3 +214,24 @@ def test_quick_mode(bq, tmp_path, capsys):
     summary = json.loads((tmp_path / "results.json").read_text())
     assert set(summary["methods"]) == set(out["names"])
     assert (tmp_path / "bilevel_quadratic.png").stat().st_size > 10_000
+
+
+def test_full_sums_from_samples(small):
+    """--full-sums samples: a full-sum oracle over the samples' factors
+    equals the averaged matrices' (to rounding) and counts the same n."""
+    G, F, _, _ = small
+    rng = np.random.default_rng(2)
+    z, x, v, t = (rng.standard_normal(s) for s in (6, 5, 6, 5))
+    for q in (G, F):
+        want = [q.value(z, x, None), q.grad_z(z, x, None), q.grad_x(z, x, None), q.hvp(v, None), q.cross(v, None),
+                q.cross_t(t, None)]
+        q.full_from_samples = True
+        try:
+            before = q.calls
+            got = [q.value(z, x, None), q.grad_z(z, x, None), q.grad_x(z, x, None), q.hvp(v, None),
+                   q.cross(v, None), q.cross_t(t, None)]
+            assert q.calls - before == 6 * q.n
+        finally:
+            q.full_from_samples = False
+        for w, g in zip(want, got):
+            np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
