@@ -781,13 +781,43 @@ typedef struct rhgd_solver {
 
 /* rhgd_solver_new creates a solver for p.
  *
- * estimator is a spec: "hinv", "cg[:maxiter=N,tol=X,warm=B]",
- * "ns[:gamma=X,terms=N,power=N]", "ad" or "gda" (min-max); a built-in
- * problem's name alone ("cg") takes the paper's settings for that problem.
- * A key left out takes its default; 0 for maxiter, tol, gamma, terms or
- * power is an error (it would be the default, not 0).
- * NULL or "" takes the problem's default (CG with tolerance 1e-10 for a
- * callback problem).
+ * estimator is a spec: a name, optionally followed by a colon and
+ * comma-separated key=value options ("cg:tol=1e-8,maxiter=100"). On a
+ * built-in problem the name alone ("cg") is the paper's spec for that
+ * problem; a spec with options stands for itself, its options left out
+ * taking the estimator's defaults below, as on any other problem. NULL or
+ * "" takes the problem's default (CG with its defaults for a callback
+ * problem). The estimators and their options ("never 0": 0 is an error
+ * naming the key, since it would be the default, not 0):
+ *   hinv              the problem's exact inverse Hessian (needs hess_gy_inv)
+ *   cg                conjugate gradients on H v = grad_y f
+ *     maxiter=N       iteration cap (default 50; never 0)
+ *     tol=X           stop once ‖b − H v‖ ≤ tol·‖b‖ (default 1e-10; never 0)
+ *     warm=B          start from the last epoch's solution (default false)
+ *     damping=X|auto  solve (H + δI) v = b: δ = X, or auto: from a Lanczos
+ *                     estimate of H's spectrum (default 0: none)
+ *   ns (neumann)      truncated Neumann series γ Σ_{i<T} (I − γH)^i
+ *     gamma=X         step γ (default 1/λ̂_max by power iteration; never 0)
+ *     terms=N         terms T (default 50; never 0)
+ *     power=N         power iterations estimating λ_max to check γ; negative:
+ *                     no check (default 10; never 0)
+ *     damping=X|auto  the series of (H + δI)⁻¹: δ = X, or auto, as cg's
+ *                     (default 0: none)
+ *   ad                reverse-mode differentiation through the lower steps
+ *   gda               gradient descent–ascent, for min-max problems
+ *   fo (firstorder)   first-order penalty method (F²SA), gradients only (not
+ *                     the paper's)
+ *     lambda=X        the penalty's first λ (default 10; never 0)
+ *     growth=X        λ_k = lambda + growth·k^power; negative: λ fixed (default
+ *                     λ adapts to the bias estimate; 10 with power or
+ *                     minibatches; never 0)
+ *     power=X         the schedule's exponent (default λ adapts to the bias
+ *                     estimate; 1/3 with growth, 1/7 with minibatches; never 0)
+ *     zsteps=N        z steps per estimate (default the solver's inner; never
+ *                     0)
+ *     eta=X           z step size (default the solver's eta_y; never 0)
+ *     ztol=X          end the z steps at ‖z gradient‖ ≤ ztol·‖ĝ‖/λ (default 0:
+ *                     off)
  *
  * settings is NULL or comma-separated key=value pairs over the defaults
  * (a built-in problem's defaults are the paper's):

@@ -159,3 +159,33 @@ func TestResultCounts(t *testing.T) {
 		ctest.SolverFree(s)
 	}
 }
+
+// TestEstimatorDocs: rhgd.h's list of the estimators and their options
+// under rhgd_solver_new, and the Python Solver's docstring, are the
+// solver's table as solver.EstimatorHelp writes it, line for line (fo
+// and damping included): a new estimator or option reaches both docs or
+// fails here.
+func TestEstimatorDocs(t *testing.T) {
+	block := func(prefix string) string {
+		var b strings.Builder
+		for _, l := range strings.Split(strings.TrimRight(solver.EstimatorHelp(), "\n"), "\n") {
+			b.WriteString(strings.TrimRight(prefix+l, " ") + "\n")
+		}
+		return b.String()
+	}
+	for _, c := range []struct{ file, intro, prefix string }{
+		{"rhgd.h", " * naming the key, since it would be the default, not 0):\n", " *   "},
+		{"../python/rhgd/solver.py", "    estimators and their options (as rhgd.h lists them):\n\n", "    "},
+	} {
+		b, err := os.ReadFile(c.file)
+		require.NoError(t, err)
+		want := c.intro + block(c.prefix)
+		require.Contains(t, string(b), want, "%s: the estimators' list is not solver.EstimatorHelp's; it should read\n%s", c.file, want)
+	}
+	for _, e := range solver.EstimatorTable() { // what the docs must name
+		require.Contains(t, block(""), e.Name)
+		for _, o := range e.Options {
+			require.Contains(t, block(""), "  "+o.Key+"=")
+		}
+	}
+}

@@ -150,10 +150,17 @@ func helpDefault(t *testing.T, help, name string) string {
 	lines := strings.Split(help, "\n")
 	for i, l := range lines {
 		if f := strings.Fields(l); len(f) > 0 && f[0] == "-"+name && i+1 < len(lines) {
-			text := l + lines[i+1]
-			if _, d, ok := strings.Cut(text, "(default "); ok {
-				d, _, _ = strings.Cut(d, ")")
-				return strings.Trim(d, `"`)
+			// The usage is the lines indented by a tab; the default ends
+			// the last (a usage may also speak of defaults).
+			text := l
+			for _, u := range lines[i+1:] {
+				if !strings.HasPrefix(u, "    \t") {
+					break
+				}
+				text = u
+			}
+			if j := strings.LastIndex(text, "(default "); j >= 0 && strings.HasSuffix(text, ")") {
+				return strings.Trim(text[j+len("(default "):len(text)-1], `"`)
 			}
 			return ""
 		}

@@ -249,6 +249,15 @@ func (o *runFlags) estimator(in *problems.Instance, spec string) (solver.Estimat
 	return est, nil
 }
 
+// estimatorUsage is the help of -estimator and -estimators: what, then
+// the spec's syntax and the solver's table of estimators and their
+// options (solver.EstimatorHelp).
+func estimatorUsage(what string) string {
+	return what + `; a spec is a name, optionally with options ("cg:tol=1e-6,maxiter=20"): ` +
+		"the name alone is the problem's paper spec, and a spec with options stands for itself, " +
+		"its options left out taking the estimator's defaults:\n" + strings.TrimRight(solver.EstimatorHelp(), "\n")
+}
+
 // checkUsed rejects a -cg-* or -ns-* flag that no estimator of the run
 // reads: it would be ignored without a word.
 func (o *runFlags) checkUsed(ests []solver.Estimator) error {

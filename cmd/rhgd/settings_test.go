@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -122,4 +123,21 @@ func TestExplicitZeroFlags(t *testing.T) {
 	e, err := o.estimator(in, "cg")
 	require.NoError(t, err)
 	require.Equal(t, 7, e.(*solver.CG).MaxIter)
+}
+
+// TestEstimatorHelp: the help of -estimator and -estimators is the
+// solver's table of estimators and options (solver.EstimatorHelp), fo and
+// damping included.
+func TestEstimatorHelp(t *testing.T) {
+	for _, args := range [][]string{{"run", "synthetic", "-h"}, {"compare", "karcher", "-h"}} {
+		var out bytes.Buffer
+		require.NoError(t, run(args, &out))
+		_, help, ok := strings.Cut(out.String(), "spec with options stands for itself")
+		require.True(t, ok, args)
+		for _, l := range strings.Split(strings.TrimRight(solver.EstimatorHelp(), "\n"), "\n") {
+			require.Contains(t, help, "\n    \t"+l, args)
+		}
+		require.Contains(t, help, "  damping=X|auto", args)
+		require.Contains(t, help, "\tfo (firstorder)", args)
+	}
 }
