@@ -3,8 +3,10 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -186,6 +188,62 @@ func TestEstimatorDocs(t *testing.T) {
 		require.Contains(t, block(""), e.Name)
 		for _, o := range e.Options {
 			require.Contains(t, block(""), "  "+o.Key+"=")
+		}
+	}
+}
+
+// TestEstimatorSpecRule: rhgd_solver_new reads an estimator spec by the
+// one rule of every front end (problems.Instance.Estimator, as the CLI's
+// -estimator and Python's estimator=): on a built-in problem a name
+// alone, or an alias, is the paper's spec for it, and a spec with options
+// stands for itself, the same spec as Go's ParseEstimator reads anywhere.
+func TestEstimatorSpecRule(t *testing.T) {
+	p, rc := ctest.Builtin("karcher", nil, "", 5)
+	require.Equal(t, okC, rc)
+	defer ctest.ProblemFree(p)
+	for spec, want := range map[string]string{
+		"ns":                 "ns:gamma=1,terms=50,power=10", // karcher's paper spec
+		"neumann":            "ns:gamma=1,terms=50,power=10",
+		"ns:terms=20":        "ns:terms=20,power=10", // γ from the power iteration
+		"ns:gamma=1,terms=5": "ns:gamma=1,terms=5,power=10",
+		"cg:warm=true":       "cg:maxiter=50,tol=1e-10,warm=true",
+	} {
+		s, rc := ctest.SolverNew(p, spec, "")
+		require.Equal(t, okC, rc, spec)
+		_, desc := ctest.SolverSettings(s, 4096)
+		ctest.SolverFree(s)
+		est, _, _ := strings.Cut(desc, ";")
+		require.Equal(t, want, est, spec)
+		if strings.Contains(spec, ":") {
+			e, err := solver.ParseEstimator(spec)
+			require.NoError(t, err)
+			require.Equal(t, want, fmt.Sprint(e), spec)
+		}
+	}
+}
+
+// TestEstimatorReadme: python/README.md's table of estimators has a row
+// for each estimator of the solver's table, naming each of its options
+// with its default where that is a number.
+func TestEstimatorReadme(t *testing.T) {
+	b, err := os.ReadFile("../python/README.md")
+	require.NoError(t, err)
+	_, sec, ok := strings.Cut(string(b), "\n### Estimators\n")
+	require.True(t, ok, "python/README.md: the Estimators section")
+	sec, _, _ = strings.Cut(sec, "\n\n- ")
+	for _, e := range solver.EstimatorTable() {
+		_, row, ok := strings.Cut(sec, "\n| `"+e.Name+"` |")
+		require.True(t, ok, "python/README.md: no row for %s", e.Name)
+		row, _, _ = strings.Cut(row, "\n")
+		if len(e.Options) == 0 {
+			require.True(t, strings.HasSuffix(row, "| none |"), e.Name)
+		}
+		for _, o := range e.Options {
+			want := "`" + o.Key + "` ("
+			if _, err := strconv.ParseFloat(o.Default, 64); err == nil {
+				want += o.Default + ")"
+			}
+			require.Contains(t, row, want, e.Name)
 		}
 	}
 }

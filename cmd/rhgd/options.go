@@ -4,9 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"maps"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -23,21 +21,18 @@ import (
 // -grad-tol 0 and -batch-lower 0 mean off and the whole sum (given,
 // which fs.Visit tells apart from left out).
 type runFlags struct {
-	epochs, inner      int
-	etaX, etaY         float64
-	gradTol            float64
-	runtime            time.Duration
-	cgTol              float64
-	cgMaxIter, nsTerms int
-	nsGamma            float64
-	stochastic         bool
-	batches            solver.Batches
-	retrX, retrY       string
-	seed               uint64
-	data, out          string
-	quiet              bool
-	preset             string
-	hinvError          bool
+	epochs, inner int
+	etaX, etaY    float64
+	gradTol       float64
+	runtime       time.Duration
+	stochastic    bool
+	batches       solver.Batches
+	retrX, retrY  string
+	seed          uint64
+	data, out     string
+	quiet         bool
+	preset        string
+	hinvError     bool
 	// checkpoint is rhgd run's -checkpoint directory ("": none) and
 	// checkpointEvery its -checkpoint-every.
 	checkpoint      string
@@ -49,6 +44,9 @@ type runFlags struct {
 	// settings are the solver settings given by the flags made from the
 	// solver's table (registerSettings), in order.
 	settings []keyval.Pair
+	// estOpts are the estimator options given by the flags made from the
+	// estimators' table (registerEstimatorOptions), by estimator.
+	estOpts map[string][]keyval.Pair
 
 	// fs is the parsed command line, for what was given and the values of
 	// the problem's own flags, named in problemNames (summary.json).
@@ -75,10 +73,7 @@ func (o *runFlags) register(fs *flag.FlagSet, spec *problems.Spec) {
 	fs.Float64Var(&o.etaY, "eta-y", 0, "lower step size η_y (> 0; default: the problem's)")
 	fs.Float64Var(&o.gradTol, "grad-tol", 0, "stop once ‖hypergradient‖ ≤ this (0: off)")
 	fs.DurationVar(&o.runtime, "runtime", 0, "stop after this much wall-clock time, e.g. 30s (0: off)")
-	fs.Float64Var(&o.cgTol, "cg-tol", 0, "CG relative residual tolerance, for the cg estimator (> 0; default: the problem's)")
-	fs.IntVar(&o.cgMaxIter, "cg-maxiter", 0, "CG iteration cap, for the cg estimator (> 0; default: the problem's)")
-	fs.Float64Var(&o.nsGamma, "ns-gamma", 0, "Neumann series step γ, for the ns estimator (> 0; default: the problem's, or 1/λ̂_max by power iteration)")
-	fs.IntVar(&o.nsTerms, "ns-terms", 0, "Neumann series terms T, for the ns estimator (> 0; default: the problem's)")
+	o.registerEstimatorOptions(fs)
 	fs.BoolVar(&o.stochastic, "stochastic", false, "RSHGD with the problem's default minibatch sizes (finite-sum problems)")
 	fs.IntVar(&o.batches.Lower, "batch-lower", 0, "RSHGD: lower-gradient batch B1 (0: whole sum; default: the whole sum, or -stochastic's)")
 	fs.IntVar(&o.batches.Upper, "batch-upper", 0, "RSHGD: upper-gradient batch B2, as -batch-lower")
@@ -197,84 +192,6 @@ func (o *runFlags) build(make func(problems.Options) (*problems.Instance, error)
 	return in, nil
 }
 
-// estimator returns the estimator spec names for the instance, with the
-// -cg-* and -ns-* flags merged into its settings.
-func (o *runFlags) estimator(in *problems.Instance, spec string) (solver.Estimator, error) {
-	if o.cgTol < 0 || o.cgMaxIter < 0 || o.nsGamma < 0 || o.nsTerms < 0 {
-		return nil, usagef("-cg-tol, -cg-maxiter, -ns-gamma and -ns-terms must not be negative")
-	}
-	if s, ok := in.Estimators[spec]; ok {
-		spec = s
-	}
-	name, _, _ := strings.Cut(spec, ":")
-	// A flag of this estimator given as 0 would stand for its value in
-	// spec: refuse it, naming that value (checkUsed refuses the flags of
-	// estimators the run has not).
-	for _, z := range []struct {
-		flag, est, key string
-		zero           bool
-	}{{"cg-tol", "cg", "tol", o.cgTol == 0}, {"cg-maxiter", "cg", "maxiter", o.cgMaxIter == 0},
-		{"ns-gamma", "ns", "gamma", o.nsGamma == 0}, {"ns-terms", "ns", "terms", o.nsTerms == 0}} {
-		e, err := solver.ParseEstimator(spec)
-		if !z.zero || !o.given(z.flag) || err != nil || e.Name() != z.est {
-			continue
-		}
-		v := specValue(fmt.Sprint(e), z.key)
-		if v == "" { // ns without gamma
-			v = "1/λ̂_max by power iteration"
-		}
-		return nil, zeroGiven(z.flag, v)
-	}
-	over := map[string]string{}
-	switch strings.ToLower(strings.TrimSpace(name)) {
-	case "cg":
-		if o.cgTol > 0 {
-			over["tol"] = strconv.FormatFloat(o.cgTol, 'g', -1, 64)
-		}
-		if o.cgMaxIter > 0 {
-			over["maxiter"] = strconv.Itoa(o.cgMaxIter)
-		}
-	case "ns", "neumann":
-		if o.nsGamma > 0 {
-			over["gamma"] = strconv.FormatFloat(o.nsGamma, 'g', -1, 64)
-		}
-		if o.nsTerms > 0 {
-			over["terms"] = strconv.Itoa(o.nsTerms)
-		}
-	}
-	est, err := solver.ParseEstimator(mergeSpec(spec, over))
-	if err != nil {
-		return nil, usagef("%v", err)
-	}
-	return est, nil
-}
-
-// estimatorUsage is the help of -estimator and -estimators: what, then
-// the spec's syntax and the solver's table of estimators and their
-// options (solver.EstimatorHelp).
-func estimatorUsage(what string) string {
-	return what + `; a spec is a name, optionally with options ("cg:tol=1e-6,maxiter=20"): ` +
-		"the name alone is the problem's paper spec, and a spec with options stands for itself, " +
-		"its options left out taking the estimator's defaults:\n" + strings.TrimRight(solver.EstimatorHelp(), "\n")
-}
-
-// checkUsed rejects a -cg-* or -ns-* flag that no estimator of the run
-// reads: it would be ignored without a word.
-func (o *runFlags) checkUsed(ests []solver.Estimator) error {
-	var names []string
-	for _, e := range ests {
-		names = append(names, e.Name())
-	}
-	for _, f := range []struct{ flag, est string }{
-		{"cg-tol", "cg"}, {"cg-maxiter", "cg"}, {"ns-gamma", "ns"}, {"ns-terms", "ns"},
-	} {
-		if o.given(f.flag) && !slices.Contains(names, f.est) {
-			return usagef("-%s is a setting of the %s estimator, and this run has %s", f.flag, f.est, strings.Join(names, ", "))
-		}
-	}
-	return nil
-}
-
 // splitEstimators splits a comma-separated list of estimator specs, in
 // which a spec's own settings are comma-separated too: "cg:tol=1e-6,
 // maxiter=20,ns" is cg:tol=1e-6,maxiter=20 and ns. A piece with "=" and
@@ -290,31 +207,6 @@ func splitEstimators(list string) []string {
 		out = append(out, f)
 	}
 	return out
-}
-
-// mergeSpec returns the estimator spec with the settings in over replacing
-// or adding to its own, keys sorted.
-func mergeSpec(spec string, over map[string]string) string {
-	name, params, _ := strings.Cut(spec, ":")
-	pairs, err := keyval.Split(params)
-	if err != nil {
-		return spec // ParseEstimator says what is wrong
-	}
-	kv := map[string]string{}
-	for _, p := range pairs {
-		kv[p.Key] = p.Value
-	}
-	for k, v := range over {
-		kv[k] = v
-	}
-	if len(kv) == 0 {
-		return name
-	}
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(kv)) {
-		parts = append(parts, k+"="+kv[k])
-	}
-	return name + ":" + strings.Join(parts, ",")
 }
 
 // setRetraction sets m's retraction by name ("" keeps it), on a manifold
@@ -430,27 +322,7 @@ func (o *runFlags) showDefaults(fs *flag.FlagSet, mk func(problems.Options) (*pr
 	def("eta-y", strconv.FormatFloat(s.EtaY, 'g', -1, 64))
 	def("retr-x", retractionName(in.Problem.Mx))
 	def("retr-y", retractionName(in.Problem.My))
-	for flagName, key := range map[string]string{"cg-tol": "cg:tol", "cg-maxiter": "cg:maxiter", "ns-gamma": "ns:gamma", "ns-terms": "ns:terms"} {
-		est, k, _ := strings.Cut(key, ":")
-		if spec, ok := in.Estimators[est]; ok {
-			if e, err := solver.ParseEstimator(spec); err == nil {
-				def(flagName, specValue(fmt.Sprint(e), k))
-			}
-		}
-	}
-}
-
-// specValue returns the value of key in an estimator spec
-// ("cg:maxiter=50,tol=1e-10", "tol" → "1e-10"), or "".
-func specValue(spec, key string) string {
-	_, params, _ := strings.Cut(spec, ":")
-	pairs, _ := keyval.Split(params)
-	for _, p := range pairs {
-		if p.Key == key {
-			return p.Value
-		}
-	}
-	return ""
+	showEstimatorDefaults(fs, in)
 }
 
 func isHelp(a string) bool { return a == "-h" || a == "-help" || a == "--help" || a == "help" }

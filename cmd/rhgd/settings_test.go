@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -140,4 +141,48 @@ func TestEstimatorHelp(t *testing.T) {
 		require.Contains(t, help, "  damping=X|auto", args)
 		require.Contains(t, help, "\tfo (firstorder)", args)
 	}
+}
+
+// TestEstimatorSpecRule: the command line's specs follow the one rule of
+// problems.Instance.Estimator, as C and Python do: a name alone (or an
+// alias) is the problem's paper spec, and a spec with options, written
+// in -estimator or given by the option flags, stands for itself, so that
+// -estimator ns -ns-terms 20 and -estimator ns:terms=20 are the same run
+// (issue 30: the flags merged the paper's γ = 1, the spec did not).
+func TestEstimatorSpecRule(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string // the run's estimator, summary.json's
+	}{
+		{[]string{"-estimator", "ns"}, "ns:gamma=1,terms=50,power=10"},
+		{[]string{"-estimator", "neumann"}, "ns:gamma=1,terms=50,power=10"},
+		{[]string{"-estimator", "ns", "-ns-terms", "20"}, "ns:terms=20,power=10"},
+		{[]string{"-estimator", "ns:terms=20"}, "ns:terms=20,power=10"},
+		{[]string{"-estimator", "ns:terms=5", "-ns-terms", "20"}, "ns:terms=20,power=10"},
+		{[]string{"-estimator", "ns:gamma=1,terms=50", "-ns-terms", "20"}, "ns:gamma=1,terms=20,power=10"},
+		{[]string{"-estimator", "cg", "-cg-warm"}, "cg:maxiter=50,tol=1e-10,warm=true"},
+	} {
+		dir := t.TempDir()
+		args := append([]string{"run", "karcher", "-epochs", "1", "-quiet", "-out", dir}, c.args...)
+		require.NoError(t, run(args, io.Discard), c.args)
+		require.Equal(t, c.want, readSummary(t, dir).Estimator, c.args)
+		e, err := solver.ParseEstimator(c.want) // what the run records runs it again
+		require.NoError(t, err)
+		require.Equal(t, c.want, fmt.Sprint(e))
+	}
+	// A paper's CG capped at 200 iterations (domain adaptation's): a spec
+	// with options, from the flags too, takes CG's own cap of 50.
+	o := &runFlags{}
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	o.register(fs, &synthetic.Spec)
+	require.NoError(t, fs.Parse([]string{"-cg-tol", "1e-6"}))
+	o.fs = fs
+	in := &problems.Instance{Estimators: map[string]string{"cg": "cg:maxiter=200,tol=1e-10"}}
+	e, err := o.estimator(in, "cg")
+	require.NoError(t, err)
+	require.Equal(t, "cg:maxiter=50,tol=1e-06", fmt.Sprint(e))
+	e, err = (&runFlags{}).estimator(in, "cg")
+	require.NoError(t, err)
+	require.Equal(t, "cg:maxiter=200,tol=1e-10", fmt.Sprint(e))
 }
