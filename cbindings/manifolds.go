@@ -178,7 +178,7 @@ func newManifold(s string) (solver.Manifold, error) {
 		}
 		m = euclid.New(int(r), int(c))
 	case "coupling":
-		return nil, argf("manifold %q: the coupling manifold needs its marginals: use rhgd_manifold_coupling", s)
+		return nil, argf("manifold %q: the coupling manifold needs its marginals: use %v", s, fnTerm("rhgd_manifold_coupling"))
 	default:
 		return nil, argf("manifold %q: unknown manifold %q (want spd, stiefel or euclid)", s, p.name)
 	}
@@ -190,7 +190,7 @@ func newManifold(s string) (solver.Manifold, error) {
 
 func cstring(s *C.char, what string) (string, error) {
 	if s == nil {
-		return "", argf("%s is NULL", what)
+		return "", argf("%s is %v", what, termNULL)
 	}
 	return C.GoString(s), nil
 }
@@ -203,7 +203,7 @@ func rhgdgo_manifold_new(cspec *C.char, out *C.int64_t) C.int {
 			return err
 		}
 		if out == nil {
-			return argf("out is NULL")
+			return argf("out is %v", termNULL)
 		}
 		m, err := newManifold(s)
 		if err != nil {
@@ -221,7 +221,7 @@ func rhgdgo_manifold_coupling(m, n C.int64_t, a, b *C.double, options *C.char, o
 			return err
 		}
 		if a == nil || b == nil || out == nil {
-			return argf("a, b or out is NULL")
+			return argf("a, b or out is %v", termNULL)
 		}
 		c, err := coupling.New(view(a, int(m)), view(b, int(n)))
 		if err != nil {
@@ -266,7 +266,7 @@ func rhgdgo_manifold_product(k C.int64_t, factors *C.int64_t, out *C.int64_t) C.
 			return argf("k = %d factors, want 1 to 65536", int64(k))
 		}
 		if factors == nil || out == nil {
-			return argf("factors or out is NULL")
+			return argf("factors or out is %v", termNULL)
 		}
 		hs := unsafeSliceInt64(factors, int(k))
 		ms := make([]solver.Manifold, len(hs))
@@ -489,7 +489,7 @@ func rhgdgo_manifold_shape(h C.int64_t, rows, cols, factors *C.int64_t) C.int {
 func rhgdgo_manifold_factor(h, i C.int64_t, out *C.int64_t) C.int {
 	return withManifold(h, func(m solver.Manifold) error {
 		if out == nil {
-			return argf("out is NULL")
+			return argf("out is %v", termNULL)
 		}
 		p, ok := m.(*product.Product)
 		if !ok {

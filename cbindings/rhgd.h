@@ -173,6 +173,19 @@ extern "C" {
  * exits. */
 RHGD_API int rhgd_last_error(char *buf, size_t len);
 
+/* rhgd_last_error_terms copies the same message, as rhgd_last_error
+ * does, with each name of rhgd's vocabulary in it marked for a binding
+ * that spells names its own way (Python: None for NULL, Solver.run for
+ * rhgd_solver_run): "\x01" kind ":" key "\x02" text "\x03", where text
+ * is the name as rhgd_last_error spells it. The kinds are "setting" (a
+ * key of rhgd_solver_new's settings), "preset", "oracle" (a field of
+ * rhgd_oracles), "param" (a built-in problem's parameter), "problem" (a
+ * built-in problem), "function", "constant", "argument" (of this API),
+ * "null" and "callback" (a failed callback; key: its rhgd_oracles
+ * field). Removing the marks and the kinds and keys gives
+ * rhgd_last_error's message. */
+RHGD_API int rhgd_last_error_terms(char *buf, size_t len);
+
 /* rhgd_version returns the library's version, a static string. */
 RHGD_API const char *rhgd_version(void);
 

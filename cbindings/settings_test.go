@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rhgd/rhgd/cbindings/internal/ctest"
+	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/solver"
 )
 
@@ -89,7 +90,7 @@ func TestSettingsEveryKey(t *testing.T) {
 
 // TestOracleKeys: rhgd_oracles' fields and Python's oracle keywords are
 // the solver's oracle keys; rhgd_oracles also has lower_steps, the fused
-// lower loop (Problem.LowerSteps, not an oracle), which abiTerms names.
+// lower loop (Problem.LowerSteps, not an oracle), which cSpell names.
 func TestOracleKeys(t *testing.T) {
 	var want []string
 	for _, o := range abiOracles() {
@@ -114,8 +115,8 @@ func TestOracleKeys(t *testing.T) {
 	}
 	require.ElementsMatch(t, want, got, "rhgd.h") // the struct keeps its ABI order
 	require.Contains(t, block, "rhgd_steps_fn "+lowerStepsKey+";")
-	require.Equal(t, "lower_steps at epoch 3", abiTerms("LowerSteps at epoch 3"))
-	require.Equal(t, "lower_steps_vjp: boom", abiTerms("LowerStepsVJP: boom"))
+	require.Equal(t, "lower_steps at epoch 3", numerr.Render(numerr.Errorf("%v at epoch 3", solver.TermLowerSteps), cSpell))
+	require.Equal(t, "lower_steps_vjp: boom", numerr.Render(numerr.Errorf("%v: boom", solver.TermLowerStepsVJP), cSpell))
 
 	py, err := os.ReadFile("../python/rhgd/problems.py")
 	require.NoError(t, err)

@@ -225,6 +225,14 @@ func setParams(p Params, kv []string) error {
 	return nil
 }
 
+// Param returns the term (numerr.Term) of a problem's parameter named by
+// its flag ("source", "baseline-lambda") or "data", for a builder's
+// message: the C ABI and Python spell it by its key ("baseline_lambda"),
+// Go and the command line by the flag ("-baseline-lambda").
+func Param(name string) numerr.Term {
+	return numerr.Term{Kind: numerr.KindParam, Key: strings.ReplaceAll(name, "-", "_"), Go: "-" + name}
+}
+
 // paramError is SetParams's error: its message alone, wrapping
 // ErrBadParam.
 type paramError struct{ msg string }

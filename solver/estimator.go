@@ -1,7 +1,6 @@
 package solver
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -198,11 +197,11 @@ func (e *Env) LowerStepsVJP(dx, dy []float64, pt *Point, n int, lam []float64) e
 	e.stats.HessVecs += n
 	e.stats.CrossVecs += n
 	if err := e.p.LowerStepsVJP(dx, dy, pt, n, e.etaY, lam); err != nil {
-		return fmt.Errorf("LowerStepsVJP: %w", err)
+		return numerr.Errorf("%v: %w", TermLowerStepsVJP, err)
 	}
 	for _, v := range [2][]float64{dx, dy} {
 		if i := firstNotFinite(v); i >= 0 && allFinite(pt.X, pt.Y, lam) {
-			return fmt.Errorf("LowerStepsVJP: %w: a result's entry %d = %v at finite x, y and lam", numerr.ErrNotFinite, i, v[i])
+			return numerr.Errorf("%v: %w: a result's entry %d = %v at finite x, y and lam", TermLowerStepsVJP, numerr.ErrNotFinite, i, v[i])
 		}
 	}
 	return nil
@@ -230,7 +229,7 @@ func (e *Env) batch(pt *Point, sel batchSel) *Point {
 func (e *Env) GradFx(dst []float64, pt *Point) error {
 	e.stats.UpperGrads++
 	if err := e.p.GradFx(dst, e.batch(pt, upperBatch)); err != nil {
-		return fmt.Errorf("GradFx: %w", err)
+		return numerr.Errorf("%v: %w", OracleGradFx, err)
 	}
 	return nil
 }
@@ -238,7 +237,7 @@ func (e *Env) GradFx(dst []float64, pt *Point) error {
 // GradFy sets dst = grad_y f at pt, on the batch B2.
 func (e *Env) GradFy(dst []float64, pt *Point) error {
 	if err := e.p.GradFy(dst, e.batch(pt, upperBatch)); err != nil {
-		return fmt.Errorf("GradFy: %w", err)
+		return numerr.Errorf("%v: %w", OracleGradFy, err)
 	}
 	return nil
 }
@@ -249,7 +248,7 @@ func (e *Env) GradFy(dst []float64, pt *Point) error {
 func (e *Env) GradGy(dst []float64, pt *Point) error {
 	e.stats.LowerGrads++
 	if err := e.p.GradGy(dst, e.batch(pt, lowerBatch)); err != nil {
-		return fmt.Errorf("GradGy: %w", err)
+		return numerr.Errorf("%v: %w", OracleGradGy, err)
 	}
 	return nil
 }
@@ -259,7 +258,7 @@ func (e *Env) GradGy(dst []float64, pt *Point) error {
 func (e *Env) GradGx(dst []float64, pt *Point) error {
 	e.stats.LowerXGrads++
 	if err := e.p.GradGx(dst, e.batch(pt, crossBatch)); err != nil {
-		return fmt.Errorf("GradGx: %w", err)
+		return numerr.Errorf("%v: %w", OracleGradGx, err)
 	}
 	return nil
 }
@@ -297,7 +296,7 @@ func (e *Env) redraw() {
 func (e *Env) HessGy(dst []float64, pt *Point, v []float64) error {
 	e.stats.HessVecs++
 	if err := e.p.HessGy(dst, e.batch(pt, hessBatch), v); err != nil {
-		return fmt.Errorf("HessGy: %w", err)
+		return numerr.Errorf("%v: %w", OracleHessGy, err)
 	}
 	return nil
 }
@@ -305,7 +304,7 @@ func (e *Env) HessGy(dst []float64, pt *Point, v []float64) error {
 // HessGyInv sets dst = H_y g⁻¹[v] at pt, on the batch B4.
 func (e *Env) HessGyInv(dst []float64, pt *Point, v []float64) error {
 	if err := e.p.HessGyInv(dst, e.batch(pt, hessBatch), v); err != nil {
-		return fmt.Errorf("HessGyInv: %w", err)
+		return numerr.Errorf("%v: %w", OracleHessGyInv, err)
 	}
 	return nil
 }
@@ -314,7 +313,7 @@ func (e *Env) HessGyInv(dst []float64, pt *Point, v []float64) error {
 func (e *Env) CrossGxy(dst []float64, pt *Point, v []float64) error {
 	e.stats.CrossVecs++
 	if err := e.p.CrossGxy(dst, e.batch(pt, crossBatch), v); err != nil {
-		return fmt.Errorf("CrossGxy: %w", err)
+		return numerr.Errorf("%v: %w", OracleCrossGxy, err)
 	}
 	return nil
 }

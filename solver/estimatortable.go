@@ -241,8 +241,12 @@ func ParseEstimator(spec string) (Estimator, error) {
 			continue
 		}
 		delete(kv, o.Key)
-		if err := o.set(ent.ptrs[i](e), v); err != nil {
-			return nil, fmt.Errorf("%w: estimator %q: %w", ErrBadSetting, spec, err)
+		if want, zero := o.set(ent.ptrs[i](e), v); want != "" || zero {
+			err := &SettingError{Spec: spec, Estimator: ent.info.Name, Key: o.Key, Value: v, Want: want}
+			if zero {
+				err.Zero, err.Default, err.Hint = o.Default, true, o.Hint
+			}
+			return nil, err
 		}
 	}
 	if len(kv) > 0 {
@@ -263,50 +267,43 @@ func ParseEstimator(spec string) (Estimator, error) {
 	return e, nil
 }
 
-// set parses v into the option's field dst; 0 for a key whose zero
-// stands for its default is an error saying to leave it out.
-func (o *EstimatorOption) set(dst any, v string) error {
-	zero := false
+// set parses v into the option's field dst. It returns what v should
+// have been when it does not parse, and whether v is a 0 that would stand
+// for the option's default.
+func (o *EstimatorOption) set(dst any, v string) (want string, zero bool) {
 	switch dst := dst.(type) {
 	case *int:
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			return fmt.Errorf("%s=%q is not an integer", o.Key, v)
+			return "an integer", false
 		}
 		*dst, zero = n, n == 0
 	case *float64:
 		x, err := strconv.ParseFloat(v, 64)
 		if err != nil {
-			return fmt.Errorf("%s=%q is not a number", o.Key, v)
+			return "a number", false
 		}
 		*dst, zero = x, x == 0
 	case *bool:
 		b, err := strconv.ParseBool(v)
 		if err != nil {
-			return fmt.Errorf("%s=%q is not true or false", o.Key, v)
+			return "true or false", false
 		}
 		*dst = b
 	case damping:
 		if strings.EqualFold(v, "auto") {
 			*dst.auto = true
-			return nil
+			return "", false
 		}
 		x, err := strconv.ParseFloat(v, 64)
 		if err != nil {
-			return fmt.Errorf("%s=%q is not a number", o.Key, v)
+			return "a number", false
 		}
 		*dst.delta = x
 	default:
 		panic(fmt.Sprintf("solver: estimator option %s has type %T", o.Key, dst))
 	}
-	if zero && o.ZeroIsDefault {
-		err := fmt.Errorf("%s=%s would mean the default, not 0; leave %s out for the default (%s)", o.Key, v, o.Key, o.Default)
-		if o.Hint != "" {
-			err = fmt.Errorf("%w; %s", err, o.Hint)
-		}
-		return err
-	}
-	return nil
+	return "", zero && o.ZeroIsDefault
 }
 
 // Placeholder returns the option's value in a synopsis: N, X, B or

@@ -90,6 +90,7 @@ func TestCommandLine(t *testing.T) {
 		{"run domainadapt -baseline-lambda 0", 2, "", "leave it out for the default (the paper's, 1e-3 for W→D and 5e-3 otherwise)"},
 		{"run synthetic -estimator cg:maxiter=0", 2, "", "leave maxiter out for the default (50)"},
 		{"run synthetic -estimator bogus", 2, "", `unknown estimator "bogus"`},
+		{"run meta -baseline xyz", 2, "", `-baseline "xyz" (want phgd`}, // a problem's parameter, by its flag
 		{"run synthetic -estimator cg:tol=x", 2, "", `tol="x"`},
 		{"run synthetic -retr-x bogus", 2, "", "Stiefel retractions are"},
 		{"run synthetic -retr-y qr", 2, "", "SPD retractions are"},

@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/rhgd/rhgd/internal/keyval"
 	"github.com/rhgd/rhgd/problems"
@@ -15,24 +13,20 @@ import (
 	"github.com/rhgd/rhgd/solver"
 )
 
-// runFlags are the settings rhgd run and rhgd compare share. A flag left
-// out (its zero value, or an empty string) keeps the problem's paper
-// setting; one given is never silently that: -epochs 0 is an error,
-// -grad-tol 0 and -batch-lower 0 mean off and the whole sum (given,
-// which fs.Visit tells apart from left out).
+// runFlags are the settings rhgd run and rhgd compare share. The solver
+// settings' flags and the estimator options' flags are made from the
+// solver's tables (registerSettings, registerEstimatorOptions); a flag
+// left out keeps the problem's paper setting, and one given is never
+// silently that: -epochs 0 is an error, -grad-tol 0 and -batch-lower 0
+// mean off and the whole sum.
 type runFlags struct {
-	epochs, inner int
-	etaX, etaY    float64
-	gradTol       float64
-	runtime       time.Duration
-	stochastic    bool
-	batches       solver.Batches
-	retrX, retrY  string
-	seed          uint64
-	data, out     string
-	quiet         bool
-	preset        string
-	hinvError     bool
+	stochastic   bool
+	retrX, retrY string
+	seed         uint64
+	data, out    string
+	quiet        bool
+	preset       string
+	hinvError    bool
 	// checkpoint is rhgd run's -checkpoint directory ("": none) and
 	// checkpointEvery its -checkpoint-every.
 	checkpoint      string
@@ -67,18 +61,8 @@ func (o *runFlags) problemFlags() map[string]string {
 func (o *runFlags) register(fs *flag.FlagSet, spec *problems.Spec) {
 	// The flags whose zero would stand for the problem's value refuse an
 	// explicit 0 (zeroFlags); the help shows the problem's value.
-	fs.IntVar(&o.epochs, "epochs", 0, "epochs K (> 0; default: the problem's)")
-	fs.IntVar(&o.inner, "inner", 0, "lower-level steps S per epoch (> 0; default: the problem's)")
-	fs.Float64Var(&o.etaX, "eta-x", 0, "upper step size η_x (> 0; default: the problem's)")
-	fs.Float64Var(&o.etaY, "eta-y", 0, "lower step size η_y (> 0; default: the problem's)")
-	fs.Float64Var(&o.gradTol, "grad-tol", 0, "stop once ‖hypergradient‖ ≤ this (0: off)")
-	fs.DurationVar(&o.runtime, "runtime", 0, "stop after this much wall-clock time, e.g. 30s (0: off)")
 	o.registerEstimatorOptions(fs)
 	fs.BoolVar(&o.stochastic, "stochastic", false, "RSHGD with the problem's default minibatch sizes (finite-sum problems)")
-	fs.IntVar(&o.batches.Lower, "batch-lower", 0, "RSHGD: lower-gradient batch B1 (0: whole sum; default: the whole sum, or -stochastic's)")
-	fs.IntVar(&o.batches.Upper, "batch-upper", 0, "RSHGD: upper-gradient batch B2, as -batch-lower")
-	fs.IntVar(&o.batches.Cross, "batch-cross", 0, "RSHGD: cross-derivative batch B3, as -batch-lower")
-	fs.IntVar(&o.batches.Hess, "batch-hess", 0, "RSHGD: Hessian batch B4, as -batch-lower")
 	fs.StringVar(&o.retrX, "retr-x", "", "upper retraction: qr|polar|cayley|exp (Stiefel), second-order|exp (SPD); default: the manifold's")
 	fs.StringVar(&o.retrY, "retr-y", "", "lower retraction, as -retr-x")
 	fs.Uint64Var(&o.seed, "seed", problems.DefaultSeed, "seed of generated data, random starts and minibatches")
@@ -115,44 +99,6 @@ func (o *runFlags) build(make func(problems.Options) (*problems.Instance, error)
 		return nil, err
 	}
 	s := &in.Settings
-	def, err := s.WithDefaults()
-	if err != nil {
-		return nil, err
-	}
-	for _, set := range []struct {
-		name string
-		v    float64
-		dst  *float64
-		def  float64 // what 0 would stand for; 0: the flag's 0 is off
-	}{{"eta-x", o.etaX, &s.EtaX, def.EtaX}, {"eta-y", o.etaY, &s.EtaY, def.EtaY}, {"grad-tol", o.gradTol, &s.GradTol, 0}} {
-		switch {
-		case set.v < 0:
-			return nil, usagef("-%s must not be negative, have %g", set.name, set.v)
-		case set.v == 0 && set.def != 0 && o.given(set.name):
-			return nil, zeroGiven(set.name, strconv.FormatFloat(set.def, 'g', -1, 64))
-		case set.v > 0 || o.given(set.name):
-			*set.dst = set.v
-		}
-	}
-	for _, set := range []struct {
-		name string
-		v    int
-		dst  *int
-		def  int
-	}{{"epochs", o.epochs, &s.Epochs, def.Epochs}, {"inner", o.inner, &s.InnerIters, def.InnerIters}} {
-		switch {
-		case set.v < 0:
-			return nil, usagef("-%s must not be negative, have %d", set.name, set.v)
-		case set.v == 0 && o.given(set.name):
-			return nil, zeroGiven(set.name, strconv.Itoa(set.def))
-		case set.v > 0:
-			*set.dst = set.v
-		}
-	}
-	if o.runtime < 0 {
-		return nil, usagef("-runtime must not be negative, have %v", o.runtime)
-	}
-	s.Runtime = o.runtime
 	s.Seed = o.seed
 	switch o.preset {
 	case "paper":
@@ -166,19 +112,6 @@ func (o *runFlags) build(make func(problems.Options) (*problems.Instance, error)
 		return nil, usagef("-stochastic: this problem is not a finite sum")
 	case o.stochastic:
 		s.Batches = *in.Stochastic
-	}
-	for _, b := range []struct {
-		name string
-		v    int
-		dst  *int
-	}{{"batch-lower", o.batches.Lower, &s.Batches.Lower}, {"batch-upper", o.batches.Upper, &s.Batches.Upper},
-		{"batch-cross", o.batches.Cross, &s.Batches.Cross}, {"batch-hess", o.batches.Hess, &s.Batches.Hess}} {
-		if b.v < 0 {
-			return nil, usagef("-%s must not be negative, have %d", b.name, b.v)
-		}
-		if b.v > 0 || o.given(b.name) { // -batch-lower 0: the whole sum, over -stochastic's
-			*b.dst = b.v
-		}
 	}
 	if err := o.applySettings(s); err != nil {
 		return nil, err
@@ -316,10 +249,6 @@ func (o *runFlags) showDefaults(fs *flag.FlagSet, mk func(problems.Options) (*pr
 		}
 	}
 	showSettingDefaults(fs, s)
-	def("epochs", strconv.Itoa(s.Epochs))
-	def("inner", strconv.Itoa(s.InnerIters))
-	def("eta-x", strconv.FormatFloat(s.EtaX, 'g', -1, 64))
-	def("eta-y", strconv.FormatFloat(s.EtaY, 'g', -1, 64))
 	def("retr-x", retractionName(in.Problem.Mx))
 	def("retr-y", retractionName(in.Problem.My))
 	showEstimatorDefaults(fs, in)

@@ -102,6 +102,18 @@ func LastError(size int) (int, string) {
 	return int(n), C.GoString((*C.char)(unsafe.Pointer(&buf[0])))
 }
 
+// DoTerms is Do, returning rhgd_last_error_terms's message.
+func DoTerms(f func() int) (int, string) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	code := f()
+	if code >= 0 {
+		return code, ""
+	}
+	_, msg := copyOut(4096, func(b *C.char, n C.size_t) C.int { return C.rhgd_last_error_terms(b, n) })
+	return code, msg
+}
+
 // CopyOut calls a string-returning function f(buf, len) with a buffer of
 // size bytes.
 func copyOut(size int, f func(*C.char, C.size_t) C.int) (int, string) {
