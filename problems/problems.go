@@ -2,7 +2,7 @@
 // paper's applications, in the subpackages) gives its users: an Instance
 // to run, built by the problem's Build from its typed Params (whose
 // struct tags give the command line's flags, the C ABI's key=value
-// parameters and Python's keywords: Bind, Fields, SetParams), its paper
+// parameters and Python's keywords: Fields, SetParams), its paper
 // settings as one Paper value, and the .npz helpers that read and write
 // its data (ReadTagged and SaveTagged over a struct whose tags describe
 // the file; ReadNPZ, SaveNPZ). The catalog of Specs is package
@@ -83,8 +83,8 @@ type Options struct {
 const DefaultSeed = 42
 
 // Spec describes a ready-made problem. Define fills New and Build from
-// the problem's DefaultParams and Build; Flags derives the command line's
-// flags from them.
+// the problem's DefaultParams and Build; the command line binds its
+// Params' Fields as flags.
 type Spec struct {
 	// Name is how the command line and the C ABI call the problem.
 	Name string
@@ -95,8 +95,8 @@ type Spec struct {
 	// then be empty).
 	Data string
 	// New returns the problem's parameters with their defaults (the
-	// paper's): a pointer to its Params struct, for Bind, Fields and
-	// SetParams to set.
+	// paper's): a pointer to its Params struct, for Fields and SetParams
+	// to set.
 	New func() Params
 	// Build builds an Instance from a value that New returned.
 	Build func(Params) (*Instance, error)

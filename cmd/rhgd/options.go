@@ -213,7 +213,7 @@ func problemFlags(w io.Writer, cmd string, args []string, o *runFlags, extra fun
 	}
 	register := func(fs *flag.FlagSet) { o.register(fs, spec) }
 	fs, err := parseHelp(w, cmd+" "+spec.Name, args[1:], func(fs *flag.FlagSet) { o.showDefaults(fs, mk) },
-		register, extra, func(fs *flag.FlagSet) { mk = spec.Flags(fs) })
+		register, extra, func(fs *flag.FlagSet) { mk = specFlags(spec, fs) })
 	if err != nil || fs == nil {
 		if err == nil {
 			fmt.Fprintf(w, "\n%s: %s\n", spec.Name, spec.Summary)
@@ -225,7 +225,7 @@ func problemFlags(w io.Writer, cmd string, args []string, o *runFlags, extra fun
 	}
 	o.fs = fs
 	own := flag.NewFlagSet(spec.Name, flag.ContinueOnError)
-	spec.Flags(own)
+	specFlags(spec, own)
 	own.VisitAll(func(f *flag.Flag) { o.problemNames = append(o.problemNames, f.Name) })
 	return spec, mk, nil
 }

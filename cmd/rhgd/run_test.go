@@ -167,7 +167,7 @@ func (f recorderFunc) Record(s *solver.EpochStats) error { return f(s) }
 // the run has epochs on both sides.
 func TestHINVErrorNoiseFloor(t *testing.T) {
 	o := runFlags{preset: "adaptive", settings: []keyval.Pair{{Key: "epochs", Value: "150"}}, seed: 42, hinvError: true}
-	in, err := o.build(synthetic.Spec.Flags(flag.NewFlagSet("t", flag.ContinueOnError)))
+	in, err := o.build(specFlags(&synthetic.Spec, flag.NewFlagSet("t", flag.ContinueOnError)))
 	require.NoError(t, err)
 	est, err := o.estimator(in, "cg")
 	require.NoError(t, err)
@@ -436,7 +436,7 @@ func TestNotes(t *testing.T) {
 	defer func() { stderr = os.Stderr }()
 	o := runFlags{preset: "paper", settings: []keyval.Pair{{Key: "epochs", Value: "1"}}}
 	in, err := prepare(&o, func(opt problems.Options) (*problems.Instance, error) {
-		in, err := synthetic.Spec.Flags(flag.NewFlagSet("t", flag.ContinueOnError))(opt)
+		in, err := specFlags(&synthetic.Spec, flag.NewFlagSet("t", flag.ContinueOnError))(opt)
 		if in != nil {
 			in.Notes = []string{"W0: re-orthonormalized", "M0: symmetrized"}
 		}

@@ -30,7 +30,7 @@ func TestSettingFlags(t *testing.T) {
 	require.NoError(t, fs.Parse([]string{"-lower-tol", "0.3", "-upper-bb", "-diverge", "1e6", "-lower-tol", "0.25", "-rel-grad-tol=1e-3"}))
 	o.preset = "adaptive"
 	in, err := o.build(func(opt problems.Options) (*problems.Instance, error) {
-		return synthetic.Spec.Flags(flag.NewFlagSet("p", flag.ContinueOnError))(opt)
+		return specFlags(&synthetic.Spec, flag.NewFlagSet("p", flag.ContinueOnError))(opt)
 	})
 	require.NoError(t, err)
 	s := in.Settings
@@ -57,7 +57,7 @@ func TestExplicitZeroFlags(t *testing.T) {
 		fs := flag.NewFlagSet("t", flag.ContinueOnError)
 		fs.SetOutput(io.Discard)
 		o.register(fs, &synthetic.Spec)
-		mk := synthetic.Spec.Flags(fs)
+		mk := specFlags(&synthetic.Spec, fs)
 		if err := fs.Parse(append([]string{"-n", "20", "-d", "5", "-r", "2"}, args...)); err != nil {
 			return nil, nil, err
 		}
