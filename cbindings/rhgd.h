@@ -348,21 +348,32 @@ typedef struct rhgd_manifold {
 } rhgd_manifold;
 
 /* rhgd_manifold_new creates a manifold from a spec, a name and
- * comma-separated settings:
- *   "spd:n=N[,retr=second-order|exp][,transport=identity|parallel]"
- *   "stiefel:n=N,p=P[,retr=qr|polar|cayley|exp]"
- *   "euclid:r=R[,c=C]"    (R^(r x c); c defaults to 1)
- * The coupling manifold needs its marginals: rhgd_manifold_coupling. */
+ * comma-separated settings, a key left out taking its default; the
+ * coupling manifold needs its marginals: rhgd_manifold_coupling, whose
+ * options are the last line's:
+ *   spd:n=N[,retr=second-order|exp][,transport=identity|parallel]
+ *       n × n symmetric positive definite matrices, affine-invariant metric
+ *       (defaults: retr=second-order, transport=identity)
+ *   stiefel:n=N,p=P[,retr=qr|polar|cayley|exp]
+ *       St(n, p): n × p matrices with orthonormal columns, embedded metric
+ *       (default: retr=qr)
+ *   euclid:r=R[,c=C]
+ *       R^(r × c) (default: c=1)
+ *   coupling options: [maxiter=N][,tol=X]
+ *       m × n couplings of two marginals, Fisher metric (defaults:
+ *       maxiter=10000, tol=1e-13; never 0)
+ */
 RHGD_API int rhgd_manifold_new(const char *spec, rhgd_manifold *out);
 
 /* rhgd_manifold_coupling creates the manifold of m x n couplings of the
  * marginals a and b (copied; masses apart by float32 rounding are made
  * equal by rescaling b, and problems made on the manifold note it:
  * rhgd_problem_notes); options is NULL or "maxiter=N,tol=X" for the
- * retraction's Sinkhorn iterations (defaults 10000, 1e-13; tol is the
- * relative L1 marginal error to reach; N >= 1 and X > 0: leave a key out
- * for its default, 0 is an error). Points are checked to
- * max(1e-10, 2 tol), so that the retraction's own results are points. */
+ * retraction's Sinkhorn iterations (rhgd_manifold_new lists the
+ * defaults; tol is the relative L1 marginal error to reach; N >= 1 and
+ * X > 0: leave a key out for its default, 0 is an error). Points are
+ * checked to max(1e-10, 2 tol), so that the retraction's own results are
+ * points. */
 RHGD_API int rhgd_manifold_coupling(int64_t m, int64_t n, const double *a, const double *b,
                                     const char *options, rhgd_manifold *out);
 

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rhgd/rhgd/cbindings/internal/ctest"
+	mspec "github.com/rhgd/rhgd/manifold/spec"
 	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/solver"
 )
@@ -246,5 +247,53 @@ func TestEstimatorReadme(t *testing.T) {
 			}
 			require.Contains(t, row, want, e.Name)
 		}
+	}
+}
+
+// TestManifoldDocs: rhgd.h's list of rhgd_manifold_new's specs is
+// manifold/spec's Help, line for line, and the Python manifolds'
+// docstrings name each retraction and transport, mark the default one,
+// and give the coupling's defaults, as the table has them.
+func TestManifoldDocs(t *testing.T) {
+	h, err := os.ReadFile("rhgd.h")
+	require.NoError(t, err)
+	var want strings.Builder
+	for _, l := range strings.Split(strings.TrimRight(mspec.Help(), "\n"), "\n") {
+		want.WriteString(" *   " + l + "\n")
+	}
+	require.Contains(t, string(h), " * options are the last line's:\n"+want.String()+" */\nRHGD_API int rhgd_manifold_new(",
+		"rhgd.h: rhgd_manifold_new's specs are not manifold/spec's Help; they should read\n%s", want.String())
+
+	py, err := os.ReadFile("../python/rhgd/manifolds.py")
+	require.NoError(t, err)
+	kernels, err := os.ReadFile("../python/rhgd/kernels.py")
+	require.NoError(t, err)
+	doc := func(src []byte, class string) string {
+		_, d, ok := strings.Cut(string(src), "\nclass "+class+"(")
+		require.True(t, ok, class)
+		_, d, _ = strings.Cut(d, `"""`)
+		d, _, _ = strings.Cut(d, `"""`)
+		return strings.Join(strings.Fields(d), " ")
+	}
+	for _, c := range []struct{ class, manifold string }{{"SPD", "spd"}, {"Stiefel", "stiefel"}} {
+		d := doc(py, c.class)
+		info, ok := mspec.Lookup(c.manifold)
+		require.True(t, ok)
+		for _, o := range info.Options {
+			for _, name := range o.Names {
+				require.Contains(t, d, "'"+name+"'", c.class)
+			}
+			if o.Type == "name" {
+				require.Contains(t, d, "'"+o.Default+"' (default)", c.class)
+			}
+		}
+	}
+	info, _ := mspec.Lookup("coupling")
+	require.Contains(t, strings.Join(strings.Fields(string(h)), " "),
+		"relative L1 marginal error of "+info.Options[1].Default+" in "+info.Options[0].Default+" iterations", "rhgd.h: rhgd_coupling_retr")
+	for _, o := range info.Options {
+		require.Contains(t, doc(py, "Coupling"), "(default "+o.Default+")", o.Key)
+		_, kdoc, _ := strings.Cut(string(kernels), "def coupling_retr(")
+		require.Contains(t, strings.Join(strings.Fields(kdoc), " "), "(default "+o.Default+")", o.Key)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rhgd/rhgd/internal/keyval"
+	mspec "github.com/rhgd/rhgd/manifold/spec"
 	"github.com/rhgd/rhgd/problems"
 	"github.com/rhgd/rhgd/problems/catalog"
 	"github.com/rhgd/rhgd/solver"
@@ -63,7 +64,7 @@ func (o *runFlags) register(fs *flag.FlagSet, spec *problems.Spec) {
 	// explicit 0 (zeroFlags); the help shows the problem's value.
 	o.registerEstimatorOptions(fs)
 	fs.BoolVar(&o.stochastic, "stochastic", false, "RSHGD with the problem's default minibatch sizes (finite-sum problems)")
-	fs.StringVar(&o.retrX, "retr-x", "", "upper retraction: qr|polar|cayley|exp (Stiefel), second-order|exp (SPD); default: the manifold's")
+	fs.StringVar(&o.retrX, "retr-x", "", "upper retraction: "+mspec.RetractionUsage()+"; default: the manifold's")
 	fs.StringVar(&o.retrY, "retr-y", "", "lower retraction, as -retr-x")
 	fs.Uint64Var(&o.seed, "seed", problems.DefaultSeed, "seed of generated data, random starts and minibatches")
 	if spec.Data != "" {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	mspec "github.com/rhgd/rhgd/manifold/spec"
 	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/problems"
 	"github.com/rhgd/rhgd/problems/synthetic"
@@ -143,6 +144,7 @@ func TestEstimatorHelp(t *testing.T) {
 		}
 		require.Contains(t, help, "  damping=X|auto", args)
 		require.Contains(t, help, "\tfo (firstorder)", args)
+		require.Contains(t, out.String(), "upper retraction: "+mspec.RetractionUsage(), args) // the manifolds' table
 	}
 }
 
