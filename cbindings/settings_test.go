@@ -170,13 +170,7 @@ func TestResultCounts(t *testing.T) {
 // and damping included): a new estimator or option reaches both docs or
 // fails here.
 func TestEstimatorDocs(t *testing.T) {
-	block := func(prefix string) string {
-		var b strings.Builder
-		for _, l := range strings.Split(strings.TrimRight(solver.EstimatorHelp(), "\n"), "\n") {
-			b.WriteString(strings.TrimRight(prefix+l, " ") + "\n")
-		}
-		return b.String()
-	}
+	block := func(prefix string) string { return prefixLines(solver.EstimatorHelp(), prefix) }
 	for _, c := range []struct{ file, intro, prefix string }{
 		{"rhgd.h", " * naming the key, since it would be the default, not 0):\n", " *   "},
 		{"../python/rhgd/solver.py", "    estimators and their options (as rhgd.h lists them):\n\n", "    "},
@@ -224,6 +218,16 @@ func TestEstimatorSpecRule(t *testing.T) {
 	}
 }
 
+// prefixLines is text with each line prefixed, as a doc holds a block
+// (trailing spaces trimmed).
+func prefixLines(text, prefix string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		b.WriteString(strings.TrimRight(prefix+l, " ") + "\n")
+	}
+	return b.String()
+}
+
 // TestEstimatorReadme: python/README.md's table of estimators has a row
 // for each estimator of the solver's table, naming each of its options
 // with its default where that is a number.
@@ -257,12 +261,9 @@ func TestEstimatorReadme(t *testing.T) {
 func TestManifoldDocs(t *testing.T) {
 	h, err := os.ReadFile("rhgd.h")
 	require.NoError(t, err)
-	var want strings.Builder
-	for _, l := range strings.Split(strings.TrimRight(mspec.Help(), "\n"), "\n") {
-		want.WriteString(" *   " + l + "\n")
-	}
-	require.Contains(t, string(h), " * options are the last line's:\n"+want.String()+" */\nRHGD_API int rhgd_manifold_new(",
-		"rhgd.h: rhgd_manifold_new's specs are not manifold/spec's Help; they should read\n%s", want.String())
+	want := prefixLines(mspec.Help(), " *   ")
+	require.Contains(t, string(h), " * options are the last line's:\n"+want+" */\nRHGD_API int rhgd_manifold_new(",
+		"rhgd.h: rhgd_manifold_new's specs are not manifold/spec's Help; they should read\n%s", want)
 
 	py, err := os.ReadFile("../python/rhgd/manifolds.py")
 	require.NoError(t, err)

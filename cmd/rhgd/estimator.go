@@ -51,17 +51,10 @@ func (f *estOptFlag) Set(v string) error {
 			"bool": "true or false", "damping": "a number or auto"}[f.opt.Type])
 	}
 	f.v = v
-	opts := f.o.estOpts[f.est]
-	for i, p := range opts {
-		if p.Key == f.opt.Key { // the last one given wins, as for every flag
-			opts[i].Value = v
-			return nil
-		}
-	}
 	if f.o.estOpts == nil {
 		f.o.estOpts = map[string][]keyval.Pair{}
 	}
-	f.o.estOpts[f.est] = append(opts, keyval.Pair{Key: f.opt.Key, Value: v})
+	f.o.estOpts[f.est] = setPair(f.o.estOpts[f.est], f.opt.Key, v)
 	return nil
 }
 

@@ -49,14 +49,20 @@ func (f *settingFlag) Set(v string) error {
 		}
 	}
 	f.v = v
-	for i, p := range f.o.settings {
-		if p.Key == f.info.Key { // the last one given wins, as for every flag
-			f.o.settings[i].Value = v
-			return nil
+	f.o.settings = setPair(f.o.settings, f.info.Key, v)
+	return nil
+}
+
+// setPair sets key to v in pairs, in place when it is there (the last
+// flag given wins, as for every flag), else at the end.
+func setPair(pairs []keyval.Pair, key, v string) []keyval.Pair {
+	for i, p := range pairs {
+		if p.Key == key {
+			pairs[i].Value = v
+			return pairs
 		}
 	}
-	f.o.settings = append(f.o.settings, keyval.Pair{Key: f.info.Key, Value: v})
-	return nil
+	return append(pairs, keyval.Pair{Key: key, Value: v})
 }
 
 // syntaxOK reports whether v is of the type's syntax, if not of its
