@@ -107,11 +107,8 @@ func parseCheckOptions(s string) (solver.ProblemCheck, error) {
 //export rhgdgo_problem_check
 func rhgdgo_problem_check(h C.int64_t, x, y *C.double, copts *C.char, buf *C.char, n C.size_t) C.int {
 	return stringOut(buf, n, func() (string, error) {
-		o, err := lookup[*problemObj](&handles, int64(h), "problem")
+		o, err := claim[*problemObj](int64(h), "problem")
 		if err != nil {
-			return "", err
-		}
-		if err := o.acquire("problem"); err != nil {
 			return "", err
 		}
 		defer o.release()

@@ -75,11 +75,8 @@ func unmarshalHistory(b []byte) ([]histRow, error) {
 //export rhgdgo_solver_set_checkpoint
 func rhgdgo_solver_set_checkpoint(h C.int64_t, path *C.char, every C.int64_t) C.int {
 	return guard(func() error {
-		s, err := lookup[*solverObj](&handles, int64(h), "solver")
+		s, err := claim[*solverObj](int64(h), "solver")
 		if err != nil {
-			return err
-		}
-		if err := s.acquire("solver"); err != nil {
 			return err
 		}
 		defer s.release()

@@ -98,23 +98,9 @@ func rhgdgo_manifold_product(k C.int64_t, factors *C.int64_t, out *C.int64_t) C.
 		if factors == nil || out == nil {
 			return argf("factors or out is %v", termNULL)
 		}
-		hs := unsafeSliceInt64(factors, int(k))
-		ms := make([]solver.Manifold, len(hs))
-		specs := make([]string, len(hs))
-		var notes []string
-		for i, h := range hs {
-			o, err := lookup[*manifoldObj](&handles, h, "manifold")
-			if err != nil {
-				return fmt.Errorf("factor %d: %w", i, err)
-			}
-			if err := o.acquire("manifold"); err != nil {
-				return err
-			}
-			ms[i], specs[i] = solver.Clone(o.m), o.spec
-			for _, n := range o.notes {
-				notes = append(notes, fmt.Sprintf("factor %d: %s", i, n))
-			}
-			o.release()
+		ms, specs, notes, err := cloneManifolds(unsafeSliceInt64(factors, int(k)), func(i int) string { return fmt.Sprintf("factor %d", i) })
+		if err != nil {
+			return err
 		}
 		*out = C.int64_t(handles.add(&manifoldObj{m: product.New(ms...), spec: "product(" + strings.Join(specs, "; ") + ")", notes: notes}))
 		return nil
@@ -129,14 +115,34 @@ func rhgdgo_manifold_free(h C.int64_t) C.int {
 	})
 }
 
+// cloneManifolds returns clones of the manifolds that hs name (each
+// claimed while it is cloned), their specs and their notes, each note
+// and error prefixed by its manifold's label.
+func cloneManifolds(hs []int64, label func(i int) string) ([]solver.Manifold, []string, []string, error) {
+	ms, specs := make([]solver.Manifold, len(hs)), make([]string, len(hs))
+	var notes []string
+	for i, h := range hs {
+		o, err := lookup[*manifoldObj](&handles, h, "manifold")
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("%s: %w", label(i), err)
+		}
+		if err := o.acquire("manifold"); err != nil {
+			return nil, nil, nil, err
+		}
+		ms[i], specs[i] = solver.Clone(o.m), o.spec
+		for _, n := range o.notes {
+			notes = append(notes, label(i)+": "+n)
+		}
+		o.release()
+	}
+	return ms, specs, notes, nil
+}
+
 // withManifold runs fn on the manifold h names, claimed for the call.
 func withManifold(h C.int64_t, fn func(m solver.Manifold) error) C.int {
 	return guard(func() error {
-		o, err := lookup[*manifoldObj](&handles, int64(h), "manifold")
+		o, err := claim[*manifoldObj](int64(h), "manifold")
 		if err != nil {
-			return err
-		}
-		if err := o.acquire("manifold"); err != nil {
 			return err
 		}
 		defer o.release()

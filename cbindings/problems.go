@@ -211,22 +211,9 @@ func rhgdgo_problem_callbacks(mx, my C.int64_t, oracles *C.rhgd_oracles, flags C
 		if flags != C.RHGD_RIEMANNIAN && flags != C.RHGD_EUCLIDEAN {
 			return argf("flags = %d, want %v or %v", int(flags), constTerm("RHGD_RIEMANNIAN"), constTerm("RHGD_EUCLIDEAN"))
 		}
-		var ms [2]solver.Manifold
-		var specs [2]string
-		var notes []string
-		for i, h := range []C.int64_t{mx, my} {
-			o, err := lookup[*manifoldObj](&handles, int64(h), "manifold")
-			if err != nil {
-				return fmt.Errorf("%s: %w", []string{"mx", "my"}[i], err)
-			}
-			if err := o.acquire("manifold"); err != nil {
-				return err
-			}
-			ms[i], specs[i] = solver.Clone(o.m), o.spec
-			for _, n := range o.notes {
-				notes = append(notes, []string{"mx", "my"}[i]+": "+n)
-			}
-			o.release()
+		ms, specs, notes, err := cloneManifolds([]int64{int64(mx), int64(my)}, func(i int) string { return []string{"mx", "my"}[i] })
+		if err != nil {
+			return err
 		}
 		cb, err := newCOracles(oracles, user)
 		if err != nil {
@@ -274,11 +261,8 @@ func rhgdgo_problem_free(h C.int64_t) C.int {
 // withProblem runs fn on the problem h names, claimed for the call.
 func withProblem(h C.int64_t, fn func(o *problemObj) error) C.int {
 	return guard(func() error {
-		o, err := lookup[*problemObj](&handles, int64(h), "problem")
+		o, err := claim[*problemObj](int64(h), "problem")
 		if err != nil {
-			return err
-		}
-		if err := o.acquire("problem"); err != nil {
 			return err
 		}
 		defer o.release()

@@ -145,11 +145,8 @@ func rhgdgo_solver_new(h C.int64_t, est, settings *C.char, out *C.int64_t) C.int
 		if settings != nil {
 			st = C.GoString(settings)
 		}
-		o, err := lookup[*problemObj](&handles, int64(h), "problem")
+		o, err := claim[*problemObj](int64(h), "problem")
 		if err != nil {
-			return err
-		}
-		if err := o.acquire("problem"); err != nil {
 			return err
 		}
 		defer o.release()
@@ -281,11 +278,8 @@ func rhgdgo_solver_cancel(h C.int64_t) C.int {
 // withResult runs fn on the solver h names after a run.
 func withResult(h C.int64_t, fn func(s *solverObj) error) C.int {
 	return guard(func() error {
-		s, err := lookup[*solverObj](&handles, int64(h), "solver")
+		s, err := claim[*solverObj](int64(h), "solver")
 		if err != nil {
-			return err
-		}
-		if err := s.acquire("solver"); err != nil {
 			return err
 		}
 		defer s.release()

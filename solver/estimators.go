@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strconv"
@@ -140,15 +141,9 @@ func (c *CG) String() string {
 // Needs returns GradFx, GradFy, CrossGxy and HessGy.
 func (*CG) Needs() Oracles { return needsHessVp }
 
+// settings returns MaxIter and Tol, their zeros the defaults.
 func (c *CG) settings() (int, float64) {
-	maxIter, tol := c.MaxIter, c.Tol
-	if maxIter == 0 {
-		maxIter = DefaultCGMaxIter
-	}
-	if tol == 0 {
-		tol = DefaultCGTol
-	}
-	return maxIter, tol
+	return cmp.Or(c.MaxIter, DefaultCGMaxIter), cmp.Or(c.Tol, DefaultCGTol)
 }
 
 // Bind checks the settings (MaxIter ≥ 0, Tol ≥ 0 and finite, Damping ≥ 0
@@ -424,15 +419,9 @@ func (ns *Neumann) String() string {
 // Needs returns GradFx, GradFy, CrossGxy and HessGy.
 func (*Neumann) Needs() Oracles { return needsHessVp }
 
+// settings returns Terms and PowerIters, their zeros the defaults.
 func (ns *Neumann) settings() (terms, iters int) {
-	terms, iters = ns.Terms, ns.PowerIters
-	if terms == 0 {
-		terms = DefaultNeumannTerms
-	}
-	if iters == 0 {
-		iters = DefaultNeumannPower
-	}
-	return terms, iters
+	return cmp.Or(ns.Terms, DefaultNeumannTerms), cmp.Or(ns.PowerIters, DefaultNeumannPower)
 }
 
 // Bind checks the settings (Gamma ≥ 0 and finite, Terms ≥ 1, and Gamma
