@@ -87,7 +87,7 @@ func rhgdgo_init(backend *C.char, threads C.int64_t, shared C.int) (code C.int) 
 		err = blas.Init(cfg)
 	})
 	if !ran {
-		return fail(argf("the backend has already started (rhgd_init must come before any computation): %+v", blas.CurrentInfo()))
+		return fail(argf("the backend has already started (%v must come before any computation): %+v", fnTerm("rhgd_init"), blas.CurrentInfo()))
 	}
 	if err != nil {
 		return fail(err)

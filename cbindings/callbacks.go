@@ -105,8 +105,8 @@ const oraclesSize1 = C.size_t(unsafe.Offsetof(C.rhgd_oracles{}.n_f))
 // its size.
 func newCOracles(src *C.rhgd_oracles, user C.uintptr_t) (*cOracles, error) {
 	if src.size < oraclesSize1 {
-		return nil, argf("oracles->size = %d, want sizeof(rhgd_oracles) (at least RHGD_ORACLES_SIZE_1 = %d)",
-			uint64(src.size), uint64(oraclesSize1))
+		return nil, argf("oracles->size = %d, want sizeof(rhgd_oracles) (at least %v = %d)",
+			uint64(src.size), constTerm("RHGD_ORACLES_SIZE_1"), uint64(oraclesSize1))
 	}
 	var o C.rhgd_oracles
 	C.rhgd_oracles_copy_(&o, src)
@@ -137,9 +137,7 @@ func batch(pt *solver.Point) (*C.int64_t, C.int64_t) {
 	return (*C.int64_t)(unsafe.Pointer(&pt.Batch[0])), C.int64_t(len(pt.Batch))
 }
 
-func callbackErr(name string, rc C.int) error {
-	return fmt.Errorf("%w: %s returned %d", errCallback, name, int(rc))
-}
+func callbackErr(name string, rc C.int) error { return &callbackError{name: name, rc: int(rc)} }
 
 func (c *cOracles) value(fn C.rhgd_value_fn, name string) func(*solver.Point) (float64, error) {
 	if fn == nil {
@@ -235,7 +233,7 @@ func (c *cOracles) problem(mx, my solver.Manifold, euclidean bool) (solver.Probl
 		name string
 	}{{c.f != nil, "f"}, {c.gradFx != nil, "grad_fx"}, {c.gradFy != nil, "grad_fy"}, {c.gradGy != nil, "grad_gy"}} {
 		if !r.ok {
-			return solver.Problem{}, argf("oracle %s is NULL; f, grad_fx, grad_fy and grad_gy are required", r.name)
+			return solver.Problem{}, argf("oracle %s is %v; f, grad_fx, grad_fy and grad_gy are required", r.name, termNULL)
 		}
 	}
 	if c.lowerVJP != nil && c.lowerSteps == nil {

@@ -107,11 +107,8 @@ func parseCheckOptions(s string) (solver.ProblemCheck, error) {
 //export rhgdgo_problem_check
 func rhgdgo_problem_check(h C.int64_t, x, y *C.double, copts *C.char, buf *C.char, n C.size_t) C.int {
 	return stringOut(buf, n, func() (string, error) {
-		o, err := lookup[*problemObj](&handles, int64(h), "problem")
+		o, err := claim[*problemObj](int64(h), "problem")
 		if err != nil {
-			return "", err
-		}
-		if err := o.acquire("problem"); err != nil {
 			return "", err
 		}
 		defer o.release()
@@ -124,11 +121,11 @@ func rhgdgo_problem_check(h C.int64_t, x, y *C.double, copts *C.char, buf *C.cha
 		switch {
 		case x == nil && y == nil:
 			if o.x0 == nil {
-				return "", argf("x and y are NULL and the problem has no starting point (rhgd_problem_set_start)")
+				return "", argf("x and y are %v and the problem has no starting point (%v)", termNULL, fnTerm("rhgd_problem_set_start"))
 			}
 			xs, ys = slices.Clone(o.x0), slices.Clone(o.y0)
 		case x == nil || y == nil:
-			return "", argf("give both x and y, or neither (NULL: the starting point)")
+			return "", argf("give both x and y, or neither (%v: the starting point)", termNULL)
 		default:
 			xs, ys = slices.Clone(view(x, lx)), slices.Clone(view(y, ly))
 			if err := o.p.Mx.CheckPoint(xs); err != nil {

@@ -75,11 +75,8 @@ func unmarshalHistory(b []byte) ([]histRow, error) {
 //export rhgdgo_solver_set_checkpoint
 func rhgdgo_solver_set_checkpoint(h C.int64_t, path *C.char, every C.int64_t) C.int {
 	return guard(func() error {
-		s, err := lookup[*solverObj](&handles, int64(h), "solver")
+		s, err := claim[*solverObj](int64(h), "solver")
 		if err != nil {
-			return err
-		}
-		if err := s.acquire("solver"); err != nil {
 			return err
 		}
 		defer s.release()
@@ -89,7 +86,7 @@ func rhgdgo_solver_set_checkpoint(h C.int64_t, path *C.char, every C.int64_t) C.
 		}
 		p := C.GoString(path)
 		if every < 1 {
-			return argf("every = %d: want the epochs between checkpoints, >= 1", int64(every))
+			return argf("%v = %d: want the epochs between checkpoints, >= 1", argTerm("every"), int64(every))
 		}
 		if fi, err := os.Stat(filepath.Dir(p)); err != nil || !fi.IsDir() {
 			return argf("path = %q: its directory %q does not exist", p, filepath.Dir(p))
@@ -103,7 +100,7 @@ func rhgdgo_solver_set_checkpoint(h C.int64_t, path *C.char, every C.int64_t) C.
 func rhgdgo_solver_resume(h C.int64_t, path *C.char, fn C.rhgd_epoch_fn, user C.uintptr_t) C.int {
 	return guard(func() error {
 		if path == nil {
-			return argf("path is NULL")
+			return argf("path is %v", termNULL)
 		}
 		s, err := lookup[*solverObj](&handles, int64(h), "solver")
 		if err != nil {

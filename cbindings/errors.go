@@ -11,7 +11,8 @@ package main
 // The calling thread's last error, in thread-specific storage: a Go export
 // runs on the thread that called it, for the whole call, so the Go side
 // stores the message here through rhgd_store_error_ and rhgd_last_error
-// reads it without entering Go at all. Not a __thread buffer: the Go
+// (and rhgd_last_error_terms, the same with its terms marked) reads it
+// without entering Go at all. Not a __thread buffer: the Go
 // runtime's initial-exec TLS makes the library's whole TLS block static,
 // and a library loaded by dlopen (Python's ctypes) gets only a few hundred
 // bytes of static TLS. The key's destructor frees a thread's message when
@@ -19,6 +20,12 @@ package main
 typedef struct {
 	size_t len, cap;
 	char *msg;
+} rhgd_errbuf_;
+
+// A thread's last error, as rhgd_last_error and rhgd_last_error_terms
+// give it.
+typedef struct {
+	rhgd_errbuf_ plain, marked;
 } rhgd_err_;
 
 static pthread_key_t rhgd_err_key;
@@ -26,7 +33,8 @@ static pthread_once_t rhgd_err_once = PTHREAD_ONCE_INIT;
 
 static void rhgd_err_free_(void *p) {
 	rhgd_err_ *e = p;
-	free(e->msg);
+	free(e->plain.msg);
+	free(e->marked.msg);
 	free(e);
 }
 
@@ -45,32 +53,46 @@ static rhgd_err_ *rhgd_err_get_(int create) {
 	return e;
 }
 
-static void rhgd_store_error_(const char *msg, size_t n) {
-	rhgd_err_ *e = rhgd_err_get_(1);
-	if (e == NULL) return;
-	if (n + 1 > e->cap) {
-		char *m = realloc(e->msg, n + 1);
+static void rhgd_store_buf_(rhgd_errbuf_ *b, const char *msg, size_t n) {
+	if (n + 1 > b->cap) {
+		char *m = realloc(b->msg, n + 1);
 		if (m == NULL) {
-			e->len = 0;
+			b->len = 0;
 			return;
 		}
-		e->msg = m;
-		e->cap = n + 1;
+		b->msg = m;
+		b->cap = n + 1;
 	}
-	memcpy(e->msg, msg, n);
-	e->msg[n] = 0;
-	e->len = n;
+	memcpy(b->msg, msg, n);
+	b->msg[n] = 0;
+	b->len = n;
+}
+
+static void rhgd_store_error_(const char *msg, size_t n, const char *marked, size_t m) {
+	rhgd_err_ *e = rhgd_err_get_(1);
+	if (e == NULL) return;
+	rhgd_store_buf_(&e->plain, msg, n);
+	rhgd_store_buf_(&e->marked, marked, m);
+}
+
+static int rhgd_copy_error_(const rhgd_errbuf_ *b, char *buf, size_t len) {
+	size_t n = b != NULL ? b->len : 0;
+	if (buf != NULL && len > 0) {
+		size_t k = n < len - 1 ? n : len - 1;
+		if (k > 0) memcpy(buf, b->msg, k);
+		buf[k] = 0;
+	}
+	return n > 0x7fffffff ? 0x7fffffff : (int)n;
 }
 
 int rhgd_last_error(char *buf, size_t len) {
 	rhgd_err_ *e = rhgd_err_get_(0);
-	size_t n = e != NULL ? e->len : 0;
-	if (buf != NULL && len > 0) {
-		size_t k = n < len - 1 ? n : len - 1;
-		if (k > 0) memcpy(buf, e->msg, k);
-		buf[k] = 0;
-	}
-	return n > 0x7fffffff ? 0x7fffffff : (int)n;
+	return rhgd_copy_error_(e != NULL ? &e->plain : NULL, buf, len);
+}
+
+int rhgd_last_error_terms(char *buf, size_t len) {
+	rhgd_err_ *e = rhgd_err_get_(0);
+	return rhgd_copy_error_(e != NULL ? &e->marked : NULL, buf, len);
 }
 */
 import "C"
@@ -78,7 +100,6 @@ import "C"
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"runtime/debug"
 	"strings"
 	"unsafe"
@@ -136,9 +157,10 @@ func input(name string, err error) error {
 	return &inputError{fmt.Errorf("%s: %w", name, err)}
 }
 
-// argf returns an invalid-argument error.
+// argf returns an invalid-argument error; its arguments may be terms
+// (numerr.Errorf).
 func argf(format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{errArg}, args...)...)
+	return numerr.Errorf("%w: "+format, append([]any{errArg}, args...)...)
 }
 
 // codeOf maps an error to its status code. Input errors come first: an
@@ -169,22 +191,6 @@ func codeOf(err error) int {
 	return codeInternal
 }
 
-// renamed is err with its message in the C ABI's terms (see abiTerms);
-// errors.Is still sees err.
-type renamed struct {
-	msg string
-	err error
-}
-
-func (e *renamed) Error() string { return e.msg }
-func (e *renamed) Unwrap() error { return e.err }
-
-// goName matches what the solver's messages call a setting or an oracle:
-// a field of solver.Settings or solver.Problem.
-var goName = regexp.MustCompile(`\bSettings\.Lower must be zero|\bProblem\.ZeroSum, made by MinMax|\bAdaptiveSettings\b|` +
-	`\bSettings\.[A-Z][A-Za-z]*(?:\.[A-Z][A-Za-z]*)?|\b(` +
-	strings.Join(oracleFields(), "|") + `)\b`)
-
 // abiOracles are the oracles of rhgd_oracles (and Python's Problem): all
 // of the solver's, in its order.
 func abiOracles() []solver.Oracle {
@@ -195,76 +201,91 @@ func abiOracles() []solver.Oracle {
 	return out
 }
 
-// lowerStepsField and lowerStepsKey name solver.Problem.LowerSteps, the
-// fused lower loop of rhgd_oracles.lower_steps, which is not a
-// solver.Oracle (it stands in for grad_gy calls), and the VJP names its
-// derivative, rhgd_oracles.lower_steps_vjp (for AD).
-const (
-	lowerStepsField, lowerStepsKey       = "LowerSteps", "lower_steps"
-	lowerStepsVJPField, lowerStepsVJPKey = "LowerStepsVJP", "lower_steps_vjp"
+// lowerStepsKey and lowerStepsVJPKey are rhgd_oracles.lower_steps, the
+// fused lower loop (solver.Problem.LowerSteps, not a solver.Oracle: it
+// stands in for grad_gy calls), and lower_steps_vjp, its derivative (for
+// AD).
+var (
+	lowerStepsKey    = solver.TermLowerSteps.Key
+	lowerStepsVJPKey = solver.TermLowerStepsVJP.Key
 )
 
-// oracleFields are the Go names of abiOracles, LowerSteps and
-// LowerStepsVJP.
-func oracleFields() []string {
-	var out []string
-	for _, o := range abiOracles() {
-		out = append(out, o.String())
-	}
-	return append(out, lowerStepsField, lowerStepsVJPField)
+// The C ABI's own words in its messages, as terms, which its bindings
+// spell their own way (Python: None, Solver.run; see rhgd_last_error_terms).
+var termNULL = numerr.Term{Kind: numerr.KindNull, Key: "NULL", Go: "NULL"}
+
+// fnTerm, constTerm and argTerm are the terms of a function, a constant
+// and an argument of the C ABI, spelled as rhgd.h spells them.
+func fnTerm(name string) numerr.Term {
+	return numerr.Term{Kind: numerr.KindFunction, Key: name, Go: name}
 }
 
-// abiNames are the C ABI's names (the keys of rhgd_solver_new's settings,
-// the fields of rhgd_oracles, which are also the Python keywords) of what
-// goName matches; Lower and Upper, which only the adaptive preset sets,
-// are the preset.
-var abiNames = settingNames(map[string]string{
-	"Settings.Batches":            "batches",
-	"Settings.Lower must be zero": "it needs preset=paper",
-	"AdaptiveSettings":            "preset=adaptive",
-	// Only Go builds min-max problems (solver.MinMax); from C and Python
-	// the built-in one is the problem "minmax".
-	"Problem.ZeroSum, made by MinMax": "such as the built-in minmax",
-})
-
-// settingNames adds to names the settings of solver.SettingsTable, but
-// for the rules Lower and Upper, which abiTerms calls the preset, and the
-// oracles of rhgd_oracles, by their keys.
-func settingNames(names map[string]string) map[string]string {
-	for _, o := range abiOracles() {
-		names[o.String()] = o.Key()
-	}
-	names[lowerStepsField] = lowerStepsKey
-	names[lowerStepsVJPField] = lowerStepsVJPKey
-	for _, e := range solver.SettingsTable() {
-		if !strings.HasPrefix(e.Field, "Lower.") && !strings.HasPrefix(e.Field, "Upper.") {
-			names["Settings."+e.Field] = e.Key
-		}
-	}
-	return names
+func constTerm(name string) numerr.Term {
+	return numerr.Term{Kind: numerr.KindConstant, Key: name, Go: name}
 }
 
-// abiTerms renames, in a message from rhgd's Go packages, the Go names
-// of settings and oracles (Settings.EtaX, GradGy) to the C ABI's (eta_x,
-// grad_gy): a C or Python caller never saw the Go names. This is the one
-// place where the C ABI translates Go's vocabulary.
-func abiTerms(msg string) string {
-	return goName.ReplaceAllStringFunc(msg, func(name string) string {
-		if n, ok := abiNames[name]; ok {
-			return n
+func argTerm(name string) numerr.Term {
+	return numerr.Term{Kind: numerr.KindArgument, Key: name, Go: name}
+}
+
+// callbackError is the failure of a caller's callback (errCallback): its
+// message names the callback and its return code, and renders as one
+// term (numerr.KindCallback), which Python replaces by the callback's own
+// exception.
+type callbackError struct {
+	name string
+	rc   int
+}
+
+func (e *callbackError) Error() string {
+	return fmt.Sprintf("%v: %s returned %d", errCallback, e.name, e.rc)
+}
+func (e *callbackError) Unwrap() error { return errCallback }
+
+// Render spells the failure as one term.
+func (e *callbackError) Render(sp numerr.Speller) string {
+	return sp(numerr.Term{Kind: numerr.KindCallback, Key: e.name, Go: e.Error()})
+}
+
+// cSpell spells a name in a message in the C ABI's terms, the keys of
+// rhgd_solver_new's settings and of rhgd_oracles, which are also Python's
+// keywords (eta_x, grad_gy): a C or Python caller never saw the Go names.
+// The rules of the lower and upper steps (lower_tol, upper_bb, ...),
+// which the adaptive preset sets, are that preset; the min-max problems
+// that only Go builds (solver.MinMax) are the built-in minmax. This is the
+// one place where the C ABI spells Go's vocabulary.
+func cSpell(t numerr.Term) string {
+	switch t.Kind {
+	case numerr.KindSetting:
+		if e, ok := solver.LookupSetting(t.Key); ok && (strings.HasPrefix(e.Field, "Lower.") || strings.HasPrefix(e.Field, "Upper.")) {
+			return solver.PresetKey + "=adaptive"
 		}
-		if strings.HasPrefix(name, "Settings.Lower") || strings.HasPrefix(name, "Settings.Upper") {
-			return "preset=adaptive"
-		}
-		return name
-	})
+		return t.Key
+	case numerr.KindPreset:
+		return solver.PresetKey + "=" + t.Key
+	case numerr.KindOracle, numerr.KindParam:
+		return t.Key
+	case numerr.KindProblem:
+		return "such as the built-in " + t.Key
+	}
+	return t.Go
+}
+
+// markedSpell is cSpell with each term marked for a binding, as
+// rhgd_last_error_terms gives it: \x01kind:key\x02text\x03, text being
+// cSpell's.
+func markedSpell(t numerr.Term) string {
+	return "\x01" + string(t.Kind) + ":" + t.Key + "\x02" + cSpell(t) + "\x03"
 }
 
 // fail stores err's message, in the C ABI's terms, as the calling thread's
-// last error and returns its code.
+// last error (with its terms marked, for rhgd_last_error_terms) and
+// returns its code.
 func fail(err error) C.int {
-	msg := "rhgd: " + abiTerms(err.Error())
-	C.rhgd_store_error_((*C.char)(unsafe.Pointer(unsafe.StringData(msg))), C.size_t(len(msg)))
+	msg := "rhgd: " + numerr.Render(err, cSpell)
+	marked := "rhgd: " + numerr.Render(err, markedSpell)
+	C.rhgd_store_error_((*C.char)(unsafe.Pointer(unsafe.StringData(msg))), C.size_t(len(msg)),
+		(*C.char)(unsafe.Pointer(unsafe.StringData(marked))), C.size_t(len(marked)))
 	return C.int(codeOf(err))
 }
 

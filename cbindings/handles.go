@@ -92,3 +92,24 @@ func (b *busy) acquire(what string) error {
 }
 
 func (b *busy) release() { b.mu.Unlock() }
+
+// claimer is an object that one call at a time may use: every object of
+// the handles table embeds busy.
+type claimer interface {
+	acquire(what string) error
+	release()
+}
+
+// claim returns the object of kind T that h names, claimed for the call:
+// release it when done.
+func claim[T claimer](h int64, kind string) (T, error) {
+	o, err := lookup[T](&handles, h, kind)
+	if err != nil {
+		return o, err
+	}
+	if err := o.acquire(kind); err != nil {
+		var zero T
+		return zero, err
+	}
+	return o, nil
+}

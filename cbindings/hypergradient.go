@@ -19,11 +19,11 @@ func (s *solverObj) hypergradient(lx C.int64_t, x *C.double, ly C.int64_t, y, hg
 	o := s.prob
 	mx, my := o.p.Mx, o.p.My
 	if int64(lx) != int64(mx.Len()) || int64(ly) != int64(my.Len()) {
-		return argf("len_x = %d, len_y = %d, but the problem's x and y have %d and %d entries (rhgd_problem_dims)",
-			int64(lx), int64(ly), mx.Len(), my.Len())
+		return argf("len_x = %d, len_y = %d, but the problem's x and y have %d and %d entries (%v)",
+			int64(lx), int64(ly), mx.Len(), my.Len(), fnTerm("rhgd_problem_dims"))
 	}
 	if x == nil || hg == nil {
-		return argf("x or hypergrad is NULL")
+		return argf("x or hypergrad is %v", termNULL)
 	}
 	// Copies: the oracles never see the caller's memory, and hypergrad
 	// and y_out may overlap x and y.
@@ -41,7 +41,7 @@ func (s *solverObj) hypergradient(lx C.int64_t, x *C.double, ly C.int64_t, y, hg
 		est, err = s.r.Estimate(xs, ys)
 	} else {
 		if o.y0 == nil {
-			return argf("y is NULL and the problem has no starting point to start the lower solve from (rhgd_problem_set_start)")
+			return argf("y is %v and the problem has no starting point to start the lower solve from (%v)", termNULL, fnTerm("rhgd_problem_set_start"))
 		}
 		o.addNotes(nx)
 		est, ys, err = s.r.EstimateLower(xs, o.y0)

@@ -52,7 +52,7 @@ func arrays(n int, names []string, ps ...*C.double) (views, error) {
 	var out views
 	for i, p := range ps {
 		if p == nil {
-			return out, argf("%s is NULL", names[i])
+			return out, argf("%s is %v", names[i], termNULL)
 		}
 		out[i] = view(p, n)
 	}
@@ -334,7 +334,7 @@ func rhgdgo_spd_log(n C.int64_t, x, y, out *C.double) C.int {
 //export rhgdgo_spd_dist
 func rhgdgo_spd_dist(n C.int64_t, x, y, dist *C.double) C.int {
 	if dist == nil {
-		return guard(func() error { return argf("dist is NULL") })
+		return guard(func() error { return argf("dist is %v", termNULL) })
 	}
 	return spdOp(n, []string{"x", "y"}, []*C.double{x, y}, func(m *spd.SPD, _ []float64, v views) error {
 		if err := m.CheckPoint(v[0]); err != nil {
@@ -392,7 +392,7 @@ func rhgdgo_coupling_retr(m, n C.int64_t, a, b, gamma, u, out *C.double) C.int {
 			return err
 		}
 		if a == nil || b == nil {
-			return argf("marginal a or b is NULL")
+			return argf("marginal a or b is %v", termNULL)
 		}
 		v, err := arrays(mn, []string{"gamma", "u", "out"}, gamma, u, out)
 		if err != nil {

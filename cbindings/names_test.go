@@ -3,11 +3,18 @@
 package main
 
 import (
+	"context"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/rhgd/rhgd/cbindings/internal/ctest"
+	"github.com/rhgd/rhgd/euclid"
+	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/problems"
+	"github.com/rhgd/rhgd/solver"
 )
 
 // TestDefaultSeed: rhgd_default_seed is the rhgd command's seed.
@@ -79,23 +86,61 @@ func equal(a, b []float64) bool {
 }
 
 // TestABITerms: the solver's Go names of settings and oracles reach C
-// (and Python) as the C ABI's names.
+// (and Python) as the C ABI's names: the solver's errors carry them as
+// terms (numerr.Term), which the C ABI spells (cSpell) in the message
+// rhgd_last_error gives and marks in rhgd_last_error_terms's.
 func TestABITerms(t *testing.T) {
-	for in, want := range map[string]string{
-		"GradGy at epoch 3, lower step 5: callback failed: grad_gy returned 1":                       "grad_gy at epoch 3, lower step 5: callback failed: grad_gy returned 1",
-		"solver: bad setting: Settings.EtaX = -1":                                                    "solver: bad setting: eta_x = -1",
-		"solver: missing oracle: Settings.Lower.BB needs the lower objective G":                      "solver: missing oracle: preset=adaptive needs the lower objective g",
-		"the ad estimator differentiates the paper's fixed lower steps; Settings.Lower must be zero": "the ad estimator differentiates the paper's fixed lower steps; it needs preset=paper",
-		"hinv estimator: solver: missing oracle: [HessGyInv]":                                        "hinv estimator: solver: missing oracle: [hess_gy_inv]",
-		"F at epoch 2: Frobenius norm of GradFx, HessGy and CrossGyx":                                "f at epoch 2: Frobenius norm of grad_fx, hess_gy and cross_gyx",
-		"Settings.Upper.MaxStep = 0.5.":                                                              "preset=adaptive = 0.5.",
-		// Hints that named Go's API reached C and Python untranslated (issue 27).
-		"too long for this g: take a smaller Settings.EtaY, or the adaptive lower steps of AdaptiveSettings": "too long for this g: take a smaller eta_y, or the adaptive lower steps of preset=adaptive",
-		"the gda estimator is for min-max problems (Problem.ZeroSum, made by MinMax); use hinv":              "the gda estimator is for min-max problems (such as the built-in minmax); use hinv",
-	} {
-		if got := abiTerms(in); got != want {
-			t.Errorf("abiTerms(%q)\n = %q\nwant %q", in, got, want)
+	quad := func(withG bool) solver.Problem { // g = ½‖y‖² on R²×R²
+		p := solver.Problem{Mx: euclid.New(2, 1), My: euclid.New(2, 1),
+			F:        func(*solver.Point) (float64, error) { return 0, nil },
+			GradFx:   func(dst []float64, _ *solver.Point) error { clear(dst); return nil },
+			GradFy:   func(dst []float64, _ *solver.Point) error { clear(dst); return nil },
+			GradGy:   func(dst []float64, pt *solver.Point) error { copy(dst, pt.Y); return nil },
+			HessGy:   func(dst []float64, _ *solver.Point, v []float64) error { copy(dst, v); return nil },
+			CrossGxy: func(dst []float64, _ *solver.Point, _ []float64) error { clear(dst); return nil }}
+		if withG {
+			p.G = func(pt *solver.Point) (float64, error) { return (pt.Y[0]*pt.Y[0] + pt.Y[1]*pt.Y[1]) / 2, nil }
 		}
+		return p
+	}
+	newErr := func(p solver.Problem, s solver.Settings) error {
+		_, err := solver.New(p, &s)
+		return err
+	}
+	_, badEta := (&solver.Settings{EtaX: -1}).WithDefaults()
+	_, badMax := (&solver.Settings{Upper: solver.UpperRule{BB: true, MaxStep: -0.5}}).WithDefaults()
+	diverged := func() error {
+		p := quad(true)
+		r, err := solver.New(p, &solver.Settings{EtaY: 5, Epochs: 5}) // y ← −4y
+		require.NoError(t, err)
+		_, err = r.Run(context.Background(), []float64{1, 1}, []float64{1, 1})
+		return err
+	}()
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{numerr.Errorf("%v at epoch %d, lower step %d: %w", solver.OracleGradGy, 3, 5, callbackErr("grad_gy", 1)),
+			"grad_gy at epoch 3, lower step 5: callback failed: grad_gy returned 1"},
+		{badEta, "solver: bad setting: eta_x = -1"},
+		{newErr(quad(false), solver.AdaptiveSettings()), "solver: missing oracle: preset=adaptive needs the lower objective g"},
+		{newErr(quad(true), solver.Settings{Estimator: solver.AD{}, Lower: solver.LowerRule{BB: true}}),
+			"the ad estimator differentiates the paper's fixed lower steps; it needs preset=paper"},
+		{newErr(quad(true), solver.Settings{Estimator: solver.HInv{}}), "hinv estimator: solver: missing oracle: [hess_gy_inv]"},
+		{numerr.Errorf("%v at epoch 2: Frobenius norm of %v, %v and %v", solver.OracleF, solver.OracleGradFx, solver.OracleHessGy, solver.OracleCrossGyx),
+			"f at epoch 2: Frobenius norm of grad_fx, hess_gy and cross_gyx"},
+		{badMax, "preset=adaptive = -0.5"},
+		// Hints that named Go's API reached C and Python untranslated (issue 27).
+		{diverged, "too long for this g: take a smaller eta_y, or the adaptive lower steps of preset=adaptive"},
+		{newErr(quad(true), solver.Settings{Estimator: solver.GDA{}}), "the gda estimator is for min-max problems (such as the built-in minmax); use hinv"},
+	} {
+		require.Error(t, c.err, c.want)
+		got := numerr.Render(c.err, cSpell)
+		require.Contains(t, got, c.want)
+		require.NotContains(t, got, "Settings.")
+		// The marked message is the same text with its terms marked.
+		marked := numerr.Render(c.err, markedSpell)
+		require.Equal(t, got, regexp.MustCompile("\x01[a-z]+:[^\x02]*\x02|\x03").ReplaceAllString(marked, ""))
 	}
 
 	// Through the exports: a callback problem without g or hess_gy_inv.
@@ -133,5 +178,22 @@ func TestABITerms(t *testing.T) {
 		if rc != einval || !strings.Contains(msg, c.want) || strings.Contains(msg, "Settings.") {
 			t.Errorf("%s %s: %d %q, want RHGD_EINVAL saying %q", c.est, c.settings, rc, msg, c.want)
 		}
+	}
+	// rhgd_last_error_terms marks the names: the kinds and keys a binding
+	// spells, around rhgd_last_error's text.
+	for _, c := range []struct {
+		f    func() int
+		want string
+	}{
+		{func() int { _, rc := ctest.SolverNew(noop, "cg", "preset=adaptive"); return rc },
+			"\x01setting:lower_bb\x02preset=adaptive\x03 needs the lower objective \x01oracle:g\x02g\x03"},
+		{func() int { _, rc := ctest.SolverNew(p, "hinv", ""); return rc }, "[\x01oracle:hess_gy_inv\x02hess_gy_inv\x03]"},
+		{func() int { _, rc := ctest.Builtin("meta", []string{"baseline=xyz"}, "", 1); return rc }, "\x01param:baseline\x02baseline\x03 \"xyz\""},
+	} {
+		rc, marked := ctest.DoTerms(c.f)
+		require.Equal(t, einval, rc)
+		require.Contains(t, marked, c.want)
+		_, plain := call(c.f)
+		require.Equal(t, plain, regexp.MustCompile("\x01[a-z]+:[^\x02]*\x02|\x03").ReplaceAllString(marked, ""))
 	}
 }

@@ -9,7 +9,6 @@ import "C"
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -97,37 +96,6 @@ func paramList(p problems.Params) string {
 	return b.String()
 }
 
-// flagMention matches a command-line flag named in a message ("-source",
-// "-baseline-lambda"): a '-' at the start or after a space, quote or
-// parenthesis, then a lower-case name.
-var flagMention = regexp.MustCompile(`(^|[\s"'(])-([a-z][a-z0-9]*(?:-[a-z0-9]+)*)\b`)
-
-// inParamTerms renames the flags of the problem's parameters p (and
-// -data) that err's message names, as the problems' builders write them
-// for the command line, to the parameter names a C or Python caller gives.
-func inParamTerms(err error, p problems.Params) error {
-	keys := map[string]string{}
-	for _, f := range problems.Fields(p) {
-		keys[f.Name] = f.Key
-	}
-	msg := err.Error()
-	out := flagMention.ReplaceAllStringFunc(msg, func(m string) string {
-		i := strings.IndexByte(m, '-')
-		name := m[i+1:]
-		switch {
-		case name == "data":
-			return m[:i] + "data"
-		case keys[name] != "":
-			return m[:i] + keys[name]
-		}
-		return m
-	})
-	if out == msg {
-		return err
-	}
-	return &renamed{msg: out, err: err}
-}
-
 // newBuiltin builds the named problem of the catalog from "key=value"
 // parameters, as `rhgd run` does from flags: any problem that joins the
 // catalog is reachable without changes here.
@@ -147,7 +115,7 @@ func newBuiltin(name string, params []string, data string, seed uint64) (*proble
 	}
 	in, err := sp.Build(p)
 	if err != nil {
-		return nil, inParamTerms(err, sp.New())
+		return nil, err
 	}
 	spec := []keyval.Pair{{Key: "problem", Value: name}}
 	for _, f := range problems.Fields(p) {
@@ -207,7 +175,7 @@ func rhgdgo_problem_builtin(name *C.char, nparams C.int64_t, params **C.char, da
 			return err
 		}
 		if out == nil {
-			return argf("out is NULL")
+			return argf("out is %v", termNULL)
 		}
 		if nparams < 0 || nparams > 1<<16 || (nparams > 0 && params == nil) {
 			return argf("nparams = %d with params %v", int64(nparams), params)
@@ -216,7 +184,7 @@ func rhgdgo_problem_builtin(name *C.char, nparams C.int64_t, params **C.char, da
 		if nparams > 0 {
 			for i, p := range unsafeSlicePtr(params, int(nparams)) {
 				if p == nil {
-					return argf("params[%d] is NULL", i)
+					return argf("params[%d] is %v", i, termNULL)
 				}
 				ps[i] = C.GoString(p)
 			}
@@ -238,27 +206,14 @@ func rhgdgo_problem_builtin(name *C.char, nparams C.int64_t, params **C.char, da
 func rhgdgo_problem_callbacks(mx, my C.int64_t, oracles *C.rhgd_oracles, flags C.int, user C.uintptr_t, out *C.int64_t) C.int {
 	return guard(func() error {
 		if oracles == nil || out == nil {
-			return argf("oracles or out is NULL")
+			return argf("oracles or out is %v", termNULL)
 		}
 		if flags != C.RHGD_RIEMANNIAN && flags != C.RHGD_EUCLIDEAN {
-			return argf("flags = %d, want RHGD_RIEMANNIAN or RHGD_EUCLIDEAN", int(flags))
+			return argf("flags = %d, want %v or %v", int(flags), constTerm("RHGD_RIEMANNIAN"), constTerm("RHGD_EUCLIDEAN"))
 		}
-		var ms [2]solver.Manifold
-		var specs [2]string
-		var notes []string
-		for i, h := range []C.int64_t{mx, my} {
-			o, err := lookup[*manifoldObj](&handles, int64(h), "manifold")
-			if err != nil {
-				return fmt.Errorf("%s: %w", []string{"mx", "my"}[i], err)
-			}
-			if err := o.acquire("manifold"); err != nil {
-				return err
-			}
-			ms[i], specs[i] = solver.Clone(o.m), o.spec
-			for _, n := range o.notes {
-				notes = append(notes, []string{"mx", "my"}[i]+": "+n)
-			}
-			o.release()
+		ms, specs, notes, err := cloneManifolds([]int64{int64(mx), int64(my)}, func(i int) string { return []string{"mx", "my"}[i] })
+		if err != nil {
+			return err
 		}
 		cb, err := newCOracles(oracles, user)
 		if err != nil {
@@ -306,11 +261,8 @@ func rhgdgo_problem_free(h C.int64_t) C.int {
 // withProblem runs fn on the problem h names, claimed for the call.
 func withProblem(h C.int64_t, fn func(o *problemObj) error) C.int {
 	return guard(func() error {
-		o, err := lookup[*problemObj](&handles, int64(h), "problem")
+		o, err := claim[*problemObj](int64(h), "problem")
 		if err != nil {
-			return err
-		}
-		if err := o.acquire("problem"); err != nil {
 			return err
 		}
 		defer o.release()
@@ -335,7 +287,7 @@ func rhgdgo_problem_dims(h C.int64_t, lx, ly *C.int64_t) C.int {
 func rhgdgo_problem_start(h C.int64_t, x0, y0 *C.double) C.int {
 	return withProblem(h, func(o *problemObj) error {
 		if o.x0 == nil {
-			return argf("the problem has no starting point: set one with rhgd_problem_set_start")
+			return argf("the problem has no starting point: set one with %v", fnTerm("rhgd_problem_set_start"))
 		}
 		if x0 != nil {
 			copy(view(x0, len(o.x0)), o.x0)
@@ -351,7 +303,7 @@ func rhgdgo_problem_start(h C.int64_t, x0, y0 *C.double) C.int {
 func rhgdgo_problem_set_start(h C.int64_t, x0, y0 *C.double) C.int {
 	return withProblem(h, func(o *problemObj) error {
 		if x0 == nil || y0 == nil {
-			return argf("x0 or y0 is NULL")
+			return argf("x0 or y0 is %v", termNULL)
 		}
 		x, nx, err := snapStart("x0", o.p.Mx, view(x0, o.p.Mx.Len()))
 		if err != nil {
@@ -423,7 +375,7 @@ func rhgdgo_problem_oracle(h C.int64_t, cname *C.char, x, y, v, out *C.double) C
 		}
 		pt := &solver.Point{X: xs[0], Y: ys[0]}
 		if out == nil {
-			return argf("out is NULL")
+			return argf("out is %v", termNULL)
 		}
 		vec := func(n int) ([]float64, error) {
 			vs, err := arrays(n, []string{"v"}, v)
@@ -518,7 +470,7 @@ func rhgdgo_problem_accuracy(h C.int64_t, x, y, acc *C.double) C.int {
 			return argf("%s has no accuracy", o.desc)
 		}
 		if x == nil || y == nil || acc == nil {
-			return argf("x, y or accuracy is NULL")
+			return argf("x, y or accuracy is %v", termNULL)
 		}
 		xs := append([]float64(nil), view(x, o.p.Mx.Len())...)
 		ys := append([]float64(nil), view(y, o.p.My.Len())...)

@@ -104,7 +104,7 @@ func (f *resultField) value(res *solver.Result, code int) float64 {
 func fillResult(out *C.rhgd_result, res *solver.Result, code int) error {
 	size := out.size
 	if size < resultSize1 {
-		return argf("out->size = %d, want sizeof(rhgd_result) (at least RHGD_RESULT_SIZE_1 = %d)", uint64(size), uint64(resultSize1))
+		return argf("out->size = %d, want sizeof(rhgd_result) (at least %v = %d)", uint64(size), constTerm("RHGD_RESULT_SIZE_1"), uint64(resultSize1))
 	}
 	base := unsafe.Pointer(out)
 	for i := range resultFields {

@@ -173,6 +173,19 @@ extern "C" {
  * exits. */
 RHGD_API int rhgd_last_error(char *buf, size_t len);
 
+/* rhgd_last_error_terms copies the same message, as rhgd_last_error
+ * does, with each name of rhgd's vocabulary in it marked for a binding
+ * that spells names its own way (Python: None for NULL, Solver.run for
+ * rhgd_solver_run): "\x01" kind ":" key "\x02" text "\x03", where text
+ * is the name as rhgd_last_error spells it. The kinds are "setting" (a
+ * key of rhgd_solver_new's settings), "preset", "oracle" (a field of
+ * rhgd_oracles), "param" (a built-in problem's parameter), "problem" (a
+ * built-in problem), "function", "constant", "argument" (of this API),
+ * "null" and "callback" (a failed callback; key: its rhgd_oracles
+ * field). Removing the marks and the kinds and keys gives
+ * rhgd_last_error's message. */
+RHGD_API int rhgd_last_error_terms(char *buf, size_t len);
+
 /* rhgd_version returns the library's version, a static string. */
 RHGD_API const char *rhgd_version(void);
 
@@ -335,21 +348,32 @@ typedef struct rhgd_manifold {
 } rhgd_manifold;
 
 /* rhgd_manifold_new creates a manifold from a spec, a name and
- * comma-separated settings:
- *   "spd:n=N[,retr=second-order|exp][,transport=identity|parallel]"
- *   "stiefel:n=N,p=P[,retr=qr|polar|cayley|exp]"
- *   "euclid:r=R[,c=C]"    (R^(r x c); c defaults to 1)
- * The coupling manifold needs its marginals: rhgd_manifold_coupling. */
+ * comma-separated settings, a key left out taking its default; the
+ * coupling manifold needs its marginals: rhgd_manifold_coupling, whose
+ * options are the last line's:
+ *   spd:n=N[,retr=second-order|exp][,transport=identity|parallel]
+ *       n × n symmetric positive definite matrices, affine-invariant metric
+ *       (defaults: retr=second-order, transport=identity)
+ *   stiefel:n=N,p=P[,retr=qr|polar|cayley|exp]
+ *       St(n, p): n × p matrices with orthonormal columns, embedded metric
+ *       (default: retr=qr)
+ *   euclid:r=R[,c=C]
+ *       R^(r × c) (default: c=1)
+ *   coupling options: [maxiter=N][,tol=X]
+ *       m × n couplings of two marginals, Fisher metric (defaults:
+ *       maxiter=10000, tol=1e-13; never 0)
+ */
 RHGD_API int rhgd_manifold_new(const char *spec, rhgd_manifold *out);
 
 /* rhgd_manifold_coupling creates the manifold of m x n couplings of the
  * marginals a and b (copied; masses apart by float32 rounding are made
  * equal by rescaling b, and problems made on the manifold note it:
  * rhgd_problem_notes); options is NULL or "maxiter=N,tol=X" for the
- * retraction's Sinkhorn iterations (defaults 10000, 1e-13; tol is the
- * relative L1 marginal error to reach; N >= 1 and X > 0: leave a key out
- * for its default, 0 is an error). Points are checked to
- * max(1e-10, 2 tol), so that the retraction's own results are points. */
+ * retraction's Sinkhorn iterations (rhgd_manifold_new lists the
+ * defaults; tol is the relative L1 marginal error to reach; N >= 1 and
+ * X > 0: leave a key out for its default, 0 is an error). Points are
+ * checked to max(1e-10, 2 tol), so that the retraction's own results are
+ * points. */
 RHGD_API int rhgd_manifold_coupling(int64_t m, int64_t n, const double *a, const double *b,
                                     const char *options, rhgd_manifold *out);
 
@@ -781,13 +805,43 @@ typedef struct rhgd_solver {
 
 /* rhgd_solver_new creates a solver for p.
  *
- * estimator is a spec: "hinv", "cg[:maxiter=N,tol=X,warm=B]",
- * "ns[:gamma=X,terms=N,power=N]", "ad" or "gda" (min-max); a built-in
- * problem's name alone ("cg") takes the paper's settings for that problem.
- * A key left out takes its default; 0 for maxiter, tol, gamma, terms or
- * power is an error (it would be the default, not 0).
- * NULL or "" takes the problem's default (CG with tolerance 1e-10 for a
- * callback problem).
+ * estimator is a spec: a name, optionally followed by a colon and
+ * comma-separated key=value options ("cg:tol=1e-8,maxiter=100"). On a
+ * built-in problem the name alone ("cg") is the paper's spec for that
+ * problem; a spec with options stands for itself, its options left out
+ * taking the estimator's defaults below, as on any other problem. NULL or
+ * "" takes the problem's default (CG with its defaults for a callback
+ * problem). The estimators and their options ("never 0": 0 is an error
+ * naming the key, since it would be the default, not 0):
+ *   hinv              the problem's exact inverse Hessian (needs hess_gy_inv)
+ *   cg                conjugate gradients on H v = grad_y f
+ *     maxiter=N       iteration cap (default 50; never 0)
+ *     tol=X           stop once ‖b − H v‖ ≤ tol·‖b‖ (default 1e-10; never 0)
+ *     warm=B          start from the last epoch's solution (default false)
+ *     damping=X|auto  solve (H + δI) v = b: δ = X, or auto: from a Lanczos
+ *                     estimate of H's spectrum (default 0: none)
+ *   ns (neumann)      truncated Neumann series γ Σ_{i<T} (I − γH)^i
+ *     gamma=X         step γ (default 1/λ̂_max by power iteration; never 0)
+ *     terms=N         terms T (default 50; never 0)
+ *     power=N         power iterations estimating λ_max to check γ; negative:
+ *                     no check (default 10; never 0)
+ *     damping=X|auto  the series of (H + δI)⁻¹: δ = X, or auto, as cg's
+ *                     (default 0: none)
+ *   ad                reverse-mode differentiation through the lower steps
+ *   gda               gradient descent–ascent, for min-max problems
+ *   fo (firstorder)   first-order penalty method (F²SA), gradients only (not
+ *                     the paper's)
+ *     lambda=X        the penalty's first λ (default 10; never 0)
+ *     growth=X        λ_k = lambda + growth·k^power; negative: λ fixed (default
+ *                     λ adapts to the bias estimate; 10 with power or
+ *                     minibatches; never 0)
+ *     power=X         the schedule's exponent (default λ adapts to the bias
+ *                     estimate; 1/3 with growth, 1/7 with minibatches; never 0)
+ *     zsteps=N        z steps per estimate (default the solver's inner; never
+ *                     0)
+ *     eta=X           z step size (default the solver's eta_y; never 0)
+ *     ztol=X          end the z steps at ‖z gradient‖ ≤ ztol·‖ĝ‖/λ (default 0:
+ *                     off)
  *
  * settings is NULL or comma-separated key=value pairs over the defaults
  * (a built-in problem's defaults are the paper's):

@@ -3,14 +3,18 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/rhgd/rhgd/cbindings/internal/ctest"
+	mspec "github.com/rhgd/rhgd/manifold/spec"
+	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/solver"
 )
 
@@ -87,7 +91,7 @@ func TestSettingsEveryKey(t *testing.T) {
 
 // TestOracleKeys: rhgd_oracles' fields and Python's oracle keywords are
 // the solver's oracle keys; rhgd_oracles also has lower_steps, the fused
-// lower loop (Problem.LowerSteps, not an oracle), which abiTerms names.
+// lower loop (Problem.LowerSteps, not an oracle), which cSpell names.
 func TestOracleKeys(t *testing.T) {
 	var want []string
 	for _, o := range abiOracles() {
@@ -112,8 +116,8 @@ func TestOracleKeys(t *testing.T) {
 	}
 	require.ElementsMatch(t, want, got, "rhgd.h") // the struct keeps its ABI order
 	require.Contains(t, block, "rhgd_steps_fn "+lowerStepsKey+";")
-	require.Equal(t, "lower_steps at epoch 3", abiTerms("LowerSteps at epoch 3"))
-	require.Equal(t, "lower_steps_vjp: boom", abiTerms("LowerStepsVJP: boom"))
+	require.Equal(t, "lower_steps at epoch 3", numerr.Render(numerr.Errorf("%v at epoch 3", solver.TermLowerSteps), cSpell))
+	require.Equal(t, "lower_steps_vjp: boom", numerr.Render(numerr.Errorf("%v: boom", solver.TermLowerStepsVJP), cSpell))
 
 	py, err := os.ReadFile("../python/rhgd/problems.py")
 	require.NoError(t, err)
@@ -157,5 +161,140 @@ func TestResultCounts(t *testing.T) {
 		}
 		require.Zero(t, r.RetractFailures, c.settings)
 		ctest.SolverFree(s)
+	}
+}
+
+// TestEstimatorDocs: rhgd.h's list of the estimators and their options
+// under rhgd_solver_new, and the Python Solver's docstring, are the
+// solver's table as solver.EstimatorHelp writes it, line for line (fo
+// and damping included): a new estimator or option reaches both docs or
+// fails here.
+func TestEstimatorDocs(t *testing.T) {
+	block := func(prefix string) string { return prefixLines(solver.EstimatorHelp(), prefix) }
+	for _, c := range []struct{ file, intro, prefix string }{
+		{"rhgd.h", " * naming the key, since it would be the default, not 0):\n", " *   "},
+		{"../python/rhgd/solver.py", "    estimators and their options (as rhgd.h lists them):\n\n", "    "},
+	} {
+		b, err := os.ReadFile(c.file)
+		require.NoError(t, err)
+		want := c.intro + block(c.prefix)
+		require.Contains(t, string(b), want, "%s: the estimators' list is not solver.EstimatorHelp's; it should read\n%s", c.file, want)
+	}
+	for _, e := range solver.EstimatorTable() { // what the docs must name
+		require.Contains(t, block(""), e.Name)
+		for _, o := range e.Options {
+			require.Contains(t, block(""), "  "+o.Key+"=")
+		}
+	}
+}
+
+// TestEstimatorSpecRule: rhgd_solver_new reads an estimator spec by the
+// one rule of every front end (problems.Instance.Estimator, as the CLI's
+// -estimator and Python's estimator=): on a built-in problem a name
+// alone, or an alias, is the paper's spec for it, and a spec with options
+// stands for itself, the same spec as Go's ParseEstimator reads anywhere.
+func TestEstimatorSpecRule(t *testing.T) {
+	p, rc := ctest.Builtin("karcher", nil, "", 5)
+	require.Equal(t, okC, rc)
+	defer ctest.ProblemFree(p)
+	for spec, want := range map[string]string{
+		"ns":                 "ns:gamma=1,terms=50,power=10", // karcher's paper spec
+		"neumann":            "ns:gamma=1,terms=50,power=10",
+		"ns:terms=20":        "ns:terms=20,power=10", // γ from the power iteration
+		"ns:gamma=1,terms=5": "ns:gamma=1,terms=5,power=10",
+		"cg:warm=true":       "cg:maxiter=50,tol=1e-10,warm=true",
+	} {
+		s, rc := ctest.SolverNew(p, spec, "")
+		require.Equal(t, okC, rc, spec)
+		_, desc := ctest.SolverSettings(s, 4096)
+		ctest.SolverFree(s)
+		est, _, _ := strings.Cut(desc, ";")
+		require.Equal(t, want, est, spec)
+		if strings.Contains(spec, ":") {
+			e, err := solver.ParseEstimator(spec)
+			require.NoError(t, err)
+			require.Equal(t, want, fmt.Sprint(e), spec)
+		}
+	}
+}
+
+// prefixLines is text with each line prefixed, as a doc holds a block
+// (trailing spaces trimmed).
+func prefixLines(text, prefix string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		b.WriteString(strings.TrimRight(prefix+l, " ") + "\n")
+	}
+	return b.String()
+}
+
+// TestEstimatorReadme: python/README.md's table of estimators has a row
+// for each estimator of the solver's table, naming each of its options
+// with its default where that is a number.
+func TestEstimatorReadme(t *testing.T) {
+	b, err := os.ReadFile("../python/README.md")
+	require.NoError(t, err)
+	_, sec, ok := strings.Cut(string(b), "\n### Estimators\n")
+	require.True(t, ok, "python/README.md: the Estimators section")
+	sec, _, _ = strings.Cut(sec, "\n\n- ")
+	for _, e := range solver.EstimatorTable() {
+		_, row, ok := strings.Cut(sec, "\n| `"+e.Name+"` |")
+		require.True(t, ok, "python/README.md: no row for %s", e.Name)
+		row, _, _ = strings.Cut(row, "\n")
+		if len(e.Options) == 0 {
+			require.True(t, strings.HasSuffix(row, "| none |"), e.Name)
+		}
+		for _, o := range e.Options {
+			want := "`" + o.Key + "` ("
+			if _, err := strconv.ParseFloat(o.Default, 64); err == nil {
+				want += o.Default + ")"
+			}
+			require.Contains(t, row, want, e.Name)
+		}
+	}
+}
+
+// TestManifoldDocs: rhgd.h's list of rhgd_manifold_new's specs is
+// manifold/spec's Help, line for line, and the Python manifolds'
+// docstrings name each retraction and transport, mark the default one,
+// and give the coupling's defaults, as the table has them.
+func TestManifoldDocs(t *testing.T) {
+	h, err := os.ReadFile("rhgd.h")
+	require.NoError(t, err)
+	want := prefixLines(mspec.Help(), " *   ")
+	require.Contains(t, string(h), " * options are the last line's:\n"+want+" */\nRHGD_API int rhgd_manifold_new(",
+		"rhgd.h: rhgd_manifold_new's specs are not manifold/spec's Help; they should read\n%s", want)
+
+	py, err := os.ReadFile("../python/rhgd/manifolds.py")
+	require.NoError(t, err)
+	kernels, err := os.ReadFile("../python/rhgd/kernels.py")
+	require.NoError(t, err)
+	doc := func(src []byte, class string) string {
+		_, d, ok := strings.Cut(string(src), "\nclass "+class+"(")
+		require.True(t, ok, class)
+		_, d, _ = strings.Cut(d, `"""`)
+		d, _, _ = strings.Cut(d, `"""`)
+		return strings.Join(strings.Fields(d), " ")
+	}
+	for _, c := range []struct{ class, manifold string }{{"SPD", "spd"}, {"Stiefel", "stiefel"}} {
+		d := doc(py, c.class)
+		info, ok := mspec.Lookup(c.manifold)
+		require.True(t, ok)
+		for _, o := range info.Options {
+			for _, name := range o.Names {
+				require.Contains(t, d, "'"+name+"'", c.class)
+			}
+			if o.Type == "name" {
+				require.Contains(t, d, "'"+o.Default+"' (default)", c.class)
+			}
+		}
+	}
+	info, _ := mspec.Lookup("coupling")
+	require.Contains(t, strings.Join(strings.Fields(string(h)), " "),
+		"relative L1 marginal error of "+info.Options[1].Default+" in "+info.Options[0].Default+" iterations", "rhgd.h: rhgd_coupling_retr")
+	for _, o := range info.Options {
+		require.Contains(t, doc(py, "Coupling"), "(default "+o.Default+")", o.Key)
+		_, kdoc, _ := strings.Cut(string(kernels), "def coupling_retr(")
+		require.Contains(t, strings.Join(strings.Fields(kdoc), " "), "(default "+o.Default+")", o.Key)
 	}
 }

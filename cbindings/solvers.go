@@ -136,7 +136,7 @@ func newSolver(o *problemObj, est, settings string) (*solverObj, error) {
 func rhgdgo_solver_new(h C.int64_t, est, settings *C.char, out *C.int64_t) C.int {
 	return guard(func() error {
 		if out == nil {
-			return argf("out is NULL")
+			return argf("out is %v", termNULL)
 		}
 		var e, st string
 		if est != nil {
@@ -145,11 +145,8 @@ func rhgdgo_solver_new(h C.int64_t, est, settings *C.char, out *C.int64_t) C.int
 		if settings != nil {
 			st = C.GoString(settings)
 		}
-		o, err := lookup[*problemObj](&handles, int64(h), "problem")
+		o, err := claim[*problemObj](int64(h), "problem")
 		if err != nil {
-			return err
-		}
-		if err := o.acquire("problem"); err != nil {
 			return err
 		}
 		defer o.release()
@@ -199,7 +196,7 @@ func (s *solverObj) run(x0, y0 *C.double, fn C.rhgd_epoch_fn, user C.uintptr_t) 
 	switch {
 	case x0 == nil && y0 == nil:
 		if o.x0 == nil {
-			return argf("x0 and y0 are NULL and the problem has no starting point")
+			return argf("x0 and y0 are %v and the problem has no starting point", termNULL)
 		}
 		x, y = o.x0, o.y0
 	case x0 == nil || y0 == nil:
@@ -281,11 +278,8 @@ func rhgdgo_solver_cancel(h C.int64_t) C.int {
 // withResult runs fn on the solver h names after a run.
 func withResult(h C.int64_t, fn func(s *solverObj) error) C.int {
 	return guard(func() error {
-		s, err := lookup[*solverObj](&handles, int64(h), "solver")
+		s, err := claim[*solverObj](int64(h), "solver")
 		if err != nil {
-			return err
-		}
-		if err := s.acquire("solver"); err != nil {
 			return err
 		}
 		defer s.release()
@@ -300,7 +294,7 @@ func withResult(h C.int64_t, fn func(s *solverObj) error) C.int {
 func rhgdgo_solver_result(h C.int64_t, out *C.rhgd_result) C.int {
 	return withResult(h, func(s *solverObj) error {
 		if out == nil {
-			return argf("out is NULL")
+			return argf("out is %v", termNULL)
 		}
 		return fillResult(out, s.res, s.runCode)
 	})
@@ -315,7 +309,7 @@ func rhgdgo_result_names(buf *C.char, n C.size_t) C.int {
 func rhgdgo_solver_result_value(h C.int64_t, name *C.char, value *C.double) C.int {
 	return withResult(h, func(s *solverObj) error {
 		if name == nil || value == nil {
-			return argf("name or value is NULL")
+			return argf("name or value is %v", termNULL)
 		}
 		n := C.GoString(name)
 		for i := range resultFields {
@@ -324,7 +318,7 @@ func rhgdgo_solver_result_value(h C.int64_t, name *C.char, value *C.double) C.in
 				return nil
 			}
 		}
-		return argf("name = %q: not a result field (rhgd_result_names: %s)", n, resultNames)
+		return argf("name = %q: not a result field (%v: %s)", n, fnTerm("rhgd_result_names"), resultNames)
 	})
 }
 
@@ -332,7 +326,7 @@ func rhgdgo_solver_result_value(h C.int64_t, name *C.char, value *C.double) C.in
 func rhgdgo_solver_best(h, nx C.int64_t, bx *C.double, ny C.int64_t, by *C.double) C.int {
 	return withResult(h, func(s *solverObj) error {
 		if s.res == nil {
-			return argf("the last run did not start (rhgd_solver_run's error says why)")
+			return argf("the last run did not start (%v's error says why)", fnTerm("rhgd_solver_run"))
 		}
 		for _, a := range []struct {
 			name string
@@ -356,7 +350,7 @@ func rhgdgo_solver_best(h, nx C.int64_t, bx *C.double, ny C.int64_t, by *C.doubl
 func iterate(h C.int64_t, n C.int64_t, out *C.double, which string) C.int {
 	return withResult(h, func(s *solverObj) error {
 		if s.res == nil {
-			return argf("the last run did not start (rhgd_solver_run's error says why)")
+			return argf("the last run did not start (%v's error says why)", fnTerm("rhgd_solver_run"))
 		}
 		v := s.res.X
 		if which == "y" {
@@ -366,7 +360,7 @@ func iterate(h C.int64_t, n C.int64_t, out *C.double, which string) C.int {
 			return argf("len = %d, but %s has %d entries", int64(n), which, len(v))
 		}
 		if out == nil {
-			return argf("out is NULL")
+			return argf("out is %v", termNULL)
 		}
 		copy(view(out, len(v)), v)
 		return nil
@@ -383,7 +377,7 @@ func rhgdgo_solver_y(h, n C.int64_t, out *C.double) C.int { return iterate(h, n,
 func rhgdgo_solver_history(h, maxRows, cols C.int64_t, rows *C.double, nrows *C.int64_t) C.int {
 	return withResult(h, func(s *solverObj) error {
 		if nrows == nil {
-			return argf("nrows is NULL")
+			return argf("nrows is %v", termNULL)
 		}
 		if cols < 1 {
 			return argf("cols = %d, want the row width (>= 1; the library has %d columns)", int64(cols), histCols)
@@ -412,7 +406,7 @@ func rhgdgo_solver_history(h, maxRows, cols C.int64_t, rows *C.double, nrows *C.
 func rhgdgo_history_cols(n *C.int64_t) C.int {
 	return guard(func() error {
 		if n == nil {
-			return argf("ncols is NULL")
+			return argf("ncols is %v", termNULL)
 		}
 		*n = C.int64_t(histCols)
 		return nil
@@ -436,7 +430,7 @@ func rhgdgo_solver_free(h C.int64_t) C.int {
 func rhgdgo_live_handles(n *C.int64_t) C.int {
 	return guard(func() error {
 		if n == nil {
-			return argf("n is NULL")
+			return argf("n is %v", termNULL)
 		}
 		*n = C.int64_t(handles.len())
 		return nil

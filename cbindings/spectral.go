@@ -43,7 +43,7 @@ func batchArgs(n, count C.int64_t, names []string, pows []int, ps ...*C.double) 
 	}
 	for i, p := range ps {
 		if p == nil {
-			return v, argf("%s is NULL", names[i])
+			return v, argf("%s is %v", names[i], termNULL)
 		}
 		l := int(count) * int(n)
 		if pows[i] == 2 {
@@ -155,7 +155,7 @@ func rhgdgo_spectral_reeig_batch(n, count C.int64_t, eps C.double, a, out *C.dou
 // would make spectralMap run the forward map).
 func spectralBackward(n, count C.int64_t, a, g, grad *C.double, f lapackx.Func) C.int {
 	if g == nil {
-		return guard(func() error { return argf("g is NULL") })
+		return guard(func() error { return argf("g is %v", termNULL) })
 	}
 	return spectralMap(n, count, a, g, grad, f)
 }

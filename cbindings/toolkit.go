@@ -63,7 +63,7 @@ func dstFor(o []float64, ins ...[]float64) []float64 {
 // scalarOut checks the pointer a scalar result goes to.
 func scalarOut(p *C.double) error {
 	if p == nil {
-		return argf("out is NULL")
+		return argf("out is %v", termNULL)
 	}
 	return nil
 }
@@ -148,7 +148,7 @@ func rhgdgo_manifold_supports(h C.int64_t, cmethod *C.char, res *C.int) C.int {
 			return err
 		}
 		if res == nil {
-			return argf("out is NULL")
+			return argf("out is %v", termNULL)
 		}
 		method, ok := methodNames[strings.ToLower(name)]
 		if !ok {
@@ -265,7 +265,7 @@ func rhgdgo_manifold_ehess2rhess(h C.int64_t, x, egrad, ehess, u, res *C.double)
 			return err
 		}
 		if res == nil {
-			return argf("out is NULL")
+			return argf("out is %v", termNULL)
 		}
 		o := view(res, m.Len())
 		if err := checkIn(m, a, 1, "x", "egrad", "ehess", "u"); err != nil {
@@ -350,7 +350,7 @@ func sylvester(m, n C.int64_t, a, b, c, x *C.double, bName string) error {
 		return err
 	}
 	if a == nil || c == nil || x == nil {
-		return argf("a, c or x is NULL")
+		return argf("a, c or x is %v", termNULL)
 	}
 	va, vc, vx := view(a, int(m*m)), view(c, mn), view(x, mn)
 	if err := finite("a", va, int(m)); err != nil {
@@ -372,7 +372,7 @@ func sylvester(m, n C.int64_t, a, b, c, x *C.double, bName string) error {
 		}
 	} else {
 		if b == nil {
-			return argf("%s is NULL", bName)
+			return argf("%s is %v", bName, termNULL)
 		}
 		vb = view(b, int(n*n))
 		if err := finite(bName, vb, int(n)); err != nil {

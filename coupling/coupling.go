@@ -53,19 +53,21 @@ const DefaultTol = 1e-10
 // SinkhornSettings control the retraction's balancing. Zero values take
 // the defaults; see CheckSettings for the valid range.
 type SinkhornSettings struct {
-	// MaxIter bounds the balancing iterations, ≥ 0; default 10000: steps
+	// MaxIter bounds the balancing iterations, ≥ 0; default
+	// DefaultSinkhornMaxIter, 10000: steps
 	// that POT's Sinkhorn balances within its default 1000 iterations (to
 	// its looser default threshold) take up to about twice as many here.
 	MaxIter int
 	// Tol is the relative L1 marginal error to reach,
-	// (‖Γ1 − a‖₁ + ‖Γᵀ1 − b‖₁)/Σa, finite and ≥ 0; default 1e−13.
+	// (‖Γ1 − a‖₁ + ‖Γᵀ1 − b‖₁)/Σa, finite and ≥ 0; default
+	// DefaultSinkhornTol, 1e−13.
 	Tol float64
 }
 
-// The defaults of SinkhornSettings.
+// The defaults of SinkhornSettings, which its zero fields stand for.
 const (
-	defaultSinkhornMaxIter = 10000
-	defaultSinkhornTol     = 1e-13
+	DefaultSinkhornMaxIter = 10000
+	DefaultSinkhornTol     = 1e-13
 )
 
 // CGSettings control the projection's conjugate gradient solve. Zero
@@ -207,9 +209,9 @@ func (c *Coupling) CheckSettings() error {
 	}
 	switch {
 	case c.Sinkhorn.MaxIter < 0:
-		return fmt.Errorf("%w: Sinkhorn.MaxIter = %d, want ≥ 0 (0: default %d)", ErrBadSetting, c.Sinkhorn.MaxIter, defaultSinkhornMaxIter)
+		return fmt.Errorf("%w: Sinkhorn.MaxIter = %d, want ≥ 0 (0: default %d)", ErrBadSetting, c.Sinkhorn.MaxIter, DefaultSinkhornMaxIter)
 	case badTol(c.Sinkhorn.Tol):
-		return fmt.Errorf("%w: Sinkhorn.Tol = %v, want finite and ≥ 0 (0: default 1e-13)", ErrBadSetting, c.Sinkhorn.Tol)
+		return fmt.Errorf("%w: Sinkhorn.Tol = %v, want finite and ≥ 0 (0: default %g)", ErrBadSetting, c.Sinkhorn.Tol, DefaultSinkhornTol)
 	case badTol(c.Tol):
 		return fmt.Errorf("%w: Tol = %v, want finite and ≥ 0 (0: DefaultTol)", ErrBadSetting, c.Tol)
 	}
@@ -520,7 +522,7 @@ func (c *Coupling) sinkhornTol() float64 {
 	if c.Sinkhorn.Tol != 0 {
 		return c.Sinkhorn.Tol
 	}
-	return defaultSinkhornTol
+	return DefaultSinkhornTol
 }
 
 // CheckPoint returns an error unless x is finite, positive and has row sums

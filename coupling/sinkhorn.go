@@ -124,7 +124,7 @@ func (c *Coupling) iterate(dst, x, q []float64) error {
 	// infinite Tol, or a negative MaxIter, never reaches the defaults here.
 	maxIter, tol := c.Sinkhorn.MaxIter, c.sinkhornTol()
 	if maxIter == 0 {
-		maxIter = defaultSinkhornMaxIter
+		maxIter = DefaultSinkhornMaxIter
 	}
 	kt := c.mn1
 	impl := blas.Impl()

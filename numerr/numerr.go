@@ -12,6 +12,11 @@
 // A package with a more specific condition defines its own sentinel with
 // New, which errors.Is also matches to the general one
 // (coupling.ErrSinkhornNotConverged is ErrNotConverged).
+//
+// A message that names a setting, an oracle or a parameter holds it as a
+// Term (Errorf), never as words that a front end would have to find and
+// translate: Error spells it as Go does (Settings.EtaY), and Render as
+// the front end does (the command line's -eta-y, the C ABI's eta_y).
 package numerr
 
 import "errors"

@@ -1,10 +1,11 @@
 package problems
 
 import (
-	"flag"
+	"errors"
 	"fmt"
-	"io"
 	"reflect"
+	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/rhgd/rhgd/numerr"
@@ -16,10 +17,11 @@ import (
 //
 //	N int `rhgd:"n" doc:"samples (rows of X and Y) of generated data"`
 //
-// From the tags Bind makes the command line's flags, and Fields and
-// SetParams the C ABI's key=value parameters and Python's keywords, so
-// that a new field appears in all three at once. Fields may be int,
-// uint64, float64, string or bool; untagged fields are left out.
+// From the tags Fields lists the parameters, which the command line
+// binds as flags (cmd/rhgd) and SetParams sets from the C ABI's key=value
+// parameters and Python's keywords, so that a new field appears in all
+// three at once. Fields may be int, uint64, float64, string or bool;
+// untagged fields are left out.
 //
 // A number whose zero value is not a value of its own but stands for a
 // default that Build works out (domain adaptation's baseline λ: the
@@ -27,8 +29,8 @@ import (
 //
 //	BaselineLambda float64 `rhgd:"baseline-lambda" zero:"the paper's" doc:"..."`
 //
-// Its flag and key=value parameter then refuse 0, which would silently
-// be the default (issue 27): the caller leaves the parameter out instead.
+// Its Set then refuses 0, which would silently be the default (issue
+// 27): the caller leaves the parameter out instead.
 type Params interface {
 	Common() *Options
 }
@@ -50,8 +52,8 @@ type Field struct {
 	Key string
 	// Doc is the help text.
 	Doc string
-	// Default is the value the parameter had when listed, as the flag
-	// package prints it ("0.01", "7").
+	// Default is the value the parameter had when listed, as Set reads it
+	// back ("0.01", "7").
 	Default string
 	// Kind is the Go kind of the field: Int, Uint64, Float64, String or
 	// Bool.
@@ -61,89 +63,47 @@ type Field struct {
 	// refuses it), and Default is empty while the field is zero.
 	Zero string
 
-	value flag.Value
+	value reflect.Value // the addressable field
 }
 
-// Set sets the field of the Params that Fields listed from its text, as
-// the command line parses the flag.
-func (f Field) Set(s string) error { return f.value.Set(s) }
-
-// Bind registers each tagged field of p as a flag on fs, bound to the
-// field: its default is the field's present value, its usage the doc tag.
-// It panics when p is not a pointer to a struct, or a tagged field has a
-// kind it cannot bind: both are mistakes in the problem's code.
-func Bind(fs *flag.FlagSet, p Params) {
-	v := reflect.ValueOf(p)
-	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
-		panic(fmt.Sprintf("problems: Bind of %T, want a pointer to a Params struct", p))
-	}
-	v = v.Elem()
-	for i := range v.NumField() {
-		sf := v.Type().Field(i)
-		name, ok := sf.Tag.Lookup("rhgd")
-		if !ok {
-			continue
+// Set sets the field of the Params that Fields listed from its text: an
+// integer (decimal, or 0x hexadecimal), a number, true or false, or a
+// string, by the field's kind, as the command line's flags read them. A
+// 0 for a field with a zero tag is an error saying to leave it out.
+func (f Field) Set(s string) error {
+	v := reflect.New(f.value.Type()).Elem()
+	switch f.Kind {
+	case reflect.Int:
+		n, err := strconv.ParseInt(s, 0, strconv.IntSize)
+		if err != nil {
+			return numError(err)
 		}
-		doc := sf.Tag.Get("doc")
-		if def, ok := sf.Tag.Lookup("zero"); ok {
-			switch k := sf.Type.Kind(); k {
-			case reflect.Int, reflect.Uint64, reflect.Float64:
-			default:
-				panic(fmt.Sprintf("problems: %T.%s has a zero tag on a %s, not a number", p, sf.Name, k))
-			}
-			fs.Var(&zeroDefault{field: v.Field(i), def: def}, name, doc+" (default: "+def+")")
-			continue
+		v.SetInt(n)
+	case reflect.Uint64:
+		n, err := strconv.ParseUint(s, 0, 64)
+		if err != nil {
+			return numError(err)
 		}
-		switch ptr := v.Field(i).Addr().Interface().(type) {
-		case *int:
-			fs.IntVar(ptr, name, *ptr, doc)
-		case *uint64:
-			fs.Uint64Var(ptr, name, *ptr, doc)
-		case *float64:
-			fs.Float64Var(ptr, name, *ptr, doc)
-		case *string:
-			fs.StringVar(ptr, name, *ptr, doc)
-		case *bool:
-			fs.BoolVar(ptr, name, *ptr, doc)
-		default:
-			panic(fmt.Sprintf("problems: %T.%s is a %s, which Bind cannot bind", p, sf.Name, sf.Type))
+		v.SetUint(n)
+	case reflect.Float64:
+		x, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return numError(err)
 		}
+		v.SetFloat(x)
+	case reflect.Bool:
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			return errors.New("parse error")
+		}
+		v.SetBool(b)
+	default:
+		v.SetString(s)
 	}
-}
-
-// zeroDefault is the flag of a number with a zero tag: it parses as the
-// flag package's flag of its kind does, but refuses 0, and writes
-// nothing for a zero field (its default is the tag's words).
-type zeroDefault struct {
-	field reflect.Value // the addressable field
-	def   string
-}
-
-func (z *zeroDefault) String() string {
-	if z == nil || !z.field.IsValid() || isZeroNumber(z.field) {
-		return ""
+	if f.Zero != "" && isZeroNumber(v) {
+		return fmt.Errorf("0 would mean the default, not 0; leave it out for the default (%s)", f.Zero)
 	}
-	return fmt.Sprint(z.field.Interface())
-}
-
-func (z *zeroDefault) Set(s string) error {
-	v := reflect.New(z.field.Type())
-	fs := flag.NewFlagSet("", flag.ContinueOnError)
-	switch ptr := v.Interface().(type) {
-	case *int:
-		fs.IntVar(ptr, "v", 0, "")
-	case *uint64:
-		fs.Uint64Var(ptr, "v", 0, "")
-	case *float64:
-		fs.Float64Var(ptr, "v", 0, "")
-	}
-	if err := fs.Set("v", s); err != nil {
-		return err
-	}
-	if isZeroNumber(v.Elem()) {
-		return fmt.Errorf("0 would mean the default, not 0; leave it out for the default (%s)", z.def)
-	}
-	z.field.Set(v.Elem())
+	f.value.Set(v)
 	return nil
 }
 
@@ -160,25 +120,74 @@ func isZeroNumber(v reflect.Value) bool {
 	}
 }
 
-// Fields lists the tagged fields of p by name, with their present values
-// as defaults; each Field's Set sets the field of p.
-func Fields(p Params) []Field {
-	fs := flag.NewFlagSet("", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	Bind(fs, p)
-	kinds, zeros := map[string]reflect.Kind{}, map[string]string{}
-	t := reflect.TypeOf(p).Elem()
-	for i := range t.NumField() {
-		if name, ok := t.Field(i).Tag.Lookup("rhgd"); ok {
-			kinds[name] = t.Field(i).Type.Kind()
-			zeros[name] = t.Field(i).Tag.Get("zero")
-		}
+// numError is a number's parse error in the words of the flag package,
+// which the command line's messages and the C ABI's share.
+func numError(err error) error {
+	if errors.Is(err, strconv.ErrRange) {
+		return errors.New("value out of range")
 	}
+	return errors.New("parse error")
+}
+
+// String returns the field's present value as Set reads it back; "" for
+// a zero field with a zero tag, whose default is the tag's words.
+func (f Field) String() string {
+	if f.Zero != "" && isZeroNumber(f.value) {
+		return ""
+	}
+	switch f.Kind {
+	case reflect.Int:
+		return strconv.FormatInt(f.value.Int(), 10)
+	case reflect.Uint64:
+		return strconv.FormatUint(f.value.Uint(), 10)
+	case reflect.Float64:
+		return strconv.FormatFloat(f.value.Float(), 'g', -1, 64)
+	case reflect.Bool:
+		return strconv.FormatBool(f.value.Bool())
+	}
+	return f.value.String()
+}
+
+// Ptr returns a pointer to the field: *int, *uint64, *float64, *string
+// or *bool, for a front end that binds it (the command line's flags).
+func (f Field) Ptr() any { return f.value.Addr().Interface() }
+
+// Fields lists the tagged fields of p, sorted by name, with their present
+// values as defaults; each Field's Set sets the field of p. It panics when
+// p is not a pointer to a struct, or a tagged field has a kind it cannot
+// set or a zero tag on a non-number: both are mistakes in the problem's
+// code.
+func Fields(p Params) []Field {
+	v := reflect.ValueOf(p)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		panic(fmt.Sprintf("problems: Fields of %T, want a pointer to a Params struct", p))
+	}
+	v = v.Elem()
 	var out []Field
-	fs.VisitAll(func(f *flag.Flag) {
-		out = append(out, Field{Name: f.Name, Key: strings.ReplaceAll(f.Name, "-", "_"), Doc: f.Usage,
-			Default: f.DefValue, Kind: kinds[f.Name], Zero: zeros[f.Name], value: f.Value})
-	})
+	for i := range v.NumField() {
+		sf := v.Type().Field(i)
+		name, ok := sf.Tag.Lookup("rhgd")
+		if !ok {
+			continue
+		}
+		f := Field{Name: name, Key: strings.ReplaceAll(name, "-", "_"), Doc: sf.Tag.Get("doc"), Kind: sf.Type.Kind(),
+			Zero: sf.Tag.Get("zero"), value: v.Field(i)}
+		switch f.Kind {
+		case reflect.Int, reflect.Uint64, reflect.Float64:
+		case reflect.String, reflect.Bool:
+			if f.Zero != "" {
+				panic(fmt.Sprintf("problems: %T.%s has a zero tag on a %s, not a number", p, sf.Name, f.Kind))
+			}
+		default:
+			panic(fmt.Sprintf("problems: %T.%s is a %s, which a parameter cannot be", p, sf.Name, sf.Type))
+		}
+		if f.Zero != "" {
+			f.Doc += " (default: " + f.Zero + ")"
+		}
+		f.Default = f.String()
+		out = append(out, f)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
 
@@ -187,7 +196,7 @@ func Fields(p Params) []Field {
 // or, on error, none of them. The error names the parameter (its message
 // is the C ABI's, without a prefix) and wraps ErrBadParam.
 func SetParams(p Params, kv ...string) error {
-	// Set a copy: the flag package zeroes a field whose value fails to parse.
+	// Set a copy: all of kv or, on error, none of it.
 	dst := reflect.ValueOf(p).Elem()
 	cp := reflect.New(dst.Type())
 	cp.Elem().Set(dst)
@@ -223,6 +232,14 @@ func setParams(p Params, kv []string) error {
 		}
 	}
 	return nil
+}
+
+// Param returns the term (numerr.Term) of a problem's parameter named by
+// its flag ("source", "baseline-lambda") or "data", for a builder's
+// message: the C ABI and Python spell it by its key ("baseline_lambda"),
+// Go and the command line by the flag ("-baseline-lambda").
+func Param(name string) numerr.Term {
+	return numerr.Term{Kind: numerr.KindParam, Key: strings.ReplaceAll(name, "-", "_"), Go: "-" + name}
 }
 
 // paramError is SetParams's error: its message alone, wrapping
@@ -265,17 +282,4 @@ func Define[P any, PP interface {
 		return build(*q)
 	}
 	return spec
-}
-
-// Flags registers the problem's parameters on fs as flags, with the
-// paper's defaults (Bind), and returns the function that builds an
-// Instance from them with o once fs is parsed. Flags may be called once
-// per FlagSet.
-func (s Spec) Flags(fs *flag.FlagSet) func(o Options) (*Instance, error) {
-	p := s.New()
-	Bind(fs, p)
-	return func(o Options) (*Instance, error) {
-		*p.Common() = o
-		return s.Build(p)
-	}
 }

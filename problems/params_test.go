@@ -2,9 +2,7 @@ package problems_test
 
 import (
 	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"reflect"
 	"strconv"
 	"testing"
@@ -88,25 +86,19 @@ func TestSetParams(t *testing.T) {
 	require.Equal(t, want, p, "a failed SetParams leaves the fields it did not set")
 }
 
-func TestBind(t *testing.T) {
-	p := toyDefaults()
-	fs := flag.NewFlagSet("toy", flag.ContinueOnError)
-	problems.Bind(fs, &p)
-	f := fs.Lookup("start-seed")
-	require.NotNil(t, f)
-	require.Equal(t, "7", f.DefValue)
-	require.Equal(t, "seed of the start", f.Usage)
-	require.Nil(t, fs.Lookup("Untagged"))
-	require.NoError(t, fs.Parse([]string{"-n", "4", "-verbose", "-name", "y"}))
-	require.Equal(t, 4, p.N)
-	require.True(t, p.Verbose)
-	require.Equal(t, "y", p.Name)
-
+// TestFieldsPanics: a tagged field of a kind no parameter can be, or a
+// zero tag on a string, is a mistake in the problem's code.
+func TestFieldsPanics(t *testing.T) {
 	type bad struct {
 		problems.Options
 		X []int `rhgd:"x"`
 	}
-	require.Panics(t, func() { problems.Bind(flag.NewFlagSet("", flag.ContinueOnError), &bad{}) })
+	require.Panics(t, func() { problems.Fields(&bad{}) })
+	type badZero struct {
+		problems.Options
+		S string `rhgd:"s" zero:"x" doc:"a string"`
+	}
+	require.Panics(t, func() { problems.Fields(&badZero{}) })
 }
 
 func TestDefine(t *testing.T) {
@@ -123,18 +115,6 @@ func TestDefine(t *testing.T) {
 	require.ErrorIs(t, err, problems.ErrBadParam)
 	_, err = toySpec.Build((*toyParams)(nil))
 	require.ErrorIs(t, err, problems.ErrBadParam)
-
-	// Flags: the command line's way, the Options given at build time.
-	fs := flag.NewFlagSet("toy", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	mk := toySpec.Flags(fs)
-	require.NoError(t, fs.Parse([]string{"-name", "z", "-n", "2"}))
-	in, err = mk(problems.Options{Data: "d"})
-	require.NoError(t, err)
-	require.Equal(t, "d|z|2", in.Describe)
-	require.NoError(t, fs.Parse([]string{"-n", "0"}))
-	_, err = mk(problems.Options{})
-	require.EqualError(t, err, "-n must be positive")
 }
 
 func TestPaper(t *testing.T) {
@@ -195,20 +175,6 @@ func TestZeroTag(t *testing.T) {
 	require.Equal(t, zeroParams{Lambda: 0.5, Steps: 3, Seed2: 9}, p)
 	require.Equal(t, []string{"0.5", "0", "9", "3"}, defaults(problems.Fields(&p)))
 
-	fs := flag.NewFlagSet("z", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	q := zeroParams{}
-	problems.Bind(fs, &q)
-	err := fs.Parse([]string{"-lambda", "0"})
-	require.ErrorContains(t, err, `invalid value "0" for flag -lambda: 0 would mean the default, not 0; leave it out for the default (the paper's)`)
-	require.NoError(t, fs.Parse([]string{"-lambda", "2", "-steps", "4"}))
-	require.Equal(t, zeroParams{Lambda: 2, Steps: 4}, q)
-
-	type bad struct {
-		problems.Options
-		S string `rhgd:"s" zero:"x" doc:"a string"`
-	}
-	require.Panics(t, func() { problems.Bind(flag.NewFlagSet("", flag.ContinueOnError), &bad{}) })
 }
 
 func defaults(fields []problems.Field) []string {

@@ -2,7 +2,7 @@
 // paper's applications, in the subpackages) gives its users: an Instance
 // to run, built by the problem's Build from its typed Params (whose
 // struct tags give the command line's flags, the C ABI's key=value
-// parameters and Python's keywords: Bind, Fields, SetParams), its paper
+// parameters and Python's keywords: Fields, SetParams), its paper
 // settings as one Paper value, and the .npz helpers that read and write
 // its data (ReadTagged and SaveTagged over a struct whose tags describe
 // the file; ReadNPZ, SaveNPZ). The catalog of Specs is package
@@ -19,6 +19,8 @@
 package problems
 
 import (
+	"strings"
+
 	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/solver"
 )
@@ -81,8 +83,8 @@ type Options struct {
 const DefaultSeed = 42
 
 // Spec describes a ready-made problem. Define fills New and Build from
-// the problem's DefaultParams and Build; Flags derives the command line's
-// flags from them.
+// the problem's DefaultParams and Build; the command line binds its
+// Params' Fields as flags.
 type Spec struct {
 	// Name is how the command line and the C ABI call the problem.
 	Name string
@@ -93,8 +95,8 @@ type Spec struct {
 	// then be empty).
 	Data string
 	// New returns the problem's parameters with their defaults (the
-	// paper's): a pointer to its Params struct, for Bind, Fields and
-	// SetParams to set.
+	// paper's): a pointer to its Params struct, for Fields and SetParams
+	// to set.
 	New func() Params
 	// Build builds an Instance from a value that New returned.
 	Build func(Params) (*Instance, error)
@@ -118,13 +120,23 @@ func LoadOr[D any](o Options, generated string, load func(path string) (D, Start
 // (numerr.ErrInvalid).
 var ErrBadData = numerr.New(numerr.ErrInvalid, "problems: bad data")
 
-// Estimator returns the estimator that spec names, with the settings the
-// Instance gives that name ("cg" → the paper's CG settings), or
-// solver.ParseEstimator(spec) of spec itself when the instance has none
-// for it (so a full spec such as "cg:tol=1e-6" always wins).
+// Estimator returns the estimator that spec names on this instance, by
+// the one rule of every front end (the command line's -estimator and its
+// option flags, the C ABI's rhgd_solver_new, Python's estimator=): a name
+// alone ("cg", or an alias such as "neumann") is the paper's spec for the
+// problem where Estimators has one; a spec with options ("cg:tol=1e-6")
+// stands for itself, the options it leaves out taking the estimator's
+// defaults (solver.EstimatorTable), not the paper's. So a spec means the
+// same on every problem, and the spec a run records (the estimator's
+// String) runs it again anywhere.
 func (in *Instance) Estimator(spec string) (solver.Estimator, error) {
-	if s, ok := in.Estimators[spec]; ok {
-		spec = s
+	name, opts, _ := strings.Cut(strings.TrimSpace(spec), ":")
+	if strings.TrimSpace(opts) == "" {
+		if e, ok := solver.LookupEstimator(name); ok {
+			if paper, ok := in.Estimators[e.Name]; ok {
+				return solver.ParseEstimator(paper)
+			}
+		}
 	}
 	return solver.ParseEstimator(spec)
 }

@@ -3,6 +3,8 @@ package solver
 import (
 	"fmt"
 	"math"
+
+	"github.com/rhgd/rhgd/numerr"
 )
 
 // LowerRule says how each epoch solves the lower problem. The zero value
@@ -121,9 +123,9 @@ func (s *Settings) ApplyAdaptive() {
 func (l *LowerRule) check(s *Settings) error {
 	switch {
 	case !(l.Tol >= 0) || math.IsInf(l.Tol, 0):
-		return fmt.Errorf("%w: Settings.Lower.Tol = %v", ErrBadSetting, l.Tol)
+		return numerr.Errorf("%w: %v = %v", ErrBadSetting, settingTerm("Lower.Tol"), l.Tol)
 	case l.MaxIters < 0:
-		return fmt.Errorf("%w: Settings.Lower.MaxIters = %d", ErrBadSetting, l.MaxIters)
+		return numerr.Errorf("%w: %v = %d", ErrBadSetting, settingTerm("Lower.MaxIters"), l.MaxIters)
 	}
 	if l.MaxIters == 0 {
 		l.MaxIters = 10 * s.InnerIters
@@ -137,9 +139,9 @@ func (l *LowerRule) paper() bool { return !l.UseLowerSolve && l.Tol == 0 && !l.B
 func (u *UpperRule) check(s *Settings) error {
 	switch {
 	case !(u.MinStep >= 0) || math.IsInf(u.MinStep, 0):
-		return fmt.Errorf("%w: Settings.Upper.MinStep = %v", ErrBadSetting, u.MinStep)
+		return numerr.Errorf("%w: %v = %v", ErrBadSetting, settingTerm("Upper.MinStep"), u.MinStep)
 	case !(u.MaxStep >= 0) || math.IsInf(u.MaxStep, 0):
-		return fmt.Errorf("%w: Settings.Upper.MaxStep = %v", ErrBadSetting, u.MaxStep)
+		return numerr.Errorf("%w: %v = %v", ErrBadSetting, settingTerm("Upper.MaxStep"), u.MaxStep)
 	}
 	if u.MinStep == 0 {
 		u.MinStep = s.EtaX / 1000
@@ -148,7 +150,7 @@ func (u *UpperRule) check(s *Settings) error {
 		u.MaxStep = 1000 * s.EtaX
 	}
 	if u.MinStep > u.MaxStep {
-		return fmt.Errorf("%w: Settings.Upper.MinStep = %g > MaxStep = %g", ErrBadSetting, u.MinStep, u.MaxStep)
+		return numerr.Errorf("%w: %v = %g > %v = %g", ErrBadSetting, settingTerm("Upper.MinStep"), u.MinStep, settingTerm("Upper.MaxStep"), u.MaxStep)
 	}
 	return nil
 }
@@ -221,7 +223,7 @@ func (r *RHGD) lowerBB(s int, gn2 float64) error {
 		r.gWin = r.gWin[:0]
 		g, err := r.p.G(env.batch(&r.cur, lowerBatch))
 		if err != nil {
-			return fmt.Errorf("G at epoch %d: %w", r.epoch, err)
+			return numerr.Errorf("%v at epoch %d: %w", OracleG, r.epoch, err)
 		}
 		r.stats.LowerValues++
 		r.gWin = append(r.gWin, g)

@@ -1,23 +1,25 @@
 package solver
 
-import "fmt"
+import "github.com/rhgd/rhgd/numerr"
 
 // lowerDivergeHint says, for a diverging lower level, what to change: a
 // fixed lower step too long for g's curvature (as when the data are on
 // another scale than the settings were made for), unless the lower steps
-// were BB steps, which choose their own length.
-func (r *RHGD) lowerDivergeHint() string {
+// were BB steps, which choose their own length. It is a message's tail,
+// with its settings as numerr.Terms.
+func (r *RHGD) lowerDivergeHint() error {
 	if r.lbb != nil {
-		return ""
+		return numerr.Errorf("")
 	}
-	return fmt.Sprintf("; the fixed lower steps of η_y = %g are too long for this g: take a smaller Settings.EtaY, or the adaptive lower steps of AdaptiveSettings", r.s.EtaY)
+	return numerr.Errorf("; the fixed lower steps of η_y = %g are too long for this g: take a smaller %v, or the adaptive lower steps of %v",
+		r.s.EtaY, settingTerm("EtaY"), termAdaptive)
 }
 
 // upperDivergeHint says, for a diverging upper level, which step was too
 // long and what to change.
-func (r *RHGD) upperDivergeHint() string {
+func (r *RHGD) upperDivergeHint() error {
 	if r.ubb != nil {
-		return fmt.Sprintf("; the last BB upper step η = %.3g was too long: lower Settings.Upper.MaxStep", r.ubb.prevStep)
+		return numerr.Errorf("; the last BB upper step η = %.3g was too long: lower %v", r.ubb.prevStep, settingTerm("Upper.MaxStep"))
 	}
-	return fmt.Sprintf("; the upper step η_x = %g is too long: take a smaller Settings.EtaX, or the BB upper steps of AdaptiveSettings", r.s.EtaX)
+	return numerr.Errorf("; the upper step η_x = %g is too long: take a smaller %v, or the BB upper steps of %v", r.s.EtaX, settingTerm("EtaX"), termAdaptive)
 }

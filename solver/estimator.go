@@ -1,15 +1,10 @@
 package solver
 
 import (
-	"fmt"
-	"github.com/rhgd/rhgd/numerr"
 	"math"
 	"math/rand/v2"
-	"sort"
-	"strconv"
-	"strings"
 
-	"github.com/rhgd/rhgd/internal/keyval"
+	"github.com/rhgd/rhgd/numerr"
 )
 
 // Estimator is a hypergradient estimator (paper, Section 3.1): a
@@ -202,11 +197,11 @@ func (e *Env) LowerStepsVJP(dx, dy []float64, pt *Point, n int, lam []float64) e
 	e.stats.HessVecs += n
 	e.stats.CrossVecs += n
 	if err := e.p.LowerStepsVJP(dx, dy, pt, n, e.etaY, lam); err != nil {
-		return fmt.Errorf("LowerStepsVJP: %w", err)
+		return numerr.Errorf("%v: %w", TermLowerStepsVJP, err)
 	}
 	for _, v := range [2][]float64{dx, dy} {
 		if i := firstNotFinite(v); i >= 0 && allFinite(pt.X, pt.Y, lam) {
-			return fmt.Errorf("LowerStepsVJP: %w: a result's entry %d = %v at finite x, y and lam", numerr.ErrNotFinite, i, v[i])
+			return numerr.Errorf("%v: %w: a result's entry %d = %v at finite x, y and lam", TermLowerStepsVJP, numerr.ErrNotFinite, i, v[i])
 		}
 	}
 	return nil
@@ -234,7 +229,7 @@ func (e *Env) batch(pt *Point, sel batchSel) *Point {
 func (e *Env) GradFx(dst []float64, pt *Point) error {
 	e.stats.UpperGrads++
 	if err := e.p.GradFx(dst, e.batch(pt, upperBatch)); err != nil {
-		return fmt.Errorf("GradFx: %w", err)
+		return numerr.Errorf("%v: %w", OracleGradFx, err)
 	}
 	return nil
 }
@@ -242,7 +237,7 @@ func (e *Env) GradFx(dst []float64, pt *Point) error {
 // GradFy sets dst = grad_y f at pt, on the batch B2.
 func (e *Env) GradFy(dst []float64, pt *Point) error {
 	if err := e.p.GradFy(dst, e.batch(pt, upperBatch)); err != nil {
-		return fmt.Errorf("GradFy: %w", err)
+		return numerr.Errorf("%v: %w", OracleGradFy, err)
 	}
 	return nil
 }
@@ -253,7 +248,7 @@ func (e *Env) GradFy(dst []float64, pt *Point) error {
 func (e *Env) GradGy(dst []float64, pt *Point) error {
 	e.stats.LowerGrads++
 	if err := e.p.GradGy(dst, e.batch(pt, lowerBatch)); err != nil {
-		return fmt.Errorf("GradGy: %w", err)
+		return numerr.Errorf("%v: %w", OracleGradGy, err)
 	}
 	return nil
 }
@@ -263,7 +258,7 @@ func (e *Env) GradGy(dst []float64, pt *Point) error {
 func (e *Env) GradGx(dst []float64, pt *Point) error {
 	e.stats.LowerXGrads++
 	if err := e.p.GradGx(dst, e.batch(pt, crossBatch)); err != nil {
-		return fmt.Errorf("GradGx: %w", err)
+		return numerr.Errorf("%v: %w", OracleGradGx, err)
 	}
 	return nil
 }
@@ -301,7 +296,7 @@ func (e *Env) redraw() {
 func (e *Env) HessGy(dst []float64, pt *Point, v []float64) error {
 	e.stats.HessVecs++
 	if err := e.p.HessGy(dst, e.batch(pt, hessBatch), v); err != nil {
-		return fmt.Errorf("HessGy: %w", err)
+		return numerr.Errorf("%v: %w", OracleHessGy, err)
 	}
 	return nil
 }
@@ -309,7 +304,7 @@ func (e *Env) HessGy(dst []float64, pt *Point, v []float64) error {
 // HessGyInv sets dst = H_y g⁻¹[v] at pt, on the batch B4.
 func (e *Env) HessGyInv(dst []float64, pt *Point, v []float64) error {
 	if err := e.p.HessGyInv(dst, e.batch(pt, hessBatch), v); err != nil {
-		return fmt.Errorf("HessGyInv: %w", err)
+		return numerr.Errorf("%v: %w", OracleHessGyInv, err)
 	}
 	return nil
 }
@@ -318,7 +313,7 @@ func (e *Env) HessGyInv(dst []float64, pt *Point, v []float64) error {
 func (e *Env) CrossGxy(dst []float64, pt *Point, v []float64) error {
 	e.stats.CrossVecs++
 	if err := e.p.CrossGxy(dst, e.batch(pt, crossBatch), v); err != nil {
-		return fmt.Errorf("CrossGxy: %w", err)
+		return numerr.Errorf("%v: %w", OracleCrossGxy, err)
 	}
 	return nil
 }
@@ -337,240 +332,6 @@ func (e *Env) Hyper(dst []float64, pt *Point, v []float64) error {
 	}
 	if e.info.wantNorms {
 		e.info.vnorm, e.info.cvnorm = e.My.Norm(pt.Y, v), e.Mx.Norm(pt.X, e.bx)
-	}
-	return nil
-}
-
-// ParseEstimator returns the estimator a spec names: a name, optionally
-// followed by a colon and comma-separated key=value settings, as
-// EstimatorNames lists them; each estimator's String gives its spec back.
-//
-//	hinv                             HInv: the problem's inverse Hessian
-//	cg[:maxiter=N,tol=X,warm=B,damping=X|auto]
-//	                                 CG (defaults 50, 1e-10, false, 0)
-//	ns[:gamma=X,terms=N,power=N,damping=X|auto]
-//	                                 Neumann (defaults 1/λ̂, 50, 10, 0)
-//	ad                               AD through the lower steps
-//	gda                              GDA (min-max problems)
-//	fo[:lambda=X,growth=X,power=X,   FirstOrder, gradients only (defaults
-//	    zsteps=N,eta=X,ztol=X]       10, adaptive λ (growth 10, power 1/3
-//	                                 when either is given; 10, 1/7 sampled),
-//	                                 S, η_y, 0)
-//
-// A key given twice is an error, and so is 0 for a key whose zero stands
-// for its default (cg:maxiter=0 is not "no iterations"; see
-// estimatorKeys): leave such a key out for its default. Damping 0 and
-// ztol=0 mean none and off.
-func ParseEstimator(spec string) (Estimator, error) {
-	name, params, _ := strings.Cut(strings.TrimSpace(spec), ":")
-	pairs, err := keyval.Split(params)
-	if err != nil {
-		return nil, fmt.Errorf("%w: estimator %q: setting %w", ErrBadSetting, spec, err)
-	}
-	if k, dup := keyval.Dup(pairs); dup {
-		return nil, fmt.Errorf("%w: estimator %q: %s given twice", ErrBadSetting, spec, k)
-	}
-	kv := make(map[string]string, len(pairs))
-	for _, f := range pairs {
-		kv[f.Key] = f.Value
-	}
-	p := paramReader{spec: spec, kv: kv}
-	var e Estimator
-	switch strings.ToLower(name) {
-	case "hinv":
-		e = HInv{}
-	case "cg":
-		p.est = "cg"
-		d, auto := p.damping()
-		e = &CG{MaxIter: p.int("maxiter"), Tol: p.float("tol"), WarmStart: p.bool("warm"), Damping: d, AutoDamping: auto}
-	case "ns", "neumann":
-		p.est = "ns"
-		d, auto := p.damping()
-		e = &Neumann{Gamma: p.float("gamma"), Terms: p.int("terms"), PowerIters: p.int("power"), Damping: d, AutoDamping: auto}
-	case "ad":
-		e = AD{}
-	case "gda":
-		e = GDA{}
-	case "fo", "firstorder":
-		p.est = "fo"
-		e = &FirstOrder{Lambda: p.float("lambda"), Growth: p.float("growth"), Power: p.float("power"),
-			ZSteps: p.int("zsteps"), EtaZ: p.float("eta"), ZTol: p.float("ztol")}
-	default:
-		return nil, fmt.Errorf("%w: unknown estimator %q (want one of %v)", ErrBadSetting, name, append(EstimatorNames(), beyondPaper...))
-	}
-	if err := p.finish(); err != nil {
-		return nil, err
-	}
-	return e, nil
-}
-
-// EstimatorNames lists the paper's estimators' names, in the paper's
-// order, and GDA's; ParseEstimator also knows "fo" (FirstOrder).
-func EstimatorNames() []string { return []string{"hinv", "cg", "ns", "ad", "gda"} }
-
-// beyondPaper are the names ParseEstimator knows besides EstimatorNames':
-// estimators the paper does not have, which `rhgd compare` runs only when
-// asked.
-var beyondPaper = []string{"fo"}
-
-// estimatorKey is one setting of an estimator spec, as ParseEstimator
-// reads est:key=value.
-type estimatorKey struct {
-	est, key string
-	// def, when not empty, is the default that the field's zero value
-	// stands for (CG.MaxIter = 0 is 50 iterations): a spec cannot give 0
-	// for the key, and ParseEstimator's error says to leave the key out
-	// for def instead, with hint, if any, saying how to get what 0 might
-	// have meant. Keys whose zero means zero (damping=0: none, ztol=0:
-	// off) have no def.
-	def, hint string
-}
-
-// estimatorKeys is the table of the settings of every estimator spec:
-// ParseEstimator reads no other key (TestEstimatorKeys).
-var estimatorKeys = []estimatorKey{
-	{est: "cg", key: "maxiter", def: "50"},
-	{est: "cg", key: "tol", def: "1e-10"},
-	{est: "cg", key: "warm"},
-	{est: "cg", key: "damping"},
-	{est: "ns", key: "gamma", def: "1/λ̂_max, from the power iteration"},
-	{est: "ns", key: "terms", def: "50"},
-	{est: "ns", key: "power", def: "10", hint: "a negative power skips the λ_max check, which needs gamma"},
-	{est: "ns", key: "damping"},
-	{est: "fo", key: "lambda", def: "10"},
-	{est: "fo", key: "growth", def: "λ adapts to the bias estimate; 10 with power or minibatches", hint: "a negative growth keeps λ fixed"},
-	{est: "fo", key: "power", def: "λ adapts to the bias estimate; 1/3 with growth, 1/7 with minibatches"},
-	{est: "fo", key: "zsteps", def: "the solver's inner"},
-	{est: "fo", key: "eta", def: "the solver's eta_y"},
-	{est: "fo", key: "ztol"},
-}
-
-// lookupEstimatorKey returns the table's entry for est's key k; a key
-// that ParseEstimator reads must have one.
-func lookupEstimatorKey(est, k string) estimatorKey {
-	for _, e := range estimatorKeys {
-		if e.est == est && e.key == k {
-			return e
-		}
-	}
-	panic(fmt.Sprintf("solver: estimator %s reads %s, which estimatorKeys lacks", est, k))
-}
-
-// paramReader reads an estimator spec's settings, keeping the first error
-// and the keys it used.
-type paramReader struct {
-	spec string
-	est  string // the estimator's name in estimatorKeys
-	kv   map[string]string
-	err  error
-	used map[string]bool
-}
-
-// zero records the error of 0 given for k, when its zero stands for a
-// default.
-func (p *paramReader) zero(k string) {
-	e := lookupEstimatorKey(p.est, k)
-	if e.def == "" || p.err != nil {
-		return
-	}
-	p.err = fmt.Errorf("%w: estimator %q: %s=%s would mean the default, not 0; leave %s out for the default (%s)",
-		ErrBadSetting, p.spec, k, p.kv[k], k, e.def)
-	if e.hint != "" {
-		p.err = fmt.Errorf("%w; %s", p.err, e.hint)
-	}
-}
-
-func (p *paramReader) get(k string) (string, bool) {
-	lookupEstimatorKey(p.est, k)
-	v, ok := p.kv[k]
-	if ok {
-		if p.used == nil {
-			p.used = map[string]bool{}
-		}
-		p.used[k] = true
-	}
-	return v, ok
-}
-
-func (p *paramReader) fail(k, v, want string) {
-	if p.err == nil {
-		p.err = fmt.Errorf("%w: estimator %q: %s=%q is not %s", ErrBadSetting, p.spec, k, v, want)
-	}
-}
-
-func (p *paramReader) int(k string) int {
-	v, ok := p.get(k)
-	if !ok {
-		return 0
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		p.fail(k, v, "an integer")
-	} else if n == 0 {
-		p.zero(k)
-	}
-	return n
-}
-
-func (p *paramReader) float(k string) float64 {
-	v, ok := p.get(k)
-	if !ok {
-		return 0
-	}
-	x, err := strconv.ParseFloat(v, 64)
-	if err != nil {
-		p.fail(k, v, "a number")
-	} else if x == 0 {
-		p.zero(k)
-	}
-	return x
-}
-
-// damping reads damping=X (a fixed δ) or damping=auto.
-func (p *paramReader) damping() (float64, bool) {
-	if v, ok := p.kv["damping"]; ok && strings.EqualFold(v, "auto") {
-		p.get("damping")
-		return 0, true
-	}
-	return p.float("damping"), false
-}
-
-func (p *paramReader) bool(k string) bool {
-	v, ok := p.get(k)
-	if !ok {
-		return false
-	}
-	b, err := strconv.ParseBool(v)
-	if err != nil {
-		p.fail(k, v, "true or false")
-	}
-	return b
-}
-
-// finish reports the first bad value, or a key no setting read.
-func (p *paramReader) finish() error {
-	if p.err != nil {
-		return p.err
-	}
-	var unknown []string
-	for k := range p.kv {
-		if !p.used[k] {
-			unknown = append(unknown, k)
-		}
-	}
-	if len(unknown) > 0 {
-		sort.Strings(unknown)
-		var keys []string
-		for _, e := range estimatorKeys {
-			if e.est == p.est {
-				keys = append(keys, e.key)
-			}
-		}
-		want := "it takes none"
-		if len(keys) > 0 {
-			want = "want " + strings.Join(keys, ", ")
-		}
-		return fmt.Errorf("%w: estimator %q: unknown settings %v (%s)", ErrBadSetting, p.spec, unknown, want)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strconv"
@@ -78,9 +79,9 @@ func (h *hinv) Estimate(dst []float64, at *Point) error {
 // whitens H p once and takes its inner products as dot products of
 // whitened copies of r and p, kept by the same recurrences.
 type CG struct {
-	// MaxIter bounds the iterations; default 50.
+	// MaxIter bounds the iterations; default DefaultCGMaxIter.
 	MaxIter int
-	// Tol stops at ‖b − Hv‖_y ≤ Tol·‖b‖_y; default 1e−10.
+	// Tol stops at ‖b − Hv‖_y ≤ Tol·‖b‖_y; default DefaultCGTol.
 	Tol float64
 	// WarmStart starts from the previous epoch's solution, transported to
 	// the new y, instead of from zero.
@@ -140,15 +141,9 @@ func (c *CG) String() string {
 // Needs returns GradFx, GradFy, CrossGxy and HessGy.
 func (*CG) Needs() Oracles { return needsHessVp }
 
+// settings returns MaxIter and Tol, their zeros the defaults.
 func (c *CG) settings() (int, float64) {
-	maxIter, tol := c.MaxIter, c.Tol
-	if maxIter == 0 {
-		maxIter = 50
-	}
-	if tol == 0 {
-		tol = 1e-10
-	}
-	return maxIter, tol
+	return cmp.Or(c.MaxIter, DefaultCGMaxIter), cmp.Or(c.Tol, DefaultCGTol)
 }
 
 // Bind checks the settings (MaxIter ≥ 0, Tol ≥ 0 and finite, Damping ≥ 0
@@ -157,9 +152,9 @@ func (c *CG) Bind(env *Env) (Hypergrad, error) {
 	maxIter, tol := c.settings()
 	switch {
 	case maxIter < 0:
-		return nil, fmt.Errorf("%w: CG MaxIter = %d, want ≥ 0 (0: default 50)", ErrBadSetting, c.MaxIter)
+		return nil, fmt.Errorf("%w: CG MaxIter = %d, want ≥ 0 (0: default %d)", ErrBadSetting, c.MaxIter, DefaultCGMaxIter)
 	case !(tol >= 0) || math.IsInf(tol, 0):
-		return nil, fmt.Errorf("%w: CG Tol = %v, want finite and ≥ 0 (0: default 1e-10)", ErrBadSetting, c.Tol)
+		return nil, fmt.Errorf("%w: CG Tol = %v, want finite and ≥ 0 (0: default %g)", ErrBadSetting, c.Tol, DefaultCGTol)
 	case !(c.Damping >= 0) || math.IsInf(c.Damping, 0):
 		return nil, fmt.Errorf("%w: CG Damping = %v, want finite and ≥ 0", ErrBadSetting, c.Damping)
 	}
@@ -387,10 +382,10 @@ type Neumann struct {
 	// Gamma is the step γ; default 1/λ̂ with λ̂ the power-iteration estimate
 	// of λ_max(H) (so 0 means "choose").
 	Gamma float64
-	// Terms is T; default 50.
+	// Terms is T; default DefaultNeumannTerms.
 	Terms int
 	// PowerIters is the number of power iterations that estimate λ_max(H)
-	// to check γ (default 10); negative skips the check.
+	// to check γ (default DefaultNeumannPower); negative skips the check.
 	PowerIters int
 	// Damping, when positive, is a fixed δ: the series approximates
 	// (H + δI)⁻¹, γ Σ_{i<T} (I − γ(H + δI))^i, and γ's default and check
@@ -424,15 +419,9 @@ func (ns *Neumann) String() string {
 // Needs returns GradFx, GradFy, CrossGxy and HessGy.
 func (*Neumann) Needs() Oracles { return needsHessVp }
 
+// settings returns Terms and PowerIters, their zeros the defaults.
 func (ns *Neumann) settings() (terms, iters int) {
-	terms, iters = ns.Terms, ns.PowerIters
-	if terms == 0 {
-		terms = 50
-	}
-	if iters == 0 {
-		iters = 10
-	}
-	return terms, iters
+	return cmp.Or(ns.Terms, DefaultNeumannTerms), cmp.Or(ns.PowerIters, DefaultNeumannPower)
 }
 
 // Bind checks the settings (Gamma ≥ 0 and finite, Terms ≥ 1, and Gamma

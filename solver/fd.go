@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/rhgd/rhgd/numerr"
 )
 
 // DefaultFDStep is the default step of the finite differences that stand
@@ -56,10 +58,10 @@ func FillFD(p Problem, h float64) Problem {
 				return err
 			}
 			if err := grad(gp, &fd.pp); err != nil {
-				return fmt.Errorf("finite-difference Hessian: GradGy: %w", err)
+				return numerr.Errorf("finite-difference Hessian: %v: %w", OracleGradGy, err)
 			}
 			if err := grad(gm, &fd.pm); err != nil {
-				return fmt.Errorf("finite-difference Hessian: GradGy: %w", err)
+				return numerr.Errorf("finite-difference Hessian: %v: %w", OracleGradGy, err)
 			}
 			y := pt.Y
 			if !hasConn {
@@ -74,7 +76,7 @@ func FillFD(p Problem, h float64) Problem {
 				if !g0Memo.Valid(pt) {
 					g0Memo.Reset()
 					if err := grad(g0, pt); err != nil {
-						return fmt.Errorf("finite-difference Hessian: GradGy: %w", err)
+						return numerr.Errorf("finite-difference Hessian: %v: %w", OracleGradGy, err)
 					}
 					g0Memo.Store(pt)
 				}
@@ -95,10 +97,10 @@ func FillFD(p Problem, h float64) Problem {
 				return err
 			}
 			if err := grad(xp, &fd.pp); err != nil {
-				return fmt.Errorf("finite-difference cross derivative: GradGx: %w", err)
+				return numerr.Errorf("finite-difference cross derivative: %v: %w", OracleGradGx, err)
 			}
 			if err := grad(xm, &fd.pm); err != nil {
-				return fmt.Errorf("finite-difference cross derivative: GradGx: %w", err)
+				return numerr.Errorf("finite-difference cross derivative: %v: %w", OracleGradGx, err)
 			}
 			for i := range dst {
 				dst[i] = (xp[i] - xm[i]) / (2 * t)
@@ -132,14 +134,16 @@ func (p *Problem) fillable(o Oracle) bool {
 // fdHint returns, for each of the missing oracles that FillFD could
 // fill, the gradient that would let it ("" when none): the cheapest fix
 // of a missing-oracle error.
-func fdHint(missing Oracles) string {
-	var b strings.Builder
+func fdHint(missing Oracles) error {
+	var format strings.Builder
+	var args []any
 	for _, f := range fdFills {
 		if missing.Has(f.oracle) {
-			fmt.Fprintf(&b, "; %v: give it, or give %v and rhgd fills %v by finite differences (FillFD)", f.oracle, f.from, f.oracle)
+			format.WriteString("; %v: give it, or give %v and rhgd fills %v by finite differences (FillFD)")
+			args = append(args, f.oracle, f.from, f.oracle)
 		}
 	}
-	return b.String()
+	return numerr.Errorf(format.String(), args...)
 }
 
 // fdState holds the perturbed points R_y(±tv) of the differences.

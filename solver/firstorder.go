@@ -103,12 +103,12 @@ var needsFirstOrder = NewOracles(OracleF, OracleGradFx, OracleGradFy, OracleGrad
 // (grad_y f), and both grad_x g terms use one B3, so their difference
 // has the variance of a difference, O(‖z − y‖), not of each term.
 type FirstOrder struct {
-	// Lambda is λ_0; default 10.
+	// Lambda is λ_0; default DefaultFOLambda.
 	Lambda float64
 	// Growth is the coefficient c of the schedule λ_k = λ_0 + c·k^Power;
-	// default: λ adapts to the bias estimate (10 when Power is given or
-	// the run samples minibatches). A negative value keeps λ fixed at
-	// Lambda.
+	// default: λ adapts to the bias estimate (DefaultFOGrowth when
+	// Power is given or the run samples minibatches). A negative value
+	// keeps λ fixed at Lambda.
 	Growth float64
 	// Power is the exponent of the schedule; default: λ adapts (1/3,
 	// F²SA's deterministic schedule, when Growth is given; 1/7, its
@@ -169,11 +169,11 @@ func (*FirstOrder) Needs() Oracles { return needsFirstOrder }
 func (fo *FirstOrder) settings() (lambda, growth float64, zsteps int) {
 	lambda, growth, zsteps = fo.Lambda, fo.Growth, fo.ZSteps
 	if lambda == 0 {
-		lambda = 10
+		lambda = DefaultFOLambda
 	}
 	switch {
 	case growth == 0:
-		growth = 10
+		growth = DefaultFOGrowth
 	case growth < 0:
 		growth = 0
 	}
@@ -195,7 +195,7 @@ func (fo *FirstOrder) Bind(env *Env) (Hypergrad, error) {
 	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	switch {
 	case !(lambda > 0) || !finite(lambda):
-		return nil, fmt.Errorf("%w: FirstOrder Lambda = %v, want > 0 and finite (0: default 10)", ErrBadSetting, fo.Lambda)
+		return nil, fmt.Errorf("%w: FirstOrder Lambda = %v, want > 0 and finite (0: default %d)", ErrBadSetting, fo.Lambda, DefaultFOLambda)
 	case !finite(growth):
 		return nil, fmt.Errorf("%w: FirstOrder Growth = %v, want finite", ErrBadSetting, fo.Growth)
 	case !(power > 0) || !finite(power):

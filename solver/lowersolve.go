@@ -1,7 +1,6 @@
 package solver
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -87,7 +86,7 @@ func lowerSolveCheck(epoch int, gn, scale, tol float64) error {
 	if gn <= tol*scale || scale == 0 {
 		return nil
 	}
-	return fmt.Errorf("LowerSolve at epoch %d: %w: ‖grad_y g‖_F = %.3g there, %.2g times the gradient's scale %.3g "+
-		"(‖y‖_F times g's curvature; at most %g for a solution): LowerSolve does not return y*(x)",
-		epoch, ErrLowerSolve, gn, gn/scale, scale, tol)
+	return numerr.Errorf("%v at epoch %d: %w: ‖grad_y g‖_F = %.3g there, %.2g times the gradient's scale %.3g "+
+		"(‖y‖_F times g's curvature; at most %g for a solution): %v does not return y*(x)",
+		OracleLowerSolve, epoch, ErrLowerSolve, gn, gn/scale, scale, tol, OracleLowerSolve)
 }

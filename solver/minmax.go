@@ -1,9 +1,9 @@
 package solver
 
 import (
-	"fmt"
-
 	"gonum.org/v1/gonum/floats"
+
+	"github.com/rhgd/rhgd/numerr"
 )
 
 // MinMax returns the bilevel form of the min-max problem
@@ -64,7 +64,7 @@ func (GDA) Needs() Oracles { return NewOracles(OracleGradFx) }
 // is not the hypergradient, and a run would stop where it vanishes.
 func (GDA) Bind(env *Env) (Hypergrad, error) {
 	if !env.p.ZeroSum {
-		return nil, fmt.Errorf("%w: the gda estimator is for min-max problems (Problem.ZeroSum, made by MinMax); use hinv, cg, ns or ad", ErrBadSetting)
+		return nil, numerr.Errorf("%w: the gda estimator is for min-max problems (%v); use hinv, cg, ns or ad", ErrBadSetting, termMinMax)
 	}
 	return gda{env}, nil
 }

@@ -155,7 +155,7 @@ var (
 // it.
 func (p *Problem) need(want Oracles) error {
 	if missing := want &^ p.Available(); missing != 0 {
-		return fmt.Errorf("%w: %v%s", ErrMissing, missing, fdHint(missing))
+		return numerr.Errorf("%w: %v%v", ErrMissing, missing, fdHint(missing))
 	}
 	return nil
 }

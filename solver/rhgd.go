@@ -108,7 +108,7 @@ func (s *Settings) WithDefaults() (Settings, error) {
 		o = *s
 	}
 	bad := func(name string, v any) error {
-		return fmt.Errorf("%w: Settings.%s = %v", ErrBadSetting, name, v)
+		return numerr.Errorf("%w: %v = %v", ErrBadSetting, settingTerm(name), v)
 	}
 	switch {
 	case !(o.EtaX >= 0) || math.IsInf(o.EtaX, 0):
@@ -334,7 +334,7 @@ func New(p Problem, s *Settings) (*RHGD, error) {
 	}
 	est := st.Estimator
 	if st.Lower.BB && p.G == nil {
-		return nil, fmt.Errorf("%w: Settings.Lower.BB needs the lower objective G", ErrMissing)
+		return nil, numerr.Errorf("%w: %v needs the lower objective %v", ErrMissing, settingTerm("Lower.BB"), OracleG)
 	}
 	exact := st.Lower.UseLowerSolve && p.LowerSolve != nil
 	p = finiteOracles(p)
@@ -393,7 +393,7 @@ func New(p Problem, s *Settings) (*RHGD, error) {
 		return nil, fmt.Errorf("%s estimator: %w", est.Name(), err)
 	}
 	if r.env.keepPath && !st.Lower.paper() {
-		return nil, fmt.Errorf("%w: the %s estimator differentiates the paper's fixed lower steps; Settings.Lower must be zero", ErrBadSetting, est.Name())
+		return nil, numerr.Errorf("%w: the %s estimator differentiates the paper's fixed lower steps; it needs %v", ErrBadSetting, est.Name(), termPaper)
 	}
 	if r.env.keepPath {
 		r.env.path = make([]Point, st.InnerIters+1)
@@ -534,14 +534,14 @@ func (r *RHGD) Step() (Status, error) {
 	x := r.x
 	f, err := r.p.F(r.env.batch(&r.cur, reportBatch))
 	if err != nil {
-		return Failure, fmt.Errorf("F at epoch %d: %w", r.epoch, err)
+		return Failure, numerr.Errorf("%v at epoch %d: %w", OracleF, r.epoch, err)
 	}
 	hgNorm := r.mx.Norm(x, r.hg)
 	if math.IsNaN(f) || math.IsInf(f, 0) || math.IsNaN(hgNorm) || math.IsInf(hgNorm, 0) {
 		return Diverged, fmt.Errorf("%w: f = %v, ‖hypergradient‖ = %v at epoch %d", errDiverged, f, hgNorm, r.epoch)
 	}
 	if rise := f - r.bestF; rise > r.s.DivergeFactor*max(1, math.Abs(r.bestF)) {
-		return Diverged, fmt.Errorf("%w: f = %.3g at epoch %d, %.3g above the best value %.3g%s",
+		return Diverged, numerr.Errorf("%w: f = %.3g at epoch %d, %.3g above the best value %.3g%v",
 			errDiverged, f, r.epoch, rise, r.bestF, r.upperDivergeHint())
 	}
 	if f < r.bestF {
@@ -634,7 +634,7 @@ func (r *RHGD) lower() (float64, Status, error) {
 			r.smp.lowerStep()
 		}
 		if err := r.p.GradGy(r.gy, env.batch(&r.cur, lowerBatch)); err != nil {
-			return 0, Failure, fmt.Errorf("GradGy at epoch %d, lower step %d: %w", r.epoch, s, err)
+			return 0, Failure, numerr.Errorf("%v at epoch %d, lower step %d: %w", OracleGradGy, r.epoch, s, err)
 		}
 		r.stats.LowerGrads++
 		g := frob(r.gy)
@@ -650,7 +650,7 @@ func (r *RHGD) lower() (float64, Status, error) {
 			// (finiteOracles): here the iterates have left the floats.
 			return 0, Diverged, fmt.Errorf("%w: iterate not finite at epoch %d, lower step %d", errDiverged, r.epoch, s)
 		case ref > 0 && g > r.s.DivergeFactor*ref:
-			return 0, Diverged, fmt.Errorf("%w: lower gradient norm %.3g, %.0e× its reference value, at epoch %d%s", errDiverged, g, g/ref, r.epoch, r.lowerDivergeHint())
+			return 0, Diverged, numerr.Errorf("%w: lower gradient norm %.3g, %.0e× its reference value, at epoch %d%v", errDiverged, g, g/ref, r.epoch, r.lowerDivergeHint())
 		}
 		if tol > 0 || s == S-1 && r.s.Recorder != nil {
 			gyNorm = my.Norm(y, r.gy)
@@ -697,7 +697,7 @@ func (r *RHGD) lowerFused() (float64, Status, error) {
 		r.env.startSteps = 0 // until the steps succeed
 	}
 	if err := r.p.LowerSteps(r.by, &r.cur, S, r.s.EtaY, norms); err != nil {
-		return 0, Failure, fmt.Errorf("LowerSteps at epoch %d: %w", r.epoch, err)
+		return 0, Failure, numerr.Errorf("%v at epoch %d: %w", TermLowerSteps, r.epoch, err)
 	}
 	r.stats.LowerGrads += S
 	// reach bounds ‖y_s‖_F: y_s is finite while it is at most finiteReach.
@@ -713,17 +713,17 @@ func (r *RHGD) lowerFused() (float64, Status, error) {
 		notFinite := math.IsNaN(g) || math.IsInf(g, 0)
 		switch {
 		case notFinite && xFinite && reach <= finiteReach:
-			return 0, Failure, fmt.Errorf("LowerSteps at epoch %d, lower step %d: %w: norms[%d] = %v at finite x and y", r.epoch, s, numerr.ErrNotFinite, s, g)
+			return 0, Failure, numerr.Errorf("%v at epoch %d, lower step %d: %w: norms[%d] = %v at finite x and y", TermLowerSteps, r.epoch, s, numerr.ErrNotFinite, s, g)
 		case notFinite:
 			return 0, Diverged, fmt.Errorf("%w: iterate not finite at epoch %d, lower step %d", errDiverged, r.epoch, s)
 		case ref > 0 && g > r.s.DivergeFactor*ref:
-			return 0, Diverged, fmt.Errorf("%w: lower gradient norm %.3g, %.0e× its reference value, at epoch %d%s", errDiverged, g, g/ref, r.epoch, r.lowerDivergeHint())
+			return 0, Diverged, numerr.Errorf("%w: lower gradient norm %.3g, %.0e× its reference value, at epoch %d%v", errDiverged, g, g/ref, r.epoch, r.lowerDivergeHint())
 		}
 		reach += r.s.EtaY * g
 	}
 	if i := firstNotFinite(r.by); i >= 0 {
 		if xFinite && reach <= finiteReach {
-			return 0, Failure, fmt.Errorf("LowerSteps at epoch %d: %w: dst[%d] = %v after steps from finite x and y", r.epoch, numerr.ErrNotFinite, i, r.by[i])
+			return 0, Failure, numerr.Errorf("%v at epoch %d: %w: dst[%d] = %v after steps from finite x and y", TermLowerSteps, r.epoch, numerr.ErrNotFinite, i, r.by[i])
 		}
 		return 0, Diverged, fmt.Errorf("%w: iterate not finite at epoch %d after lower step %d", errDiverged, r.epoch, S-1)
 	}
@@ -746,12 +746,12 @@ func (r *RHGD) lowerFused() (float64, Status, error) {
 func (r *RHGD) lowerExact() (float64, Status, error) {
 	pt := r.lowerPoint()
 	if err := r.p.LowerSolve(r.by, pt); err != nil {
-		return 0, Failure, fmt.Errorf("LowerSolve at epoch %d: %w", r.epoch, err)
+		return 0, Failure, numerr.Errorf("%v at epoch %d: %w", OracleLowerSolve, r.epoch, err)
 	}
 	r.stats.LowerSolves++
 	for i, v := range r.by {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return 0, Diverged, fmt.Errorf("%w: LowerSolve gave y[%d] = %v at epoch %d", errDiverged, i, v, r.epoch)
+			return 0, Diverged, numerr.Errorf("%w: %v gave y[%d] = %v at epoch %d", errDiverged, OracleLowerSolve, i, v, r.epoch)
 		}
 	}
 	// The gradient at the new point, on the batch LowerSolve solved for
@@ -760,14 +760,14 @@ func (r *RHGD) lowerExact() (float64, Status, error) {
 	*at = *pt
 	at.Y, at.YID = r.by, NewID()
 	if err := r.p.GradGy(r.gy, at); err != nil {
-		return 0, Failure, fmt.Errorf("GradGy at LowerSolve's point at epoch %d: %w", r.epoch, err)
+		return 0, Failure, numerr.Errorf("%v at %v's point at epoch %d: %w", OracleGradGy, OracleLowerSolve, r.epoch, err)
 	}
 	r.stats.LowerGrads++
 	size := max(frob(r.by), frob(r.y))
 	if r.lsCurv == 0 {
 		c, err := gradScale(r.p.GradGy, r.my, at, r.by, r.gy, size, r.lsRand, r.lsU, r.lsY, r.lsG)
 		if err != nil {
-			return 0, Failure, fmt.Errorf("GradGy near LowerSolve's point at epoch %d: %w", r.epoch, err)
+			return 0, Failure, numerr.Errorf("%v near %v's point at epoch %d: %w", OracleGradGy, OracleLowerSolve, r.epoch, err)
 		}
 		r.stats.LowerGrads++
 		r.lsCurv = c
@@ -944,13 +944,13 @@ func (r *RHGD) finish(status Status) (float64, Status, error) {
 	}
 	f, err := r.p.F(r.env.batch(&r.cur, reportBatch))
 	if err != nil {
-		return 0, Failure, fmt.Errorf("F at the final iterate x_%d: %w", r.epoch, err)
+		return 0, Failure, numerr.Errorf("%v at the final iterate x_%d: %w", OracleF, r.epoch, err)
 	}
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return 0, Diverged, fmt.Errorf("%w: f = %v at the final iterate x_%d", errDiverged, f, r.epoch)
 	}
 	if rise := f - r.bestF; rise > r.s.DivergeFactor*max(1, math.Abs(r.bestF)) {
-		return 0, Diverged, fmt.Errorf("%w: f = %.3g at the final iterate x_%d, %.3g above the best value %.3g%s",
+		return 0, Diverged, numerr.Errorf("%w: f = %.3g at the final iterate x_%d, %.3g above the best value %.3g%v",
 			errDiverged, f, r.epoch, rise, r.bestF, r.upperDivergeHint())
 	}
 	if f < r.bestF {
@@ -1030,7 +1030,7 @@ func (r *RHGD) LowerGradNorm(x, y []float64) (float64, error) {
 	}
 	x, y = r.bx, r.by
 	if err := r.p.GradGy(r.gy, &Point{X: x, Y: y}); err != nil {
-		return 0, fmt.Errorf("GradGy: %w", err)
+		return 0, numerr.Errorf("%v: %w", OracleGradGy, err)
 	}
 	return r.my.Norm(y, r.gy), nil
 }

@@ -170,20 +170,68 @@ func ParseSettings(spec string, base Settings) (Settings, error) {
 		if e == nil {
 			return base, fmt.Errorf("%w: settings %q: unknown setting %q (want one of %s)", ErrBadSetting, spec, p.Key, settingKeys())
 		}
-		left := e.Default // what leaving the key out gives
-		if !e.zero(&s) {
+		left, isDefault := e.Default, e.zero(&s) // what leaving the key out gives
+		if !isDefault {
 			left = e.format(&s)
 		}
 		if err := e.set(&s, p.Value); err != nil {
-			return base, fmt.Errorf("%w: settings %q: %s=%q is not %s", ErrBadSetting, spec, p.Key, p.Value, err)
+			return base, &SettingError{Spec: spec, Key: p.Key, Value: p.Value, Want: err.Error()}
 		}
 		if e.ZeroIsDefault && e.zero(&s) {
-			return base, fmt.Errorf("%w: settings %q: %s=%s would mean the default, not 0; leave %s out for the default (%s)",
-				ErrBadSetting, spec, p.Key, p.Value, p.Key, left)
+			return base, &SettingError{Spec: spec, Key: p.Key, Value: p.Value, Zero: left, Default: isDefault}
 		}
 	}
 	return s, nil
 }
+
+// SettingError is the error of one key of a settings spec
+// (ParseSettings) or an estimator spec (ParseEstimator): it carries the
+// key, so that each front end names it its own way (the command line's
+// -eta-x or -cg-tol, the C ABI's eta_x). It wraps ErrBadSetting.
+type SettingError struct {
+	// Spec is the spec the key was given in: "epochs=0", "cg:maxiter=0".
+	Spec string
+	// Estimator is the estimator whose option Key is ("cg"), or "" for a
+	// key of ParseSettings.
+	Estimator string
+	// Key and Value are the key, lower-case, and the value given.
+	Key, Value string
+	// Want, for a value that does not parse or is out of the key's
+	// range, says what it should have been: "a finite number ≥ 0".
+	Want string
+	// Zero, for a 0 given for a key whose zero stands for a default
+	// (SettingInfo.ZeroIsDefault), is what leaving the key out gives: the
+	// base's value, or, when Default, the table's default in words.
+	Zero    string
+	Default bool
+	// Hint, when not empty, says how to get what a 0 might have meant.
+	Hint string
+}
+
+// Error says what is wrong, in the spec's own terms.
+func (e *SettingError) Error() string {
+	what := "settings"
+	if e.Estimator != "" {
+		what = "estimator"
+	}
+	return fmt.Sprintf("%v: %s %q: %s", ErrBadSetting, what, e.Spec, e.Problem())
+}
+
+// Problem says what is wrong with the key's value, without the spec:
+// `tol="x" is not a number`, or that 0 would mean the default.
+func (e *SettingError) Problem() string {
+	if e.Want != "" {
+		return fmt.Sprintf("%s=%q is not %s", e.Key, e.Value, e.Want)
+	}
+	msg := fmt.Sprintf("%s=%s would mean the default, not 0; leave %s out for the default (%s)", e.Key, e.Value, e.Key, e.Zero)
+	if e.Hint != "" {
+		msg += "; " + e.Hint
+	}
+	return msg
+}
+
+// Unwrap returns ErrBadSetting.
+func (e *SettingError) Unwrap() error { return ErrBadSetting }
 
 // settingKeys lists the keys for an error message.
 func settingKeys() string {

@@ -207,11 +207,10 @@ func TestParseSettingsZeroIsDefault(t *testing.T) {
 	require.ErrorContains(t, err, "leave lower_maxiter out for the default (10·inner)")
 }
 
-// TestEstimatorKeys: ParseEstimator reads every key of estimatorKeys
-// (and no other: it panics on a key the table lacks), 0 for a key whose
-// zero stands for its default is an error naming the key and the
-// default, and the table's numeric defaults are what leaving the key out
-// gives.
+// TestEstimatorKeys: ParseEstimator reads every option of
+// EstimatorTable (and no other), 0 for a key whose zero stands for its
+// default is an error naming the key and the default, and the table's
+// numeric defaults are what leaving the key out gives.
 func TestEstimatorKeys(t *testing.T) {
 	str := func(spec string) string {
 		t.Helper()
@@ -219,21 +218,23 @@ func TestEstimatorKeys(t *testing.T) {
 		require.NoError(t, err, spec)
 		return e.(fmt.Stringer).String()
 	}
-	for _, e := range estimatorKeys {
-		str(e.est + ":" + e.key + "=1")
-		spec := e.est + ":" + e.key + "=0"
-		if e.def == "" {
-			str(spec)
-			continue
-		}
-		_, err := ParseEstimator(spec)
-		require.ErrorIs(t, err, ErrBadSetting, spec)
-		require.ErrorContains(t, err, e.key+"=0 would mean the default, not 0; leave "+e.key+" out for the default ("+e.def+")", spec)
-		if e.hint != "" {
-			require.ErrorContains(t, err, e.hint, spec)
-		}
-		if _, err := strconv.ParseFloat(e.def, 64); err == nil {
-			require.Equal(t, str(e.est), str(e.est+":"+e.key+"="+e.def), spec)
+	for _, est := range EstimatorTable() {
+		for _, e := range est.Options {
+			str(est.Name + ":" + e.Key + "=1")
+			spec := est.Name + ":" + e.Key + "=0"
+			if !e.ZeroIsDefault {
+				str(spec)
+				continue
+			}
+			_, err := ParseEstimator(spec)
+			require.ErrorIs(t, err, ErrBadSetting, spec)
+			require.ErrorContains(t, err, e.Key+"=0 would mean the default, not 0; leave "+e.Key+" out for the default ("+e.Default+")", spec)
+			if e.Hint != "" {
+				require.ErrorContains(t, err, e.Hint, spec)
+			}
+			if _, err := strconv.ParseFloat(e.Default, 64); err == nil {
+				require.Equal(t, str(est.Name), str(est.Name+":"+e.Key+"="+e.Default), spec)
+			}
 		}
 	}
 	_, err := ParseEstimator("neumann:gamma=0.0")
@@ -300,4 +301,51 @@ func TestSettingsZeroDoc(t *testing.T) {
 		got = append(got, strings.TrimSpace(f))
 	}
 	require.Equal(t, want, got)
+}
+
+// TestEstimatorTableFields: each option of the estimators' table sets the
+// field it names, the table's names are unique and its types are the
+// fields' (a damping option sets Damping and AutoDamping), and String
+// writes no key the table lacks.
+func TestEstimatorTableFields(t *testing.T) {
+	seen := map[string]bool{}
+	for _, ent := range estimatorTable {
+		for _, n := range append([]string{ent.info.Name}, ent.info.Aliases...) {
+			require.False(t, seen[n], n)
+			seen[n] = true
+		}
+		require.Len(t, ent.ptrs, len(ent.info.Options), ent.info.Name)
+		e := ent.new()
+		require.Equal(t, ent.info.Name, e.Name())
+		for i, o := range ent.info.Options {
+			v := reflect.ValueOf(e)
+			if v.Kind() == reflect.Pointer {
+				v = v.Elem()
+			}
+			f := v.FieldByName(o.Field)
+			require.True(t, f.IsValid(), "%s has no field %s", ent.info.Name, o.Field)
+			p := ent.ptrs[i](e)
+			if d, ok := p.(damping); ok {
+				require.Equal(t, "damping", o.Type, o.Key)
+				require.Equal(t, f.Addr().Interface(), d.delta, o.Key)
+				require.Equal(t, v.FieldByName("AutoDamping").Addr().Interface(), d.auto, o.Key)
+				continue
+			}
+			require.Equal(t, f.Addr().Interface(), p, o.Key)
+			want := map[reflect.Kind]string{reflect.Int: "int", reflect.Float64: "float", reflect.Bool: "bool"}[f.Kind()]
+			require.Equal(t, want, o.Type, o.Key)
+		}
+		_, params, _ := strings.Cut(fmt.Sprint(e), ":")
+		for _, kv := range strings.Split(params, ",") {
+			k, _, _ := strings.Cut(kv, "=")
+			if k == "" {
+				continue
+			}
+			found := false
+			for _, o := range ent.info.Options {
+				found = found || o.Key == k
+			}
+			require.True(t, found, "%s writes %s", ent.info.Name, k)
+		}
+	}
 }

@@ -32,8 +32,15 @@ func ParseRetraction(name string) (Retraction, error) {
 	case "exp", "exponential":
 		return Exponential, nil
 	}
-	return 0, fmt.Errorf("spd: unknown retraction %q (want second-order or exp)", name)
+	return 0, fmt.Errorf("spd: unknown retraction %q (want %s)", name, strings.Join(RetractionNames(), " or "))
 }
+
+// RetractionNames returns the retractions' names, in the order of their
+// values: the first, the zero value's, is the default.
+func RetractionNames() []string { return slices.Clone(retractionNames[:]) }
+
+// TransportNames returns the transports' names, the first the default.
+func TransportNames() []string { return slices.Clone(transportNames[:]) }
 
 // String returns the transport's name, identity or parallel, the name
 // ParseTransport reads.
@@ -53,12 +60,12 @@ func ParseTransport(name string) (TransportMethod, error) {
 			return TransportMethod(t), nil
 		}
 	}
-	return 0, fmt.Errorf("spd: unknown transport %q (want identity or parallel)", name)
+	return 0, fmt.Errorf("spd: unknown transport %q (want %s)", name, strings.Join(TransportNames(), " or "))
 }
 
 // Retractions returns the retractions' names, second-order and exp, as
 // SetRetraction reads them (solver.RetractionChooser).
-func (s *SPD) Retractions() []string { return slices.Clone(retractionNames[:]) }
+func (s *SPD) Retractions() []string { return RetractionNames() }
 
 // RetractionName returns the name of Retraction, the retraction Retract
 // uses.

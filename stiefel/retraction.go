@@ -31,12 +31,17 @@ func ParseRetraction(name string) (Retraction, error) {
 			return Retraction(r), nil
 		}
 	}
-	return 0, fmt.Errorf("stiefel: unknown retraction %q (want qr, polar, cayley or exp)", name)
+	names := RetractionNames()
+	return 0, fmt.Errorf("stiefel: unknown retraction %q (want %s or %s)", name, strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
 }
+
+// RetractionNames returns the retractions' names, in the order of their
+// values: the first, the zero value's, is the default.
+func RetractionNames() []string { return slices.Clone(retractionNames[:]) }
 
 // Retractions returns the retractions' names, qr, polar, cayley and exp, as
 // SetRetraction reads them (solver.RetractionChooser).
-func (s *Stiefel) Retractions() []string { return slices.Clone(retractionNames[:]) }
+func (s *Stiefel) Retractions() []string { return RetractionNames() }
 
 // RetractionName returns the name of Retraction, the retraction Retract
 // uses.

@@ -27,7 +27,7 @@ func compareCmd(w io.Writer, args []string) error {
 	var o runFlags
 	var list string
 	spec, mk, err := problemFlags(w, "compare", args, &o, func(fs *flag.FlagSet) {
-		fs.StringVar(&list, "estimators", "", `estimators to run, comma-separated, each optionally with settings ("hinv,cg:tol=1e-6,maxiter=20,ns"); default: every one the problem has paper settings for`)
+		fs.StringVar(&list, "estimators", "", estimatorUsage(`estimators to run, comma-separated ("hinv,cg:tol=1e-6,maxiter=20,ns"); default: every one the problem has paper settings for`))
 	})
 	if err != nil || spec == nil {
 		return err

@@ -23,6 +23,7 @@ import (
 	"strings"
 
 	"github.com/rhgd/rhgd/blas"
+	"github.com/rhgd/rhgd/numerr"
 )
 
 func main() {
@@ -36,7 +37,7 @@ func main() {
 		err = run(os.Args[1:], os.Stdout)
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "rhgd:", flagNames.Replace(err.Error()))
+		fmt.Fprintln(os.Stderr, "rhgd:", numerr.Render(err, cliSpell))
 		os.Exit(exitCode(err))
 	}
 }

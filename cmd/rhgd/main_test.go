@@ -90,6 +90,7 @@ func TestCommandLine(t *testing.T) {
 		{"run domainadapt -baseline-lambda 0", 2, "", "leave it out for the default (the paper's, 1e-3 for W→D and 5e-3 otherwise)"},
 		{"run synthetic -estimator cg:maxiter=0", 2, "", "leave maxiter out for the default (50)"},
 		{"run synthetic -estimator bogus", 2, "", `unknown estimator "bogus"`},
+		{"run meta -baseline xyz", 2, "", `-baseline "xyz" (want phgd`}, // a problem's parameter, by its flag
 		{"run synthetic -estimator cg:tol=x", 2, "", `tol="x"`},
 		{"run synthetic -retr-x bogus", 2, "", "Stiefel retractions are"},
 		{"run synthetic -retr-y qr", 2, "", "SPD retractions are"},
@@ -150,10 +151,17 @@ func helpDefault(t *testing.T, help, name string) string {
 	lines := strings.Split(help, "\n")
 	for i, l := range lines {
 		if f := strings.Fields(l); len(f) > 0 && f[0] == "-"+name && i+1 < len(lines) {
-			text := l + lines[i+1]
-			if _, d, ok := strings.Cut(text, "(default "); ok {
-				d, _, _ = strings.Cut(d, ")")
-				return strings.Trim(d, `"`)
+			// The usage is the lines indented by a tab; the default ends
+			// the last (a usage may also speak of defaults).
+			text := l
+			for _, u := range lines[i+1:] {
+				if !strings.HasPrefix(u, "    \t") {
+					break
+				}
+				text = u
+			}
+			if j := strings.LastIndex(text, "(default "); j >= 0 && strings.HasSuffix(text, ")") {
+				return strings.Trim(text[j+len("(default "):len(text)-1], `"`)
 			}
 			return ""
 		}

@@ -4,40 +4,30 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"maps"
 	"reflect"
-	"slices"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/rhgd/rhgd/internal/keyval"
+	mspec "github.com/rhgd/rhgd/manifold/spec"
 	"github.com/rhgd/rhgd/problems"
 	"github.com/rhgd/rhgd/problems/catalog"
 	"github.com/rhgd/rhgd/solver"
 )
 
-// runFlags are the settings rhgd run and rhgd compare share. A flag left
-// out (its zero value, or an empty string) keeps the problem's paper
-// setting; one given is never silently that: -epochs 0 is an error,
-// -grad-tol 0 and -batch-lower 0 mean off and the whole sum (given,
-// which fs.Visit tells apart from left out).
+// runFlags are the settings rhgd run and rhgd compare share. The solver
+// settings' flags and the estimator options' flags are made from the
+// solver's tables (registerSettings, registerEstimatorOptions); a flag
+// left out keeps the problem's paper setting, and one given is never
+// silently that: -epochs 0 is an error, -grad-tol 0 and -batch-lower 0
+// mean off and the whole sum.
 type runFlags struct {
-	epochs, inner      int
-	etaX, etaY         float64
-	gradTol            float64
-	runtime            time.Duration
-	cgTol              float64
-	cgMaxIter, nsTerms int
-	nsGamma            float64
-	stochastic         bool
-	batches            solver.Batches
-	retrX, retrY       string
-	seed               uint64
-	data, out          string
-	quiet              bool
-	preset             string
-	hinvError          bool
+	stochastic   bool
+	retrX, retrY string
+	seed         uint64
+	data, out    string
+	quiet        bool
+	preset       string
+	hinvError    bool
 	// checkpoint is rhgd run's -checkpoint directory ("": none) and
 	// checkpointEvery its -checkpoint-every.
 	checkpoint      string
@@ -49,6 +39,9 @@ type runFlags struct {
 	// settings are the solver settings given by the flags made from the
 	// solver's table (registerSettings), in order.
 	settings []keyval.Pair
+	// estOpts are the estimator options given by the flags made from the
+	// estimators' table (registerEstimatorOptions), by estimator.
+	estOpts map[string][]keyval.Pair
 
 	// fs is the parsed command line, for what was given and the values of
 	// the problem's own flags, named in problemNames (summary.json).
@@ -69,22 +62,9 @@ func (o *runFlags) problemFlags() map[string]string {
 func (o *runFlags) register(fs *flag.FlagSet, spec *problems.Spec) {
 	// The flags whose zero would stand for the problem's value refuse an
 	// explicit 0 (zeroFlags); the help shows the problem's value.
-	fs.IntVar(&o.epochs, "epochs", 0, "epochs K (> 0; default: the problem's)")
-	fs.IntVar(&o.inner, "inner", 0, "lower-level steps S per epoch (> 0; default: the problem's)")
-	fs.Float64Var(&o.etaX, "eta-x", 0, "upper step size η_x (> 0; default: the problem's)")
-	fs.Float64Var(&o.etaY, "eta-y", 0, "lower step size η_y (> 0; default: the problem's)")
-	fs.Float64Var(&o.gradTol, "grad-tol", 0, "stop once ‖hypergradient‖ ≤ this (0: off)")
-	fs.DurationVar(&o.runtime, "runtime", 0, "stop after this much wall-clock time, e.g. 30s (0: off)")
-	fs.Float64Var(&o.cgTol, "cg-tol", 0, "CG relative residual tolerance, for the cg estimator (> 0; default: the problem's)")
-	fs.IntVar(&o.cgMaxIter, "cg-maxiter", 0, "CG iteration cap, for the cg estimator (> 0; default: the problem's)")
-	fs.Float64Var(&o.nsGamma, "ns-gamma", 0, "Neumann series step γ, for the ns estimator (> 0; default: the problem's, or 1/λ̂_max by power iteration)")
-	fs.IntVar(&o.nsTerms, "ns-terms", 0, "Neumann series terms T, for the ns estimator (> 0; default: the problem's)")
+	o.registerEstimatorOptions(fs)
 	fs.BoolVar(&o.stochastic, "stochastic", false, "RSHGD with the problem's default minibatch sizes (finite-sum problems)")
-	fs.IntVar(&o.batches.Lower, "batch-lower", 0, "RSHGD: lower-gradient batch B1 (0: whole sum; default: the whole sum, or -stochastic's)")
-	fs.IntVar(&o.batches.Upper, "batch-upper", 0, "RSHGD: upper-gradient batch B2, as -batch-lower")
-	fs.IntVar(&o.batches.Cross, "batch-cross", 0, "RSHGD: cross-derivative batch B3, as -batch-lower")
-	fs.IntVar(&o.batches.Hess, "batch-hess", 0, "RSHGD: Hessian batch B4, as -batch-lower")
-	fs.StringVar(&o.retrX, "retr-x", "", "upper retraction: qr|polar|cayley|exp (Stiefel), second-order|exp (SPD); default: the manifold's")
+	fs.StringVar(&o.retrX, "retr-x", "", "upper retraction: "+mspec.RetractionUsage()+"; default: the manifold's")
 	fs.StringVar(&o.retrY, "retr-y", "", "lower retraction, as -retr-x")
 	fs.Uint64Var(&o.seed, "seed", problems.DefaultSeed, "seed of generated data, random starts and minibatches")
 	if spec.Data != "" {
@@ -120,44 +100,6 @@ func (o *runFlags) build(make func(problems.Options) (*problems.Instance, error)
 		return nil, err
 	}
 	s := &in.Settings
-	def, err := s.WithDefaults()
-	if err != nil {
-		return nil, err
-	}
-	for _, set := range []struct {
-		name string
-		v    float64
-		dst  *float64
-		def  float64 // what 0 would stand for; 0: the flag's 0 is off
-	}{{"eta-x", o.etaX, &s.EtaX, def.EtaX}, {"eta-y", o.etaY, &s.EtaY, def.EtaY}, {"grad-tol", o.gradTol, &s.GradTol, 0}} {
-		switch {
-		case set.v < 0:
-			return nil, usagef("-%s must not be negative, have %g", set.name, set.v)
-		case set.v == 0 && set.def != 0 && o.given(set.name):
-			return nil, zeroGiven(set.name, strconv.FormatFloat(set.def, 'g', -1, 64))
-		case set.v > 0 || o.given(set.name):
-			*set.dst = set.v
-		}
-	}
-	for _, set := range []struct {
-		name string
-		v    int
-		dst  *int
-		def  int
-	}{{"epochs", o.epochs, &s.Epochs, def.Epochs}, {"inner", o.inner, &s.InnerIters, def.InnerIters}} {
-		switch {
-		case set.v < 0:
-			return nil, usagef("-%s must not be negative, have %d", set.name, set.v)
-		case set.v == 0 && o.given(set.name):
-			return nil, zeroGiven(set.name, strconv.Itoa(set.def))
-		case set.v > 0:
-			*set.dst = set.v
-		}
-	}
-	if o.runtime < 0 {
-		return nil, usagef("-runtime must not be negative, have %v", o.runtime)
-	}
-	s.Runtime = o.runtime
 	s.Seed = o.seed
 	switch o.preset {
 	case "paper":
@@ -172,19 +114,6 @@ func (o *runFlags) build(make func(problems.Options) (*problems.Instance, error)
 	case o.stochastic:
 		s.Batches = *in.Stochastic
 	}
-	for _, b := range []struct {
-		name string
-		v    int
-		dst  *int
-	}{{"batch-lower", o.batches.Lower, &s.Batches.Lower}, {"batch-upper", o.batches.Upper, &s.Batches.Upper},
-		{"batch-cross", o.batches.Cross, &s.Batches.Cross}, {"batch-hess", o.batches.Hess, &s.Batches.Hess}} {
-		if b.v < 0 {
-			return nil, usagef("-%s must not be negative, have %d", b.name, b.v)
-		}
-		if b.v > 0 || o.given(b.name) { // -batch-lower 0: the whole sum, over -stochastic's
-			*b.dst = b.v
-		}
-	}
 	if err := o.applySettings(s); err != nil {
 		return nil, err
 	}
@@ -195,75 +124,6 @@ func (o *runFlags) build(make func(problems.Options) (*problems.Instance, error)
 		return nil, usagef("-retr-y: %v", err)
 	}
 	return in, nil
-}
-
-// estimator returns the estimator spec names for the instance, with the
-// -cg-* and -ns-* flags merged into its settings.
-func (o *runFlags) estimator(in *problems.Instance, spec string) (solver.Estimator, error) {
-	if o.cgTol < 0 || o.cgMaxIter < 0 || o.nsGamma < 0 || o.nsTerms < 0 {
-		return nil, usagef("-cg-tol, -cg-maxiter, -ns-gamma and -ns-terms must not be negative")
-	}
-	if s, ok := in.Estimators[spec]; ok {
-		spec = s
-	}
-	name, _, _ := strings.Cut(spec, ":")
-	// A flag of this estimator given as 0 would stand for its value in
-	// spec: refuse it, naming that value (checkUsed refuses the flags of
-	// estimators the run has not).
-	for _, z := range []struct {
-		flag, est, key string
-		zero           bool
-	}{{"cg-tol", "cg", "tol", o.cgTol == 0}, {"cg-maxiter", "cg", "maxiter", o.cgMaxIter == 0},
-		{"ns-gamma", "ns", "gamma", o.nsGamma == 0}, {"ns-terms", "ns", "terms", o.nsTerms == 0}} {
-		e, err := solver.ParseEstimator(spec)
-		if !z.zero || !o.given(z.flag) || err != nil || e.Name() != z.est {
-			continue
-		}
-		v := specValue(fmt.Sprint(e), z.key)
-		if v == "" { // ns without gamma
-			v = "1/λ̂_max by power iteration"
-		}
-		return nil, zeroGiven(z.flag, v)
-	}
-	over := map[string]string{}
-	switch strings.ToLower(strings.TrimSpace(name)) {
-	case "cg":
-		if o.cgTol > 0 {
-			over["tol"] = strconv.FormatFloat(o.cgTol, 'g', -1, 64)
-		}
-		if o.cgMaxIter > 0 {
-			over["maxiter"] = strconv.Itoa(o.cgMaxIter)
-		}
-	case "ns", "neumann":
-		if o.nsGamma > 0 {
-			over["gamma"] = strconv.FormatFloat(o.nsGamma, 'g', -1, 64)
-		}
-		if o.nsTerms > 0 {
-			over["terms"] = strconv.Itoa(o.nsTerms)
-		}
-	}
-	est, err := solver.ParseEstimator(mergeSpec(spec, over))
-	if err != nil {
-		return nil, usagef("%v", err)
-	}
-	return est, nil
-}
-
-// checkUsed rejects a -cg-* or -ns-* flag that no estimator of the run
-// reads: it would be ignored without a word.
-func (o *runFlags) checkUsed(ests []solver.Estimator) error {
-	var names []string
-	for _, e := range ests {
-		names = append(names, e.Name())
-	}
-	for _, f := range []struct{ flag, est string }{
-		{"cg-tol", "cg"}, {"cg-maxiter", "cg"}, {"ns-gamma", "ns"}, {"ns-terms", "ns"},
-	} {
-		if o.given(f.flag) && !slices.Contains(names, f.est) {
-			return usagef("-%s is a setting of the %s estimator, and this run has %s", f.flag, f.est, strings.Join(names, ", "))
-		}
-	}
-	return nil
 }
 
 // splitEstimators splits a comma-separated list of estimator specs, in
@@ -281,31 +141,6 @@ func splitEstimators(list string) []string {
 		out = append(out, f)
 	}
 	return out
-}
-
-// mergeSpec returns the estimator spec with the settings in over replacing
-// or adding to its own, keys sorted.
-func mergeSpec(spec string, over map[string]string) string {
-	name, params, _ := strings.Cut(spec, ":")
-	pairs, err := keyval.Split(params)
-	if err != nil {
-		return spec // ParseEstimator says what is wrong
-	}
-	kv := map[string]string{}
-	for _, p := range pairs {
-		kv[p.Key] = p.Value
-	}
-	for k, v := range over {
-		kv[k] = v
-	}
-	if len(kv) == 0 {
-		return name
-	}
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(kv)) {
-		parts = append(parts, k+"="+kv[k])
-	}
-	return name + ":" + strings.Join(parts, ",")
 }
 
 // setRetraction sets m's retraction by name ("" keeps it), on a manifold
@@ -379,7 +214,7 @@ func problemFlags(w io.Writer, cmd string, args []string, o *runFlags, extra fun
 	}
 	register := func(fs *flag.FlagSet) { o.register(fs, spec) }
 	fs, err := parseHelp(w, cmd+" "+spec.Name, args[1:], func(fs *flag.FlagSet) { o.showDefaults(fs, mk) },
-		register, extra, func(fs *flag.FlagSet) { mk = spec.Flags(fs) })
+		register, extra, func(fs *flag.FlagSet) { mk = specFlags(spec, fs) })
 	if err != nil || fs == nil {
 		if err == nil {
 			fmt.Fprintf(w, "\n%s: %s\n", spec.Name, spec.Summary)
@@ -391,7 +226,7 @@ func problemFlags(w io.Writer, cmd string, args []string, o *runFlags, extra fun
 	}
 	o.fs = fs
 	own := flag.NewFlagSet(spec.Name, flag.ContinueOnError)
-	spec.Flags(own)
+	specFlags(spec, own)
 	own.VisitAll(func(f *flag.Flag) { o.problemNames = append(o.problemNames, f.Name) })
 	return spec, mk, nil
 }
@@ -415,33 +250,9 @@ func (o *runFlags) showDefaults(fs *flag.FlagSet, mk func(problems.Options) (*pr
 		}
 	}
 	showSettingDefaults(fs, s)
-	def("epochs", strconv.Itoa(s.Epochs))
-	def("inner", strconv.Itoa(s.InnerIters))
-	def("eta-x", strconv.FormatFloat(s.EtaX, 'g', -1, 64))
-	def("eta-y", strconv.FormatFloat(s.EtaY, 'g', -1, 64))
 	def("retr-x", retractionName(in.Problem.Mx))
 	def("retr-y", retractionName(in.Problem.My))
-	for flagName, key := range map[string]string{"cg-tol": "cg:tol", "cg-maxiter": "cg:maxiter", "ns-gamma": "ns:gamma", "ns-terms": "ns:terms"} {
-		est, k, _ := strings.Cut(key, ":")
-		if spec, ok := in.Estimators[est]; ok {
-			if e, err := solver.ParseEstimator(spec); err == nil {
-				def(flagName, specValue(fmt.Sprint(e), k))
-			}
-		}
-	}
-}
-
-// specValue returns the value of key in an estimator spec
-// ("cg:maxiter=50,tol=1e-10", "tol" → "1e-10"), or "".
-func specValue(spec, key string) string {
-	_, params, _ := strings.Cut(spec, ":")
-	pairs, _ := keyval.Split(params)
-	for _, p := range pairs {
-		if p.Key == key {
-			return p.Value
-		}
-	}
-	return ""
+	showEstimatorDefaults(fs, in)
 }
 
 func isHelp(a string) bool { return a == "-h" || a == "-help" || a == "--help" || a == "help" }

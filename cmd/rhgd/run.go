@@ -174,7 +174,7 @@ func runCmd(w io.Writer, args []string) error {
 	var o runFlags
 	var est string
 	spec, mk, err := problemFlags(w, "run", args, &o, func(fs *flag.FlagSet) {
-		fs.StringVar(&est, "estimator", "cg", `hypergradient estimator: hinv, cg, ns, ad, or gda (min-max problems), optionally with settings ("cg:tol=1e-6,maxiter=20")`)
+		fs.StringVar(&est, "estimator", "cg", estimatorUsage("hypergradient estimator"))
 		o.registerCheckpoint(fs)
 	})
 	if err != nil || spec == nil {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rhgd/rhgd/internal/keyval"
 	"github.com/rhgd/rhgd/problems"
 	"github.com/rhgd/rhgd/problems/synthetic"
 	"github.com/rhgd/rhgd/solver"
@@ -165,8 +166,8 @@ func (f recorderFunc) Record(s *solver.EpochStats) error { return f(s) }
 // far below the floor, where CG's error showed 1.00 (noise over noise):
 // the run has epochs on both sides.
 func TestHINVErrorNoiseFloor(t *testing.T) {
-	o := runFlags{preset: "adaptive", epochs: 150, seed: 42, hinvError: true}
-	in, err := o.build(synthetic.Spec.Flags(flag.NewFlagSet("t", flag.ContinueOnError)))
+	o := runFlags{preset: "adaptive", settings: []keyval.Pair{{Key: "epochs", Value: "150"}}, seed: 42, hinvError: true}
+	in, err := o.build(specFlags(&synthetic.Spec, flag.NewFlagSet("t", flag.ContinueOnError)))
 	require.NoError(t, err)
 	est, err := o.estimator(in, "cg")
 	require.NoError(t, err)
@@ -433,9 +434,9 @@ func TestNotes(t *testing.T) {
 	var warn bytes.Buffer
 	stderr = &warn
 	defer func() { stderr = os.Stderr }()
-	o := runFlags{preset: "paper", epochs: 1}
+	o := runFlags{preset: "paper", settings: []keyval.Pair{{Key: "epochs", Value: "1"}}}
 	in, err := prepare(&o, func(opt problems.Options) (*problems.Instance, error) {
-		in, err := synthetic.Spec.Flags(flag.NewFlagSet("t", flag.ContinueOnError))(opt)
+		in, err := specFlags(&synthetic.Spec, flag.NewFlagSet("t", flag.ContinueOnError))(opt)
 		if in != nil {
 			in.Notes = []string{"W0: re-orthonormalized", "M0: symmetrized"}
 		}

@@ -3,11 +3,16 @@ package main
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"io"
+	"math"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	mspec "github.com/rhgd/rhgd/manifold/spec"
+	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/problems"
 	"github.com/rhgd/rhgd/problems/synthetic"
 	"github.com/rhgd/rhgd/solver"
@@ -26,7 +31,7 @@ func TestSettingFlags(t *testing.T) {
 	require.NoError(t, fs.Parse([]string{"-lower-tol", "0.3", "-upper-bb", "-diverge", "1e6", "-lower-tol", "0.25", "-rel-grad-tol=1e-3"}))
 	o.preset = "adaptive"
 	in, err := o.build(func(opt problems.Options) (*problems.Instance, error) {
-		return synthetic.Spec.Flags(flag.NewFlagSet("p", flag.ContinueOnError))(opt)
+		return specFlags(&synthetic.Spec, flag.NewFlagSet("p", flag.ContinueOnError))(opt)
 	})
 	require.NoError(t, err)
 	s := in.Settings
@@ -38,7 +43,8 @@ func TestSettingFlags(t *testing.T) {
 
 	err = fs.Parse([]string{"-lower-maxiter", "1.5"})
 	require.ErrorContains(t, err, "lower-maxiter")
-	require.Equal(t, "-upper-max-step = 3", flagNames.Replace("Settings.Upper.MaxStep = 3"))
+	_, err = (&solver.Settings{Upper: solver.UpperRule{BB: true, MaxStep: math.Inf(1)}}).WithDefaults()
+	require.Equal(t, "solver: bad setting: -upper-max-step = +Inf", numerr.Render(err, cliSpell))
 }
 
 // TestExplicitZeroFlags: a flag given as 0 whose zero would stand for
@@ -52,7 +58,7 @@ func TestExplicitZeroFlags(t *testing.T) {
 		fs := flag.NewFlagSet("t", flag.ContinueOnError)
 		fs.SetOutput(io.Discard)
 		o.register(fs, &synthetic.Spec)
-		mk := synthetic.Spec.Flags(fs)
+		mk := specFlags(&synthetic.Spec, fs)
 		if err := fs.Parse(append([]string{"-n", "20", "-d", "5", "-r", "2"}, args...)); err != nil {
 			return nil, nil, err
 		}
@@ -93,7 +99,7 @@ func TestExplicitZeroFlags(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{[]string{"-lower-maxiter", "0"}, `invalid value "0" for flag -lower-maxiter: 0 would mean the default, not 0; leave -lower-maxiter out for the default (10·inner)`},
+		{[]string{"-lower-maxiter", "0"}, "-lower-maxiter 0 would mean the default, not 0; leave -lower-maxiter out for the default (10·inner)"},
 		{[]string{"-upper-min-step", "0e0"}, "leave -upper-min-step out for the default (eta-x/1000)"},
 		{[]string{"-diverge", "-0"}, "leave -diverge out for the default (1e8)"},
 	} {
@@ -122,4 +128,66 @@ func TestExplicitZeroFlags(t *testing.T) {
 	e, err := o.estimator(in, "cg")
 	require.NoError(t, err)
 	require.Equal(t, 7, e.(*solver.CG).MaxIter)
+}
+
+// TestEstimatorHelp: the help of -estimator and -estimators is the
+// solver's table of estimators and options (solver.EstimatorHelp), fo and
+// damping included.
+func TestEstimatorHelp(t *testing.T) {
+	for _, args := range [][]string{{"run", "synthetic", "-h"}, {"compare", "karcher", "-h"}} {
+		var out bytes.Buffer
+		require.NoError(t, run(args, &out))
+		_, help, ok := strings.Cut(out.String(), "spec with options stands for itself")
+		require.True(t, ok, args)
+		for _, l := range strings.Split(strings.TrimRight(solver.EstimatorHelp(), "\n"), "\n") {
+			require.Contains(t, help, "\n    \t"+l, args)
+		}
+		require.Contains(t, help, "  damping=X|auto", args)
+		require.Contains(t, help, "\tfo (firstorder)", args)
+		require.Contains(t, out.String(), "upper retraction: "+mspec.RetractionUsage(), args) // the manifolds' table
+	}
+}
+
+// TestEstimatorSpecRule: the command line's specs follow the one rule of
+// problems.Instance.Estimator, as C and Python do: a name alone (or an
+// alias) is the problem's paper spec, and a spec with options, written
+// in -estimator or given by the option flags, stands for itself, so that
+// -estimator ns -ns-terms 20 and -estimator ns:terms=20 are the same run
+// (issue 30: the flags merged the paper's γ = 1, the spec did not).
+func TestEstimatorSpecRule(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string // the run's estimator, summary.json's
+	}{
+		{[]string{"-estimator", "ns"}, "ns:gamma=1,terms=50,power=10"},
+		{[]string{"-estimator", "neumann"}, "ns:gamma=1,terms=50,power=10"},
+		{[]string{"-estimator", "ns", "-ns-terms", "20"}, "ns:terms=20,power=10"},
+		{[]string{"-estimator", "ns:terms=20"}, "ns:terms=20,power=10"},
+		{[]string{"-estimator", "ns:terms=5", "-ns-terms", "20"}, "ns:terms=20,power=10"},
+		{[]string{"-estimator", "ns:gamma=1,terms=50", "-ns-terms", "20"}, "ns:gamma=1,terms=20,power=10"},
+		{[]string{"-estimator", "cg", "-cg-warm"}, "cg:maxiter=50,tol=1e-10,warm=true"},
+	} {
+		dir := t.TempDir()
+		args := append([]string{"run", "karcher", "-epochs", "1", "-quiet", "-out", dir}, c.args...)
+		require.NoError(t, run(args, io.Discard), c.args)
+		require.Equal(t, c.want, readSummary(t, dir).Estimator, c.args)
+		e, err := solver.ParseEstimator(c.want) // what the run records runs it again
+		require.NoError(t, err)
+		require.Equal(t, c.want, fmt.Sprint(e))
+	}
+	// A paper's CG capped at 200 iterations (domain adaptation's): a spec
+	// with options, from the flags too, takes CG's own cap of 50.
+	o := &runFlags{}
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	o.register(fs, &synthetic.Spec)
+	require.NoError(t, fs.Parse([]string{"-cg-tol", "1e-6"}))
+	o.fs = fs
+	in := &problems.Instance{Estimators: map[string]string{"cg": "cg:maxiter=200,tol=1e-10"}}
+	e, err := o.estimator(in, "cg")
+	require.NoError(t, err)
+	require.Equal(t, "cg:maxiter=50,tol=1e-06", fmt.Sprint(e))
+	e, err = (&runFlags{}).estimator(in, "cg")
+	require.NoError(t, err)
+	require.Equal(t, "cg:maxiter=200,tol=1e-10", fmt.Sprint(e))
 }

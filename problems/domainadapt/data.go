@@ -7,9 +7,10 @@ import (
 	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/floats"
 
-	"github.com/rhgd/rhgd/lapackx"
-
 	officecaltech "github.com/rhgd/rhgd/data/office-caltech10"
+	"github.com/rhgd/rhgd/lapackx"
+	"github.com/rhgd/rhgd/numerr"
+	"github.com/rhgd/rhgd/problems"
 )
 
 // PoolWidth is the number of consecutive DeCAF6 columns averaged into one
@@ -34,7 +35,7 @@ func LoadPair(source, target officecaltech.Domain, f officecaltech.Features) (*D
 	}
 	for _, dom := range []officecaltech.Domain{source, target} {
 		if !officecaltech.Has(dom, f) {
-			return nil, fmt.Errorf("%w: no %v features for %v (DeCAF6 exists for dslr and webcam only; use -features surf)", ErrBadData, f, dom)
+			return nil, numerr.Errorf("%w: no %v features for %v (DeCAF6 exists for dslr and webcam only; use %v surf)", ErrBadData, f, dom, problems.Param("features"))
 		}
 	}
 	src, err := officecaltech.Load(source, f)

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	officecaltech "github.com/rhgd/rhgd/data/office-caltech10"
+	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/problems"
 )
 
@@ -54,15 +55,15 @@ func Build(p Params) (*problems.Instance, error) {
 	} else {
 		s, err := officecaltech.ParseDomain(p.Source)
 		if err != nil {
-			return nil, fmt.Errorf("%w: -source: %w", ErrBadData, err)
+			return nil, numerr.Errorf("%w: %v: %w", ErrBadData, problems.Param("source"), err)
 		}
 		t, err := officecaltech.ParseDomain(p.Target)
 		if err != nil {
-			return nil, fmt.Errorf("%w: -target: %w", ErrBadData, err)
+			return nil, numerr.Errorf("%w: %v: %w", ErrBadData, problems.Param("target"), err)
 		}
 		f, err := officecaltech.ParseFeatures(p.Features)
 		if err != nil {
-			return nil, fmt.Errorf("%w: -features: %w", ErrBadData, err)
+			return nil, numerr.Errorf("%w: %v: %w", ErrBadData, problems.Param("features"), err)
 		}
 		if data, err = LoadPair(s, t, f); err != nil {
 			return nil, err
@@ -72,7 +73,7 @@ func Build(p Params) (*problems.Instance, error) {
 		}
 	}
 	if !(bl > 0) || math.IsInf(bl, 0) {
-		return nil, fmt.Errorf("%w: -baseline-lambda %v must be positive", ErrBadData, bl)
+		return nil, numerr.Errorf("%w: %v %v must be positive", ErrBadData, problems.Param("baseline-lambda"), bl)
 	}
 	return NewInstance(data, Config{Alpha: p.Alpha, Lambda: p.Lambda, Ridge: p.Ridge}, bl)
 }

@@ -3,6 +3,7 @@ package meta
 import (
 	"fmt"
 
+	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/problems"
 )
 
@@ -52,10 +53,10 @@ func Build(p Params) (*problems.Instance, error) {
 	case "phgd":
 		ext = true
 	default:
-		return nil, fmt.Errorf("meta: %w: -baseline %q (want phgd, or nothing for RHGD)", problems.ErrBadData, p.Baseline)
+		return nil, numerr.Errorf("meta: %w: %v %q (want phgd, or nothing for RHGD)", problems.ErrBadData, problems.Param("baseline"), p.Baseline)
 	}
 	if p.Data != "" {
-		return nil, fmt.Errorf("meta: %w: no -data: the digits are embedded", problems.ErrBadData)
+		return nil, numerr.Errorf("meta: %w: no %v: the digits are embedded", problems.ErrBadData, problems.Param("data"))
 	}
 	d, err := Digits()
 	if err != nil {

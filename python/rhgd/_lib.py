@@ -10,10 +10,9 @@ import ctypes
 import ctypes.util
 import os
 import pathlib
-import re
 import threading
 
-__all__ = ["lib", "check", "error", "python_terms", "RHGDError", "InvalidArgument", "NotConverged", "NumericalError",
+__all__ = ["lib", "check", "error", "RHGDError", "InvalidArgument", "NotConverged", "NumericalError",
            "BadHandle", "InternalError", "CallbackError", "BusyError", "ForkError", "library_path"]
 
 ENV_LIBRARY = "RHGD_LIBRARY"
@@ -99,32 +98,45 @@ for _c in (RHGDError, ForkError, ProjectedInput, *_ERRORS.values()):
     _c.__module__ = "rhgd"
 del _c
 
-# What the C ABI's messages call things, in Python's terms: the one place
-# where messages are translated (the C ABI itself already speaks of
-# settings and oracles by their keywords: eta_x, grad_gy).
-_PYTHON_TERMS = (
-    (re.compile(r"\bRHGD_EUCLIDEAN\b"), "gradients='euclidean'"),
-    (re.compile(r"\bRHGD_RIEMANNIAN\b"), "gradients='riemannian'"),
-    (re.compile(r"\brhgd_problem_set_start\b"), "Problem.set_start"),
-    (re.compile(r"\brhgd_solver_run\b"), "Solver.run"),
-    (re.compile(r"\brhgd_solver_resume\b"), "Solver.run(checkpoint=...)"),
-    (re.compile(r"\bevery = (-?\d+): want the epochs between checkpoints"),
-     r"checkpoint_every = \1: want the epochs between checkpoints"),
-    (re.compile(r"\brhgd_init\b"), "rhgd.init()"),
-    (re.compile(r"\bNULL\b"), "None"),
-    (re.compile(r"callback failed: (\w+) returned -?\d+"), r"the \1 callback failed"),
-)
-
-# CALLBACK_FAILED matches the C ABI's "callback failed: grad_gy returned 1",
-# which a Python callback's exception then replaces.
-CALLBACK_FAILED = _PYTHON_TERMS[-1][0]
+# How Python spells the names in the library's messages, which
+# rhgd_last_error_terms marks with their kind and key: (kind, key) →
+# Python's words. A name not listed reads as the C ABI spells it:
+# settings, parameters and oracles are keywords of the same names
+# (eta_x, start_seed, grad_gy). This is the one place where messages are
+# put in Python's terms.
+_PYTHON_SPELLING = {
+    ("constant", "RHGD_EUCLIDEAN"): "gradients='euclidean'",
+    ("constant", "RHGD_RIEMANNIAN"): "gradients='riemannian'",
+    ("function", "rhgd_problem_set_start"): "Problem.set_start",
+    ("function", "rhgd_solver_run"): "Solver.run",
+    ("function", "rhgd_solver_resume"): "Solver.run(checkpoint=...)",
+    ("function", "rhgd_init"): "rhgd.init()",
+    ("argument", "every"): "checkpoint_every",
+    ("null", "NULL"): "None",
+}
 
 
-def python_terms(msg):
-    """The library's message msg in Python's terms."""
-    for pat, repl in _PYTHON_TERMS:
-        msg = pat.sub(repl, msg)
-    return msg
+def python_spelling(kind, key, text):
+    """A name of the library's messages, of the kind and key
+    rhgd_last_error_terms marks it with (text: the C ABI's spelling), in
+    Python's terms."""
+    if kind == "callback":  # "callback failed: grad_gy returned 1"
+        return f"the {key} callback failed"
+    return _PYTHON_SPELLING.get((kind, key), text)
+
+
+def render_terms(marked, spell=python_spelling):
+    """A message of rhgd_last_error_terms with each marked name
+    (\\x01kind:key\\x02text\\x03) spelled by spell(kind, key, text)."""
+    head, *rest = marked.split("\x01")
+    out = [head]
+    for part in rest:
+        term, _, tail = part.partition("\x03")
+        name, _, text = term.partition("\x02")
+        kind, _, key = name.partition(":")
+        out += [spell(kind, key, text), tail]
+    return "".join(out)
+
 
 _lock = threading.Lock()
 _lib = None          # the loaded CDLL
@@ -191,17 +203,19 @@ def lib():
     return _lib
 
 
-def last_error():
-    """The calling thread's last error message."""
-    buf = ctypes.create_string_buffer(4096)
-    _lib.rhgd_last_error(buf, len(buf))
-    return buf.value.decode("utf-8", "replace")
+def last_error(spell=python_spelling):
+    """The calling thread's last error message, its names spelled by
+    spell(kind, key, text) (default: Python's terms)."""
+    n = _lib.rhgd_last_error_terms(None, 0)
+    buf = ctypes.create_string_buffer(n + 1)
+    _lib.rhgd_last_error_terms(buf, len(buf))
+    return render_terms(buf.value.decode("utf-8", "replace"), spell)
 
 
 def error(rc, msg=None):
     """The exception for the negative status code rc, with msg (default:
-    the calling thread's last error) in Python's terms."""
-    return _ERRORS.get(rc, RHGDError)(python_terms(last_error() if msg is None else msg), rc)
+    the calling thread's last error, in Python's terms)."""
+    return _ERRORS.get(rc, RHGDError)(last_error() if msg is None else msg, rc)
 
 
 def check(rc):
@@ -325,6 +339,7 @@ M, Pr, S = ManifoldT, ProblemT, SolverT
 
 _PROTOS = {
     "rhgd_last_error": (c_int, [c_char_p, c_size]),
+    "rhgd_last_error_terms": (c_int, [c_char_p, c_size]),
     "rhgd_version": (c_char_p, []),
     "rhgd_strerror": (c_char_p, [c_int]),
     "rhgd_status_string": (c_char_p, [c_int]),

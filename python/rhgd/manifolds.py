@@ -192,21 +192,27 @@ class Manifold(_Handle):
         return f"<rhgd manifold {self.spec}>"
 
 
+def _spec(name, keys):
+    """A manifold's spec, its keys given as None left out (their defaults
+    are the library's: rhgd.h's rhgd_manifold_new)."""
+    return name + ":" + ",".join(f"{k}={v}" for k, v in keys if v is not None)
+
+
 class SPD(Manifold):
     """n x n symmetric positive definite matrices, affine-invariant metric.
     retraction: 'second-order' (default) or 'exp'; transport: 'identity'
     (default) or 'parallel'."""
 
-    def __init__(self, n, retraction="second-order", transport="identity"):
-        super().__init__(f"spd:n={int(n)},retr={retraction},transport={transport}", (n, n))
+    def __init__(self, n, retraction=None, transport=None):
+        super().__init__(_spec("spd", (("n", int(n)), ("retr", retraction), ("transport", transport))), (n, n))
 
 
 class Stiefel(Manifold):
     """St(n, p), n x p matrices with orthonormal columns, embedded metric.
     retraction: 'qr' (default), 'polar', 'cayley' or 'exp'."""
 
-    def __init__(self, n, p, retraction="qr"):
-        super().__init__(f"stiefel:n={int(n)},p={int(p)},retr={retraction}", (n, p))
+    def __init__(self, n, p, retraction=None):
+        super().__init__(_spec("stiefel", (("n", int(n)), ("p", int(p)), ("retr", retraction))), (n, p))
 
 
 class Euclidean(Manifold):

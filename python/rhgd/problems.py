@@ -314,8 +314,8 @@ def _raise_callback(rc, problem):
         raise _lib.error(rc, explain(_lib.last_error()) if explain is not None else None)
     if isinstance(err, (KeyboardInterrupt, SystemExit)):
         raise err
-    msg = _lib.CALLBACK_FAILED.sub(lambda m: f"the {m[1]} callback raised {type(err).__name__}: {err}",
-                                   _lib.last_error())
+    msg = _lib.last_error(lambda kind, key, text: f"the {key} callback raised {type(err).__name__}: {err}"
+                          if kind == "callback" else _lib.python_spelling(kind, key, text))
     raise _lib.error(rc, msg) from err
 
 

@@ -129,10 +129,45 @@ def _fmt_value(v, indent):
 class Solver(_Handle):
     """RHGD on one problem with an estimator spec ('hinv', 'cg:tol=1e-8',
     'ns:gamma=1,terms=50', 'ad'; None: the problem's default) and settings
-    as keywords. A setting left out, or None, takes its default (the
-    problem's); 0 for one whose default is not 0 is InvalidArgument naming
-    it, never silently the default (likewise cg:maxiter=0 and the like in
-    the estimator spec). Those never 0: eta_x, eta_y, inner, epochs,
+    as keywords. On a built-in problem the estimator's name alone ('cg') is
+    the paper's spec for that problem; a spec with options stands for
+    itself, its options left out taking the estimator's defaults. The
+    estimators and their options (as rhgd.h lists them):
+
+    hinv              the problem's exact inverse Hessian (needs hess_gy_inv)
+    cg                conjugate gradients on H v = grad_y f
+      maxiter=N       iteration cap (default 50; never 0)
+      tol=X           stop once ‖b − H v‖ ≤ tol·‖b‖ (default 1e-10; never 0)
+      warm=B          start from the last epoch's solution (default false)
+      damping=X|auto  solve (H + δI) v = b: δ = X, or auto: from a Lanczos
+                      estimate of H's spectrum (default 0: none)
+    ns (neumann)      truncated Neumann series γ Σ_{i<T} (I − γH)^i
+      gamma=X         step γ (default 1/λ̂_max by power iteration; never 0)
+      terms=N         terms T (default 50; never 0)
+      power=N         power iterations estimating λ_max to check γ; negative:
+                      no check (default 10; never 0)
+      damping=X|auto  the series of (H + δI)⁻¹: δ = X, or auto, as cg's
+                      (default 0: none)
+    ad                reverse-mode differentiation through the lower steps
+    gda               gradient descent–ascent, for min-max problems
+    fo (firstorder)   first-order penalty method (F²SA), gradients only (not
+                      the paper's)
+      lambda=X        the penalty's first λ (default 10; never 0)
+      growth=X        λ_k = lambda + growth·k^power; negative: λ fixed (default
+                      λ adapts to the bias estimate; 10 with power or
+                      minibatches; never 0)
+      power=X         the schedule's exponent (default λ adapts to the bias
+                      estimate; 1/3 with growth, 1/7 with minibatches; never 0)
+      zsteps=N        z steps per estimate (default the solver's inner; never
+                      0)
+      eta=X           z step size (default the solver's eta_y; never 0)
+      ztol=X          end the z steps at ‖z gradient‖ ≤ ztol·‖ĝ‖/λ (default 0:
+                      off)
+
+    A setting left out, or None, takes its default (the problem's); 0 for
+    one whose default is not 0 is InvalidArgument naming it, never
+    silently the default (likewise cg:maxiter=0 and the like in the
+    estimator spec). Those never 0: eta_x, eta_y, inner, epochs,
     diverge, fd_step, lower_maxiter, upper_min_step, upper_max_step. The
     settings are the keys of rhgd_solver_new (see rhgd.h): preset, eta_x,
     eta_y, inner, epochs, grad_tol, rel_grad_tol, runtime, diverge,

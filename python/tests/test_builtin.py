@@ -139,3 +139,18 @@ def test_mixed_precision_lower_steps():
     assert abs(f32 - f64) <= 1e-6 * abs(f64)
     with pytest.raises(rhgd.InvalidArgument, match="lower-float32-steps"):
         rhgd.builtin("synthetic", lower_float32_steps=-1, **kw)
+
+
+def test_estimator_spec_rule():
+    """estimator= follows the one rule of every front end (the CLI's
+    -estimator, C's rhgd_solver_new): on a built-in problem a name alone,
+    or an alias, is the paper's spec for it; a spec with options stands for
+    itself, its options left out taking the estimator's defaults, not the
+    paper's (karcher's paper NS has gamma=1)."""
+    p = rhgd.builtin("karcher")
+    for spec, want in [("ns", "ns:gamma=1,terms=50,power=10"),
+                       ("neumann", "ns:gamma=1,terms=50,power=10"),
+                       ("ns:terms=20", "ns:terms=20,power=10"),
+                       ("ns:gamma=1,terms=5", "ns:gamma=1,terms=5,power=10"),
+                       ("cg:warm=true", "cg:maxiter=50,tol=1e-10,warm=true")]:
+        assert rhgd.Solver(p, spec).settings.split(";")[0] == want, spec

@@ -81,14 +81,26 @@ func StatusString(s int) string { return C.GoString(C.rhgd_status_string(C.int(s
 // error message when the code is negative: the message is per thread, and
 // a goroutine may otherwise move between the call and the read.
 func Do(f func() int) (int, string) {
+	return do(f, func() string { _, msg := LastError(4096); return msg })
+}
+
+// DoTerms is Do, returning rhgd_last_error_terms's message.
+func DoTerms(f func() int) (int, string) {
+	return do(f, func() string {
+		_, msg := copyOut(4096, func(b *C.char, n C.size_t) C.int { return C.rhgd_last_error_terms(b, n) })
+		return msg
+	})
+}
+
+// do runs f on one OS thread and, when its code is negative, read.
+func do(f func() int, read func() string) (int, string) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	code := f()
 	if code >= 0 {
 		return code, ""
 	}
-	_, msg := LastError(4096)
-	return code, msg
+	return code, read()
 }
 
 // LastError calls rhgd_last_error with a buffer of size bytes (nil when

@@ -1,5 +1,5 @@
 // Package testkit holds the checks that the ready-made problems'
-// tests share: building from flags and running every estimator,
+// tests share: building from parameters and running every estimator,
 // relative errors, a warmed-up solver for allocation tests
 // and benchmarks, the oracles called in one go, the hypergradient
 // against a central difference, and the float32-data check (CheckF32).
@@ -8,11 +8,10 @@ package testkit
 
 import (
 	"context"
-	"flag"
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -22,15 +21,18 @@ import (
 	"github.com/rhgd/rhgd/solver"
 )
 
-// Build builds the problem spec describes with o and the command-line
-// flags args, as rhgd run does; it fails tb on flags it cannot parse.
+// Build builds the problem spec describes with o and its parameters
+// given as flag and value pairs, as on rhgd run's command line ("-n",
+// "20"); it fails tb on parameters it cannot set.
 func Build(tb testing.TB, spec problems.Spec, o problems.Options, args ...string) (*problems.Instance, error) {
 	tb.Helper()
-	fs := flag.NewFlagSet(spec.Name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	mk := spec.Flags(fs)
-	require.NoError(tb, fs.Parse(args))
-	return mk(o)
+	require.Zero(tb, len(args)%2, "flag and value pairs: %q", args)
+	p := spec.New()
+	for i := 0; i < len(args); i += 2 {
+		require.NoError(tb, problems.SetParams(p, strings.TrimPrefix(args[i], "-")+"="+args[i+1]))
+	}
+	*p.Common() = o
+	return spec.Build(p)
 }
 
 // RunEach runs every estimator that in lists for epochs epochs from in's

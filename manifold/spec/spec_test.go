@@ -1,0 +1,100 @@
+package spec_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rhgd/rhgd/coupling"
+	mspec "github.com/rhgd/rhgd/manifold/spec"
+	"github.com/rhgd/rhgd/numerr"
+	"github.com/rhgd/rhgd/spd"
+	"github.com/rhgd/rhgd/stiefel"
+)
+
+// TestNew: a spec builds its manifold, with every name of the table's
+// name keys, and String writes it back as a spec that builds the same
+// manifold; the defaults are the manifolds' zero values.
+func TestNew(t *testing.T) {
+	for _, info := range mspec.Table() {
+		if info.Name == "coupling" {
+			continue
+		}
+		base := map[string]string{"spd": "spd:n=3", "stiefel": "stiefel:n=4,p=2", "euclid": "euclid:r=3"}[info.Name]
+		m, err := mspec.New(base)
+		require.NoError(t, err, base)
+		again, err := mspec.New(mspec.String(m))
+		require.NoError(t, err)
+		require.Equal(t, mspec.String(m), mspec.String(again))
+		for _, o := range info.Options {
+			if o.Default != "" {
+				require.Contains(t, mspec.String(m), o.Key+"="+o.Default, base) // what leaving it out gives
+			}
+			for _, name := range o.Names {
+				m, err := mspec.New(base + "," + o.Key + "=" + name)
+				require.NoError(t, err, name)
+				require.Contains(t, mspec.String(m), o.Key+"="+name)
+			}
+		}
+	}
+	require.Equal(t, spd.Retraction(0).String(), "second-order")
+	require.Equal(t, stiefel.Retraction(0).String(), "qr")
+	m, err := mspec.New(" Euclidean: r=2, c=3")
+	require.NoError(t, err)
+	require.Equal(t, "euclid:r=2,c=3", mspec.String(m))
+
+	for spec, want := range map[string]string{
+		"torus:n=3": "unknown manifold \"torus\" (want spd, stiefel or euclid)", "spd": "n is required",
+		"spd:n=0": "not an integer in", "spd:n=3,retr=polar": "retr: spd: unknown retraction \"polar\" (want second-order or exp)",
+		"stiefel:n=3,p=4": "p=\"4\" is not an integer in [1, 3]", "spd:n=3,foo=1": "unknown setting \"foo\"",
+		"spd:n=3,n=4": "n given twice", "stiefel:n=3,p=1,retr=x": "(want qr, polar, cayley or exp)",
+	} {
+		_, err := mspec.New(spec)
+		require.ErrorIs(t, err, mspec.ErrBadSpec, spec)
+		require.ErrorIs(t, err, numerr.ErrInvalid, spec)
+		require.ErrorContains(t, err, want, spec)
+	}
+	_, err = mspec.New("coupling:m=2,n=2")
+	require.ErrorIs(t, err, mspec.ErrMarginals)
+}
+
+// TestCoupling: the coupling's options set its Sinkhorn balancing; a 0
+// would be the default and is an error naming the default.
+func TestCoupling(t *testing.T) {
+	a := []float64{0.5, 0.5}
+	c, desc, err := mspec.Coupling(a, a, "")
+	require.NoError(t, err)
+	require.Equal(t, coupling.SinkhornSettings{}, c.Sinkhorn)
+	require.Equal(t, "coupling:m=2,n=2", desc)
+	c, desc, err = mspec.Coupling(a, a, "maxiter=7,tol=1e-9")
+	require.NoError(t, err)
+	require.Equal(t, coupling.SinkhornSettings{MaxIter: 7, Tol: 1e-9}, c.Sinkhorn)
+	require.Equal(t, "coupling:m=2,n=2,maxiter=7,tol=1e-9", desc)
+	require.Equal(t, "coupling:m=2,n=2,maxiter=7,tol=1e-09", mspec.String(c))
+	for opts, want := range map[string]string{
+		"maxiter=0": "leave maxiter out for the default (10000)", "tol=0": "leave tol out for the default (1e-13)",
+		"maxiter=0.5": "maxiter", "tol=-1": "tol", "eps=1": "unknown setting",
+	} {
+		_, _, err := mspec.Coupling(a, a, opts)
+		require.ErrorIs(t, err, mspec.ErrBadSpec, opts)
+		require.ErrorContains(t, err, want, opts)
+	}
+}
+
+// TestHelp: the help's synopses name every key and name of the table,
+// and RetractionUsage every retraction.
+func TestHelp(t *testing.T) {
+	help := mspec.Help()
+	require.Contains(t, help, "spd:n=N[,retr=second-order|exp][,transport=identity|parallel]\n")
+	require.Contains(t, help, "stiefel:n=N,p=P[,retr=qr|polar|cayley|exp]\n")
+	for _, info := range mspec.Table() {
+		require.Contains(t, help, info.Synopsis())
+		for _, o := range info.Options {
+			if o.Default != "" {
+				require.Contains(t, strings.Join(strings.Fields(help), " "), o.Key+"="+o.Default)
+			}
+		}
+	}
+	require.Equal(t, "second-order|exp (SPD), qr|polar|cayley|exp (Stiefel)", mspec.RetractionUsage())
+}
