@@ -99,8 +99,8 @@ def _values(gm, inputs):
 class StepGraph:
     """fn(x, y, *args) and ∇_y fn, replayed; made by record."""
 
-    def __init__(self, pre, post_grad, post_both, nargs):
-        self.pre, self.post_grad, self.post_both, self.nargs = pre, post_grad, post_both, nargs
+    def __init__(self, pre, post_grad, post_both):
+        self.pre, self.post_grad, self.post_both = pre, post_grad, post_both
 
     def bind(self, x, args):
         """A Bound for this x and args: the operations that do not depend
@@ -120,6 +120,7 @@ class Bound:
 
     def both(self, y):
         return self.sg.post_both(y, *self.consts)
+
 
 def record(fn, x, y, args):
     """A StepGraph of fn(x, y, *args) and ∇_y fn, recorded at (x, y, args)
@@ -143,10 +144,10 @@ def record(fn, x, y, args):
     why = _refusal(gm, vals)
     if why is not None:
         return None, why
-    return _split(gm, vals, len(args)), None
+    return _split(gm, vals), None
 
 
-def _split(gm, vals, nargs):
+def _split(gm, vals):
     """pre(x, *args) -> the values the y-dependent operations take from
     the rest; post(y, *values) -> (value, ∇_y), and a copy that computes
     ∇_y alone. vals: the trace-time values."""
@@ -216,7 +217,7 @@ def _split(gm, vals, nargs):
     out.args = ((out.args[0][1],),)  # the gradient alone
     _prune(grad.graph)
     grad.recompile()
-    return StepGraph(fx.GraphModule(gm, pre), grad, both, nargs)
+    return StepGraph(fx.GraphModule(gm, pre), grad, both)
 
 
 def _prune(graph):

@@ -102,6 +102,12 @@ def _equal_batch(key, ptr, n):
     return key is not None and key.size == n and _memcmp(key.ctypes.data, ptr, n * 8) == 0
 
 
+def _batch(ptr, n):
+    """A copy of the minibatch's n int64 indices at ptr, or None (ptr NULL:
+    the full sum)."""
+    return np.frombuffer((ctypes.c_int64 * n).from_address(ptr), dtype=np.int64).copy() if ptr else None
+
+
 class _Views:
     """float64 tensors over the library's arrays by address and length,
     made once: a run passes the same few buffers (the solver's x, y, its
@@ -191,7 +197,7 @@ class _Cache:
             self.lower_mode = not self.other
         self.other = False
         kx, ky = self.views(x, self.lx).clone(), self.views(y, self.ly).clone()
-        kb = np.frombuffer((ctypes.c_int64 * nbatch).from_address(batch), dtype=np.int64).copy() if batch else None
+        kb = _batch(batch, nbatch)
         if self.keep > 1:
             if self.kxa:
                 self.old[self._key()] = tuple(getattr(self, k) for k in self._STATE)
@@ -206,6 +212,13 @@ class _Cache:
         self.kx, self.ky, self.kb = kx, ky, kb
         self.kxa, self.kya = kx.data_ptr(), ky.data_ptr()
         self._clear()
+
+    def args(self, kb):
+        """The trailing arguments of fn for the minibatch kb (a numpy int64
+        array, None for the full sum): none unless fn is a finite sum."""
+        if not self.n:
+            return ()
+        return (torch.arange(self.n, device=self.device) if kb is None else torch.from_numpy(kb).to(self.device),)
 
     def _leaf(self, k, shape, grad):
         """A leaf tensor of the point's values (the key's memory for float64
@@ -223,10 +236,7 @@ class _Cache:
         if self.v is not None and (self.full or not full):
             return
         xt, yt = self._leaf(self.kx, self.sx, full), self._leaf(self.ky, self.sy, True)
-        args = ()
-        if self.n:
-            args = (torch.arange(self.n, device=self.device) if self.kb is None else
-                    torch.from_numpy(self.kb).to(self.device),)
+        args = self.args(self.kb)
         if torch.is_grad_enabled():
             v = self._call(xt, yt, args, full)
         else:
@@ -613,7 +623,7 @@ class Problem(_problems.Problem):
             return
         v, gy = cache.val(), cache.grad(1)  # g called: the reference
         xt, yt = cache._leaf(cache.kx, cache.sx, False), cache._leaf(cache.ky, cache.sy, False)
-        args = (torch.arange(cache.n, device=self.device),) if cache.n else ()
+        args = cache.args(None)  # the full sum: cache.kb is None here
         if self._step_graph is None:
             # Recorded at a second point of one x, where a loop is running
             # (a lone oracle call, a checker's, records nothing).
@@ -713,11 +723,7 @@ class Problem(_problems.Problem):
                     self.crossings["lower_steps"] += 1
                     xt = g._leaf(views(x, lx), sx, False)
                     w = views(y, ly).to(dtype=self.dtype, device=self.device, copy=True).view(sy)
-                    args = ()
-                    if g.n:
-                        args = (torch.arange(g.n, device=self.device) if not batch else torch.from_numpy(
-                            np.frombuffer((ctypes.c_int64 * nbatch).from_address(batch), dtype=np.int64).copy()
-                        ).to(self.device),)
+                    args = g.args(_batch(batch, nbatch))
                     gs = []
                     with torch.enable_grad():
                         grad, fresh = None, False
@@ -768,11 +774,7 @@ class Problem(_problems.Problem):
                     dev = dict(dtype=self.dtype, device=self.device)
                     xt = views(x, lx).to(copy=True, **dev).view(sx).requires_grad_(True)
                     y0 = views(y, ly).to(copy=True, **dev).view(sy).requires_grad_(True)
-                    args = ()
-                    if g.n:
-                        args = (torch.arange(g.n, device=self.device) if not batch else torch.from_numpy(
-                            np.frombuffer((ctypes.c_int64 * nbatch).from_address(batch), dtype=np.int64).copy()
-                        ).to(self.device),)
+                    args = g.args(_batch(batch, nbatch))
                     xc = XConst(xt) if self._reuse_x else None
                     w = y0
                     with torch.enable_grad():
