@@ -3,6 +3,7 @@ package bench
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
@@ -155,13 +156,7 @@ var torchTargets = []torchTarget{
 		if !p.Reached {
 			bound = "> " // the port stopped at its cap: its time is a lower bound
 		}
-		names := slices.Sorted(func(yield func(string) bool) {
-			for k := range t.Port {
-				if !yield(k) {
-					return
-				}
-			}
-		})
+		names := slices.Sorted(maps.Keys(t.Port))
 		return fmt.Sprintf("%s%.1f× (rhgd.torch adaptive %.2f s in %d epochs; the port's fastest of %s: %s %.1f s in %d epochs)",
 			bound, *t.Ratio, t.RhgdS, t.RhgdEpochs, strings.Join(names, ", "), t.BestPort, p.S, p.Epochs), *t.Ratio >= 15, true
 	}, ""},
