@@ -87,17 +87,32 @@ func withSpectrumQ(rnd *rand.Rand, lam []float64) (a, q []float64) {
 	return a, q
 }
 
-// funcsFor are the spectral functions checked on SPD matrices of order n:
-// LogEig, ReEig with the threshold inside the spectrum (so both branches
-// occur), exp and √.
-func funcsFor(lam []float64) map[string]lapackx.Func {
+// namedFunc is a spectral function under test, with its name.
+type namedFunc struct {
+	name string
+	f    lapackx.Func
+}
+
+// funcsFor are the spectral functions checked on SPD matrices with
+// eigenvalues lam: LogEig, ReEig with the threshold inside the spectrum (so
+// both branches occur), exp and √. The threshold is the middle of the
+// widest gap in the spectrum's middle half, so that a perturbation that
+// keeps every eigenvalue on its side of it can still be large enough for a
+// Taylor remainder to stand well above rounding. A slice, not a map: the
+// tests draw random data per function, and a map's order would change it.
+func funcsFor(lam []float64) []namedFunc {
 	s := slices.Clone(lam)
 	slices.Sort(s)
-	mid := 0.5 * s[0] // between two eigenvalues, far from both
+	mid := 0.5 * s[0]
 	if n := len(s); n > 1 {
-		mid = 0.5 * (s[n/2-1] + s[n/2])
+		best := -1.0
+		for i := n / 4; i < max(3*n/4, 1) && i+1 < n; i++ {
+			if gap := s[i+1] - s[i]; gap > best {
+				best, mid = gap, 0.5*(s[i]+s[i+1])
+			}
+		}
 	}
-	return map[string]lapackx.Func{"log": lapackx.LogFunc, "reeig": ReEig(mid), "exp": lapackx.ExpFunc, "sqrt": lapackx.SqrtFunc}
+	return []namedFunc{{"log", lapackx.LogFunc}, {"reeig", ReEig(mid)}, {"exp", lapackx.ExpFunc}, {"sqrt", lapackx.SqrtFunc}}
 }
 
 var orders = []int{1, 2, 5, 10, 20, 24, 33, 50}
@@ -127,7 +142,8 @@ func TestAgainstSymFunc(t *testing.T) {
 		if err := sf.Factorize(a[:n*n]); err != nil {
 			t.Fatal(err)
 		}
-		for fname, f := range funcsFor(sf.Eig().Values()) {
+		for _, nf := range funcsFor(sf.Eig().Values()) {
+			fname, f := nf.name, nf.f
 			want, wantD := make([]float64, count*n*n), make([]float64, count*n*n)
 			for i := 0; i < count; i++ {
 				require.NoError(t, sf.Apply(want[i*n*n:(i+1)*n*n], a[i*n*n:(i+1)*n*n], f))
@@ -167,7 +183,8 @@ func TestFrechetTaylor(t *testing.T) {
 		a := randSPD(n, 1.5/math.Sqrt(float64(n)), rnd)
 		sf := lapackx.NewSymFunc(n)
 		require.NoError(t, sf.Factorize(a))
-		for fname, f := range funcsFor(sf.Eig().Values()) {
+		for _, nf := range funcsFor(sf.Eig().Values()) {
+			fname, f := nf.name, nf.f
 			g := make([]float64, n*n)
 			for i := range g {
 				g[i] = rnd.NormFloat64()
