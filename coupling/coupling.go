@@ -11,6 +11,7 @@ import (
 
 	"github.com/rhgd/rhgd/blas"
 	"github.com/rhgd/rhgd/lapackx"
+	"github.com/rhgd/rhgd/manifold"
 	"github.com/rhgd/rhgd/numerr"
 )
 
@@ -232,12 +233,9 @@ func (c *Coupling) checkCG() error {
 // badTol reports a tolerance that is NaN, infinite or negative.
 func badTol(t float64) bool { return !(t >= 0 && t <= math.MaxFloat64) }
 
-func (c *Coupling) check(s ...[]float64) {
-	for _, x := range s {
-		if len(x) != c.m*c.n {
-			panic("coupling: dimension mismatch")
-		}
-	}
+// check panics unless every slice of v has the length of a point.
+func (c *Coupling) check(v ...[]float64) {
+	manifold.CheckLen("coupling: dimension mismatch", c.m*c.n, v...)
 }
 
 // Dims returns m and n.

@@ -15,6 +15,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/rhgd/rhgd/manifold"
 	"github.com/rhgd/rhgd/numerr"
 )
 
@@ -30,12 +31,9 @@ func New(r, c int) *Euclidean {
 	return &Euclidean{r, c}
 }
 
-func (e *Euclidean) check(s ...[]float64) {
-	for _, v := range s {
-		if len(v) != e.r*e.c {
-			panic("euclid: dimension mismatch")
-		}
-	}
+// check panics unless every slice of v has the length of a point.
+func (e *Euclidean) check(v ...[]float64) {
+	manifold.CheckLen("euclid: dimension mismatch", e.r*e.c, v...)
 }
 
 // Dims returns r and c.

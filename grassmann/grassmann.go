@@ -171,12 +171,9 @@ func (g *Grassmann) Clone() any {
 	return c
 }
 
+// check panics unless every slice of v has the length of a point.
 func (g *Grassmann) check(v ...[]float64) {
-	for _, x := range v {
-		if len(x) != g.n*g.p {
-			panic("grassmann: dimension mismatch")
-		}
-	}
+	manifold.CheckLen("grassmann: dimension mismatch", g.n*g.p, v...)
 }
 
 // Dims returns n and p, the shape of a representative.

@@ -73,13 +73,8 @@ func New(n int) *Simplex {
 // Clone returns an independent *Simplex.
 func (s *Simplex) Clone() any { return New(s.n) }
 
-func (s *Simplex) check(v ...[]float64) {
-	for _, x := range v {
-		if len(x) != s.n {
-			panic("simplex: dimension mismatch")
-		}
-	}
-}
+// check panics unless every slice of v has the length of a point.
+func (s *Simplex) check(v ...[]float64) { manifold.CheckLen("simplex: dimension mismatch", s.n, v...) }
 
 // Len returns n.
 func (s *Simplex) Len() int { return s.n }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rhgd/rhgd/blas"
 	"github.com/rhgd/rhgd/lapackx"
+	"github.com/rhgd/rhgd/manifold"
 	"github.com/rhgd/rhgd/numerr"
 )
 
@@ -97,12 +98,9 @@ func (s *Stiefel) Clone() any {
 	return c
 }
 
+// check panics unless every slice of v has the length of a point.
 func (s *Stiefel) check(v ...[]float64) {
-	for _, x := range v {
-		if len(x) != s.n*s.p {
-			panic("stiefel: dimension mismatch")
-		}
-	}
+	manifold.CheckLen("stiefel: dimension mismatch", s.n*s.p, v...)
 }
 
 // Dims returns n and p.
