@@ -1,11 +1,11 @@
 package coupling
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
 	"github.com/rhgd/rhgd/lapackx"
+	"github.com/rhgd/rhgd/manifold"
 )
 
 // SnapPoint implements solver.Snapper. A positive plan whose marginal
@@ -16,13 +16,8 @@ import (
 // in Kullback–Leibler divergence, which keeps Γ's entries' ratios within
 // each row and column. dst may be x.
 func (c *Coupling) SnapPoint(dst, x []float64) (string, error) {
-	err := c.CheckPoint(x)
-	if err == nil {
-		copy(dst, x)
-		return "", nil
-	}
-	if !errors.Is(err, ErrMarginal) {
-		return "", err // wrong length, entries not finite or not positive, bad settings
+	if done, err := manifold.Snapped(dst, x, c.CheckPoint(x), ErrMarginal); done {
+		return "", err // nil, or a wrong length, entries not finite or not positive, bad settings
 	}
 	c.check(dst)
 	e, bound := c.marginalError(x, c.a, c.b)/c.mass, lapackx.F32Tol(max(c.m, c.n))
@@ -34,7 +29,7 @@ func (c *Coupling) SnapPoint(dst, x []float64) (string, error) {
 	}
 	saved := c.Sinkhorn
 	c.Sinkhorn = SinkhornSettings{}
-	err = c.balance(dst, c.mn2)
+	err := c.balance(dst, c.mn2)
 	c.Sinkhorn = saved
 	if err == nil {
 		err = c.CheckPoint(dst)

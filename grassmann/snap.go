@@ -1,10 +1,10 @@
 package grassmann
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/rhgd/rhgd/lapackx"
+	"github.com/rhgd/rhgd/manifold"
 )
 
 // SnapPoint implements solver.Snapper, as stiefel's does. A point with
@@ -14,13 +14,8 @@ import (
 // meant is kept, and it is the orthonormal basis nearest X (Fan and
 // Hoffman 1955), so the representative is kept too. dst may be x.
 func (g *Grassmann) SnapPoint(dst, x []float64) (string, error) {
-	err := g.CheckPoint(x)
-	if err == nil {
-		copy(dst, x)
-		return "", nil
-	}
-	if !errors.Is(err, ErrNotOrthonormal) {
-		return "", err // wrong length, non-finite entries
+	if done, err := manifold.Snapped(dst, x, g.CheckPoint(x), ErrNotOrthonormal); done {
+		return "", err // nil, or a wrong length, non-finite entries
 	}
 	g.check(dst)
 	d, bound := g.defect(x), lapackx.F32Tol(g.n)

@@ -1,10 +1,10 @@
 package stiefel
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/rhgd/rhgd/lapackx"
+	"github.com/rhgd/rhgd/manifold"
 )
 
 // SnapPoint implements solver.Snapper. A point with ‖XᵀX − I‖_F above Tol
@@ -14,13 +14,8 @@ import (
 // about ½‖XᵀX − I‖_F and treats the columns alike, where the Q factor of a
 // QR factorization would depend on their order. dst may be x.
 func (s *Stiefel) SnapPoint(dst, x []float64) (string, error) {
-	err := s.CheckPoint(x)
-	if err == nil {
-		copy(dst, x)
-		return "", nil
-	}
-	if !errors.Is(err, ErrNotOrthonormal) {
-		return "", err // wrong length, non-finite entries, a bad Tol
+	if done, err := manifold.Snapped(dst, x, s.CheckPoint(x), ErrNotOrthonormal); done {
+		return "", err // nil, or a wrong length, non-finite entries, a bad Tol
 	}
 	s.check(dst)
 	d, bound := s.defect(x), lapackx.F32Tol(s.n)
