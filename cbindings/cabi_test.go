@@ -876,29 +876,59 @@ func TestSettingsRoundTrip(t *testing.T) {
 }
 
 // quadData is the quadratic problem of ctest.h with its closed-form
-// solution x* = (MᵀM + λI)⁻¹ Mᵀc, M = A⁻¹B.
-func quadData() (k, m int, lambda float64, a, b, c, xstar []float64) {
-	k, m, lambda = 3, 4, 0.1
-	a = []float64{1, 2, 3, 4}
-	b = []float64{1, 0, 0.5, 0, 1, 0, 0.2, 0.3, 1, 1, 1, 1}
-	c = []float64{1, -1, 0.5, 2}
+// solution x* = (MᵀM + λI)⁻¹ Mᵀc, M = A⁻¹B, on the manifolds R^k × R^m.
+type quadData struct {
+	k, m           int
+	lambda         float64
+	a, b, c, xstar []float64
+	mx, my         int64
+}
+
+// newQuadData returns quadData on R^3 × R^4, the manifolds freed when the
+// test ends.
+func newQuadData(t testing.TB) *quadData {
+	t.Helper()
+	d := &quadData{k: 3, m: 4, lambda: 0.1,
+		a: []float64{1, 2, 3, 4},
+		b: []float64{1, 0, 0.5, 0, 1, 0, 0.2, 0.3, 1, 1, 1, 1},
+		c: []float64{1, -1, 0.5, 2}}
+	k, m := d.k, d.m
 	M := mat.NewDense(m, k, nil)
 	for i := range m {
 		for j := range k {
-			M.Set(i, j, b[i*k+j]/a[i])
+			M.Set(i, j, d.b[i*k+j]/d.a[i])
 		}
 	}
 	var lhs mat.Dense
 	lhs.Mul(M.T(), M)
 	for j := range k {
-		lhs.Set(j, j, lhs.At(j, j)+lambda)
+		lhs.Set(j, j, lhs.At(j, j)+d.lambda)
 	}
 	var rhs, sol mat.VecDense
-	rhs.MulVec(M.T(), mat.NewVecDense(m, c))
+	rhs.MulVec(M.T(), mat.NewVecDense(m, d.c))
 	if err := sol.SolveVec(&lhs, &rhs); err != nil {
-		panic(err)
+		t.Fatal(err)
 	}
-	return k, m, lambda, a, b, c, sol.RawVector().Data
+	d.xstar = sol.RawVector().Data
+	d.mx, d.my = testManifold(t, "euclid:r=3"), testManifold(t, "euclid:r=4")
+	return d
+}
+
+// quad returns the problem's C callbacks, of which the failAt-th oracle
+// call fails (0: none); the caller frees it.
+func (d *quadData) quad(failAt int) *ctest.Quad {
+	return ctest.NewQuad(d.k, d.m, d.lambda, d.a, d.b, d.c, failAt)
+}
+
+// testManifold returns the manifold spec gives, freed when the test ends.
+func testManifold(t testing.TB, spec string) int64 {
+	t.Helper()
+	h, rc := ctest.ManifoldNew(spec)
+	if rc != okC {
+		t.Fatalf("%s: %d", spec, rc)
+	}
+	t.Cleanup(func() { ctest.ManifoldFree(h) })
+	return h
 }
 
 // TestCallbackProblem solves the quadratic problem given by C callbacks,
@@ -906,11 +936,8 @@ func quadData() (k, m int, lambda float64, a, b, c, xstar []float64) {
 // differences, as Riemannian or Euclidean oracles (hess_gy_inv, for hinv,
 // beside either), with each estimator, and compares with the closed form.
 func TestCallbackProblem(t *testing.T) {
-	k, m, lambda, a, b, c, xstar := quadData()
-	mx, _ := ctest.ManifoldNew("euclid:r=3")
-	my, _ := ctest.ManifoldNew("euclid:r=4")
-	defer ctest.ManifoldFree(mx)
-	defer ctest.ManifoldFree(my)
+	d := newQuadData(t)
+	k, m, mx, my, xstar := d.k, d.m, d.mx, d.my, d.xstar
 	for _, cs := range []struct {
 		full, flags int
 		est         string
@@ -918,7 +945,7 @@ func TestCallbackProblem(t *testing.T) {
 		{1, 0, "hinv"}, {1, 1, "hinv"}, {1, 0, "cg"}, {2, 1, "cg"}, {0, 1, "cg"}, {0, 0, "cg"}, {2, 1, "ns:gamma=0.2,terms=200"}, {2, 0, "ad"},
 	} {
 		name := fmt.Sprintf("full=%d flags=%d %s", cs.full, cs.flags, cs.est)
-		q := ctest.NewQuad(k, m, lambda, a, b, c, 0)
+		q := d.quad(0)
 		p, rc := ctest.QuadProblem(q, mx, my, cs.full, cs.flags, false)
 		if rc != okC {
 			t.Fatalf("%s: %d", name, rc)
@@ -953,7 +980,7 @@ func TestCallbackProblem(t *testing.T) {
 		q.Free()
 	}
 	// Missing a required oracle; bad flags.
-	q := ctest.NewQuad(k, m, lambda, a, b, c, 0)
+	q := d.quad(0)
 	defer q.Free()
 	wantCode(t, "no grad_gy", einval, func() int { _, rc := ctest.QuadProblem(q, mx, my, 1, 0, true); return rc }, "grad_gy")
 	wantCode(t, "flags", einval, func() int { _, rc := ctest.QuadProblem(q, mx, my, 0, 7, false); return rc }, "flags")
@@ -987,12 +1014,9 @@ func TestCallbackProblem(t *testing.T) {
 // TestCallbackFailure: an oracle returning nonzero stops the run with
 // RHGD_ECALLBACK; the result is readable and says Failure.
 func TestCallbackFailure(t *testing.T) {
-	k, m, lambda, a, b, c, _ := quadData()
-	mx, _ := ctest.ManifoldNew("euclid:r=3")
-	my, _ := ctest.ManifoldNew("euclid:r=4")
-	defer ctest.ManifoldFree(mx)
-	defer ctest.ManifoldFree(my)
-	q := ctest.NewQuad(k, m, lambda, a, b, c, 100)
+	d := newQuadData(t)
+	k, m, mx, my := d.k, d.m, d.mx, d.my
+	q := d.quad(100)
 	defer q.Free()
 	p, _ := ctest.QuadProblem(q, mx, my, 2, 1, false)
 	defer ctest.ProblemFree(p)
@@ -1038,12 +1062,9 @@ func TestOracle(t *testing.T) {
 	bad[1] = 5
 	wantCode(t, "y off SPD", einval, func() int { return ctest.Oracle(p, "grad_gy", x, bad, nil, make([]float64, 64)) }, "y: ")
 
-	k, m, lambda, a, b, c, _ := quadData()
-	mx, _ := ctest.ManifoldNew("euclid:r=3")
-	my, _ := ctest.ManifoldNew("euclid:r=4")
-	defer ctest.ManifoldFree(mx)
-	defer ctest.ManifoldFree(my)
-	q := ctest.NewQuad(k, m, lambda, a, b, c, 0)
+	d := newQuadData(t)
+	mx, my := d.mx, d.my
+	q := d.quad(0)
 	defer q.Free()
 	exact, _ := ctest.QuadProblem(q, mx, my, 1, 0, false)
 	fd, _ := ctest.QuadProblem(q, mx, my, 0, 0, false)
@@ -1149,12 +1170,9 @@ func TestAllocs(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { ctest.Expsym(2, a, out) }); n != 0 {
 		t.Errorf("rhgd_expsym allocates %v times per call", n)
 	}
-	k, m, lambda, qa, qb, qc, _ := quadData()
-	mx, _ := ctest.ManifoldNew("euclid:r=3")
-	my, _ := ctest.ManifoldNew("euclid:r=4")
-	defer ctest.ManifoldFree(mx)
-	defer ctest.ManifoldFree(my)
-	q := ctest.NewQuad(k, m, lambda, qa, qb, qc, 0)
+	d := newQuadData(t)
+	k, m, mx, my := d.k, d.m, d.mx, d.my
+	q := d.quad(0)
 	defer q.Free()
 	p, _ := ctest.QuadProblem(q, mx, my, 2, 0, false)
 	defer ctest.ProblemFree(p)

@@ -108,8 +108,7 @@ func TestFloat32Inputs(t *testing.T) {
 		t.Fatalf("coupling with float32 marginals: %d", rc)
 	}
 	defer ctest.ManifoldFree(mc)
-	me, _ := ctest.ManifoldNew("euclid:r=2")
-	defer ctest.ManifoldFree(me)
+	me := testManifold(t, "euclid:r=2")
 	q, rc := ctest.NoopProblem(mc, me)
 	if rc != okC {
 		t.Fatal(rc)

@@ -96,12 +96,8 @@ func TestHistoryNames(t *testing.T) {
 // and the result reads back by name and its best iterates by
 // rhgd_solver_best.
 func TestGrowingStructs(t *testing.T) {
-	mx, rc := ctest.ManifoldNew("euclid:r=2")
-	require.Equal(t, okC, rc)
-	defer ctest.ManifoldFree(mx)
-	my, rc := ctest.ManifoldNew("euclid:r=2")
-	require.Equal(t, okC, rc)
-	defer ctest.ManifoldFree(my)
+	mx := testManifold(t, "euclid:r=2")
+	my := testManifold(t, "euclid:r=2")
 	f := ctest.NewFsum()
 	defer f.Free()
 	wantCode(t, "oracles size too small", einval, func() int {
@@ -175,10 +171,8 @@ func TestGrowingStructs(t *testing.T) {
 // minibatches (valid indices, never an empty batch), the full sum as NULL
 // otherwise, and its lower_solve with lower_solve=true.
 func TestCallbackBatches(t *testing.T) {
-	mx, _ := ctest.ManifoldNew("euclid:r=2")
-	defer ctest.ManifoldFree(mx)
-	my, _ := ctest.ManifoldNew("euclid:r=2")
-	defer ctest.ManifoldFree(my)
+	mx := testManifold(t, "euclid:r=2")
+	my := testManifold(t, "euclid:r=2")
 	xstar := ctest.FsumXStar()
 
 	f := ctest.NewFsum()

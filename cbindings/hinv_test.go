@@ -44,11 +44,8 @@ func checkReports(t *testing.T, p int64, x, y []float64) map[string]bool {
 // inverse, planted, not to be); the hinv hypergradient at a given point
 // agrees with CG's to CG's tolerance, and so do whole runs.
 func TestCallbackHinvEuclidean(t *testing.T) {
-	mx, _ := ctest.ManifoldNew("euclid:r=2")
-	defer ctest.ManifoldFree(mx)
-	my, rc := ctest.ManifoldNew("spd:n=2")
-	require.Equal(t, okC, rc)
-	defer ctest.ManifoldFree(my)
+	mx := testManifold(t, "euclid:r=2")
+	my := testManifold(t, "spd:n=2")
 	q := ctest.NewSPD()
 	defer q.Free()
 
@@ -104,10 +101,8 @@ func TestCallbackHinvEuclidean(t *testing.T) {
 // hess_gy_inv gets RSHGD's minibatch B4 (batch_hess), as hess_gy would,
 // with valid indices; on the full sums, hinv reaches the closed-form x*.
 func TestCallbackHinvBatches(t *testing.T) {
-	mx, _ := ctest.ManifoldNew("euclid:r=2")
-	defer ctest.ManifoldFree(mx)
-	my, _ := ctest.ManifoldNew("euclid:r=2")
-	defer ctest.ManifoldFree(my)
+	mx := testManifold(t, "euclid:r=2")
+	my := testManifold(t, "euclid:r=2")
 	f := ctest.NewFsum()
 	defer f.Free()
 	p, rc := ctest.FsumProblemHinv(f, mx, my)

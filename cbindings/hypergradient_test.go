@@ -78,12 +78,9 @@ func TestSolverHypergradientBuiltin(t *testing.T) {
 // problem's start; a few steps give the iterate replayed by hand. Bad
 // arguments are errors that write nothing.
 func TestSolverHypergradientQuad(t *testing.T) {
-	k, m, lambda, a, b, c, _ := quadData()
-	mx, _ := ctest.ManifoldNew("euclid:r=3")
-	my, _ := ctest.ManifoldNew("euclid:r=4")
-	defer ctest.ManifoldFree(mx)
-	defer ctest.ManifoldFree(my)
-	q := ctest.NewQuad(k, m, lambda, a, b, c, 0)
+	d := newQuadData(t)
+	k, m, mx, my, a, b, c := d.k, d.m, d.mx, d.my, d.a, d.b, d.c
+	q := d.quad(0)
 	defer q.Free()
 
 	B := mat.NewDense(m, k, b)
@@ -99,7 +96,7 @@ func TestSolverHypergradientQuad(t *testing.T) {
 	grad.MulVec(B.T(), mat.NewVecDense(m, r))
 	truth := make([]float64, k)
 	for j := range truth {
-		truth[j] = lambda*x[j] + grad.AtVec(j)
+		truth[j] = d.lambda*x[j] + grad.AtVec(j)
 	}
 
 	hg, yOut := make([]float64, k), make([]float64, m)
@@ -169,7 +166,7 @@ func TestSolverHypergradientQuad(t *testing.T) {
 		return ctest.SolverHypergradient(s, 3, x, 4, []float64{1, 2, math.Inf(1), 3}, hg, nil, nil)
 	}, "y: ", "+Inf")
 	wantCode(t, "bad handle", ebadh, func() int { return ctest.SolverHypergradient(p, 3, x, 4, nil, hg, nil, nil) }, "solver")
-	qf := ctest.NewQuad(k, m, lambda, a, b, c, 2) // grad_gy fails from its second call
+	qf := d.quad(2) // grad_gy fails from its second call
 	defer qf.Free()
 	pf, _ := ctest.QuadProblem(qf, mx, my, 1, 0, false)
 	defer ctest.ProblemFree(pf)

@@ -21,11 +21,8 @@ import (
 // per epoch (and one for the final lower solve) in place of the lower
 // steps' grad_gy calls, never with a batch.
 func TestCallbackLowerSteps(t *testing.T) {
-	k, m, lambda, a, b, c, _ := quadData()
-	mx, _ := ctest.ManifoldNew("euclid:r=3")
-	my, _ := ctest.ManifoldNew("euclid:r=4")
-	defer ctest.ManifoldFree(mx)
-	defer ctest.ManifoldFree(my)
+	d := newQuadData(t)
+	k, m, mx, my := d.k, d.m, d.mx, d.my
 	const inner, epochs = 20, 60
 	settings := fmt.Sprintf("eta_x=0.5,eta_y=0.2,inner=%d,epochs=%d", inner, epochs)
 	for _, cs := range []struct {
@@ -38,7 +35,7 @@ func TestCallbackLowerSteps(t *testing.T) {
 		var lowerGrads [2]int64
 		var gradGys [2]int
 		for mode := range 2 {
-			q := ctest.NewQuad(k, m, lambda, a, b, c, 0)
+			q := d.quad(0)
 			p, rc := ctest.QuadProblemSteps(q, mx, my, cs.full, cs.flags, mode)
 			require.Equal(t, okC, rc, name)
 			s, rc := ctest.SolverNew(p, cs.est, settings)
@@ -92,10 +89,9 @@ func TestCallbackLowerSteps(t *testing.T) {
 // lower_steps (rhgd_oracles.size short of it, a trap in its place) is
 // unaffected: the trap is never called.
 func TestCallbackLowerStepsRules(t *testing.T) {
-	k, m, lambda, a, b, c, _ := quadData()
-	mx, _ := ctest.ManifoldNew("euclid:r=3")
-	defer ctest.ManifoldFree(mx)
-	q := ctest.NewQuad(k, m, lambda, a, b, c, 0)
+	d := newQuadData(t)
+	k, m, mx, my := d.k, d.m, d.mx, d.my
+	q := d.quad(0)
 	defer q.Free()
 	for _, spec := range []string{"spd:n=2", "stiefel:n=4,p=1"} {
 		my, rc := ctest.ManifoldNew(spec)
@@ -106,8 +102,7 @@ func TestCallbackLowerStepsRules(t *testing.T) {
 		}
 		ctest.ManifoldFree(my)
 	}
-	e2, _ := ctest.ManifoldNew("euclid:r=2")
-	defer ctest.ManifoldFree(e2)
+	e2 := testManifold(t, "euclid:r=2")
 	prod, rc := ctest.ManifoldProduct([]int64{e2, e2})
 	require.Equal(t, okC, rc)
 	defer ctest.ManifoldFree(prod)
@@ -115,8 +110,6 @@ func TestCallbackLowerStepsRules(t *testing.T) {
 	require.Equal(t, okC, rc, "a product of euclid manifolds")
 	ctest.ProblemFree(pp)
 
-	my, _ := ctest.ManifoldNew("euclid:r=4")
-	defer ctest.ManifoldFree(my)
 	for _, cs := range []struct {
 		est, settings string
 		fused         bool
@@ -127,7 +120,7 @@ func TestCallbackLowerStepsRules(t *testing.T) {
 		{"cg", "epochs=5,inner=4,preset=adaptive", false},
 		{"ad", "epochs=5,inner=4", false},
 	} {
-		q := ctest.NewQuad(k, m, lambda, a, b, c, 0)
+		q := d.quad(0)
 		p, rc := ctest.QuadProblemSteps(q, mx, my, 2, 1, 1)
 		require.Equal(t, okC, rc)
 		s, rc := ctest.SolverNew(p, cs.est, cs.settings)
@@ -146,7 +139,7 @@ func TestCallbackLowerStepsRules(t *testing.T) {
 	}
 
 	// lower_steps fails at its first call (the quad's 1st oracle call).
-	qf := ctest.NewQuad(k, m, lambda, a, b, c, 1)
+	qf := d.quad(1)
 	defer qf.Free()
 	p, rc := ctest.QuadProblemSteps(qf, mx, my, 2, 1, 1)
 	require.Equal(t, okC, rc)
@@ -160,7 +153,7 @@ func TestCallbackLowerStepsRules(t *testing.T) {
 	assert.Equal(t, int(ctest.Const(14)), res.Status) // RHGD_STATUS_FAILURE
 
 	// The layout before lower_steps.
-	qo := ctest.NewQuad(k, m, lambda, a, b, c, 0)
+	qo := d.quad(0)
 	defer qo.Free()
 	po, rc := ctest.QuadProblemSteps(qo, mx, my, 2, 1, 2)
 	require.Equal(t, okC, rc)
@@ -179,18 +172,15 @@ func TestCallbackLowerStepsRules(t *testing.T) {
 // AD's own reverse sweep to rounding, with the same counts of products;
 // lower_steps_vjp without lower_steps is refused, naming both.
 func TestCallbackLowerStepsVJP(t *testing.T) {
-	k, m, lambda, a, b, c, _ := quadData()
-	mx, _ := ctest.ManifoldNew("euclid:r=3")
-	my, _ := ctest.ManifoldNew("euclid:r=4")
-	defer ctest.ManifoldFree(mx)
-	defer ctest.ManifoldFree(my)
+	d := newQuadData(t)
+	k, m, mx, my := d.k, d.m, d.mx, d.my
 	const inner, epochs = 10, 30
 	settings := fmt.Sprintf("eta_x=0.5,eta_y=0.2,inner=%d,epochs=%d", inner, epochs)
 	for _, flags := range []int{0, 1} {
 		var xs [2][]float64
 		var res [2]ctest.Result
 		for i, mode := range []int{0, 3} {
-			q := ctest.NewQuad(k, m, lambda, a, b, c, 0)
+			q := d.quad(0)
 			p, rc := ctest.QuadProblemSteps(q, mx, my, 2, flags, mode)
 			require.Equal(t, okC, rc)
 			s, rc := ctest.SolverNew(p, "ad", settings)
@@ -214,7 +204,7 @@ func TestCallbackLowerStepsVJP(t *testing.T) {
 		assert.Equal(t, res[0].HessVecs, res[1].HessVecs)
 		assert.Equal(t, res[0].CrossVecs, res[1].CrossVecs)
 	}
-	q := ctest.NewQuad(k, m, lambda, a, b, c, 0)
+	q := d.quad(0)
 	defer q.Free()
 	wantCode(t, "vjp without lower_steps", einval, func() int {
 		_, rc := ctest.QuadProblemSteps(q, mx, my, 2, 1, 4)

@@ -147,10 +147,8 @@ func TestABITerms(t *testing.T) {
 	k, m := 2, 3
 	q := ctest.NewQuad(k, m, 0.1, []float64{1, 2, 3}, []float64{1, 0, 0, 1, 1, 1}, []float64{1, 2, 3}, 0)
 	defer q.Free()
-	mx, _ := ctest.ManifoldNew("euclid:r=2")
-	my, _ := ctest.ManifoldNew("euclid:r=3")
-	defer ctest.ManifoldFree(mx)
-	defer ctest.ManifoldFree(my)
+	mx := testManifold(t, "euclid:r=2")
+	my := testManifold(t, "euclid:r=3")
 	p, rc := ctest.QuadProblem(q, mx, my, 0, 1, false)
 	if rc != okC {
 		t.Fatal(rc)

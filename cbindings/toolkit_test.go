@@ -124,12 +124,7 @@ type toolkitCase struct {
 
 func toolkitCases(t *testing.T) []toolkitCase {
 	t.Helper()
-	mk := func(spec string) int64 {
-		h, rc := ctest.ManifoldNew(spec)
-		require.Equal(t, okC, rc, spec)
-		t.Cleanup(func() { ctest.ManifoldFree(h) })
-		return h
-	}
+	mk := func(spec string) int64 { return testManifold(t, spec) }
 	goM := func(spec string) solver.Manifold {
 		m, err := newManifold(spec)
 		require.NoError(t, err)
@@ -578,9 +573,7 @@ func TestToolkitAllocs(t *testing.T) {
 	if race.Enabled {
 		t.Skip("allocation counts under -race")
 	}
-	h, rc := ctest.ManifoldNew("spd:n=4")
-	require.Equal(t, okC, rc)
-	defer ctest.ManifoldFree(h)
+	h := testManifold(t, "spd:n=4")
 	x, u, o := make([]float64, 16), make([]float64, 16), make([]float64, 16)
 	require.Equal(t, okC, ctest.RandPoint(h, 1, x))
 	require.Equal(t, okC, ctest.RandTangent(h, x, 2, u))
