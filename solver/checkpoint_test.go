@@ -41,10 +41,7 @@ type ckCase struct {
 // LowerSolve here).
 func ckSynthetic(est solver.Estimator, adaptive bool, lanczos int) func(t testing.TB) (solver.Problem, []float64, []float64, solver.Settings) {
 	return func(t testing.TB) (solver.Problem, []float64, []float64, solver.Settings) {
-		data, err := synthetic.Generate(20, 10, 4, synthetic.PaperNu, 42)
-		require.NoError(t, err)
-		sp, err := synthetic.New(data)
-		require.NoError(t, err)
+		sp := smallSynthetic(t, 10, 42)
 		w0, m0 := sp.Start(1)
 		set := synthetic.Paper.Settings
 		set.Estimator, set.Epochs, set.Seed, set.Lanczos = est, 14, 7, lanczos
@@ -89,10 +86,7 @@ var ckCases = []ckCase{
 		return p, x0, y0, set
 	}},
 	{"adaptive-exact", func(t testing.TB) (solver.Problem, []float64, []float64, solver.Settings) {
-		data, err := hyperrep.GenerateSizes(hyperrep.Sizes{N: 30, D: 6, K: 2, NTrain: 15, Noise: 1}, 5)
-		require.NoError(t, err)
-		hp, err := hyperrep.New(data, hyperrep.PaperLambda)
-		require.NoError(t, err)
+		hp := smallHyperrep(t, hyperrep.Sizes{N: 30, D: 6, K: 2, NTrain: 15, Noise: 1})
 		w0, b0 := hp.Start(0)
 		set := hyperrep.Paper.Settings
 		set.Estimator, set.Epochs = &solver.CG{}, 14
@@ -465,20 +459,14 @@ func TestCheckpointErrors(t *testing.T) {
 		check(t, load(t, good, "test problem", func(s *solver.Settings) { s.Upper.BB = true }), `upper_bb = "false" in the checkpoint, "true"`)
 	})
 	t.Run("sizes", func(t *testing.T) {
-		data, err := synthetic.Generate(20, 8, 4, synthetic.PaperNu, 42)
-		require.NoError(t, err)
-		sp, err := synthetic.New(data)
-		require.NoError(t, err)
+		sp := smallSynthetic(t, 8, 42)
 		r, err := solver.New(sp.Bilevel(), &solver.Settings{Estimator: &solver.CG{}})
 		require.NoError(t, err)
 		_, err = r.LoadState(bytes.NewReader(good), "test problem")
 		check(t, err, `len_x = "40" in the checkpoint, "32" in this solver`)
 	})
 	t.Run("data", func(t *testing.T) {
-		data, err := synthetic.Generate(20, 10, 4, synthetic.PaperNu, 43)
-		require.NoError(t, err)
-		sp, err := synthetic.New(data)
-		require.NoError(t, err)
+		sp := smallSynthetic(t, 10, 43)
 		_, _, _, set := c.build(t)
 		r, err := solver.New(sp.Bilevel(), &set)
 		require.NoError(t, err)

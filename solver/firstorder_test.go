@@ -114,10 +114,7 @@ func (r *reach) Record(s *solver.EpochStats) error {
 // first-order estimator reaches HINV's final f to 1e−4 relative with
 // gradients only.
 func TestFirstOrderSynthetic(t *testing.T) {
-	data, err := synthetic.Generate(20, 10, 4, synthetic.PaperNu, 42)
-	require.NoError(t, err)
-	sp, err := synthetic.New(data)
-	require.NoError(t, err)
+	sp := smallSynthetic(t, 10, 42)
 	w0, m0 := sp.Start(1)
 	set := synthetic.Paper.Settings
 	ref := hinvF(t, sp.Bilevel(), w0, m0, set, 1500)
@@ -149,10 +146,7 @@ func TestFirstOrderSynthetic(t *testing.T) {
 // run takes the problem's exact lower solution (Settings.Lower), and z
 // steps of η_z = 1.
 func TestFirstOrderHyperrep(t *testing.T) {
-	data, err := hyperrep.GenerateSizes(hyperrep.Sizes{N: 40, D: 8, K: 3, NTrain: 20, Noise: 1}, 5)
-	require.NoError(t, err)
-	hp, err := hyperrep.New(data, hyperrep.PaperLambda)
-	require.NoError(t, err)
+	hp := smallHyperrep(t, hyperrep.Sizes{N: 40, D: 8, K: 3, NTrain: 20, Noise: 1})
 	w0, b0 := hp.Start(0)
 	set := hyperrep.Paper.Settings
 	ref := hinvF(t, hp.Bilevel(), w0, b0, set, 3000)
@@ -192,10 +186,7 @@ func counting(p solver.Problem, calls map[solver.Oracle]int) solver.Problem {
 // problem may), calls nothing else on one that has every oracle, and
 // gives the same run on both: nothing is filled by finite differences.
 func TestFirstOrderGradientsOnly(t *testing.T) {
-	data, err := synthetic.Generate(20, 10, 4, synthetic.PaperNu, 7)
-	require.NoError(t, err)
-	sp, err := synthetic.New(data)
-	require.NoError(t, err)
+	sp := smallSynthetic(t, 10, 7)
 	w0, m0 := sp.Start(2)
 	set := synthetic.Paper.Settings
 	set.Epochs, set.Estimator = 30, &solver.FirstOrder{}
@@ -247,21 +238,9 @@ func TestFirstOrderGradientsOnly(t *testing.T) {
 // and the power 1/7 of a sampled run); with the 64 of 40 components drawn
 // with replacement it comes within 2× of the full run's bias.
 func TestFirstOrderStochastic(t *testing.T) {
-	s, mx, my, x0, y0 := squadSetup(14)
+	s, _, _, x0, _ := squadSetup(14)
 	floor := func(size int) float64 {
-		r, err := solver.New(on(s.problem(), mx, my), withBatches(&solver.Settings{Estimator: &solver.FirstOrder{Lambda: 1, Growth: 1, Power: 1.0 / 7}, InnerIters: 10, EtaX: 0.05, EtaY: 0.2, Seed: 3}, solver.Batches{Lower: size, Upper: size, Cross: size, Hess: size}))
-		require.NoError(t, err)
-		require.NoError(t, r.Reset(x0, y0))
-		var sum float64
-		for k := 0; k < 600; k++ {
-			_, err := r.Step()
-			require.NoError(t, err)
-			if k >= 400 {
-				g := norm2(s.mean.exactHyper(r.X(), s.mean.ystar(r.X())))
-				sum += g * g
-			}
-		}
-		return sum / 200
+		return noiseFloor(t, &solver.FirstOrder{Lambda: 1, Growth: 1, Power: 1.0 / 7}, size)
 	}
 	g0 := norm2(s.mean.exactHyper(x0, s.mean.ystar(x0)))
 	full, small, large := floor(0), floor(4), floor(64)
@@ -290,10 +269,7 @@ func TestFirstOrderEpochAllocs(t *testing.T) {
 			}
 		}), "batches %+v", b)
 	}
-	data, err := synthetic.Generate(20, 10, 4, synthetic.PaperNu, 3)
-	require.NoError(t, err)
-	sp, err := synthetic.New(data)
-	require.NoError(t, err)
+	sp := smallSynthetic(t, 10, 3)
 	w0, m0 := sp.Start(1)
 	set := synthetic.Paper.Settings
 	set.Estimator = &solver.FirstOrder{}
@@ -315,10 +291,7 @@ func TestFirstOrderEpochAllocs(t *testing.T) {
 // with z step counts that vary, sooner than with ZSteps fixed steps (which
 // on this problem do not reach it in 500 epochs).
 func TestFirstOrderZTol(t *testing.T) {
-	data, err := synthetic.Generate(20, 10, 4, synthetic.PaperNu, 42)
-	require.NoError(t, err)
-	sp, err := synthetic.New(data)
-	require.NoError(t, err)
+	sp := smallSynthetic(t, 10, 42)
 	w0, m0 := sp.Start(1)
 	set := synthetic.Paper.Settings
 	ref := hinvF(t, sp.Bilevel(), w0, m0, set, 1500)

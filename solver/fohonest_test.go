@@ -79,15 +79,9 @@ func exactTruth(t *testing.T, p solver.Problem) func(dst, x []float64) {
 
 func foCases(t *testing.T) []foCase {
 	s := newStquad(1)
-	data, err := synthetic.Generate(20, 10, 4, synthetic.PaperNu, 42)
-	require.NoError(t, err)
-	sp, err := synthetic.New(data)
-	require.NoError(t, err)
+	sp := smallSynthetic(t, 10, 42)
 	w0, m0 := sp.Start(1)
-	hd, err := hyperrep.GenerateSizes(hyperrep.Sizes{N: 40, D: 8, K: 3, NTrain: 20, Noise: 1}, 5)
-	require.NoError(t, err)
-	hp, err := hyperrep.New(hd, hyperrep.PaperLambda)
-	require.NoError(t, err)
+	hp := smallHyperrep(t, hyperrep.Sizes{N: 40, D: 8, K: 3, NTrain: 20, Noise: 1})
 	hw0, hb0 := hp.Start(0)
 	return []foCase{
 		{"stiefel", s.problem(), s.x0, s.y0, solver.Settings{EtaX: s.etaX, EtaY: s.etaY, InnerIters: s.inner}, s.hypergrad},

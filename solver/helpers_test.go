@@ -3,6 +3,10 @@ package solver_test
 import (
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
+	"github.com/rhgd/rhgd/problems/hyperrep"
+	"github.com/rhgd/rhgd/problems/synthetic"
 	"github.com/rhgd/rhgd/solver"
 )
 
@@ -46,4 +50,26 @@ func value(t testing.TB, f func(*solver.Point) (float64, error), x, y []float64)
 	v, err := f(at(x, y))
 	must(t, err)
 	return v
+}
+
+// smallSynthetic is the synthetic problem (Stiefel × SPD) at a small size:
+// n = 20 samples of dimension d, rank 4, the paper's ν, data of seed seed.
+func smallSynthetic(t testing.TB, d int, seed uint64) *synthetic.Problem {
+	t.Helper()
+	data, err := synthetic.Generate(20, d, 4, synthetic.PaperNu, seed)
+	require.NoError(t, err)
+	sp, err := synthetic.New(data)
+	require.NoError(t, err)
+	return sp
+}
+
+// smallHyperrep is the hyper-representation problem (Stiefel × Euclidean)
+// of the sizes s, data of seed 5, with the paper's λ.
+func smallHyperrep(t testing.TB, s hyperrep.Sizes) *hyperrep.Problem {
+	t.Helper()
+	data, err := hyperrep.GenerateSizes(s, 5)
+	require.NoError(t, err)
+	hp, err := hyperrep.New(data, hyperrep.PaperLambda)
+	require.NoError(t, err)
+	return hp
 }

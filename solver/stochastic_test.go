@@ -175,6 +175,27 @@ func squadSetup(seed uint64) (*squad, solver.Manifold, solver.Manifold, []float6
 	return s, euclid.New(3, 1), euclid.New(5, 1), x0, y0
 }
 
+// noiseFloor is the mean true ‖∇F(x_k)‖² over the last 200 of 600 RSHGD
+// epochs of est on squadSetup(14), with every minibatch of size size (0:
+// the whole sums), S = 10, η_x = 0.05 and η_y = 0.2.
+func noiseFloor(t *testing.T, est solver.Estimator, size int) float64 {
+	t.Helper()
+	s, mx, my, x0, y0 := squadSetup(14)
+	r, err := solver.New(on(s.problem(), mx, my), withBatches(&solver.Settings{Estimator: est, InnerIters: 10, EtaX: 0.05, EtaY: 0.2, Seed: 3}, solver.Batches{Lower: size, Upper: size, Cross: size, Hess: size}))
+	require.NoError(t, err)
+	require.NoError(t, r.Reset(x0, y0))
+	var sum float64
+	for k := 0; k < 600; k++ {
+		_, err := r.Step()
+		require.NoError(t, err)
+		if k >= 400 {
+			g := norm2(s.mean.exactHyper(r.X(), s.mean.ystar(r.X())))
+			sum += g * g
+		}
+	}
+	return sum / 200
+}
+
 // TestStochasticFullBatches: with zero batch sizes RSHGD is RHGD on the
 // averaged problem, to rounding.
 func TestStochasticFullBatches(t *testing.T) {
@@ -288,22 +309,8 @@ func TestStochasticVariance(t *testing.T) {
 // E‖∇F(x_k)‖² that falls with the batch size (paper, Theorem 4: ε ∝
 // 1/|B|), far below its start.
 func TestStochasticConverges(t *testing.T) {
-	s, mx, my, x0, y0 := squadSetup(14)
-	floor := func(size int) float64 {
-		r, err := solver.New(on(s.problem(), mx, my), withBatches(&solver.Settings{Estimator: &solver.CG{}, InnerIters: 10, EtaX: 0.05, EtaY: 0.2, Seed: 3}, solver.Batches{Lower: size, Upper: size, Cross: size, Hess: size}))
-		require.NoError(t, err)
-		require.NoError(t, r.Reset(x0, y0))
-		var sum float64
-		for k := 0; k < 600; k++ {
-			_, err := r.Step()
-			require.NoError(t, err)
-			if k >= 400 {
-				g := norm2(s.mean.exactHyper(r.X(), s.mean.ystar(r.X())))
-				sum += g * g
-			}
-		}
-		return sum / 200
-	}
+	s, _, _, x0, _ := squadSetup(14)
+	floor := func(size int) float64 { return noiseFloor(t, &solver.CG{}, size) }
 	g0 := norm2(s.mean.exactHyper(x0, s.mean.ystar(x0)))
 	small, large := floor(4), floor(64)
 	t.Logf("‖∇F(x0)‖² %.3g; mean ‖∇F‖² over the last 200 of 600 epochs: |B|=4 %.3g, |B|=64 %.3g", g0*g0, small, large)
