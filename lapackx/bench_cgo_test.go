@@ -155,11 +155,7 @@ func BenchmarkQRLayout(b *testing.B) {
 // 3.2 ms; n=1000 31 ms, 22 ms.
 func BenchmarkReduceSym(b *testing.B) {
 	for _, n := range []int{50, 100, 200, 400, 1000} {
-		x := benchSPD(n)
-		u := randSym(newRand(5), n, 1)
-		l := append([]float64(nil), x...)
-		Impl{}.Dpotrf(gblas.Lower, n, l, n)
-		t := make([]float64, n*n)
+		u, l, t := reduceSymOperands(n)
 		impl := blas.Impl()
 		b.Run(fmt.Sprintf("method=solves/n=%d", n), func(b *testing.B) {
 			b.ReportAllocs()

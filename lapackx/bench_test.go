@@ -170,22 +170,26 @@ func BenchmarkCongruenceMethod(b *testing.B) {
 	}
 }
 
+// benchCholFactor is the lower Cholesky factor L (zero upper triangle) of
+// a random symmetric n×n matrix with n added to its diagonal.
+func benchCholFactor(n int) []float64 {
+	l := randSym(newRand(9), n, 1)
+	for i := 0; i < n; i++ {
+		l[i*n+i] += float64(n)
+	}
+	Impl{}.Dpotrf(gblas.Lower, n, l, n)
+	for i := 0; i < n; i++ {
+		clear(l[i*n+i+1 : (i+1)*n])
+	}
+	return l
+}
+
 // BenchmarkCholInverse compares two ways to invert an SPD matrix from its
 // Cholesky factor: LAPACK's dpotri against a triangular solve with the
 // identity and a Gram product (CholInverse).
 func BenchmarkCholInverse(b *testing.B) {
 	for _, n := range []int{20, 50, 100, 150, 200, 1000} {
-		rnd := newRand(9)
-		a := randSym(rnd, n, 1)
-		for i := 0; i < n; i++ {
-			a[i*n+i] += float64(n)
-		}
-		l := make([]float64, n*n)
-		copy(l, a)
-		Impl{}.Dpotrf(gblas.Lower, n, l, n)
-		for i := 0; i < n; i++ {
-			clear(l[i*n+i+1 : (i+1)*n])
-		}
+		l := benchCholFactor(n)
 		dst, li := make([]float64, n*n), make([]float64, n*n)
 		b.Run(fmt.Sprintf("method=potri/n=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
@@ -207,17 +211,7 @@ func BenchmarkCholInverse(b *testing.B) {
 // solve against the identity and LAPACK's blocked dtrtri.
 func BenchmarkInvLower(b *testing.B) {
 	for _, n := range []int{50, 100, 200, 500, 1000} {
-		rnd := newRand(9)
-		a := randSym(rnd, n, 1)
-		for i := 0; i < n; i++ {
-			a[i*n+i] += float64(n)
-		}
-		l := make([]float64, n*n)
-		copy(l, a)
-		Impl{}.Dpotrf(gblas.Lower, n, l, n)
-		for i := 0; i < n; i++ {
-			clear(l[i*n+i+1 : (i+1)*n])
-		}
+		l := benchCholFactor(n)
 		li := make([]float64, n*n)
 		b.Run(fmt.Sprintf("method=trsm/n=%d", n), func(b *testing.B) {
 			for b.Loop() {

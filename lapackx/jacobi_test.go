@@ -31,29 +31,14 @@ func jacobiCyclic(a, w, v []float64, n int) bool {
 					continue
 				}
 				rotated = true
-				// Rutishauser's formulas: t = tan θ zeroes a_pq.
-				theta := (aqq - app) / (2 * apq)
-				t := 1 / (math.Abs(theta) + math.Sqrt(theta*theta+1))
-				if theta < 0 {
-					t = -t
-				}
-				c := 1 / math.Sqrt(t*t+1)
-				s := t * c
+				c, s := jacobiRotation((aqq - app) / (2 * apq))
 				// A ← Jᵀ A J: rows p and q, then the columns by symmetry.
-				rp, rq := a[p*n:(p+1)*n], a[q*n:(q+1)*n]
-				for k := range rp {
-					x, y := rp[k], rq[k]
-					rp[k], rq[k] = c*x-s*y, s*x+c*y
-				}
+				rotate(a[p*n:(p+1)*n], a[q*n:(q+1)*n], c, s)
 				for k := 0; k < n; k++ {
 					x, y := a[k*n+p], a[k*n+q]
 					a[k*n+p], a[k*n+q] = c*x-s*y, s*x+c*y
 				}
-				vp, vq := v[p*n:(p+1)*n], v[q*n:(q+1)*n]
-				for k := range vp {
-					x, y := vp[k], vq[k]
-					vp[k], vq[k] = c*x-s*y, s*x+c*y
-				}
+				rotate(v[p*n:(p+1)*n], v[q*n:(q+1)*n], c, s)
 			}
 		}
 		if !rotated {
@@ -90,22 +75,9 @@ func jacobiOneSided(a, w, v []float64, n int) bool {
 					continue
 				}
 				rotated = true
-				zeta := (beta - alpha) / (2 * gamma)
-				t := 1 / (math.Abs(zeta) + math.Sqrt(zeta*zeta+1))
-				if zeta < 0 {
-					t = -t
-				}
-				c := 1 / math.Sqrt(t*t+1)
-				s := t * c
-				for k, x := range up {
-					y := uq[k]
-					up[k], uq[k] = c*x-s*y, s*x+c*y
-				}
-				vp, vq := v[p*n:(p+1)*n], v[q*n:(q+1)*n]
-				for k, x := range vp {
-					y := vq[k]
-					vp[k], vq[k] = c*x-s*y, s*x+c*y
-				}
+				c, s := jacobiRotation((beta - alpha) / (2 * gamma))
+				rotate(up, uq, c, s)
+				rotate(v[p*n:(p+1)*n], v[q*n:(q+1)*n], c, s)
 			}
 		}
 		if !rotated {
@@ -120,6 +92,27 @@ func jacobiOneSided(a, w, v []float64, n int) bool {
 		}
 	}
 	return false
+}
+
+// jacobiRotation returns the cosine and sine of the rotation that zeroes
+// an off-diagonal entry with cot 2θ = theta, by Rutishauser's formulas
+// (t = tan θ, the smaller root).
+func jacobiRotation(theta float64) (c, s float64) {
+	t := 1 / (math.Abs(theta) + math.Sqrt(theta*theta+1))
+	if theta < 0 {
+		t = -t
+	}
+	c = 1 / math.Sqrt(t*t+1)
+	return c, t * c
+}
+
+// rotate applies the plane rotation (c, s) to the vectors x and y:
+// x ← c x − s y, y ← s x + c y.
+func rotate(x, y []float64, c, s float64) {
+	for k, a := range x {
+		b := y[k]
+		x[k], y[k] = c*a-s*b, s*a+c*b
+	}
 }
 
 func identity(v []float64, n int) {
