@@ -56,14 +56,7 @@ func TestEpochAllocsNeedRhgdBLAS(t *testing.T) {
 		}
 		r, err := solver.New(p, &solver.Settings{Estimator: &solver.CG{}, InnerIters: 3})
 		require.NoError(t, err)
-		require.NoError(t, r.Reset([]float64{0.5, -1, 2}, []float64{1, 0, -1, 0.5, 2}))
-		_, err = r.Step()
-		require.NoError(t, err)
-		return testing.AllocsPerRun(10, func() {
-			if _, err := r.Step(); err != nil {
-				t.Fatal(err)
-			}
-		})
+		return stepAllocs(t, r, []float64{0.5, -1, 2}, []float64{1, 0, -1, 0.5, 2}, 10)
 	}
 	require.Zero(t, epoch(blas.Impl()), "through blas.Impl()")
 	require.Positive(t, epoch(gonumblas.Implementation{}), "through gonum's default BLAS")

@@ -260,14 +260,7 @@ func TestFirstOrderEpochAllocs(t *testing.T) {
 	for _, b := range []solver.Batches{{}, {Lower: 4, Upper: 4, Cross: 4, Hess: 4, Report: 4}} {
 		r, err := solver.New(on(s.problem(), mx, my), withBatches(&solver.Settings{Estimator: &solver.FirstOrder{}, InnerIters: 5}, b))
 		require.NoError(t, err)
-		require.NoError(t, r.Reset(x0, y0))
-		_, err = r.Step()
-		require.NoError(t, err)
-		require.Zero(t, testing.AllocsPerRun(20, func() {
-			if _, err := r.Step(); err != nil {
-				t.Fatal(err)
-			}
-		}), "batches %+v", b)
+		require.Zero(t, stepAllocs(t, r, x0, y0, 20), "batches %+v", b)
 	}
 	sp := smallSynthetic(t, 10, 3)
 	w0, m0 := sp.Start(1)
@@ -275,14 +268,7 @@ func TestFirstOrderEpochAllocs(t *testing.T) {
 	set.Estimator = &solver.FirstOrder{}
 	r, err := solver.New(sp.Bilevel(), &set)
 	require.NoError(t, err)
-	require.NoError(t, r.Reset(w0, m0))
-	_, err = r.Step()
-	require.NoError(t, err)
-	require.Zero(t, testing.AllocsPerRun(10, func() {
-		if _, err := r.Step(); err != nil {
-			t.Fatal(err)
-		}
-	}), "synthetic")
+	require.Zero(t, stepAllocs(t, r, w0, m0, 10), "synthetic")
 }
 
 // TestFirstOrderZTol: with the exact lower solution there is no lag of y

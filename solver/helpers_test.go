@@ -73,3 +73,17 @@ func smallHyperrep(t testing.TB, s hyperrep.Sizes) *hyperrep.Problem {
 	require.NoError(t, err)
 	return hp
 }
+
+// stepAllocs resets r to (x0, y0), takes one step to warm up, and returns
+// the allocations of a step averaged over runs more (testing.AllocsPerRun).
+func stepAllocs(t testing.TB, r *solver.RHGD, x0, y0 []float64, runs int) float64 {
+	t.Helper()
+	require.NoError(t, r.Reset(x0, y0))
+	_, err := r.Step()
+	require.NoError(t, err)
+	return testing.AllocsPerRun(runs, func() {
+		if _, err := r.Step(); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

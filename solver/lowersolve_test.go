@@ -100,14 +100,7 @@ func TestLowerSolveEpochAllocs(t *testing.T) {
 		s.Lower.UseLowerSolve = true
 		r, err := solver.New(p, &s)
 		require.NoError(t, err)
-		require.NoError(t, r.Reset([]float64{0.5, -1, 2}, []float64{1, 0, -1, 0.5, 2}))
-		_, err = r.Step()
-		require.NoError(t, err)
-		require.Zero(t, testing.AllocsPerRun(20, func() {
-			if _, err := r.Step(); err != nil {
-				t.Fatal(err)
-			}
-		}))
+		require.Zero(t, stepAllocs(t, r, []float64{0.5, -1, 2}, []float64{1, 0, -1, 0.5, 2}, 20))
 		require.GreaterOrEqual(t, calls, 21)
 	}
 }

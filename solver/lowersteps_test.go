@@ -441,14 +441,7 @@ func TestLowerStepsEpochAllocs(t *testing.T) {
 		d := newDquad(3, 5, 4)
 		r, err := solver.New(d.problem(true), &solver.Settings{Estimator: &solver.CG{}, InnerIters: 5, Recorder: rec})
 		require.NoError(t, err)
-		require.NoError(t, r.Reset([]float64{0.5, -1, 2}, []float64{1, 0, -1, 0.5, 2}))
-		_, err = r.Step()
-		require.NoError(t, err)
-		require.Zero(t, testing.AllocsPerRun(20, func() {
-			if _, err := r.Step(); err != nil {
-				t.Fatal(err)
-			}
-		}))
+		require.Zero(t, stepAllocs(t, r, []float64{0.5, -1, 2}, []float64{1, 0, -1, 0.5, 2}, 20))
 		require.Positive(t, d.lowerSteps)
 		require.Zero(t, d.gradGys)
 	}

@@ -168,14 +168,7 @@ func TestLowerStepsVJPEpochAllocs(t *testing.T) {
 		p.LowerStepsVJP = d.vjp(&calls)
 		r, err := solver.New(p, &solver.Settings{Estimator: solver.AD{}, InnerIters: 5, Recorder: rec})
 		require.NoError(t, err)
-		require.NoError(t, r.Reset([]float64{0.5, -1, 2}, []float64{1, 0, -1, 0.5, 2}))
-		_, err = r.Step()
-		require.NoError(t, err)
-		require.Zero(t, testing.AllocsPerRun(20, func() {
-			if _, err := r.Step(); err != nil {
-				t.Fatal(err)
-			}
-		}))
+		require.Zero(t, stepAllocs(t, r, []float64{0.5, -1, 2}, []float64{1, 0, -1, 0.5, 2}, 20))
 		require.Positive(t, calls)
 	}
 }

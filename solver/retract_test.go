@@ -108,13 +108,6 @@ func TestShortenedStepAllocs(t *testing.T) {
 	calls := 0
 	r, err := solver.New(on(s.problem(), shortReach{mx, 1e-6, &calls, nil}, my), &solver.Settings{Estimator: &solver.CG{}, InnerIters: 3})
 	require.NoError(t, err)
-	require.NoError(t, r.Reset(x0, y0))
-	_, err = r.Step()
-	require.NoError(t, err)
-	require.Zero(t, testing.AllocsPerRun(10, func() {
-		if _, err := r.Step(); err != nil {
-			t.Fatal(err)
-		}
-	}))
+	require.Zero(t, stepAllocs(t, r, x0, y0, 10))
 	require.Greater(t, calls, 20, "every step was shortened")
 }
