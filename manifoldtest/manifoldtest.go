@@ -327,6 +327,24 @@ type testFunc interface {
 	EHess(dst, x, u []float64)
 }
 
+// riemannian returns f's Riemannian gradient and Hessian on m, from its
+// Euclidean ones.
+func riemannian(m solver.Manifold, f testFunc) (grad func(dst, p []float64), hess func(dst, p, d []float64)) {
+	n := m.Len()
+	grad = func(dst, p []float64) {
+		eg := make([]float64, n)
+		f.EGrad(eg, p)
+		m.EGradToRGrad(dst, p, eg)
+	}
+	hess = func(dst, p, d []float64) {
+		eg, eh := make([]float64, n), make([]float64, n)
+		f.EGrad(eg, p)
+		f.EHess(eh, p, d)
+		m.EHessToRHess(dst, p, eg, eh, d)
+	}
+	return grad, hess
+}
+
 // shape returns the matrix shape the test functions give a point: the
 // manifold's own (Dims) where it has one, a column of Len entries
 // otherwise (a product).
@@ -458,17 +476,7 @@ func Run(t *testing.T, m solver.Manifold, o Options) {
 	}
 	for _, tf := range funcs {
 		f := tf.f
-		grad := func(dst, p []float64) {
-			eg := make([]float64, n)
-			f.EGrad(eg, p)
-			m.EGradToRGrad(dst, p, eg)
-		}
-		hess := func(dst, p, d []float64) {
-			eg, eh := make([]float64, n), make([]float64, n)
-			f.EGrad(eg, p)
-			f.EHess(eh, p, d)
-			m.EHessToRHess(dst, p, eg, eh, d)
-		}
+		grad, hess := riemannian(m, f)
 		t.Run("fd-hessian/"+tf.name, func(t *testing.T) {
 			// The solver's difference-quotient Hessian (its fallback for a
 			// missing oracle) against the exact one, at a point that is not
@@ -523,17 +531,7 @@ func Run(t *testing.T, m solver.Manifold, o Options) {
 			f = newSpan(halfSq{pp.p}, r, c)
 		}
 		g := f.F
-		ggrad := func(dst, p []float64) {
-			eg := make([]float64, n)
-			f.EGrad(eg, p)
-			m.EGradToRGrad(dst, p, eg)
-		}
-		ghess := func(dst, p, d []float64) {
-			eg, eh := make([]float64, n), make([]float64, n)
-			f.EGrad(eg, p)
-			f.EHess(eh, p, d)
-			m.EHessToRHess(dst, p, eg, eh, d)
-		}
+		ggrad, ghess := riemannian(m, f)
 		rep := solver.CheckHessian(m, g, ggrad, ghess, x, u, v)
 		if !rep.OK {
 			t.Error(rep)
