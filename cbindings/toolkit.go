@@ -107,21 +107,6 @@ func rhgdgo_manifold_norm(h C.int64_t, x, u, res *C.double) C.int {
 // methodNames are rhgd_manifold_supports' names of the optional methods.
 var methodNames = map[string]solver.Method{"exp": solver.MethodExp, "log": solver.MethodLog, "dist": solver.MethodDist}
 
-// has reports whether m has the optional method, as solver.AsExper and
-// its kin decide (a product only when every factor has it).
-func has(m solver.Manifold, method solver.Method) bool {
-	var ok bool
-	switch method {
-	case solver.MethodExp:
-		_, ok = solver.AsExper(m)
-	case solver.MethodLog:
-		_, ok = solver.AsLogger(m)
-	case solver.MethodDist:
-		_, ok = solver.AsDistancer(m)
-	}
-	return ok
-}
-
 // unsupported is the invalid-argument error of an optional method that m
 // lacks; for a product it names the factors that lack it.
 func unsupported(m solver.Manifold, method solver.Method) error {
@@ -131,7 +116,7 @@ func unsupported(m solver.Manifold, method solver.Method) error {
 	if p, ok := m.(*product.Product); ok {
 		var lack []string
 		for i := 0; i < p.Factors(); i++ {
-			if f := p.Factor(i); !has(f, method) {
+			if f := p.Factor(i); !solver.HasMethod(f, method) {
 				lack = append(lack, fmt.Sprintf("%d (%s)", i, specOf(f)))
 			}
 		}
@@ -155,7 +140,7 @@ func rhgdgo_manifold_supports(h C.int64_t, cmethod *C.char, res *C.int) C.int {
 			return argf("method %q: want exp, log or dist", name)
 		}
 		*res = 0
-		if has(m, method) {
+		if solver.HasMethod(m, method) {
 			*res = 1
 		}
 		return nil

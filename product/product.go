@@ -251,16 +251,7 @@ func (p *Product) Clone() any {
 // Supports reports whether every factor has the optional method.
 func (p *Product) Supports(method solver.Method) bool {
 	for _, m := range p.ms {
-		var ok bool
-		switch method {
-		case solver.MethodExp:
-			_, ok = solver.AsExper(m)
-		case solver.MethodLog:
-			_, ok = solver.AsLogger(m)
-		case solver.MethodDist:
-			_, ok = solver.AsDistancer(m)
-		}
-		if !ok {
+		if !solver.HasMethod(m, method) {
 			return false
 		}
 	}

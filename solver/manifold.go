@@ -137,6 +137,21 @@ func AsDistancer(m Manifold) (Distancer, bool) {
 	return d, ok && supports(m, MethodDist)
 }
 
+// HasMethod reports whether m has the optional method working, as
+// AsExper, AsLogger and AsDistancer decide.
+func HasMethod(m Manifold, method Method) bool {
+	var ok bool
+	switch method {
+	case MethodExp:
+		_, ok = AsExper(m)
+	case MethodLog:
+		_, ok = AsLogger(m)
+	case MethodDist:
+		_, ok = AsDistancer(m)
+	}
+	return ok
+}
+
 func supports(m Manifold, method Method) bool {
 	p, ok := m.(Partial)
 	return !ok || p.Supports(method)
