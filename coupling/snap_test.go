@@ -9,6 +9,7 @@ import (
 
 	"github.com/rhgd/rhgd/coupling"
 	"github.com/rhgd/rhgd/internal/f32test"
+	"github.com/rhgd/rhgd/manifoldtest"
 	"github.com/rhgd/rhgd/solver"
 )
 
@@ -71,24 +72,9 @@ func TestSnapPointFloat32(t *testing.T) {
 	}
 	x := make([]float64, 30*20)
 	c.RandPoint(x, rnd)
-	got := make([]float64, len(x))
-	if note, err := c.SnapPoint(got, x); err != nil || note != "" {
-		t.Fatalf("a point: note %q, err %v", note, err)
-	}
-
-	x32 := f32test.Round(x)
-	if c.CheckPoint(x32) == nil {
-		t.Fatal("the float32 plan passes CheckPoint: the test does not exercise the projection")
-	}
-	note, err := c.SnapPoint(got, x32)
-	if err != nil {
-		t.Fatalf("float32 plan rejected: %v", err)
-	}
+	got, note := manifoldtest.Snap(t, c, x, f32test.Round(x))
 	if !strings.Contains(note, "Sinkhorn") {
 		t.Errorf("note %q does not name the projection", note)
-	}
-	if err := c.CheckPoint(got); err != nil {
-		t.Errorf("snapped plan: %v", err)
 	}
 	// Each entry moves by the row and column scalings, 1 + O(u) each.
 	for k := range got {

@@ -44,6 +44,9 @@
 //		})
 //	}
 //
+// A solver.Snapper has Snap besides, called with a point and its float32
+// rounding; its own test then checks the projection it makes.
+//
 // Problems have their own suite, package problemtest.
 package manifoldtest
 

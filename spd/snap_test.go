@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rhgd/rhgd/internal/f32test"
+	"github.com/rhgd/rhgd/manifoldtest"
 	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/solver"
 	"github.com/rhgd/rhgd/spd"
@@ -22,19 +23,8 @@ func TestSnapPointFloat32(t *testing.T) {
 	s := spd.New(n)
 	x := make([]float64, n*n)
 	s.RandPoint(x, rand.New(rand.NewPCG(4, 4)))
-	got := make([]float64, n*n)
-	if note, err := s.SnapPoint(got, x); err != nil || note != "" {
-		t.Fatalf("a point: note %q, err %v", note, err)
-	}
-
 	x32 := f32test.Sym(x, n)
-	if s.CheckPoint(x32) == nil {
-		t.Fatal("the float32 matrix passes CheckPoint: the test does not exercise the projection")
-	}
-	note, err := s.SnapPoint(got, x32)
-	if err != nil {
-		t.Fatalf("float32 matrix rejected: %v", err)
-	}
+	got, note := manifoldtest.Snap(t, s, x, x32)
 	if !strings.Contains(note, "symmetrized") {
 		t.Errorf("note %q does not name the projection", note)
 	}
@@ -44,9 +34,6 @@ func TestSnapPointFloat32(t *testing.T) {
 				t.Fatalf("[%d,%d] = %v, want (x + xᵀ)/2 = %v", i, j, got[i*n+j], want)
 			}
 		}
-	}
-	if err := s.CheckPoint(got); err != nil {
-		t.Errorf("snapped point: %v", err)
 	}
 
 	off := append([]float64(nil), x...)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rhgd/rhgd/internal/f32test"
+	"github.com/rhgd/rhgd/manifoldtest"
 	"github.com/rhgd/rhgd/solver"
 	"github.com/rhgd/rhgd/stiefel"
 )
@@ -24,42 +25,22 @@ func TestSnapPointFloat32(t *testing.T) {
 	x := make([]float64, n*p)
 	s.RandPoint(x, rand.New(rand.NewPCG(3, 1)))
 
-	got := make([]float64, n*p)
-	note, err := s.SnapPoint(got, x)
-	if err != nil || note != "" || !sameSlice(got, x) {
-		t.Fatalf("a point: note %q, err %v, changed %v", note, err, !sameSlice(got, x))
-	}
-
 	x32 := f32test.Round(x)
-	if s.CheckPoint(x32) == nil {
-		t.Fatal("the float32 point passes CheckPoint: the test does not exercise the projection")
-	}
-	note, err = s.SnapPoint(got, x32)
-	if err != nil {
-		t.Fatalf("float32 point rejected: %v", err)
-	}
+	got, note := manifoldtest.Snap(t, s, x, x32)
 	if !strings.Contains(note, "‖XᵀX − I‖_F") || !strings.Contains(note, "polar") {
 		t.Errorf("note %q does not give the defect and the projection", note)
-	}
-	if err := s.CheckPoint(got); err != nil {
-		t.Errorf("snapped point: %v", err)
 	}
 	// The polar factor of X + E, X on the manifold, is X + E − X sym(XᵀE)
 	// to first order: within ‖E‖_F of X.
 	if d, e := snapDist(got, x), snapDist(x32, x); d > 2*e {
 		t.Errorf("snapped point is %.3g from the float64 point, the float32 one %.3g", d, e)
 	}
-	// dst may be x.
-	in := append([]float64(nil), x32...)
-	if _, err := solver.SnapPoint(s, in); err != nil || !sameSlice(in, got) {
-		t.Errorf("in place: err %v, same result %v", err, sameSlice(in, got))
-	}
 
 	off := append([]float64(nil), x...)
 	for i := range off {
 		off[i] *= 1.01
 	}
-	_, err = s.SnapPoint(got, off)
+	_, err := s.SnapPoint(got, off)
 	if !errors.Is(err, stiefel.ErrNotOrthonormal) || !strings.Contains(err.Error(), "beyond float32 rounding") {
 		t.Errorf("X·1.01: err %v, want ErrNotOrthonormal beyond float32 rounding", err)
 	}
@@ -68,15 +49,6 @@ func TestSnapPointFloat32(t *testing.T) {
 	if _, err := s.SnapPoint(got, bad); err == nil {
 		t.Error("NaN accepted")
 	}
-}
-
-func sameSlice(a, b []float64) bool {
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return len(a) == len(b)
 }
 
 func snapDist(a, b []float64) float64 {
