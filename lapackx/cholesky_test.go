@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rhgd/rhgd/internal/fuzzing"
 	"github.com/rhgd/rhgd/numerr"
 )
 
@@ -17,15 +18,8 @@ func choleskySPD(rnd *rand.Rand, n int) []float64 {
 	for i := range g {
 		g[i] = rnd.NormFloat64()
 	}
-	a := make([]float64, n*n)
+	a := fuzzing.MulTPlain(g, g, n, n, n)
 	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			var s float64
-			for k := 0; k < n; k++ {
-				s += g[k*n+i] * g[k*n+j]
-			}
-			a[i*n+j] = s
-		}
 		a[i*n+i] += float64(n)
 	}
 	return a

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rhgd/rhgd/blas"
+	"github.com/rhgd/rhgd/internal/fuzzing"
 	"github.com/rhgd/rhgd/lapackx/internal/lapacke"
 )
 
@@ -90,13 +91,11 @@ func TestEigDsyevdFallback(t *testing.T) {
 			// residual, to the bounds of TestSymFuncIdentities' kind.
 			s, sq := NewSymFunc(n), make([]float64, n*n)
 			require.NoError(t, s.Sqrt(sq, a))
-			sq2 := make([]float64, n*n)
-			gemmRowMajor(sq2, sq, sq, n)
+			sq2 := fuzzing.MulPlain(sq, sq, n, n, n)
 			assert.LessOrEqual(t, relErr(sq2, a), 4*tol*math.Sqrt(anorm/wref[0]), "A^½·A^½")
 			l, c, x := NewLyapSym(n), randSym(newRand(7), n, 1), make([]float64, n*n)
 			require.NoError(t, l.Solve(x, a, c))
-			ax, r := make([]float64, n*n), make([]float64, n*n)
-			gemmRowMajor(ax, a, x, n)
+			ax, r := fuzzing.MulPlain(a, x, n, n, n), make([]float64, n*n)
 			for i := 0; i < n; i++ {
 				for j := 0; j < n; j++ {
 					r[i*n+j] = ax[i*n+j] + ax[j*n+i] // (A X + X A)_ij, X and A symmetric
@@ -105,18 +104,5 @@ func TestEigDsyevdFallback(t *testing.T) {
 			assert.LessOrEqual(t, relErr(r, c), 4*tol*anorm/wref[0], "Lyapunov residual")
 		})
 		lapacke.FailDsyevd.Store(false)
-	}
-}
-
-// gemmRowMajor sets c = a·b for n×n row-major matrices, in plain loops.
-func gemmRowMajor(c, a, b []float64, n int) {
-	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			var s float64
-			for k := 0; k < n; k++ {
-				s += a[i*n+k] * b[k*n+j]
-			}
-			c[i*n+j] = s
-		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rhgd/rhgd/euclid"
+	"github.com/rhgd/rhgd/internal/fuzzing"
 	"github.com/rhgd/rhgd/solver"
 	"github.com/rhgd/rhgd/spd"
 )
@@ -65,17 +66,7 @@ func TestCheckCrossDerivative(t *testing.T) {
 	y, v := make([]float64, 9), make([]float64, 9)
 	my.RandPoint(y, rnd)
 	my.RandTangent(v, y, rnd)
-	mul := func(dst, a []float64, ar, ac int, b []float64, bc int) {
-		for i := 0; i < ar; i++ {
-			for j := 0; j < bc; j++ {
-				var s float64
-				for k := 0; k < ac; k++ {
-					s += a[i*ac+k] * b[k*bc+j]
-				}
-				dst[i*bc+j] = s
-			}
-		}
-	}
+	mul := func(dst, a []float64, ar, ac int, b []float64, bc int) { copy(dst, fuzzing.MulPlain(a, b, ar, ac, bc)) }
 	gradX := func(dst, x, y []float64) {
 		mul(dst, y, 3, 3, x, 2)
 		for i := range dst {

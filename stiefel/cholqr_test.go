@@ -75,21 +75,11 @@ func condStep(x []float64, n, p int, kappa float64, rnd *rand.Rand) []float64 {
 			l[i*p+j] *= sj
 		}
 	}
-	a := mul(l, transpose(r, p), n, p, p, false)
+	a := fuzzing.MulPlainT(l, r, n, p, p)
 	for i := range a {
 		a[i] -= x[i]
 	}
 	return a
-}
-
-func transpose(a []float64, p int) []float64 {
-	b := make([]float64, p*p)
-	for i := 0; i < p; i++ {
-		for j := 0; j < p; j++ {
-			b[j*p+i] = a[i*p+j]
-		}
-	}
-	return b
 }
 
 // TestCholQR2Fallback: an ill-conditioned X + tU goes to Householder,

@@ -135,10 +135,10 @@ func checkRetraction(m *stiefel.Stiefel, x, u []float64, tt float64, q []float64
 	yn := fuzzing.Frob(y)
 	switch m.Retraction {
 	case stiefel.QR:
-		if d := fuzzing.Frob(fuzzing.Sub(mul(q, q, p, n, p, true), fuzzing.Eye(p))); !(d <= tol) {
+		if d := fuzzing.Frob(fuzzing.Sub(fuzzing.MulTPlain(q, q, p, n, p), fuzzing.Eye(p))); !(d <= tol) {
 			return sprintf("‖QᵀQ − I‖ = %.3g", d)
 		}
-		r := mul(q, y, p, n, p, true)
+		r := fuzzing.MulTPlain(q, y, p, n, p)
 		for i := 0; i < p; i++ {
 			if !(r[i*p+i] > 0) {
 				return sprintf("R = QᵀY has R[%d,%d] = %.3g ≤ 0 (‖Y‖ = %.3g): the sign is not normalized", i, i, r[i*p+i], yn)
@@ -150,12 +150,12 @@ func checkRetraction(m *stiefel.Stiefel, x, u []float64, tt float64, q []float64
 				r[i*p+j] = 0
 			}
 		}
-		if d := fuzzing.Frob(fuzzing.Sub(mul(q, r, n, p, p, false), y)); !(d <= tol*yn) {
+		if d := fuzzing.Frob(fuzzing.Sub(fuzzing.MulPlain(q, r, n, p, p), y)); !(d <= tol*yn) {
 			return sprintf("‖Q·triu(QᵀY) − Y‖ = %.3g (‖Y‖ = %.3g)", d, yn)
 		}
 	case stiefel.Polar:
 		kappa := math.Max(1, yn)
-		pm := mul(q, y, p, n, p, true)
+		pm := fuzzing.MulTPlain(q, y, p, n, p)
 		for i := 0; i < p; i++ {
 			for j := 0; j < i; j++ {
 				if d := math.Abs(pm[i*p+j] - pm[j*p+i]); !(d <= tol*kappa*yn) {
@@ -166,7 +166,7 @@ func checkRetraction(m *stiefel.Stiefel, x, u []float64, tt float64, q []float64
 		if !cholOK(pm, p) {
 			return sprintf("P = QᵀY = %v is not positive definite", pm)
 		}
-		if d := fuzzing.Frob(fuzzing.Sub(mul(q, pm, n, p, p, false), y)); !(d <= tol*kappa*yn) {
+		if d := fuzzing.Frob(fuzzing.Sub(fuzzing.MulPlain(q, pm, n, p, p), y)); !(d <= tol*kappa*yn) {
 			return sprintf("‖Q·QᵀY − Y‖ = %.3g (‖Y‖ = %.3g): Q does not span Y's columns", d, yn)
 		}
 	case stiefel.Cayley:
@@ -174,14 +174,14 @@ func checkRetraction(m *stiefel.Stiefel, x, u []float64, tt float64, q []float64
 		for i := range v {
 			v[i] = tt * u[i] // the library folds t into U the same way
 		}
-		xxv := mul(x, mul(x, v, p, n, p, true), n, p, p, false) // X(XᵀV)
+		xxv := fuzzing.MulPlain(x, fuzzing.MulTPlain(x, v, p, n, p), n, p, p) // X(XᵀV)
 		pu := make([]float64, n*p)
 		for i := range pu {
 			pu[i] = v[i] - 0.5*xxv[i] // P V = V − ½X(XᵀV)
 		}
-		w := fuzzing.Sub(mulT(pu, x, n, p), mulT(x, pu, n, p)) // PU Xᵀ − X PUᵀ
+		w := fuzzing.Sub(fuzzing.MulPlainT(pu, x, n, p, n), fuzzing.MulPlainT(x, pu, n, p, n)) // PU Xᵀ − X PUᵀ
 		wn := fuzzing.Frob(w)
-		wq, wx := mul(w, q, n, n, p, false), mul(w, x, n, n, p, false)
+		wq, wx := fuzzing.MulPlain(w, q, n, n, p), fuzzing.MulPlain(w, x, n, n, p)
 		res := make([]float64, n*p)
 		for i := range res {
 			res[i] = (q[i] - 0.5*wq[i]) - (x[i] + 0.5*wx[i])
@@ -212,8 +212,8 @@ func checkRetraction(m *stiefel.Stiefel, x, u []float64, tt float64, q []float64
 func geodesicRK4(x, v []float64, n, p, k int) []float64 {
 	y, yd := append([]float64(nil), x...), append([]float64(nil), v...)
 	acc := func(y, yd []float64) []float64 {
-		g := mul(yd, yd, p, n, p, true)
-		a := mul(y, g, n, p, p, false)
+		g := fuzzing.MulTPlain(yd, yd, p, n, p)
+		a := fuzzing.MulPlain(y, g, n, p, p)
 		for i := range a {
 			a[i] = -a[i]
 		}
@@ -241,38 +241,6 @@ func geodesicRK4(x, v []float64, n, p, k int) []float64 {
 		}
 	}
 	return y
-}
-
-// mul returns A·B (A r×k, B k×c) or, with trans, Aᵀ·B for A k×r.
-func mul(a, b []float64, r, k, c int, trans bool) []float64 {
-	out := make([]float64, r*c)
-	for i := 0; i < r; i++ {
-		for l := 0; l < k; l++ {
-			ail := a[i*k+l]
-			if trans {
-				ail = a[l*r+i]
-			}
-			for j := 0; j < c; j++ {
-				out[i*c+j] += ail * b[l*c+j]
-			}
-		}
-	}
-	return out
-}
-
-// mulT returns A Bᵀ for n×p A and B.
-func mulT(a, b []float64, n, p int) []float64 {
-	out := make([]float64, n*n)
-	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			var s float64
-			for l := 0; l < p; l++ {
-				s += a[i*p+l] * b[j*p+l]
-			}
-			out[i*n+j] = s
-		}
-	}
-	return out
 }
 
 // cholOK reports whether the symmetric part of the p×p a has a Cholesky

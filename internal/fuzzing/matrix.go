@@ -2,8 +2,9 @@ package fuzzing
 
 import "math"
 
-// The independent checks of the fuzz targets use these plain loops, which
-// share nothing with BLAS or LAPACK. Matrices are row-major.
+// The independent checks of the fuzz targets, and other tests that want a
+// product by its definition, use these plain loops, which share nothing
+// with BLAS or LAPACK. Matrices are row-major.
 
 // MulPlain returns the m×n product of a (m×k) and b (k×n).
 func MulPlain(a, b []float64, m, k, n int) []float64 {
@@ -17,6 +18,27 @@ func MulPlain(a, b []float64, m, k, n int) []float64 {
 		}
 	}
 	return c
+}
+
+// MulTPlain returns the m×n product aᵀb of a (k×m) and b (k×n).
+func MulTPlain(a, b []float64, m, k, n int) []float64 {
+	return MulPlain(Transpose(a, k, m), b, m, k, n)
+}
+
+// MulPlainT returns the m×n product abᵀ of a (m×k) and b (n×k).
+func MulPlainT(a, b []float64, m, k, n int) []float64 {
+	return MulPlain(a, Transpose(b, n, k), m, k, n)
+}
+
+// Transpose returns the c×r transpose of the r×c a.
+func Transpose(a []float64, r, c int) []float64 {
+	t := make([]float64, r*c)
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			t[j*r+i] = a[i*c+j]
+		}
+	}
+	return t
 }
 
 // Frob returns ‖a‖_F, scaled so that it neither overflows nor underflows
