@@ -920,6 +920,19 @@ func (d *quadData) quad(failAt int) *ctest.Quad {
 	return ctest.NewQuad(d.k, d.m, d.lambda, d.a, d.b, d.c, failAt)
 }
 
+// testSolver returns the solver rhgd_solver_new makes of p, est and
+// settings, failing the test on an error; it is freed when the test ends.
+func testSolver(t testing.TB, p int64, est, settings string) int64 {
+	t.Helper()
+	s, rc := ctest.SolverNew(p, est, settings)
+	if rc != okC {
+		_, msg := call(func() int { _, rc := ctest.SolverNew(p, est, settings); return rc })
+		t.Fatalf("solver %s %q: %d %s", est, settings, rc, msg)
+	}
+	t.Cleanup(func() { ctest.SolverFree(s) })
+	return s
+}
+
 // testManifold returns the manifold spec gives, freed when the test ends.
 func testManifold(t testing.TB, spec string) int64 {
 	t.Helper()

@@ -107,9 +107,7 @@ func TestGrowingStructs(t *testing.T) {
 	p, rc := ctest.FsumProblem(f, mx, my, false, 0)
 	require.Equal(t, okC, rc)
 	defer ctest.ProblemFree(p)
-	s, rc := ctest.SolverNew(p, "cg", "epochs=5,inner=3")
-	require.Equal(t, okC, rc)
-	defer ctest.SolverFree(s)
+	s := testSolver(t, p, "cg", "epochs=5,inner=3")
 	require.Equal(t, okC, ctest.SolverRun(s, []float64{0.5, 0.5}, []float64{0, 0}, nil))
 
 	wantCode(t, "result size too small", einval, func() int {
@@ -181,9 +179,7 @@ func TestCallbackBatches(t *testing.T) {
 	require.Equal(t, okC, rc)
 	defer ctest.ProblemFree(p)
 
-	s, rc := ctest.SolverNew(p, "cg", "epochs=50,inner=5,eta_x=0.5,eta_y=0.2,batch_lower=2,batch_upper=2,batch_cross=3,batch_hess=3,seed=3")
-	require.Equal(t, okC, rc)
-	defer ctest.SolverFree(s)
+	s := testSolver(t, p, "cg", "epochs=50,inner=5,eta_x=0.5,eta_y=0.2,batch_lower=2,batch_upper=2,batch_cross=3,batch_hess=3,seed=3")
 	require.Equal(t, okC, ctest.SolverRun(s, []float64{0, 0}, []float64{0, 0}, nil))
 	full, batch, bad, solves := f.Calls()
 	assert.Positive(t, batch, "minibatch calls")
@@ -191,9 +187,7 @@ func TestCallbackBatches(t *testing.T) {
 	assert.Zero(t, solves, "lower_solve without lower_solve=true")
 	t.Logf("RSHGD: %d full-sum calls, %d minibatch calls", full, batch)
 
-	s2, rc := ctest.SolverNew(p, "cg", "epochs=200,eta_x=0.5,lower_solve=true,grad_tol=1e-11")
-	require.Equal(t, okC, rc)
-	defer ctest.SolverFree(s2)
+	s2 := testSolver(t, p, "cg", "epochs=200,eta_x=0.5,lower_solve=true,grad_tol=1e-11")
 	require.Equal(t, okC, ctest.SolverRun(s2, []float64{0, 0}, []float64{0, 0}, nil))
 	_, _, bad, solves = f.Calls()
 	assert.Zero(t, bad)

@@ -109,9 +109,7 @@ func TestCallbackHinvBatches(t *testing.T) {
 	require.Equal(t, okC, rc)
 	defer ctest.ProblemFree(p)
 
-	s, rc := ctest.SolverNew(p, "hinv", "epochs=30,inner=5,eta_x=0.5,eta_y=0.2,batch_lower=2,batch_upper=2,batch_cross=3,batch_hess=1,seed=3")
-	require.Equal(t, okC, rc)
-	defer ctest.SolverFree(s)
+	s := testSolver(t, p, "hinv", "epochs=30,inner=5,eta_x=0.5,eta_y=0.2,batch_lower=2,batch_upper=2,batch_cross=3,batch_hess=1,seed=3")
 	require.Equal(t, okC, ctest.SolverRun(s, []float64{0, 0}, []float64{0, 0}, nil))
 	calls, last := f.HinvBatches()
 	assert.Equal(t, int64(30), calls, "one hess_gy_inv call with B4 per epoch")
@@ -119,9 +117,7 @@ func TestCallbackHinvBatches(t *testing.T) {
 	_, _, bad, _ := f.Calls()
 	assert.Zero(t, bad, "bad batches")
 
-	s2, rc := ctest.SolverNew(p, "hinv", "epochs=500,eta_x=0.5,eta_y=0.2,inner=30,grad_tol=1e-11")
-	require.Equal(t, okC, rc)
-	defer ctest.SolverFree(s2)
+	s2 := testSolver(t, p, "hinv", "epochs=500,eta_x=0.5,eta_y=0.2,inner=30,grad_tol=1e-11")
 	require.Equal(t, okC, ctest.SolverRun(s2, []float64{0, 0}, []float64{0, 0}, nil))
 	x := make([]float64, 2)
 	require.Equal(t, okC, ctest.SolverX(s2, 2, x))

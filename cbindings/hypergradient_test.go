@@ -23,9 +23,7 @@ func TestSolverHypergradientBuiltin(t *testing.T) {
 	p, rc := ctest.Builtin("synthetic", []string{"n=30", "d=8", "r=3"}, "", 5)
 	require.Equal(t, okC, rc)
 	defer ctest.ProblemFree(p)
-	s, rc := ctest.SolverNew(p, "hinv", "lower_solve=true,epochs=3")
-	require.Equal(t, okC, rc)
-	defer ctest.SolverFree(s)
+	s := testSolver(t, p, "hinv", "lower_solve=true,epochs=3")
 	require.Equal(t, okC, ctest.SolverRun(s, nil, nil, nil))
 	before, _ := ctest.SolverResult(s)
 
@@ -130,9 +128,7 @@ func TestSolverHypergradientQuad(t *testing.T) {
 	require.Equal(t, okC, rc)
 	defer ctest.ProblemFree(p)
 	require.Equal(t, okC, ctest.ProblemSetStart(p, make([]float64, k), make([]float64, m)))
-	s, rc := ctest.SolverNew(p, "cg", "inner=3,eta_y=0.2")
-	require.Equal(t, okC, rc)
-	defer ctest.SolverFree(s)
+	s := testSolver(t, p, "cg", "inner=3,eta_y=0.2")
 	y := make([]float64, m)
 	for range 3 {
 		for i := range y {

@@ -78,9 +78,7 @@ func TestSettingsEveryKey(t *testing.T) {
 			require.Contains(t, set, k+"=")
 		}
 	}
-	s2, rc := ctest.SolverNew(p, "cg", set)
-	require.Equal(t, okC, rc)
-	defer ctest.SolverFree(s2)
+	s2 := testSolver(t, p, "cg", set)
 	_, desc2 := ctest.SolverSettings(s2, 4096)
 	require.Equal(t, desc, desc2)
 	for spec, msg := range map[string]string{"lower_bb=maybe": "lower_bb", "upper_max_step=-1": "upper_max_step",
