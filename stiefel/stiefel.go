@@ -45,7 +45,8 @@ const DefaultTol = 1e-10
 // Stiefel is St(n, p). Points and tangent vectors are row-major n×p
 // []float64.
 type Stiefel struct {
-	n, p int
+	manifold.Embedded // Norm, EGradToRGrad, Transport, RandTangent
+	n, p              int
 	// Retraction is the retraction Retract uses; the zero value is QR.
 	Retraction Retraction
 	// QRMethod is how the QR retraction computes its factor; the zero
@@ -88,6 +89,7 @@ func New(n, p int) *Stiefel {
 	for i := range s.p2 {
 		s.p2[i] = make([]float64, 4*p*p)
 	}
+	s.Init(s)
 	return s
 }
 
@@ -122,9 +124,6 @@ func (s *Stiefel) Inner(x, u, v []float64) float64 {
 	return d
 }
 
-// Norm returns ‖U‖_F.
-func (s *Stiefel) Norm(x, u []float64) float64 { return math.Sqrt(s.Inner(x, u, u)) }
-
 // xtv sets dst (p×p) = sym(XᵀV).
 func (s *Stiefel) xtv(dst, x, v []float64) {
 	n, p := s.n, s.p
@@ -141,9 +140,6 @@ func (s *Stiefel) Project(dst, x, v []float64) {
 	blas.Impl().Dgemm(gblas.NoTrans, gblas.NoTrans, n, p, p, -1, x, p, s.pp[0], p, 1, dst, p)
 }
 
-// EGradToRGrad sets dst = P_X(∇f).
-func (s *Stiefel) EGradToRGrad(dst, x, egrad []float64) { s.Project(dst, x, egrad) }
-
 // EHessToRHess sets dst = P_X(∇²f[U] − U sym(Xᵀ∇f)).
 func (s *Stiefel) EHessToRHess(dst, x, egrad, ehess, u []float64) {
 	s.check(dst, x, egrad, ehess, u)
@@ -153,9 +149,6 @@ func (s *Stiefel) EHessToRHess(dst, x, egrad, ehess, u []float64) {
 	blas.Impl().Dgemm(gblas.NoTrans, gblas.NoTrans, n, p, p, -1, u, p, s.pp[1], p, 1, s.b, p)
 	s.Project(dst, x, s.b)
 }
-
-// Transport sets dst = P_Y(U), the transport by projection. dst may be u.
-func (s *Stiefel) Transport(dst, x, y, u []float64) { s.Project(dst, y, u) }
 
 // RandPoint sets dst to the Q factor of a Gaussian n×p matrix: a
 // Haar-distributed point.
@@ -168,20 +161,6 @@ func (s *Stiefel) RandPoint(dst []float64, rnd *rand.Rand) {
 		panic(err) // finite by construction
 	}
 	s.qr.QTo(dst)
-}
-
-// RandTangent sets dst to a random unit tangent vector at x.
-func (s *Stiefel) RandTangent(dst, x []float64, rnd *rand.Rand) {
-	s.check(dst, x)
-	for i := range s.b {
-		s.b[i] = rnd.NormFloat64()
-	}
-	s.Project(dst, x, s.b)
-	if nrm := s.Norm(x, dst); nrm > 0 {
-		for i := range dst {
-			dst[i] /= nrm
-		}
-	}
 }
 
 // tol returns Tol or its default, or an error for a NaN, infinite or
