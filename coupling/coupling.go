@@ -255,11 +255,7 @@ func (c *Coupling) Marginals() (a, b []float64) {
 // Inner returns Σ U_ij V_ij / Γ_ij.
 func (c *Coupling) Inner(x, u, v []float64) float64 {
 	c.check(x, u, v)
-	var s float64
-	for i, g := range x {
-		s += u[i] * v[i] / g
-	}
-	return s
+	return manifold.FisherInner(x, u, v)
 }
 
 // Norm returns ‖U‖_Γ.

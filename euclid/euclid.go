@@ -48,11 +48,7 @@ func (e *Euclidean) Dim() int { return e.r * e.c }
 // Inner returns the Frobenius inner product of u and v.
 func (e *Euclidean) Inner(x, u, v []float64) float64 {
 	e.check(u, v)
-	var s float64
-	for i, a := range u {
-		s += a * v[i]
-	}
-	return s
+	return manifold.FrobeniusInner(u, v)
 }
 
 // Norm returns the Frobenius norm of u.

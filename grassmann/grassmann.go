@@ -188,11 +188,7 @@ func (g *Grassmann) Dim() int { return g.p * (g.n - g.p) }
 // Inner returns tr(UᵀV).
 func (g *Grassmann) Inner(x, u, v []float64) float64 {
 	g.check(u, v)
-	var d float64
-	for i, a := range u {
-		d += a * v[i]
-	}
-	return d
+	return manifold.FrobeniusInner(u, v)
 }
 
 // Project sets dst = V − X(XᵀV), the horizontal part of V. dst may be v

@@ -85,11 +85,7 @@ func (s *Simplex) Dim() int { return s.n - 1 }
 // Inner returns Σ u_i v_i / x_i.
 func (s *Simplex) Inner(x, u, v []float64) float64 {
 	s.check(x, u, v)
-	var d float64
-	for i, xi := range x {
-		d += u[i] * v[i] / xi
-	}
-	return d
+	return manifold.FisherInner(x, u, v)
 }
 
 // Project sets dst = v − (Σv) x, the projection orthogonal in the metric

@@ -117,11 +117,7 @@ func (s *Stiefel) Dim() int { return s.n*s.p - s.p*(s.p+1)/2 }
 // Inner returns tr(UᵀV).
 func (s *Stiefel) Inner(x, u, v []float64) float64 {
 	s.check(u, v)
-	var d float64
-	for i, a := range u {
-		d += a * v[i]
-	}
-	return d
+	return manifold.FrobeniusInner(u, v)
 }
 
 // xtv sets dst (p×p) = sym(XᵀV).
