@@ -33,10 +33,10 @@ func (s *sphere) Clone() any { return newSphere(s.n) }
 func (s *sphere) Len() int   { return s.n }
 func (s *sphere) Dim() int   { return s.n - 1 }
 
-func (s *sphere) Inner(x, u, v []float64) float64 { return dot(u, v) }
+func (s *sphere) Inner(x, u, v []float64) float64 { return manifold.FrobeniusInner(u, v) }
 
 func (s *sphere) Project(dst, x, v []float64) {
-	a := dot(x, v)
+	a := manifold.FrobeniusInner(x, v)
 	for i := range dst {
 		dst[i] = v[i] - a*x[i]
 	}
@@ -46,7 +46,7 @@ func (s *sphere) Project(dst, x, v []float64) {
 // sphere.
 func (s *sphere) EHessToRHess(dst, x, egrad, ehess, u []float64) {
 	s.Project(dst, x, ehess)
-	a := dot(x, egrad)
+	a := manifold.FrobeniusInner(x, egrad)
 	for i := range dst {
 		dst[i] -= a * u[i]
 	}
@@ -57,7 +57,7 @@ func (s *sphere) Retract(dst, x, u []float64, t float64) error {
 	for i := range dst {
 		dst[i] = x[i] + t*u[i]
 	}
-	nrm := math.Sqrt(dot(dst, dst))
+	nrm := math.Sqrt(manifold.FrobeniusInner(dst, dst))
 	for i := range dst {
 		dst[i] /= nrm
 	}
@@ -76,18 +76,10 @@ func (s *sphere) CheckPoint(x []float64) error {
 	if err := s.Embedded.CheckPoint(x); err != nil {
 		return err
 	}
-	if d := math.Abs(math.Sqrt(dot(x, x)) - 1); d > 1e-10 {
+	if d := math.Abs(math.Sqrt(manifold.FrobeniusInner(x, x)) - 1); d > 1e-10 {
 		return errors.New("sphere: ‖x‖ ≠ 1")
 	}
 	return nil
-}
-
-func dot(a, b []float64) float64 {
-	var d float64
-	for i, v := range a {
-		d += v * b[i]
-	}
-	return d
 }
 
 // plane is R^n on Embedded with every optional capability of the solver:
@@ -109,7 +101,7 @@ func newPlane(n int) *plane {
 func (p *plane) Clone() any                                     { c := newPlane(p.n); c.retr = p.retr; return c }
 func (p *plane) Len() int                                       { return p.n }
 func (p *plane) Dim() int                                       { return p.n }
-func (p *plane) Inner(x, u, v []float64) float64                { return dot(u, v) }
+func (p *plane) Inner(x, u, v []float64) float64                { return manifold.FrobeniusInner(u, v) }
 func (p *plane) Project(dst, x, v []float64)                    { copy(dst, v) }
 func (p *plane) EHessToRHess(dst, x, egrad, ehess, u []float64) { copy(dst, ehess) }
 
@@ -273,7 +265,7 @@ func TestDefaults(t *testing.T) {
 		g[i] = r2.NormFloat64()
 	}
 	s.Project(want, x, g)
-	nrm := math.Sqrt(dot(want, want))
+	nrm := math.Sqrt(manifold.FrobeniusInner(want, want))
 	for i := range want {
 		assert.InDelta(t, want[i]/nrm, w[i], 4*0x1p-52, "RandTangent[%d]", i)
 	}
