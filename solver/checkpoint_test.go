@@ -189,6 +189,17 @@ func ckUninterrupted(t testing.TB, c ckCase) (ckResult, []ckRow) {
 	return ckOf(res), tr.rows
 }
 
+// ckSaving is the case's run with every checkpoint kept in memory; it
+// returns the result, the trace and the checkpoints.
+func ckSaving(t testing.TB, c ckCase) (*solver.Result, *ckTrace, *memCheckpoints) {
+	tr := &ckTrace{}
+	mem := &memCheckpoints{tr: tr}
+	r, x0, y0 := ckNew(t, c, tr, mem)
+	res, err := r.Run(context.Background(), x0, y0)
+	require.NoError(t, err)
+	return res, tr, mem
+}
+
 // memCheckpoints keeps every checkpoint in memory, with the trace so far.
 type memCheckpoints struct {
 	tr    *ckTrace
@@ -234,11 +245,7 @@ func TestCheckpointResume(t *testing.T) {
 	for _, c := range ckCases {
 		t.Run(c.name, func(t *testing.T) {
 			want, wantRows := ckUninterrupted(t, c)
-			tr := &ckTrace{}
-			mem := &memCheckpoints{tr: tr}
-			r, x0, y0 := ckNew(t, c, tr, mem)
-			res, err := r.Run(context.Background(), x0, y0)
-			require.NoError(t, err)
+			res, tr, mem := ckSaving(t, c)
 			require.Equal(t, want, ckOf(res), "checkpoints changed the run")
 			require.Equal(t, wantRows, tr.rows)
 			if want.Status == solver.GradientThreshold { // one per epoch but the last
@@ -258,7 +265,7 @@ func TestCheckpointResume(t *testing.T) {
 			defer cancel()
 			tr = &ckTrace{}
 			mem = &memCheckpoints{tr: tr}
-			r, x0, y0 = ckNew(t, c, tr, checkpointerFunc(func(r *solver.RHGD, final bool) error {
+			r, x0, y0 := ckNew(t, c, tr, checkpointerFunc(func(r *solver.RHGD, final bool) error {
 				if r.Epoch() == 5 {
 					cancel()
 				}
@@ -267,7 +274,7 @@ func TestCheckpointResume(t *testing.T) {
 				}
 				return mem.Checkpoint(r, final)
 			}))
-			res, err = r.Run(ctx, x0, y0)
+			res, err := r.Run(ctx, x0, y0)
 			require.NoError(t, err)
 			require.Equal(t, solver.Cancelled, res.Status)
 			require.Len(t, mem.saved, 1)
@@ -372,12 +379,7 @@ func TestCheckpointKill(t *testing.T) {
 
 // ckValid returns a checkpoint of the cg case after 3 epochs.
 func ckValid(t *testing.T) []byte {
-	c := ckCases[1]
-	tr := &ckTrace{}
-	mem := &memCheckpoints{tr: tr}
-	r, x0, y0 := ckNew(t, c, tr, mem)
-	_, err := r.Run(context.Background(), x0, y0)
-	require.NoError(t, err)
+	_, _, mem := ckSaving(t, ckCases[1])
 	return mem.saved[2]
 }
 
@@ -572,11 +574,7 @@ func (h *hideState) Bind(env *solver.Env) (solver.Hypergrad, error) {
 func TestCheckpointCatchesLostState(t *testing.T) {
 	c := ckCase{"hidden", ckSynthetic(&hideState{solver.CG{WarmStart: true, Tol: 1e-6}}, false, 0)}
 	want, wantRows := ckUninterrupted(t, c)
-	tr := &ckTrace{}
-	mem := &memCheckpoints{tr: tr}
-	r, x0, y0 := ckNew(t, c, tr, mem)
-	_, err := r.Run(context.Background(), x0, y0)
-	require.NoError(t, err)
+	_, _, mem := ckSaving(t, c)
 	got, rows := ckResume(t, c, mem.saved[5])
 	require.NotEqual(t, want, got)
 	require.NotEqual(t, wantRows, rows)
