@@ -83,10 +83,8 @@ func TestBadInput(t *testing.T) {
 	const n, p = 6, 2
 	rnd := rand.New(rand.NewPCG(12, 1))
 	g := grassmann.New(n, p)
-	x, y, u, dst := make([]float64, n*p), make([]float64, n*p), make([]float64, n*p), make([]float64, n*p)
-	g.RandPoint(x, rnd)
-	g.RandPoint(y, rnd)
-	g.RandTangent(u, x, rnd)
+	x, y, u := draw(g, rnd)
+	dst := make([]float64, n*p)
 	nanU, nanY := slices.Clone(u), slices.Clone(y)
 	nanU[3], nanY[5] = math.NaN(), math.NaN()
 	assert.True(t, errors.Is(g.Exp(dst, x, u, math.NaN()), numerr.ErrNotFinite), "Exp with t = NaN")
@@ -165,10 +163,8 @@ func TestAllocs(t *testing.T) {
 	const n, p = 12, 4
 	rnd := rand.New(rand.NewPCG(14, 1))
 	g := grassmann.New(n, p)
-	x, y, u, dst := make([]float64, n*p), make([]float64, n*p), make([]float64, n*p), make([]float64, n*p)
-	g.RandPoint(x, rnd)
-	g.RandPoint(y, rnd)
-	g.RandTangent(u, x, rnd)
+	x, y, u := draw(g, rnd)
+	dst := make([]float64, n*p)
 	ops := map[string]func(){
 		"CheckPoint":   func() { _ = g.CheckPoint(x) },
 		"CheckTangent": func() { _ = g.CheckTangent(x, u) },

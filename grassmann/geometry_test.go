@@ -26,10 +26,7 @@ func TestSamePoint(t *testing.T) {
 		n, p := np[0], np[1]
 		t.Run(fmt.Sprintf("n=%d,p=%d", n, p), func(t *testing.T) {
 			g := grassmann.New(n, p)
-			x, y, u := make([]float64, n*p), make([]float64, n*p), make([]float64, n*p)
-			g.RandPoint(x, rnd)
-			g.RandPoint(y, rnd)
-			g.RandTangent(u, x, rnd)
+			x, y, u := draw(g, rnd)
 			o := orthogonal(p, rnd)
 			xo, yo, uo := mul(x, o, n, p, p), mul(y, o, n, p, p), mul(u, o, n, p, p)
 			rot := func(a []float64) []float64 { return mul(a, o, n, p, p) }

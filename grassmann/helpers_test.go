@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/rhgd/rhgd/grassmann"
 )
 
 // vertical returns XΩ for a fixed skew p×p Ω with entries 1, 2, 3, …
@@ -38,6 +40,16 @@ func mulT(a, b []float64, k, r, c int) []float64 {
 	var d mat.Dense
 	d.Mul(mat.NewDense(k, r, a).T(), mat.NewDense(k, c, b))
 	return d.RawMatrix().Data
+}
+
+// draw returns two random points x and y of g and a random unit tangent u
+// at x, drawn in that order from rnd.
+func draw(g *grassmann.Grassmann, rnd *rand.Rand) (x, y, u []float64) {
+	x, y, u = make([]float64, g.Len()), make([]float64, g.Len()), make([]float64, g.Len())
+	g.RandPoint(x, rnd)
+	g.RandPoint(y, rnd)
+	g.RandTangent(u, x, rnd)
+	return x, y, u
 }
 
 // orthogonal returns a random p×p orthogonal matrix (the Q of a Gaussian).
