@@ -26,16 +26,7 @@ func Example_strongConvexity() {
 	a := symmetricWithSpectrum(lam, rnd)
 
 	// The minimizer: the eigenvectors of the three largest eigenvalues.
-	var es mat.EigenSym
-	es.Factorize(mat.NewSymDense(n, a), true)
-	var vecs mat.Dense
-	es.VectorsTo(&vecs)
-	y := make([]float64, n*p)
-	for i := 0; i < n; i++ {
-		for j := 0; j < p; j++ {
-			y[i*p+j] = vecs.At(i, n-1-j)
-		}
-	}
+	y := topEigenvectors(a, n, p)
 	egrad := mul(a, y, n, n, p)
 	for i := range egrad {
 		egrad[i] *= -2

@@ -52,6 +52,25 @@ func draw(g *grassmann.Grassmann, rnd *rand.Rand) (x, y, u []float64) {
 	return x, y, u
 }
 
+// topEigenvectors returns the eigenvectors of the p largest eigenvalues
+// of the symmetric n×n a as the columns of an n×p matrix, largest first
+// (gonum's EigenSym).
+func topEigenvectors(a []float64, n, p int) []float64 {
+	var es mat.EigenSym
+	if !es.Factorize(mat.NewSymDense(n, a), true) {
+		panic("eigendecomposition failed")
+	}
+	var v mat.Dense
+	es.VectorsTo(&v)
+	y := make([]float64, n*p)
+	for i := 0; i < n; i++ {
+		for j := 0; j < p; j++ {
+			y[i*p+j] = v.At(i, n-1-j)
+		}
+	}
+	return y
+}
+
 // orthogonal returns a random p×p orthogonal matrix (the Q of a Gaussian).
 func orthogonal(p int, rnd *rand.Rand) []float64 {
 	a := mat.NewDense(p, p, nil)

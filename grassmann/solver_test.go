@@ -7,7 +7,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"gonum.org/v1/gonum/mat"
 
 	"github.com/rhgd/rhgd/euclid"
 	"github.com/rhgd/rhgd/grassmann"
@@ -46,20 +45,7 @@ func (s subspaceProblem) trace(u, m, v []float64) float64 {
 
 // lower returns y*(x), the top p eigenvectors of A(x) (gonum).
 func (s subspaceProblem) lower(x []float64) []float64 {
-	n, p := s.n, s.p
-	var es mat.EigenSym
-	if !es.Factorize(mat.NewSymDense(n, s.a(x)), true) {
-		panic("eigendecomposition failed")
-	}
-	var v mat.Dense
-	es.VectorsTo(&v)
-	y := make([]float64, n*p)
-	for i := 0; i < n; i++ {
-		for j := 0; j < p; j++ {
-			y[i*p+j] = v.At(i, n-1-j)
-		}
-	}
-	return y
+	return topEigenvectors(s.a(x), s.n, s.p)
 }
 
 func (s subspaceProblem) upper(x []float64) float64 {
