@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/rhgd/rhgd/internal/fuzzing"
 	"github.com/rhgd/rhgd/numerr"
 )
 
@@ -183,19 +184,10 @@ func TestFrechetRepeatedEigenvalues(t *testing.T) {
 	}
 }
 
+// congruent returns Qᵀ diag(λ) Q, exactly symmetric.
 func congruent(q, lam []float64) []float64 {
-	n := len(lam)
-	a := make([]float64, n*n)
-	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			var s float64
-			for k := 0; k < n; k++ {
-				s += q[k*n+i] * lam[k] * q[k*n+j]
-			}
-			a[i*n+j] = s
-		}
-	}
-	Symmetrize(a, n)
+	a := fuzzing.FromEigen(q, lam)
+	Symmetrize(a, len(lam))
 	return a
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rhgd/rhgd/euclid"
 	"github.com/rhgd/rhgd/internal/allocs"
+	"github.com/rhgd/rhgd/internal/fuzzing"
 	"github.com/rhgd/rhgd/internal/race"
 	"github.com/rhgd/rhgd/lapackx"
 	"github.com/rhgd/rhgd/numerr"
@@ -73,16 +74,7 @@ func withSpectrumQ(rnd *rand.Rand, lam []float64) (a, q []float64) {
 	}
 	q = make([]float64, n*n)
 	qr.QTo(q)
-	a = make([]float64, n*n)
-	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			var s float64
-			for k := 0; k < n; k++ {
-				s += q[k*n+i] * lam[k] * q[k*n+j]
-			}
-			a[i*n+j] = s
-		}
-	}
+	a = fuzzing.FromEigen(q, lam)
 	lapackx.Symmetrize(a, n)
 	return a, q
 }

@@ -30,6 +30,25 @@ func MulPlainT(a, b []float64, m, k, n int) []float64 {
 	return MulPlain(a, Transpose(b, n, k), m, k, n)
 }
 
+// FromEigen returns Qᵀ diag(λ) Q for the n×n q and the n values λ: the
+// symmetric matrix with eigenvalues λ and eigenvectors the rows of an
+// orthogonal Q, symmetric to rounding (entry ij and ji multiply in other
+// orders).
+func FromEigen(q, lam []float64) []float64 {
+	n := len(lam)
+	a := make([]float64, n*n)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			var s float64
+			for k := 0; k < n; k++ {
+				s += q[k*n+i] * lam[k] * q[k*n+j]
+			}
+			a[i*n+j] = s
+		}
+	}
+	return a
+}
+
 // Transpose returns the c×r transpose of the r×c a.
 func Transpose(a []float64, r, c int) []float64 {
 	t := make([]float64, r*c)

@@ -22,3 +22,13 @@ func TestTransposedProducts(t *testing.T) {
 		t.Errorf("MulPlainT = %v, want %v", got, want)
 	}
 }
+
+// TestFromEigen: Qᵀ diag(λ) Q for a permutation Q and for the identity.
+func TestFromEigen(t *testing.T) {
+	if got, want := FromEigen([]float64{0, 1, 1, 0}, []float64{2, 3}), []float64{3, 0, 0, 2}; !slices.Equal(got, want) {
+		t.Errorf("FromEigen(swap) = %v, want %v", got, want)
+	}
+	if got, want := FromEigen(Eye(3), []float64{1, -2, 5}), []float64{1, 0, 0, 0, -2, 0, 0, 0, 5}; !slices.Equal(got, want) {
+		t.Errorf("FromEigen(I) = %v, want %v", got, want)
+	}
+}
