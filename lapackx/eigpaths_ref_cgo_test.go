@@ -4,6 +4,7 @@ package lapackx
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -81,12 +82,7 @@ func eigWith(t *testing.T, e *EigSym, a []float64, solver string) {
 func symRefCasesAll(t *testing.T) (cases []refCase, names [][]string) {
 	cases, names = symRefCases(t)
 	for _, c := range loadReferenceSizes(t) {
-		var ns []string
-		for name := range c.Results {
-			ns = append(ns, name)
-		}
-		sort.Strings(ns)
-		cases, names = append(cases, c), append(names, ns)
+		cases, names = append(cases, c), append(names, slices.Sorted(maps.Keys(c.Results)))
 	}
 	return cases, names
 }

@@ -4,9 +4,10 @@ package lapackx
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 
@@ -41,12 +42,7 @@ func symRefCases(t *testing.T) (cases []refCase, names [][]string) {
 		if c.Kind == "general" {
 			continue
 		}
-		var ns []string
-		for name := range c.Results {
-			ns = append(ns, name)
-		}
-		sort.Strings(ns)
-		cases, names = append(cases, c), append(names, ns)
+		cases, names = append(cases, c), append(names, slices.Sorted(maps.Keys(c.Results)))
 	}
 	return cases, names
 }
