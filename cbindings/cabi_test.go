@@ -1003,8 +1003,7 @@ func TestCallbackProblem(t *testing.T) {
 	defer ctest.ProblemFree(p)
 	wantCode(t, "hinv without hess_gy_inv", einval, func() int { _, rc := ctest.SolverNew(p, "hinv", ""); return rc }, "hess_gy_inv")
 	// No starting point.
-	s, _ := ctest.SolverNew(p, "cg", "epochs=3")
-	defer ctest.SolverFree(s)
+	s := testSolver(t, p, "cg", "epochs=3")
 	wantCode(t, "no start", einval, func() int { return ctest.SolverRun(s, nil, nil, nil) }, "no starting point")
 	wantCode(t, "result before a run", einval, func() int { _, rc := ctest.SolverResult(s); return rc }, "not run")
 	wantCode(t, "one start", einval, func() int { return ctest.SolverRun(s, make([]float64, 3), nil, nil) }, "both")
@@ -1033,8 +1032,7 @@ func TestCallbackFailure(t *testing.T) {
 	defer q.Free()
 	p, _ := ctest.QuadProblem(q, mx, my, 2, 1, false)
 	defer ctest.ProblemFree(p)
-	s, _ := ctest.SolverNew(p, "cg", "epochs=50")
-	defer ctest.SolverFree(s)
+	s := testSolver(t, p, "cg", "epochs=50")
 	wantCode(t, "failing oracle", ecallback, func() int { return ctest.SolverRun(s, make([]float64, k), make([]float64, m), nil) },
 		"grad_gy returned 7")
 	res, rc := ctest.SolverResult(s)
@@ -1109,8 +1107,7 @@ func TestOracle(t *testing.T) {
 func TestEpochCallback(t *testing.T) {
 	p, _ := ctest.Builtin("synthetic", []string{"n=30", "d=8", "r=3"}, "", 5)
 	defer ctest.ProblemFree(p)
-	s, _ := ctest.SolverNew(p, "hinv", "epochs=20")
-	defer ctest.SolverFree(s)
+	s := testSolver(t, p, "hinv", "epochs=20")
 	for _, c := range []struct {
 		name       string
 		cancelAt   int

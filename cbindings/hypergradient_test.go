@@ -167,8 +167,7 @@ func TestSolverHypergradientQuad(t *testing.T) {
 	pf, _ := ctest.QuadProblem(qf, mx, my, 1, 0, false)
 	defer ctest.ProblemFree(pf)
 	require.Equal(t, okC, ctest.ProblemSetStart(pf, make([]float64, k), make([]float64, m)))
-	sf, _ := ctest.SolverNew(pf, "cg", "inner=3")
-	defer ctest.SolverFree(sf)
+	sf := testSolver(t, pf, "cg", "inner=3")
 	wantCode(t, "callback fails", ecallback, func() int { return ctest.SolverHypergradient(sf, 3, x, 4, nil, hg, nil, nil) }, "grad_gy")
 	assert.Equal(t, []float64{42, 42, 42}, hg)
 }
