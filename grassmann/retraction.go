@@ -3,8 +3,8 @@ package grassmann
 import (
 	"fmt"
 	"slices"
-	"strings"
 
+	"github.com/rhgd/rhgd/manifold"
 	"github.com/rhgd/rhgd/stiefel"
 )
 
@@ -26,27 +26,19 @@ const (
 // stiefel's names for the same maps.
 var retractionNames = [...]string{QR: "qr", Polar: "polar", Exponential: "exp"}
 
+// retractionAliases are the other names ParseRetraction reads.
+var retractionAliases = map[string]int{"exponential": int(Exponential)}
+
 // String returns the retraction's name: qr, polar or exp.
 func (r Retraction) String() string {
-	if r >= 0 && int(r) < len(retractionNames) {
-		return retractionNames[r]
-	}
-	return fmt.Sprintf("Retraction(%d)", int(r))
+	return manifold.EnumName(retractionNames[:], "Retraction", int(r))
 }
 
 // ParseRetraction returns the retraction a name gives (case-insensitive):
 // qr, polar, or exp (also exponential); the error lists the names.
 func ParseRetraction(name string) (Retraction, error) {
-	n := strings.ToLower(strings.TrimSpace(name))
-	if n == "exponential" {
-		return Exponential, nil
-	}
-	for r, s := range retractionNames {
-		if s == n {
-			return Retraction(r), nil
-		}
-	}
-	return 0, fmt.Errorf("grassmann: unknown retraction %q (want qr, polar or exp)", name)
+	r, err := manifold.ParseName("grassmann: unknown retraction", name, retractionNames[:], retractionAliases)
+	return Retraction(r), err
 }
 
 // Retractions returns the retractions' names, qr, polar and exp, as

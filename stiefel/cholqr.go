@@ -1,13 +1,13 @@
 package stiefel
 
 import (
-	"fmt"
 	"math"
 
 	gblas "gonum.org/v1/gonum/blas"
 
 	"github.com/rhgd/rhgd/blas"
 	"github.com/rhgd/rhgd/lapackx"
+	"github.com/rhgd/rhgd/manifold"
 )
 
 // QRMethod names how the QR retraction computes qf(X + tU).
@@ -28,18 +28,11 @@ const (
 	QRCholesky2
 )
 
-// String returns the method's name.
-func (m QRMethod) String() string {
-	switch m {
-	case QRAuto:
-		return "auto"
-	case QRHouseholder:
-		return "householder"
-	case QRCholesky2:
-		return "cholqr2"
-	}
-	return fmt.Sprintf("QRMethod(%d)", int(m))
-}
+// qrMethodNames are the names String writes.
+var qrMethodNames = [...]string{QRAuto: "auto", QRHouseholder: "householder", QRCholesky2: "cholqr2"}
+
+// String returns the method's name: auto, householder or cholqr2.
+func (m QRMethod) String() string { return manifold.EnumName(qrMethodNames[:], "QRMethod", int(m)) }
 
 // cholQRMaxCond is the estimate of κ(A) above which CholeskyQR2 gives
 // way to Householder. CholeskyQR2 is orthonormal to rounding while

@@ -1,38 +1,29 @@
 package stiefel
 
 import (
-	"fmt"
 	"slices"
-	"strings"
+
+	"github.com/rhgd/rhgd/manifold"
 )
 
 // retractionNames are the names String writes and ParseRetraction reads,
 // as the CLI's -retr-x and the C ABI's retr= spell them.
 var retractionNames = [...]string{QR: "qr", Polar: "polar", Cayley: "cayley", Exponential: "exp"}
 
+// retractionAliases are the other names ParseRetraction reads.
+var retractionAliases = map[string]int{"exponential": int(Exponential)}
+
 // String returns the retraction's name: qr, polar, cayley or exp, the
 // name ParseRetraction reads.
 func (r Retraction) String() string {
-	if r >= 0 && int(r) < len(retractionNames) {
-		return retractionNames[r]
-	}
-	return fmt.Sprintf("Retraction(%d)", int(r))
+	return manifold.EnumName(retractionNames[:], "Retraction", int(r))
 }
 
 // ParseRetraction returns the retraction a name gives (case-insensitive):
 // qr, polar, cayley, or exp (also exponential); the error lists the names.
 func ParseRetraction(name string) (Retraction, error) {
-	n := strings.ToLower(strings.TrimSpace(name))
-	if n == "exponential" {
-		return Exponential, nil
-	}
-	for r, s := range retractionNames {
-		if s == n {
-			return Retraction(r), nil
-		}
-	}
-	names := RetractionNames()
-	return 0, fmt.Errorf("stiefel: unknown retraction %q (want %s or %s)", name, strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
+	r, err := manifold.ParseName("stiefel: unknown retraction", name, retractionNames[:], retractionAliases)
+	return Retraction(r), err
 }
 
 // RetractionNames returns the retractions' names, in the order of their
