@@ -59,6 +59,16 @@ func arrays(n int, names []string, ps ...*C.double) (views, error) {
 	return out, nil
 }
 
+// squares checks the order n and that no pointer is NULL, and returns
+// their views as n×n matrices.
+func squares(n C.int64_t, names []string, ps ...*C.double) (views, error) {
+	nn, err := matrix(n, n, "n", "n")
+	if err != nil {
+		return views{}, err
+	}
+	return arrays(nn, names, ps...)
+}
+
 // finite returns an input error naming the first non-finite entry of a.
 func finite(name string, a []float64, cols int) error {
 	for i, v := range a {
@@ -193,11 +203,7 @@ var (
 // symFunc is rhgd_expsym, rhgd_logsym and rhgd_sqrtsym: out = f(A).
 func symFunc(n C.int64_t, a, out *C.double, f func(s *lapackx.SymFunc, dst, a []float64) error) C.int {
 	return guard(func() error {
-		nn, err := matrix(n, n, "n", "n")
-		if err != nil {
-			return err
-		}
-		v, err := arrays(nn, []string{"a", "out"}, a, out)
+		v, err := squares(n, []string{"a", "out"}, a, out)
 		if err != nil {
 			return err
 		}
@@ -230,11 +236,7 @@ func rhgdgo_sqrtsym(n C.int64_t, a, out *C.double) C.int {
 //export rhgdgo_expm
 func rhgdgo_expm(n C.int64_t, a, out *C.double) C.int {
 	return guard(func() error {
-		nn, err := matrix(n, n, "n", "n")
-		if err != nil {
-			return err
-		}
-		v, err := arrays(nn, []string{"a", "out"}, a, out)
+		v, err := squares(n, []string{"a", "out"}, a, out)
 		if err != nil {
 			return err
 		}
@@ -255,11 +257,7 @@ func rhgdgo_expm(n C.int64_t, a, out *C.double) C.int {
 //export rhgdgo_lyapunov_sym
 func rhgdgo_lyapunov_sym(n C.int64_t, a, c, x *C.double) C.int {
 	return guard(func() error {
-		nn, err := matrix(n, n, "n", "n")
-		if err != nil {
-			return err
-		}
-		v, err := arrays(nn, []string{"a", "c", "x"}, a, c, x)
+		v, err := squares(n, []string{"a", "c", "x"}, a, c, x)
 		if err != nil {
 			return err
 		}
@@ -281,11 +279,7 @@ func rhgdgo_lyapunov_sym(n C.int64_t, a, c, x *C.double) C.int {
 // (when not nil) are SPD points and u a symmetric finite tangent.
 func spdOp(n C.int64_t, names []string, ps []*C.double, fn func(m *spd.SPD, tmp []float64, v views) error) C.int {
 	return guard(func() error {
-		nn, err := matrix(n, n, "n", "n")
-		if err != nil {
-			return err
-		}
-		v, err := arrays(nn, names, ps...)
+		v, err := squares(n, names, ps...)
 		if err != nil {
 			return err
 		}

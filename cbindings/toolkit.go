@@ -390,11 +390,7 @@ func rhgdgo_lyapunov(n C.int64_t, a, c, x *C.double) C.int {
 // frechet is rhgd_expsym_frechet and its kin: out = Df(A)[E].
 func frechet(n C.int64_t, a, e, res *C.double, f lapackx.Func) C.int {
 	return guard(func() error {
-		nn, err := matrix(n, n, "n", "n")
-		if err != nil {
-			return err
-		}
-		v, err := arrays(nn, []string{"a", "e", "out"}, a, e, res)
+		v, err := squares(n, []string{"a", "e", "out"}, a, e, res)
 		if err != nil {
 			return err
 		}
