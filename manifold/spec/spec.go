@@ -1,11 +1,12 @@
 // Package spec is the one table of the manifolds' specs and their
-// options: "spd:n=4,retr=exp", "stiefel:n=5,p=2", "euclid:r=3" and a
-// coupling's "maxiter=N,tol=X". The C ABI builds manifolds from specs
+// options: "spd:n=4,retr=exp", "stiefel:n=5,p=2", "euclid:r=3",
+// "grassmann:n=5,p=2", "simplex:n=4" and a coupling's "maxiter=N,tol=X". The C ABI builds manifolds from specs
 // through New and Coupling, String writes a manifold back as its spec,
 // the command line's -retr-x/-retr-y help comes from RetractionUsage,
 // and rhgd.h's and Python's docs are tested against Table. The names of
 // the retractions and transports, and their defaults (the zero values),
-// stay where the manifolds define them (spd.RetractionNames, ...); the
+// stay where the manifolds define them (spd.RetractionNames,
+// grassmann.RetractionNames, ...); the
 // table reads them there.
 package spec
 
@@ -17,9 +18,11 @@ import (
 
 	"github.com/rhgd/rhgd/coupling"
 	"github.com/rhgd/rhgd/euclid"
+	"github.com/rhgd/rhgd/grassmann"
 	"github.com/rhgd/rhgd/internal/keyval"
 	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/product"
+	"github.com/rhgd/rhgd/simplex"
 	"github.com/rhgd/rhgd/solver"
 	"github.com/rhgd/rhgd/spd"
 	"github.com/rhgd/rhgd/stiefel"
@@ -79,6 +82,14 @@ var table = []Info{
 	{Name: "euclid", Aliases: []string{"euclidean"}, Title: "Euclidean", Doc: "R^(r × c)", Options: []Option{
 		{Key: "r", Type: "int", Doc: "rows", lo: 1, hi: maxDim},
 		{Key: "c", Type: "int", Default: "1", Doc: "columns", lo: 1, hi: maxDim},
+	}},
+	{Name: "grassmann", Title: "Grassmann", Doc: "Gr(n, p): p-dimensional subspaces of R^n as n × p orthonormal bases, quotient metric", Options: []Option{
+		{Key: "n", Type: "int", Doc: "ambient dimension, at least 2", lo: 2, hi: maxDim},
+		{Key: "p", Type: "int", Doc: "subspace dimension, below n", lo: 1, hi: maxDim},
+		{Key: "retr", Type: "name", Names: grassmann.RetractionNames(), Default: grassmann.Retraction(0).String(), Doc: "retraction"},
+	}},
+	{Name: "simplex", Title: "Simplex", Doc: "the probability simplex: n positive entries summing to one, Fisher metric", Options: []Option{
+		{Key: "n", Type: "int", Doc: "entries, at least 2", lo: 2, hi: maxDim},
 	}},
 	{Name: "coupling", Title: "Coupling", Doc: "m × n couplings of two marginals, Fisher metric", Options: []Option{
 		{Key: "maxiter", Type: "int", Default: strconv.Itoa(coupling.DefaultSinkhornMaxIter), ZeroIsDefault: true,
@@ -239,7 +250,8 @@ func (r *reader) done() error {
 }
 
 // New builds a manifold from its spec, a name and comma-separated keys
-// ("spd:n=4,retr=exp"), as Table lists them: spd, stiefel and euclid. A
+// ("spd:n=4,retr=exp"), as Table lists them: spd, stiefel, euclid,
+// grassmann and simplex. A
 // coupling's spec is ErrMarginals (Coupling makes it); any other mistake
 // is an error wrapping ErrBadSpec that names the key.
 func New(text string) (solver.Manifold, error) {
@@ -295,6 +307,26 @@ func New(text string) (solver.Manifold, error) {
 			return nil, err
 		}
 		m = euclid.New(int(rows), int(cols))
+	case "grassmann":
+		n, err := r.int("n", 0)
+		if err != nil {
+			return nil, err
+		}
+		p, err := r.int("p", n-1)
+		if err != nil {
+			return nil, err
+		}
+		gr := grassmann.New(int(n), int(p))
+		if gr.Retraction, err = grassmann.ParseRetraction(r.name("retr")); err != nil {
+			return nil, r.errorf("retr: %v", err)
+		}
+		m = gr
+	case "simplex":
+		n, err := r.int("n", 0)
+		if err != nil {
+			return nil, err
+		}
+		m = simplex.New(int(n))
 	}
 	if err := r.done(); err != nil {
 		return nil, err
@@ -360,6 +392,11 @@ func String(m solver.Manifold) string {
 	case *euclid.Euclidean:
 		r, c := m.Dims()
 		return fmt.Sprintf("euclid:r=%d,c=%d", r, c)
+	case *grassmann.Grassmann:
+		n, p := m.Dims()
+		return fmt.Sprintf("grassmann:n=%d,p=%d,retr=%v", n, p, m.Retraction)
+	case *simplex.Simplex:
+		return fmt.Sprintf("simplex:n=%d", m.Len())
 	case *coupling.Coupling:
 		r, c := m.Dims()
 		s := fmt.Sprintf("coupling:m=%d,n=%d", r, c)
