@@ -46,6 +46,15 @@ def test_objects():
         rhgd.Grassmann(5, 2, retraction="cayley")
     with pytest.raises(rhgd.InvalidArgument, match=r'n="1" is not an integer'):
         rhgd.Simplex(1)
+    # As factors of a product: the spec, the exp/log/dist of both, and a
+    # float32 point snapped factor by factor.
+    pr = rhgd.Product(rhgd.Grassmann(4, 2), rhgd.Simplex(3))
+    assert (pr.spec, pr.shape, pr.dim) == ("product(grassmann:n=4,p=2; simplex:n=3)", (11,), 6)
+    assert all(pr.supports(method) for method in ("exp", "log", "dist"))
+    x = pr.rand_point(1)
+    with pytest.raises(rhgd.InvalidArgument):
+        pr.check_point(x.astype(np.float32).astype(np.float64))
+    pr.check_point(x.astype(np.float32))
 
 
 def test_grassmann_point_checks():
