@@ -90,7 +90,7 @@ def test_subspace_lower_grassmann():
         return -0.5 * torch.sum((Y.T @ u) ** 2) + 0 * x.sum()
 
     my = rhgd.Grassmann(4, 2)
-    for est in ("cg", "ns:gamma=0.3,terms=200"):
+    for est in ("cg", "ns:gamma=0.4,terms=50"):
         r = rt.minimize(f, g, rhgd.Euclidean(1), my, torch.zeros(1, dtype=F64), my.rand_point(seed=1, dtype=F64),
                         estimator=est, eta_x=0.25, eta_y=0.3, inner=30, epochs=300, grad_tol=1e-10)
         assert r.success, (est, r.message)
