@@ -18,6 +18,9 @@ import (
 // finite.
 func (s *SPD) Retract(dst, x, u []float64, t float64) error {
 	s.check(dst, x, u)
+	if s.metric != AffineInvariant {
+		return s.Exp(dst, x, u, t)
+	}
 	if s.Retraction == Exponential {
 		return s.Exp(dst, x, u, t)
 	}
@@ -137,6 +140,12 @@ func (s *SPD) weightedGram(dst, x, l, g []float64, sigma float64) {
 // next step at dst reuses. dst may be x or u.
 func (s *SPD) Exp(dst, x, u []float64, t float64) error {
 	s.check(dst, x, u)
+	switch s.metric {
+	case LogEuclidean:
+		return s.leExp(dst, x, u, t)
+	case BuresWasserstein:
+		return s.bwExp(dst, x, u, t)
+	}
 	l, err := s.chol(x)
 	if err != nil {
 		return err
@@ -167,6 +176,12 @@ func (s *SPD) Exp(dst, x, u []float64, t float64) error {
 // returns an error if x or y is not positive definite.
 func (s *SPD) Log(dst, x, y []float64) error {
 	s.check(dst, x, y)
+	switch s.metric {
+	case LogEuclidean:
+		return s.leLog(dst, x, y)
+	case BuresWasserstein:
+		return s.bwLog(dst, x, y)
+	}
 	l, err := s.chol(x)
 	if err != nil {
 		return err
@@ -198,6 +213,12 @@ func (s *SPD) Log(dst, x, y []float64) error {
 // eigenvalues λ of (Y, X), computed as the eigenvalues of L⁻¹YL⁻ᵀ.
 func (s *SPD) Dist(x, y []float64) (float64, error) {
 	s.check(x, y)
+	switch s.metric {
+	case LogEuclidean:
+		return s.leDist(x, y)
+	case BuresWasserstein:
+		return s.bwDist(x, y)
+	}
 	l, err := s.chol(x)
 	if err != nil {
 		return 0, err
@@ -228,6 +249,13 @@ func (s *SPD) Transport(dst, x, y, u []float64) {
 		s.Project(dst, x, u)
 		return
 	}
+	switch s.metric {
+	case LogEuclidean:
+		s.leTransport(dst, x, y, u)
+		return
+	case BuresWasserstein:
+		panic("spd: the Bures–Wasserstein metric has no closed-form parallel transport: use Identity")
+	}
 	n := s.n
 	l, err := s.chol(x)
 	if err == nil {
@@ -257,6 +285,14 @@ func (s *SPD) Transport(dst, x, y, u []float64) {
 // sym(U X⁻¹ V), for the symmetric parts of u and v. dst may be u or v.
 func (s *SPD) ConnectionTerm(dst, x, u, v []float64) {
 	s.check(dst, x, u, v)
+	switch s.metric {
+	case LogEuclidean:
+		s.leConnectionTerm(dst, x, u, v)
+		return
+	case BuresWasserstein:
+		s.bwConnectionTerm(dst, x, u, v)
+		return
+	}
 	n := s.n
 	xi, err := s.inverse(x)
 	if err != nil {

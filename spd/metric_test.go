@@ -1,0 +1,68 @@
+package spd_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rhgd/rhgd/manifoldtest"
+	"github.com/rhgd/rhgd/spd"
+)
+
+// metricCases are the metrics other than the affine-invariant one, with
+// the transports each has.
+var metricCases = []struct {
+	m  spd.Metric
+	tr []spd.TransportMethod
+}{
+	{spd.LogEuclidean, []spd.TransportMethod{spd.Identity, spd.Parallel}},
+	{spd.BuresWasserstein, []spd.TransportMethod{spd.Identity}},
+}
+
+func TestMetricConformance(t *testing.T) {
+	for _, c := range metricCases {
+		for _, n := range []int{1, 2, 5, 17} {
+			for _, tr := range c.tr {
+				t.Run(fmt.Sprintf("%v/n=%d,transport=%v", c.m, n, tr), func(t *testing.T) {
+					m := spd.NewMetric(n, c.m)
+					m.TransportMethod = tr
+					manifoldtest.Run(t, m, manifoldtest.Options{RetractionOrder: 2, Seed: uint64(n) + 100*uint64(c.m),
+						IsometricTransport: tr == spd.Parallel,
+						NotTangent: func(x []float64) []float64 {
+							if n == 1 {
+								return nil
+							}
+							v := make([]float64, n*n)
+							v[1] = 1
+							return v
+						},
+						BadPoint: func(x []float64) []float64 {
+							b := append([]float64(nil), x...)
+							b[0] = -b[0] - 1
+							return b
+						}})
+				})
+			}
+		}
+	}
+}
+
+func TestParseMetric(t *testing.T) {
+	for i, name := range spd.MetricNames() {
+		got, err := spd.ParseMetric(name)
+		require.NoError(t, err)
+		require.Equal(t, spd.Metric(i), got)
+		require.Equal(t, name, got.String())
+	}
+	got, err := spd.ParseMetric(" Log-Euclidean ")
+	require.NoError(t, err)
+	require.Equal(t, spd.LogEuclidean, got)
+	_, err = spd.ParseMetric("stein")
+	require.ErrorContains(t, err, `"stein"`)
+	require.Equal(t, "affine-invariant", spd.Metric(0).String())
+	require.Equal(t, "Metric(9)", spd.Metric(9).String())
+	require.Panics(t, func() { spd.NewMetric(3, 9) })
+	require.Equal(t, spd.BuresWasserstein, spd.NewMetric(3, spd.BuresWasserstein).Clone().(*spd.SPD).Metric())
+	require.Equal(t, spd.AffineInvariant, spd.New(3).Metric())
+}
