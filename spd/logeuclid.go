@@ -265,11 +265,17 @@ func (s *SPD) leEHessToRHess(dst, x, egrad, ehess, u []float64) {
 
 // secondDD sets and returns dst = T with T_ij = Σ_k exp[ℓ_i, ℓ_k, ℓ_j]
 // (A_ik B_kj + B_ik A_kj) for symmetric A and B in the eigenbasis of p,
-// D² exp(log X)[A, B] there. For |ℓ_i − ℓ_j| ≥ 1 the recurrence
+// D² exp(log X)[A, B] there. For |ℓ_i − ℓ_j| ≥ pairSep the recurrence
 // exp[ℓ_i, ℓ_k, ℓ_j] = (E_ik − E_kj)/(ℓ_i − ℓ_j) turns the sum into
 // (M_ij − M_ji)/(ℓ_i − ℓ_j) with M = (E∘A)B + (E∘B)A, two products; the
-// other pairs (the diagonal among them) sum over k with dd2. dst must be
-// none of a, b, sc[3], sc[4].
+// other pairs (the diagonal among them) sum over k with dd2, n terms
+// each. dst must be none of a, b, sc[3], sc[4].
+//
+// The products' rounding, ε·Σ_k E_ik |A_ik B_kj + B_ik A_kj|, divided by
+// |ℓ_i − ℓ_j| ≥ pairSep, is about 2ε/pairSep relative to the sum's terms
+// for k near i and j, where E_ik ≈ 2 exp[ℓ_i, ℓ_k, ℓ_j], and |ℓ_k − ℓ_i|
+// times that for k far away (TestSecondDDPaths measures it). A larger
+// pairSep buys digits at n terms for each pair it moves to the sum.
 func (s *SPD) secondDD(dst []float64, p *eigPoint, a, b []float64) []float64 {
 	n, w := s.n, s.mw
 	ea, eb := w.sc[3], w.sc[4]
@@ -282,7 +288,7 @@ func (s *SPD) secondDD(dst []float64, p *eigPoint, a, b []float64) []float64 {
 	for i := 0; i < n; i++ {
 		for j := i; j < n; j++ {
 			var t float64
-			if dl := p.ell[i] - p.ell[j]; math.Abs(dl) >= 1 {
+			if dl := p.ell[i] - p.ell[j]; math.Abs(dl) >= pairSep {
 				t = (dst[i*n+j] - dst[j*n+i]) / dl
 			} else {
 				for k := 0; k < n; k++ {
@@ -338,3 +344,7 @@ var invFact2 = func() (f [19]float64) {
 	}
 	return f
 }()
+
+// pairSep is the separation |ℓ_i − ℓ_j| from which secondDD computes a
+// pair by products.
+var pairSep = 1.0 / 8
