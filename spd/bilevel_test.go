@@ -225,4 +225,3 @@ func TestMetricsRun(t *testing.T) {
 type recorderFunc func(*solver.EpochStats) error
 
 func (f recorderFunc) Record(e *solver.EpochStats) error { return f(e) }
-
