@@ -105,8 +105,8 @@ func (s *SPD) bwExp(dst, x, u []float64, t float64) error {
 // with M = diag(√λ) Ỹ diag(√λ) and R = M^½, (XY)^½~ = diag(√λ) R
 // diag(1/√λ), so Log~_ij = R_ij (√(λ_i/λ_j) + √(λ_j/λ_i)) − 2λ_i δ_ij.
 func (s *SPD) bwLogEig(x, y []float64) ([]float64, *eigPoint, error) {
-	if err := s.checkSymmetric("y", y); err != nil {
-		return nil, nil, err
+	if _, err := s.chol(y); err != nil { // y a point, as CheckPoint says
+		return nil, nil, fmt.Errorf("spd: y: %w", err)
 	}
 	p, err := s.pointEig(x)
 	if err != nil {
@@ -140,6 +140,9 @@ func (s *SPD) bwLog(dst, x, y []float64) error {
 		return err
 	}
 	s.fromEig(dst, p, a)
+	if !finite(dst) {
+		return fmt.Errorf("spd: Bures–Wasserstein logarithm: %w: the result exceeds the float64 range", numerr.ErrOverflow)
+	}
 	return nil
 }
 
@@ -153,6 +156,9 @@ func (s *SPD) bwDist(x, y []float64) (float64, error) {
 	var d float64
 	for i, v := range a {
 		d += v * v / p.d[i]
+	}
+	if !(d <= math.MaxFloat64) {
+		return 0, fmt.Errorf("spd: Bures–Wasserstein distance: %w", numerr.ErrOverflow)
 	}
 	return math.Sqrt(0.5 * d), nil
 }

@@ -16,7 +16,8 @@ import (
 // when x equals (entry for entry) one of the two points kept, as the
 // Cholesky factor of the affine-invariant metric is. It returns an error
 // if x is not symmetric within Tol, not finite or not positive definite
-// (a smallest eigenvalue ≤ 0).
+// (its Cholesky factorization fails, as in CheckPoint, or its smallest
+// eigenvalue is ≤ 0).
 func (s *SPD) pointEig(x []float64) (*eigPoint, error) {
 	w := s.mw
 	for i := range w.pts {
@@ -25,7 +26,10 @@ func (s *SPD) pointEig(x []float64) (*eigPoint, error) {
 			return p, nil
 		}
 	}
-	if err := s.checkSymmetric("point", x); err != nil {
+	// The Cholesky factorization (with the symmetry check) decides, as in
+	// CheckPoint, whether x is a point; an eigenvalue can come out positive
+	// for a singular matrix.
+	if _, err := s.chol(x); err != nil {
 		return nil, err
 	}
 	if err := w.eig.Factorize(x); err != nil {

@@ -78,7 +78,7 @@ func (s *SPD) leEGradToRGrad(dst, x, egrad []float64) {
 
 // leExp sets dst = expm(log X + t D log(X)[U]) and keeps its
 // eigendecomposition, which the step's transport and the next step's
-// gradient at dst use.
+// gradient at dst use, and its Cholesky factor (checkResult).
 func (s *SPD) leExp(dst, x, u []float64, t float64) error {
 	p, err := s.pointEig(x)
 	if err != nil {
@@ -125,7 +125,10 @@ func (s *SPD) leExp(dst, x, u []float64, t float64) error {
 	copy(q.x, dst)
 	s.fillD(q)
 	q.ok = true
-	return nil
+	// A result whose condition number is near 1/ε may be indefinite in
+	// float64 after the product; the factor is also what CachedFactor
+	// hands a problem.
+	return s.checkResult("log-Euclidean exponential", dst)
 }
 
 // The exponential's guards: e^maxExpArg and e^minExpArg are the largest
@@ -177,6 +180,9 @@ func (s *SPD) leLog(dst, x, y []float64) error {
 		a[i] *= e
 	}
 	s.fromEig(dst, p, a)
+	if !finite(dst) {
+		return fmt.Errorf("spd: log-Euclidean logarithm: %w: the result exceeds the float64 range", numerr.ErrOverflow)
+	}
 	return nil
 }
 
@@ -189,6 +195,9 @@ func (s *SPD) leDist(x, y []float64) (float64, error) {
 	var d float64
 	for _, v := range a {
 		d += v * v
+	}
+	if math.IsInf(d, 0) {
+		return 0, fmt.Errorf("spd: log-Euclidean distance: %w", numerr.ErrOverflow)
 	}
 	return math.Sqrt(d), nil
 }
