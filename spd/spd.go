@@ -179,6 +179,8 @@ func (s *SPD) whiten(dst, l, v []float64) {
 // products (4n³) lets an iterative solver keep whitened copies of its
 // iterates and take each inner product as a sum over entries. dst may be
 // u. It returns an error if x is not positive definite.
+// Under another metric, dst holds coordinates in the eigenbasis of X
+// with the same property (logeuclid.go, bures.go).
 func (s *SPD) Whiten(dst, x, u []float64) error {
 	s.check(dst, x, u)
 	switch s.metric {
@@ -235,6 +237,7 @@ func lowerTiles(n int, f func(i, j0, j1 int)) {
 // two general products (one for a norm) and a trace, which OpenBLAS runs
 // faster than the four triangular solves of ⟨L⁻¹UL⁻ᵀ, L⁻¹VL⁻ᵀ⟩ at every
 // size (BenchmarkSPDInner).
+// Under another metric (NewMetric) it is that metric's inner product.
 func (s *SPD) Inner(x, u, v []float64) float64 {
 	s.check(x, u, v)
 	switch s.metric {
@@ -311,6 +314,7 @@ func (s *SPD) Project(dst, x, v []float64) {
 }
 
 // EGradToRGrad sets dst = X sym(G) X. dst may be egrad.
+// Under another metric it is that metric's gradient.
 func (s *SPD) EGradToRGrad(dst, x, egrad []float64) {
 	s.check(dst, x, egrad)
 	switch s.metric {
@@ -327,6 +331,7 @@ func (s *SPD) EGradToRGrad(dst, x, egrad []float64) {
 
 // EHessToRHess sets dst = X sym(H) X + sym(U sym(G) X) for the Euclidean
 // gradient G and Hessian-vector product H = ∇²f[U].
+// Under another metric it is that metric's Hessian.
 func (s *SPD) EHessToRHess(dst, x, egrad, ehess, u []float64) {
 	s.check(dst, x, egrad, ehess, u)
 	switch s.metric {
