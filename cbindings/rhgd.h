@@ -353,9 +353,12 @@ typedef struct rhgd_manifold {
  * comma-separated settings, a key left out taking its default; the
  * coupling manifold needs its marginals: rhgd_manifold_coupling, whose
  * options are the last line's:
- *   spd:n=N[,retr=second-order|exp][,transport=identity|parallel]
- *       n × n symmetric positive definite matrices, affine-invariant metric
- *       (defaults: retr=second-order, transport=identity)
+ *   spd:n=N[,retr=second-order|exp][,transport=identity|parallel][,metric=affine-invariant|log-euclidean|bures-wasserstein]
+ *       n × n symmetric positive definite matrices; under the log-euclidean and
+ *       bures-wasserstein metrics both retractions are the metric's
+ *       exponential, and bures-wasserstein takes transport=identity only
+ *       (defaults: retr=second-order, transport=identity,
+ *       metric=affine-invariant)
  *   stiefel:n=N,p=P[,retr=qr|polar|cayley|exp]
  *       St(n, p): n × p matrices with orthonormal columns, embedded metric
  *       (default: retr=qr)

@@ -69,10 +69,11 @@ const maxDim = 1 << 20
 
 // table is the table of the manifolds' specs.
 var table = []Info{
-	{Name: "spd", Title: "SPD", Doc: "n × n symmetric positive definite matrices, affine-invariant metric", Options: []Option{
+	{Name: "spd", Title: "SPD", Doc: "n × n symmetric positive definite matrices; under the log-euclidean and bures-wasserstein metrics both retractions are the metric's exponential, and bures-wasserstein takes transport=identity only", Options: []Option{
 		{Key: "n", Type: "int", Doc: "size", lo: 1, hi: maxDim},
 		{Key: "retr", Type: "name", Names: spd.RetractionNames(), Default: spd.Retraction(0).String(), Doc: "retraction"},
 		{Key: "transport", Type: "name", Names: spd.TransportNames(), Default: spd.TransportMethod(0).String(), Doc: "vector transport"},
+		{Key: "metric", Type: "name", Names: spd.MetricNames(), Default: spd.Metric(0).String(), Doc: "Riemannian metric"},
 	}},
 	{Name: "stiefel", Title: "Stiefel", Doc: "St(n, p): n × p matrices with orthonormal columns, embedded metric", Options: []Option{
 		{Key: "n", Type: "int", Doc: "rows", lo: 1, hi: maxDim},
@@ -275,12 +276,19 @@ func New(text string) (solver.Manifold, error) {
 		if err != nil {
 			return nil, err
 		}
-		sp := spd.New(int(n))
+		metric, err := spd.ParseMetric(r.name("metric"))
+		if err != nil {
+			return nil, r.errorf("metric: %v", err)
+		}
+		sp := spd.NewMetric(int(n), metric)
 		if sp.Retraction, err = spd.ParseRetraction(r.name("retr")); err != nil {
 			return nil, r.errorf("retr: %v", err)
 		}
 		if sp.TransportMethod, err = spd.ParseTransport(r.name("transport")); err != nil {
 			return nil, r.errorf("transport: %v", err)
+		}
+		if metric == spd.BuresWasserstein && sp.TransportMethod == spd.Parallel {
+			return nil, r.errorf("transport=parallel: the %v metric has no closed-form parallel transport (want transport=identity)", metric)
 		}
 		m = sp
 	case "stiefel":
@@ -385,7 +393,7 @@ func String(m solver.Manifold) string {
 	switch m := m.(type) {
 	case *spd.SPD:
 		n, _ := m.Dims()
-		return fmt.Sprintf("spd:n=%d,retr=%v,transport=%v", n, m.Retraction, m.TransportMethod)
+		return fmt.Sprintf("spd:n=%d,retr=%v,transport=%v,metric=%v", n, m.Retraction, m.TransportMethod, m.Metric())
 	case *stiefel.Stiefel:
 		n, p := m.Dims()
 		return fmt.Sprintf("stiefel:n=%d,p=%d,retr=%v", n, p, m.Retraction)
@@ -419,7 +427,7 @@ func String(m solver.Manifold) string {
 
 // Synopsis writes a manifold's spec with its keys: required ones as
 // "n=N", the others in brackets, names as their alternatives
-// ("spd:n=N[,retr=second-order|exp][,transport=identity|parallel]"); a
+// ("spd:n=N[,retr=second-order|exp][,transport=identity|parallel][,metric=...]"); a
 // coupling's options alone ("[maxiter=N][,tol=X]").
 func (m Info) Synopsis() string {
 	var b strings.Builder

@@ -90,7 +90,7 @@ func TestCoupling(t *testing.T) {
 // and RetractionUsage every retraction.
 func TestHelp(t *testing.T) {
 	help := mspec.Help()
-	require.Contains(t, help, "spd:n=N[,retr=second-order|exp][,transport=identity|parallel]\n")
+	require.Contains(t, help, "spd:n=N[,retr=second-order|exp][,transport=identity|parallel][,metric=affine-invariant|log-euclidean|bures-wasserstein]\n")
 	require.Contains(t, help, "stiefel:n=N,p=P[,retr=qr|polar|cayley|exp]\n")
 	for _, info := range mspec.Table() {
 		require.Contains(t, help, info.Synopsis())

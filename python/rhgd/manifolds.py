@@ -199,12 +199,16 @@ def _spec(name, keys):
 
 
 class SPD(Manifold):
-    """n x n symmetric positive definite matrices, affine-invariant metric.
+    """n x n symmetric positive definite matrices.
     retraction: 'second-order' (default) or 'exp'; transport: 'identity'
-    (default) or 'parallel'."""
+    (default) or 'parallel'; metric: 'affine-invariant' (default),
+    'log-euclidean' or 'bures-wasserstein' (under the last two both
+    retractions are the metric's exponential, and 'bures-wasserstein'
+    takes transport 'identity' only)."""
 
-    def __init__(self, n, retraction=None, transport=None):
-        super().__init__(_spec("spd", (("n", int(n)), ("retr", retraction), ("transport", transport))), (n, n))
+    def __init__(self, n, retraction=None, transport=None, metric=None):
+        super().__init__(_spec("spd", (("n", int(n)), ("retr", retraction), ("transport", transport),
+                                       ("metric", metric))), (n, n))
 
 
 class Stiefel(Manifold):
