@@ -67,6 +67,21 @@ type Info struct {
 // maxDim bounds a spec's sizes: larger ones are typos, not manifolds.
 const maxDim = 1 << 20
 
+// MaxEntries bounds the entries of a spec's point (2 GiB of float64): a
+// larger one would ask for more memory than a workstation has, and Go's
+// out-of-memory failure is fatal, not an error a caller (or the C ABI)
+// can recover from.
+const MaxEntries = 1 << 28
+
+// fits returns an error unless a point of the given number of entries
+// (what says how they are counted) is within MaxEntries.
+func (r *reader) fits(entries int64, what string) error {
+	if entries > MaxEntries {
+		return r.errorf("a point has %s = %d entries, more than the %d (2 GiB) a spec may ask for", what, entries, int64(MaxEntries))
+	}
+	return nil
+}
+
 // table is the table of the manifolds' specs.
 var table = []Info{
 	{Name: "spd", Title: "SPD", Doc: "n × n symmetric positive definite matrices; under the log-euclidean and bures-wasserstein metrics both retractions are the metric's exponential, and bures-wasserstein takes transport=identity only", Options: []Option{
@@ -276,6 +291,9 @@ func New(text string) (solver.Manifold, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := r.fits(n*n, "n·n"); err != nil {
+			return nil, err
+		}
 		metric, err := spd.ParseMetric(r.name("metric"))
 		if err != nil {
 			return nil, r.errorf("metric: %v", err)
@@ -300,6 +318,9 @@ func New(text string) (solver.Manifold, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := r.fits(n*p, "n·p"); err != nil {
+			return nil, err
+		}
 		st := stiefel.New(int(n), int(p))
 		if st.Retraction, err = stiefel.ParseRetraction(r.name("retr")); err != nil {
 			return nil, r.errorf("retr: %v", err)
@@ -314,6 +335,9 @@ func New(text string) (solver.Manifold, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := r.fits(rows*cols, "r·c"); err != nil {
+			return nil, err
+		}
 		m = euclid.New(int(rows), int(cols))
 	case "grassmann":
 		n, err := r.int("n", 0)
@@ -322,6 +346,9 @@ func New(text string) (solver.Manifold, error) {
 		}
 		p, err := r.int("p", n-1)
 		if err != nil {
+			return nil, err
+		}
+		if err := r.fits(n*p, "n·p"); err != nil {
 			return nil, err
 		}
 		gr := grassmann.New(int(n), int(p))

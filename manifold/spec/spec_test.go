@@ -134,3 +134,15 @@ func TestGrassmannSimplex(t *testing.T) {
 		require.ErrorContains(t, err, want, spec)
 	}
 }
+
+// TestTooLarge: a spec whose point would not fit in memory is an error
+// naming the count, not a fatal out-of-memory failure; the largest
+// allowed sizes' products are checked without allocating.
+func TestTooLarge(t *testing.T) {
+	for _, text := range []string{"spd:n=1048576", "stiefel:n=1048576,p=1048576", "euclid:r=1048576,c=1024", "grassmann:n=1048576,p=1000"} {
+		_, err := mspec.New(text)
+		if err == nil || !strings.Contains(err.Error(), "2 GiB") {
+			t.Errorf("%s: got %v, want an error about the size", text, err)
+		}
+	}
+}
