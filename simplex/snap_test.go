@@ -10,6 +10,7 @@ import (
 
 	"github.com/rhgd/rhgd/internal/f32test"
 	"github.com/rhgd/rhgd/lapackx"
+	"github.com/rhgd/rhgd/manifoldtest"
 	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/simplex"
 	"github.com/rhgd/rhgd/solver"
@@ -38,28 +39,13 @@ func TestSnapPointFloat32(t *testing.T) {
 	}
 	require.NoError(t, m.CheckPoint(x))
 
-	got := make([]float64, n)
-	note, err := m.SnapPoint(got, x)
-	require.NoError(t, err)
-	require.Empty(t, note)
-	require.Equal(t, x, got)
-
 	x32 := f32test.Round(x)
-	require.Error(t, m.CheckPoint(x32), "the float32 point passes CheckPoint: the test does not exercise the projection")
-	note, err = m.SnapPoint(got, x32)
-	require.NoError(t, err)
+	got, note := manifoldtest.Snap(t, m, x, x32)
 	require.Contains(t, note, "Σx − 1")
 	require.Contains(t, note, "divided by its sum")
-	require.NoError(t, m.CheckPoint(got))
 	for i := range x {
 		require.InDelta(t, 1, got[i]/x[i], 4*lapackx.F32Unit, "entry %d", i)
 	}
-
-	// In place, through solver.SnapPoint.
-	in := append([]float64(nil), x32...)
-	_, err = solver.SnapPoint(m, in)
-	require.NoError(t, err)
-	require.Equal(t, got, in)
 
 	for name, bad := range map[string]func(v []float64){
 		"sum 1% off":     func(v []float64) { v[5] += 0.01 },
