@@ -269,3 +269,11 @@ func TestSABASettings(t *testing.T) {
 	_, err = solver.New(p, withBatches(&solver.Settings{Estimator: &solver.SABA{}}, solver.Batches{Lower: 4, Hess: 4, Cross: 4}))
 	require.NoError(t, err, "the lower block's size for the Hessian and cross products")
 }
+
+// ckSABAStiefel is the checkpoint tests' SABA case whose memories are
+// transported (x on St(8, 3)).
+func ckSABAStiefel(testing.TB) (solver.Problem, []float64, []float64, solver.Settings) {
+	fs := newFsStquad(3, 40)
+	return fs.problem(), fs.x0, fs.y0, solver.Settings{Estimator: &solver.SABA{}, Epochs: 14, InnerIters: 2, EtaX: 0.05, EtaY: 0.1, Seed: 4,
+		Batches: solver.Batches{Lower: 4, Upper: 8, Report: 8}}
+}
