@@ -76,8 +76,9 @@ var needsSABA = NewOracles(OracleGradFx, OracleGradFy, OracleGradGy, OracleHessG
 // Oracle counts: per joint step one GradGy, HessGy and CrossGxy on g's
 // block and one GradFx (with GradFy) on f's; each further lower step one
 // GradGy. EstimatorStats.Residual is ‖D_v‖, the linear system's
-// variance-reduced residual; no error bound is estimated
-// (HyperGradErrBound is NaN).
+// variance-reduced residual, and EpochStats.LowerGradNorm is ‖D_y‖ of the
+// epoch's last lower step; no error bound is estimated
+// (HyperGradErrBound is NaN), and GradTol and RelGradTol test ‖D_x‖.
 type SABA struct {
 	// EtaV is v's step; 0 means the solver's EtaY.
 	EtaV float64

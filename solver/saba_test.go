@@ -277,3 +277,27 @@ func ckSABAStiefel(testing.TB) (solver.Problem, []float64, []float64, solver.Set
 	return fs.problem(), fs.x0, fs.y0, solver.Settings{Estimator: &solver.SABA{}, Epochs: 14, InnerIters: 2, EtaX: 0.05, EtaY: 0.1, Seed: 4,
 		Batches: solver.Batches{Lower: 4, Upper: 8, Report: 8}}
 }
+
+// TestSABAWholeSums: without minibatches (or on a problem that is not a
+// finite sum) every memory is one block of the whole sum and SABA's
+// directions are the full ones: the joint steps then converge linearly
+// too, and Estimate at a point is repeatable.
+func TestSABAWholeSums(t *testing.T) {
+	s, mx, my, x0, y0 := squadSetup(23)
+	for name, p := range map[string]solver.Problem{"whole batches": on(s.problem(), mx, my), "no finite sum": on(s.mean.problem(), mx, my)} {
+		r, err := solver.New(p, &solver.Settings{Estimator: &solver.SABA{}, InnerIters: 1, EtaX: 0.05, EtaY: 0.1})
+		require.NoError(t, err, name)
+		require.NoError(t, r.Reset(x0, y0))
+		g0 := s.trueGrad(x0)
+		for range 900 {
+			_, err := r.Step()
+			require.NoError(t, err, name)
+		}
+		require.Less(t, s.trueGrad(r.X()), 1e-10*g0, name)
+		a, err := r.Estimate(x0, y0)
+		require.NoError(t, err)
+		b, err := r.Estimate(x0, y0)
+		require.NoError(t, err)
+		require.Equal(t, a, b, name)
+	}
+}
