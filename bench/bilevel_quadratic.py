@@ -788,6 +788,7 @@ def methods(a):
            rhgd_saba(dict(b=BEST_PARAMS["SABA"]["batch_size"], eta=BEST_PARAMS["SABA"]["step_size"]),
                      "rhgd saba (SABA's best_params)"),
            rhgd_saba(SELECTED["rhgd-saba"], "rhgd saba (wider grid)"),
+           rhgd_saba(SELECTED["SABA-wide"], "rhgd saba (SABA's wider-grid selection)"),
            saba_wide(SELECTED["rhgd-saba"], "SABA (rhgd saba's selection)", "rhgd saba's selection from the wider grid"),
            saba_wide(SELECTED["SABA-wide"], "SABA (wider grid)", "its best of the wider grid here"),
            rhgd_deterministic("cg", False), rhgd_deterministic("hinv", True)]
@@ -882,6 +883,7 @@ def tables(names, res, cap):
 COLORS = {"SOBA": "tab:blue", "SABA": "tab:orange", "F2SA": "tab:green", "F2SA (grid here)": "tab:olive",
           "rhgd RSHGD ns": "tab:purple", "rhgd RSHGD cg": "tab:brown", "rhgd RSHGD fo": "tab:pink",
           "rhgd saba (SABA's best_params)": "tab:cyan", "rhgd saba (wider grid)": "darkcyan",
+          "rhgd saba (SABA's wider-grid selection)": "tab:gray",
           "SABA (rhgd saba's selection)": "gold", "SABA (wider grid)": "darkorange",
           "rhgd cg adaptive (oracles only)": "black", "rhgd hinv adaptive (exact solves)": "tab:red"}
 
