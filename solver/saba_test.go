@@ -9,6 +9,7 @@ import (
 
 	"github.com/rhgd/rhgd/euclid"
 	"github.com/rhgd/rhgd/internal/race"
+	"github.com/rhgd/rhgd/problems/hyperrep"
 
 	"github.com/rhgd/rhgd/solver"
 )
@@ -299,5 +300,50 @@ func TestSABAWholeSums(t *testing.T) {
 		b, err := r.Estimate(x0, y0)
 		require.NoError(t, err)
 		require.Equal(t, a, b, name)
+	}
+}
+
+// TestSABAHyperrep: on a small hyper-representation problem (W on the
+// Stiefel manifold St(8, 3), 30 training and 30 validation SPD matrices,
+// minibatches of 3), SABA takes the true ‖grad F‖ (HINV at the exact
+// lower solution) below 5 % of its start within 2000 epochs, where RSHGD
+// (CG, the same batches and steps) stays above a quarter of it. (Beyond
+// that, on this nonconvex problem with the paper's λ = 0.1, SABA's joint
+// steps, like their full-batch version, slow to a drift near 4e-4 while
+// RHGD with HINV goes on to 1e-12; with λ = 1 both keep converging.)
+func TestSABAHyperrep(t *testing.T) {
+	data, err := hyperrep.GenerateSizes(hyperrep.Sizes{N: 60, D: 8, K: 3, NTrain: 30, Noise: 1}, 5)
+	require.NoError(t, err)
+	hp, err := hyperrep.New(data, hyperrep.PaperLambda)
+	require.NoError(t, err)
+	p := hp.Bilevel()
+	w0, b0 := hp.Start(0)
+	truth, err := solver.New(p, &solver.Settings{Estimator: solver.HInv{}, Lower: solver.LowerRule{UseLowerSolve: true}})
+	require.NoError(t, err)
+	norm := func(x []float64) float64 {
+		hg, _, err := truth.EstimateLower(x, b0)
+		require.NoError(t, err)
+		return p.Mx.Norm(x, hg)
+	}
+	trace := func(est solver.Estimator, inner int, b solver.Batches) []float64 {
+		r, err := solver.New(p, &solver.Settings{Estimator: est, InnerIters: inner, EtaX: 0.05, EtaY: 0.05, Batches: b, Seed: 1})
+		require.NoError(t, err)
+		require.NoError(t, r.Reset(w0, b0))
+		var out []float64
+		for k := 0; k <= 2000; k++ {
+			if k%400 == 0 {
+				out = append(out, norm(r.X()))
+			}
+			_, err := r.Step()
+			require.NoError(t, err)
+		}
+		return out
+	}
+	vr := trace(&solver.SABA{}, 1, solver.Batches{Lower: 3, Upper: 3, Report: 3})
+	sgd := trace(&solver.CG{}, 10, solver.Batches{Lower: 3, Upper: 3, Cross: 3, Hess: 3, Report: 3})
+	t.Logf("‖grad F(x_k)‖, k = 0, 400, …: SABA %.3g; RSHGD (CG) %.3g", vr, sgd)
+	require.Less(t, vr[len(vr)-1], 0.05*vr[0])
+	for _, g := range sgd[1:] {
+		require.Greater(t, g, 0.25*sgd[0])
 	}
 }
