@@ -67,9 +67,17 @@ var needsSABA = NewOracles(OracleGradFx, OracleGradFy, OracleGradGy, OracleHessG
 // = 1 is SABA itself, and each further step is one more SAGA step on y
 // alone. The steps are constant, SABA's rule: η_y for y (the solver's
 // EtaY) and, by default, for v too (SABA's one inner step ρ), η_x for x
-// (the solver's EtaX: SABA's ρ/outer_ratio). Its analysis asks for η_y ≤
-// 1/L_g and η_x small against η_y; benchopt's tuned quadratic values are
-// η_y = η_v = η_x = 0.1. It needs the paper's fixed lower steps (no
+// (the solver's EtaX: SABA's ρ/outer_ratio). Its analysis asks for η_y of
+// the order of 1/L_max, the smoothness of a single block (SAGA's 1/(3
+// L_max)), and η_x small against η_y: shorter steps than full sums take.
+// benchopt's tuned quadratic values are η_y = η_v = η_x = 0.1; the
+// hyper-representation problem at the paper's sizes with blocks of 32
+// runs at η_y = 0.02 and diverges at its paper's 0.05, which full sums
+// take (a divergence's error then names SABA's steps). With Shuffle and
+// blocks of unequal sizes (n not a multiple of the block size) each
+// block is drawn once per pass whatever its weight, as benchopt's sampler
+// does: the directions are then unbiased only over a whole pass. It
+// needs the paper's fixed lower steps (no
 // Lower.BB, Lower.Tol or LowerSolve); an estimate without the epoch's
 // lower steps (RHGD.Estimate) takes the joint step's v and x parts alone.
 //

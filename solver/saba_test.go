@@ -1,6 +1,7 @@
 package solver_test
 
 import (
+	"context"
 	"math/rand/v2"
 	"testing"
 
@@ -346,4 +347,14 @@ func TestSABAHyperrep(t *testing.T) {
 	for _, g := range sgd[1:] {
 		require.Greater(t, g, 0.25*sgd[0])
 	}
+}
+
+// TestSABADiverges: steps too long for SAGA's minibatch directions stop
+// the run as diverged, with a hint naming SABA's steps.
+func TestSABADiverges(t *testing.T) {
+	s, mx, my, x0, y0 := squadSetup(24)
+	_, err := solver.Minimize(context.Background(), on(s.problem(), mx, my), x0, y0, withBatches(&solver.Settings{Estimator: &solver.SABA{}, InnerIters: 1, EtaX: 0.5, EtaY: 2, Epochs: 500},
+		solver.Batches{Lower: 4, Upper: 4, Report: 4}))
+	require.True(t, solver.IsDiverged(err), "%v", err)
+	require.Contains(t, err.Error(), "saba estimator's constant steps")
 }
