@@ -76,7 +76,9 @@ var needsSABA = NewOracles(OracleGradFx, OracleGradFy, OracleGradGy, OracleHessG
 // take (a divergence's error then names SABA's steps). With Shuffle and
 // blocks of unequal sizes (n not a multiple of the block size) each
 // block is drawn once per pass whatever its weight, as benchopt's sampler
-// does: the directions are then unbiased only over a whole pass. It
+// does, so the short last block's correction counts as much as a full
+// one's: the directions are biased while the rows change, though a point
+// where every row is current still gets the exact average. It
 // needs the paper's fixed lower steps (no
 // Lower.BB, Lower.Tol or LowerSolve); an estimate without the epoch's
 // lower steps (RHGD.Estimate) takes the joint step's v and x parts alone.
