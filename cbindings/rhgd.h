@@ -21,8 +21,9 @@
  * that copy a string out return its full length instead (>= 0; compare it
  * with the buffer size to detect truncation) or a negative code. After a failure, rhgd_last_error gives the message. Every
  * argument is validated: NULL pointers, sizes < 1, NaN or Inf, matrices
- * that must be symmetric or positive definite and are not, Stiefel points
- * whose columns are not orthonormal, marginals that do not match, unknown
+ * that must be symmetric or positive definite and are not, Stiefel and
+ * Grassmann points whose columns are not orthonormal, simplex points with
+ * an entry <= 0 or a sum not one, marginals that do not match, unknown
  * handles; a failure inside rhgd (a Go panic) is caught at the boundary
  * and reported as RHGD_EINTERNAL. Nothing a caller passes through these
  * functions crashes the process, except arrays shorter than the sizes
@@ -39,9 +40,10 @@
  * rhgd_solver_run, the marginals of rhgd_manifold_coupling), an input
  * within float32 rounding of its constraint (a defect up to 8 n 2^-24 for
  * order n: relative asymmetry, ||X^T X - I||_F, relative marginal or mass
- * error) is projected onto it once (symmetrized, re-orthonormalized by its
- * polar factor, rebalanced by Sinkhorn scaling, b rescaled to the mass of
- * a) and rhgd_problem_notes says so; an input further off is RHGD_EINVAL
+ * error, a simplex point's |sum - 1|) is projected onto it once
+ * (symmetrized, re-orthonormalized by its polar factor, rebalanced by
+ * Sinkhorn scaling, b rescaled to the mass of a, divided by its sum) and
+ * rhgd_problem_notes says so; an input further off is RHGD_EINVAL
  * with the defect and the bound. The kernels and rhgd_manifold_check_point
  * check points to the tolerances above.
  *
@@ -351,14 +353,23 @@ typedef struct rhgd_manifold {
  * comma-separated settings, a key left out taking its default; the
  * coupling manifold needs its marginals: rhgd_manifold_coupling, whose
  * options are the last line's:
- *   spd:n=N[,retr=second-order|exp][,transport=identity|parallel]
- *       n × n symmetric positive definite matrices, affine-invariant metric
- *       (defaults: retr=second-order, transport=identity)
+ *   spd:n=N[,retr=second-order|exp][,transport=identity|parallel][,metric=affine-invariant|log-euclidean|bures-wasserstein]
+ *       n × n symmetric positive definite matrices; under the log-euclidean and
+ *       bures-wasserstein metrics both retractions are the metric's
+ *       exponential, and bures-wasserstein takes transport=identity only
+ *       (defaults: retr=second-order, transport=identity,
+ *       metric=affine-invariant)
  *   stiefel:n=N,p=P[,retr=qr|polar|cayley|exp]
  *       St(n, p): n × p matrices with orthonormal columns, embedded metric
  *       (default: retr=qr)
  *   euclid:r=R[,c=C]
  *       R^(r × c) (default: c=1)
+ *   grassmann:n=N,p=P[,retr=qr|polar|exp]
+ *       Gr(n, p): p-dimensional subspaces of R^n as n × p orthonormal bases,
+ *       quotient metric (default: retr=qr)
+ *   simplex:n=N
+ *       the probability simplex: n positive entries summing to one, Fisher
+ *       metric
  *   coupling options: [maxiter=N][,tol=X]
  *       m × n couplings of two marginals, Fisher metric (defaults:
  *       maxiter=10000, tol=1e-13; never 0)
@@ -387,7 +398,8 @@ RHGD_API int rhgd_manifold_product(int64_t k, const rhgd_manifold *factors, rhgd
 RHGD_API int rhgd_manifold_free(rhgd_manifold m);
 
 /* rhgd_manifold_shape sets *rows and *cols to the shape of a point as a
- * row-major matrix (n x n for SPD(n), n x p for St(n, p), r x c for
+ * row-major matrix (n x n for SPD(n), n x p for St(n, p) and for Gr(n, p)
+ * (an orthonormal basis of the subspace), n x 1 for the simplex, r x c for
  * R^(r x c), m x n for couplings) and *factors to 0; for a product, whose
  * point is the concatenation of its factors' arrays, *rows to its length,
  * *cols to 1 and *factors to the number of factors (rhgd_manifold_factor
@@ -457,9 +469,13 @@ RHGD_API int rhgd_manifold_inner(rhgd_manifold m, const double *x, const double 
 RHGD_API int rhgd_manifold_norm(rhgd_manifold m, const double *x, const double *u, double *out);
 
 /* rhgd_manifold_supports sets *out to 1 when the manifold has the
- * closed-form method ("exp", "log" or "dist") and 0 otherwise: SPD and
- * R^(r x c) have all three, the Stiefel manifold exp only, the coupling
- * manifold none, a product those every factor has. */
+ * closed-form method ("exp", "log" or "dist") and 0 otherwise: SPD,
+ * R^(r x c), the Grassmann manifold and the simplex have all three, the
+ * Stiefel manifold exp only, the coupling manifold none, a product those
+ * every factor has. Grassmann's log is RHGD_ENUMERIC where a principal
+ * angle is pi/2 (no unique logarithm) and its dist depends on the
+ * subspaces only; the simplex's exp is RHGD_EINVAL once the geodesic
+ * would leave the simplex (it is not complete). */
 RHGD_API int rhgd_manifold_supports(rhgd_manifold m, const char *method, int *out);
 
 /* rhgd_manifold_dist sets *out to the geodesic distance between the points
@@ -492,7 +508,8 @@ RHGD_API int rhgd_manifold_ehess2rhess(rhgd_manifold m, const double *x, const d
 
 /* rhgd_manifold_transport sets out to the vector transport of the tangent
  * u at x to the tangent space at y, the one the solver uses: projection
- * onto T_y for Stiefel and couplings, the identity on R^(r x c), and the
+ * onto T_y for Stiefel, Grassmann (the horizontal space at the basis y
+ * given), the simplex and couplings, the identity on R^(r x c), and the
  * identity or parallel transport on SPD (the spec's transport=). */
 RHGD_API int rhgd_manifold_transport(rhgd_manifold m, const double *x, const double *y, const double *u,
                                      double *out);

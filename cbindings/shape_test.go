@@ -55,7 +55,7 @@ func TestManifoldShape(t *testing.T) {
 			t.Errorf("describe = %d %q, want %q", n, s, c.spec)
 		}
 	}
-	for i, want := range []string{"stiefel:n=5,p=2,retr=qr", "spd:n=3,retr=exp,transport=identity"} {
+	for i, want := range []string{"stiefel:n=5,p=2,retr=qr", "spd:n=3,retr=exp,transport=identity,metric=affine-invariant"} {
 		f, rc := ctest.ManifoldFactor(pr, int64(i))
 		if rc != okC {
 			t.Fatalf("factor %d: %d", i, rc)
@@ -79,7 +79,7 @@ func TestProblemManifolds(t *testing.T) {
 		mx, my string
 		shapes [2][3]int64
 	}{
-		{"synthetic", []string{"n=30", "d=8", "r=3"}, "stiefel:n=8,p=3,retr=qr", "spd:n=8,retr=second-order,transport=identity",
+		{"synthetic", []string{"n=30", "d=8", "r=3"}, "stiefel:n=8,p=3,retr=qr", "spd:n=8,retr=second-order,transport=identity,metric=affine-invariant",
 			[2][3]int64{{8, 3, 0}, {8, 8, 0}}},
 		{"hyperrep", []string{"n=20", "ntrain=10", "d=6", "k=2"}, "stiefel:n=6,p=2,retr=qr", "euclid:r=3,c=1",
 			[2][3]int64{{6, 2, 0}, {3, 1, 0}}},

@@ -49,9 +49,13 @@ func ParseRetraction(name string) (Retraction, error) {
 	return 0, fmt.Errorf("grassmann: unknown retraction %q (want qr, polar or exp)", name)
 }
 
+// RetractionNames returns the retractions' names, qr, polar and exp, the
+// first the default (the zero value), as manifold/spec's table lists them.
+func RetractionNames() []string { return slices.Clone(retractionNames[:]) }
+
 // Retractions returns the retractions' names, qr, polar and exp, as
 // SetRetraction reads them (solver.RetractionChooser).
-func (g *Grassmann) Retractions() []string { return slices.Clone(retractionNames[:]) }
+func (g *Grassmann) Retractions() []string { return RetractionNames() }
 
 // RetractionName returns the name of Retraction, the retraction Retract
 // uses.

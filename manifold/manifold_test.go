@@ -215,7 +215,7 @@ func capabilities(m solver.Manifold) []string {
 // TestCapabilitiesVisible: a manifold on the embedded defaults shows the
 // solver every capability it has, and its clone too, with its concrete
 // type; the defaults add none (the sphere has none), and the simplex, on
-// Defaults, shows its own five.
+// Defaults, shows its own six.
 func TestCapabilitiesVisible(t *testing.T) {
 	all := []string{"Exper", "Logger", "Distancer", "Partial", "Connection", "Whitener", "Snapper", "EuclideanSpace", "RetractionChooser"}
 	for _, c := range []struct {
@@ -224,7 +224,7 @@ func TestCapabilitiesVisible(t *testing.T) {
 	}{
 		{newPlane(3), all},
 		{newSphere(3), nil},
-		{simplex.New(3), []string{"Exper", "Logger", "Distancer", "Connection", "Whitener"}},
+		{simplex.New(3), []string{"Exper", "Logger", "Distancer", "Connection", "Whitener", "Snapper"}},
 	} {
 		assert.Equal(t, c.want, capabilities(c.m), "%T", c.m)
 		cl := solver.Clone(c.m)

@@ -244,6 +244,12 @@ func (c *cg) Estimate(dst []float64, at *Point) error {
 	if err := env.GradFy(b, at); err != nil {
 		return err
 	}
+	// grad_y f carries rounding of the size of the Euclidean gradient
+	// outside the tangent space, where the Hessian is not defined; near a
+	// point where grad_y f vanishes that noise is as large as b itself, and
+	// CG would chase it. Projecting again leaves rounding of b's own size.
+	my.Project(res, y, b)
+	copy(b, res)
 	var bnorm float64
 	if c.wh != nil {
 		var err error

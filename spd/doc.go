@@ -1,5 +1,7 @@
 // Package spd is the manifold of n×n symmetric positive definite matrices
-// with the affine-invariant metric, as in the paper's Appendix A.
+// with the affine-invariant metric, as in the paper's Appendix A (New), or
+// the log-Euclidean or Bures–Wasserstein metric (NewMetric; see Metrics
+// below).
 //
 // # Geometry
 //
@@ -20,6 +22,28 @@
 // symmetric matrices) and Parallel (isometric).
 //
 // Every result that is a point or a tangent vector is exactly symmetric.
+//
+// # Metrics
+//
+// NewMetric(n, LogEuclidean) has ⟨U, V⟩_X = ⟨D log(X)[U], D log(X)[V]⟩_F,
+// the Frobenius metric pulled back by the matrix logarithm (Arsigny et
+// al. 2006; geoopt's "LEM", Manifolds.jl's LogEuclideanMetric): flat, with
+// Exp_X(U) = expm(log X + D log(X)[U]), Log_X(Y) = D exp(log X)[log Y −
+// log X], d(X, Y) = ‖log Y − log X‖_F and parallel transport
+// D exp(log Y)[D log(X)[U]]. NewMetric(n, BuresWasserstein) has
+// ⟨U, V⟩_X = ½ tr(L_X[U] V), L_X[U] solving X L + L X = U (Malagò,
+// Montrucchio and Pistone 2018; Manifolds.jl's BuresWassersteinMetric):
+// grad f = 2(XG + GX), Exp_X(U) = X + U + L X L, Log_X(Y) = (XY)^½ +
+// (YX)^½ − 2X, d² = tr X + tr Y − 2 tr (X^½ Y X^½)^½, and no closed-form
+// parallel transport (Transport panics with Parallel). logeuclid.go and
+// bures.go give the Hessians and connections. Both work in the
+// eigenbasis of the point, whose decomposition the manifold keeps for the
+// last two points seen (a step's start and end), as it keeps the Cholesky
+// factor; the log-Euclidean exponential hands its result's decomposition
+// on, so a step costs one eigendecomposition. Under both, Retract is the
+// exponential whatever the Retraction field says: each is closed-form and
+// second order, and the affine-invariant second-order formula would be a
+// first-order retraction of these metrics.
 //
 // # Off the tangent space
 //

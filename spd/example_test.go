@@ -37,3 +37,22 @@ func Example() {
 	// d(x, y) = 0.389662 = ‖u‖_x = 0.389662
 	// y is a point: true
 }
+
+// The distance between diag(1, 4) and diag(4, 1) under each metric: √2·log 4
+// under the affine-invariant and log-Euclidean metrics (the matrices
+// commute), and (tr X + tr Y − 2 tr (X^½ Y X^½)^½)^½ = (10 − 8)^½ = √2
+// under Bures–Wasserstein.
+func ExampleNewMetric() {
+	x, y := []float64{1, 0, 0, 4}, []float64{4, 0, 0, 1}
+	for _, m := range []spd.Metric{spd.AffineInvariant, spd.LogEuclidean, spd.BuresWasserstein} {
+		d, err := spd.NewMetric(2, m).Dist(x, y)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Printf("%-17v %.6f\n", m, d)
+	}
+	// Output:
+	// affine-invariant  1.960516
+	// log-euclidean     1.960516
+	// bures-wasserstein 1.414214
+}

@@ -16,8 +16,13 @@ import (
 // tangent vector sym(U) when U is not symmetric. dst may be x or u. It
 // returns an error if x is not positive definite or the input is not
 // finite.
+// Under LogEuclidean and BuresWasserstein it is Exp, whatever
+// s.Retraction says (NewMetric).
 func (s *SPD) Retract(dst, x, u []float64, t float64) error {
 	s.check(dst, x, u)
+	if s.metric != AffineInvariant {
+		return s.Exp(dst, x, u, t)
+	}
 	if s.Retraction == Exponential {
 		return s.Exp(dst, x, u, t)
 	}
@@ -135,8 +140,16 @@ func (s *SPD) weightedGram(dst, x, l, g []float64, sigma float64) {
 // one symmetric eigendecomposition, one triangular product, one rank-n
 // update, and the Cholesky factor of the result (checkResult), which the
 // next step at dst reuses. dst may be x or u.
+// Under another metric it is that metric's exponential (doc.go's
+// Metrics, logeuclid.go, bures.go).
 func (s *SPD) Exp(dst, x, u []float64, t float64) error {
 	s.check(dst, x, u)
+	switch s.metric {
+	case LogEuclidean:
+		return s.leExp(dst, x, u, t)
+	case BuresWasserstein:
+		return s.bwExp(dst, x, u, t)
+	}
 	l, err := s.chol(x)
 	if err != nil {
 		return err
@@ -165,8 +178,15 @@ func (s *SPD) Exp(dst, x, u []float64, t float64) error {
 
 // Log sets dst = Log_X(Y) = L logm(L⁻¹YL⁻ᵀ) Lᵀ. dst may be x or y. It
 // returns an error if x or y is not positive definite.
+// Under another metric it is that metric's logarithm.
 func (s *SPD) Log(dst, x, y []float64) error {
 	s.check(dst, x, y)
+	switch s.metric {
+	case LogEuclidean:
+		return s.leLog(dst, x, y)
+	case BuresWasserstein:
+		return s.bwLog(dst, x, y)
+	}
 	l, err := s.chol(x)
 	if err != nil {
 		return err
@@ -196,8 +216,15 @@ func (s *SPD) Log(dst, x, y []float64) error {
 
 // Dist returns the geodesic distance ‖log λ‖₂ over the generalized
 // eigenvalues λ of (Y, X), computed as the eigenvalues of L⁻¹YL⁻ᵀ.
+// Under another metric it is that metric's distance.
 func (s *SPD) Dist(x, y []float64) (float64, error) {
 	s.check(x, y)
+	switch s.metric {
+	case LogEuclidean:
+		return s.leDist(x, y)
+	case BuresWasserstein:
+		return s.bwDist(x, y)
+	}
 	l, err := s.chol(x)
 	if err != nil {
 		return 0, err
@@ -222,11 +249,20 @@ func (s *SPD) Dist(x, y []float64) (float64, error) {
 // Transport sets dst to the transport of U from T_X to T_Y: U itself
 // (symmetrized) for Identity, E U Eᵀ with E = (YX⁻¹)^½ for Parallel. dst
 // may be u.
+// Under LogEuclidean, Parallel is that metric's parallel transport;
+// under BuresWasserstein, Parallel panics (it has no closed form).
 func (s *SPD) Transport(dst, x, y, u []float64) {
 	s.check(dst, x, y, u)
 	if s.TransportMethod == Identity {
 		s.Project(dst, x, u)
 		return
+	}
+	switch s.metric {
+	case LogEuclidean:
+		s.leTransport(dst, x, y, u)
+		return
+	case BuresWasserstein:
+		panic("spd: the Bures–Wasserstein metric has no closed-form parallel transport: use Identity")
 	}
 	n := s.n
 	l, err := s.chol(x)
@@ -255,8 +291,17 @@ func (s *SPD) Transport(dst, x, y, u []float64) {
 // ConnectionTerm sets dst = −sym(U X⁻¹ V), the term of the Levi-Civita
 // connection of the affine-invariant metric, ∇_U V = sym(DV[U]) −
 // sym(U X⁻¹ V), for the symmetric parts of u and v. dst may be u or v.
+// Under another metric it is that metric's term.
 func (s *SPD) ConnectionTerm(dst, x, u, v []float64) {
 	s.check(dst, x, u, v)
+	switch s.metric {
+	case LogEuclidean:
+		s.leConnectionTerm(dst, x, u, v)
+		return
+	case BuresWasserstein:
+		s.bwConnectionTerm(dst, x, u, v)
+		return
+	}
 	n := s.n
 	xi, err := s.inverse(x)
 	if err != nil {

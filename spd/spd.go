@@ -62,6 +62,9 @@ type SPD struct {
 	eig            *lapackx.EigSym
 	sf             *lapackx.SymFunc
 	t1, t2, t3, t4 []float64
+
+	metric Metric      // the metric, fixed by NewMetric
+	mw     *metricWork // the log-Euclidean and Bures–Wasserstein metrics' caches
 }
 
 // New returns the manifold of n×n SPD matrices. It panics if n < 1.
@@ -76,13 +79,18 @@ func New(n int) *SPD {
 
 // Clone returns an independent *SPD with the same settings.
 func (s *SPD) Clone() any {
-	c := New(s.n)
+	c := NewMetric(s.n, s.metric)
 	c.Retraction, c.TransportMethod, c.Tol = s.Retraction, s.TransportMethod, s.Tol
 	return c
 }
 
-// Invalidate drops the cached factorization.
-func (s *SPD) Invalidate() { s.cok, s.ciok = false, false }
+// Invalidate drops the cached factorizations.
+func (s *SPD) Invalidate() {
+	s.cok, s.ciok = false, false
+	if s.mw != nil {
+		s.mw.pts[0].ok, s.mw.pts[1].ok = false, false
+	}
+}
 
 func (s *SPD) check(v ...[]float64) {
 	for _, x := range v {
@@ -126,7 +134,7 @@ func (s *SPD) factor(x []float64, check bool) ([]float64, error) {
 	if s.cok && floats.Equal(s.cx, x) {
 		return s.cl, nil
 	}
-	s.Invalidate()
+	s.cok, s.ciok = false, false
 	if check {
 		if err := s.checkSymmetric("point", x); err != nil {
 			return nil, err
@@ -171,8 +179,16 @@ func (s *SPD) whiten(dst, l, v []float64) {
 // products (4n³) lets an iterative solver keep whitened copies of its
 // iterates and take each inner product as a sum over entries. dst may be
 // u. It returns an error if x is not positive definite.
+// Under another metric, dst holds coordinates in the eigenbasis of X
+// with the same property (logeuclid.go, bures.go).
 func (s *SPD) Whiten(dst, x, u []float64) error {
 	s.check(dst, x, u)
+	switch s.metric {
+	case LogEuclidean:
+		return s.leWhiten(dst, x, u)
+	case BuresWasserstein:
+		return s.bwWhiten(dst, x, u)
+	}
 	l, err := s.chol(x)
 	if err != nil {
 		return err
@@ -221,8 +237,15 @@ func lowerTiles(n int, f func(i, j0, j1 int)) {
 // two general products (one for a norm) and a trace, which OpenBLAS runs
 // faster than the four triangular solves of ⟨L⁻¹UL⁻ᵀ, L⁻¹VL⁻ᵀ⟩ at every
 // size (BenchmarkSPDInner).
+// Under another metric (NewMetric) it is that metric's inner product.
 func (s *SPD) Inner(x, u, v []float64) float64 {
 	s.check(x, u, v)
+	switch s.metric {
+	case LogEuclidean:
+		return s.leInner(x, u, v)
+	case BuresWasserstein:
+		return s.bwInner(x, u, v)
+	}
 	xi, err := s.inverse(x)
 	if err != nil {
 		return math.NaN()
@@ -291,16 +314,34 @@ func (s *SPD) Project(dst, x, v []float64) {
 }
 
 // EGradToRGrad sets dst = X sym(G) X. dst may be egrad.
+// Under another metric it is that metric's gradient.
 func (s *SPD) EGradToRGrad(dst, x, egrad []float64) {
 	s.check(dst, x, egrad)
+	switch s.metric {
+	case LogEuclidean:
+		s.leEGradToRGrad(dst, x, egrad)
+		return
+	case BuresWasserstein:
+		s.bwEGradToRGrad(dst, x, egrad)
+		return
+	}
 	s.symUpper(s.t1, egrad)
 	lapackx.Congruence(dst, x, s.t1, s.t2, s.n, false)
 }
 
 // EHessToRHess sets dst = X sym(H) X + sym(U sym(G) X) for the Euclidean
 // gradient G and Hessian-vector product H = ∇²f[U].
+// Under another metric it is that metric's Hessian.
 func (s *SPD) EHessToRHess(dst, x, egrad, ehess, u []float64) {
 	s.check(dst, x, egrad, ehess, u)
+	switch s.metric {
+	case LogEuclidean:
+		s.leEHessToRHess(dst, x, egrad, ehess, u)
+		return
+	case BuresWasserstein:
+		s.bwEHessToRHess(dst, x, egrad, ehess, u)
+		return
+	}
 	n := s.n
 	s.symUpper(s.t1, ehess)
 	lapackx.Congruence(s.t3, x, s.t1, s.t2, n, false)

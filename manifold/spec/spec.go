@@ -1,11 +1,12 @@
 // Package spec is the one table of the manifolds' specs and their
-// options: "spd:n=4,retr=exp", "stiefel:n=5,p=2", "euclid:r=3" and a
-// coupling's "maxiter=N,tol=X". The C ABI builds manifolds from specs
+// options: "spd:n=4,retr=exp", "stiefel:n=5,p=2", "euclid:r=3",
+// "grassmann:n=5,p=2", "simplex:n=4" and a coupling's "maxiter=N,tol=X". The C ABI builds manifolds from specs
 // through New and Coupling, String writes a manifold back as its spec,
 // the command line's -retr-x/-retr-y help comes from RetractionUsage,
 // and rhgd.h's and Python's docs are tested against Table. The names of
 // the retractions and transports, and their defaults (the zero values),
-// stay where the manifolds define them (spd.RetractionNames, ...); the
+// stay where the manifolds define them (spd.RetractionNames,
+// grassmann.RetractionNames, ...); the
 // table reads them there.
 package spec
 
@@ -17,9 +18,11 @@ import (
 
 	"github.com/rhgd/rhgd/coupling"
 	"github.com/rhgd/rhgd/euclid"
+	"github.com/rhgd/rhgd/grassmann"
 	"github.com/rhgd/rhgd/internal/keyval"
 	"github.com/rhgd/rhgd/numerr"
 	"github.com/rhgd/rhgd/product"
+	"github.com/rhgd/rhgd/simplex"
 	"github.com/rhgd/rhgd/solver"
 	"github.com/rhgd/rhgd/spd"
 	"github.com/rhgd/rhgd/stiefel"
@@ -64,12 +67,28 @@ type Info struct {
 // maxDim bounds a spec's sizes: larger ones are typos, not manifolds.
 const maxDim = 1 << 20
 
+// MaxEntries bounds the entries of a spec's point (2 GiB of float64): a
+// larger one would ask for more memory than a workstation has, and Go's
+// out-of-memory failure is fatal, not an error a caller (or the C ABI)
+// can recover from.
+const MaxEntries = 1 << 28
+
+// fits returns an error unless a point of the given number of entries
+// (what says how they are counted) is within MaxEntries.
+func (r *reader) fits(entries int64, what string) error {
+	if entries > MaxEntries {
+		return r.errorf("a point has %s = %d entries, more than the %d (2 GiB) a spec may ask for", what, entries, int64(MaxEntries))
+	}
+	return nil
+}
+
 // table is the table of the manifolds' specs.
 var table = []Info{
-	{Name: "spd", Title: "SPD", Doc: "n × n symmetric positive definite matrices, affine-invariant metric", Options: []Option{
+	{Name: "spd", Title: "SPD", Doc: "n × n symmetric positive definite matrices; under the log-euclidean and bures-wasserstein metrics both retractions are the metric's exponential, and bures-wasserstein takes transport=identity only", Options: []Option{
 		{Key: "n", Type: "int", Doc: "size", lo: 1, hi: maxDim},
 		{Key: "retr", Type: "name", Names: spd.RetractionNames(), Default: spd.Retraction(0).String(), Doc: "retraction"},
 		{Key: "transport", Type: "name", Names: spd.TransportNames(), Default: spd.TransportMethod(0).String(), Doc: "vector transport"},
+		{Key: "metric", Type: "name", Names: spd.MetricNames(), Default: spd.Metric(0).String(), Doc: "Riemannian metric"},
 	}},
 	{Name: "stiefel", Title: "Stiefel", Doc: "St(n, p): n × p matrices with orthonormal columns, embedded metric", Options: []Option{
 		{Key: "n", Type: "int", Doc: "rows", lo: 1, hi: maxDim},
@@ -79,6 +98,14 @@ var table = []Info{
 	{Name: "euclid", Aliases: []string{"euclidean"}, Title: "Euclidean", Doc: "R^(r × c)", Options: []Option{
 		{Key: "r", Type: "int", Doc: "rows", lo: 1, hi: maxDim},
 		{Key: "c", Type: "int", Default: "1", Doc: "columns", lo: 1, hi: maxDim},
+	}},
+	{Name: "grassmann", Title: "Grassmann", Doc: "Gr(n, p): p-dimensional subspaces of R^n as n × p orthonormal bases, quotient metric", Options: []Option{
+		{Key: "n", Type: "int", Doc: "ambient dimension, at least 2", lo: 2, hi: maxDim},
+		{Key: "p", Type: "int", Doc: "subspace dimension, below n", lo: 1, hi: maxDim},
+		{Key: "retr", Type: "name", Names: grassmann.RetractionNames(), Default: grassmann.Retraction(0).String(), Doc: "retraction"},
+	}},
+	{Name: "simplex", Title: "Simplex", Doc: "the probability simplex: n positive entries summing to one, Fisher metric", Options: []Option{
+		{Key: "n", Type: "int", Doc: "entries, at least 2", lo: 2, hi: maxDim},
 	}},
 	{Name: "coupling", Title: "Coupling", Doc: "m × n couplings of two marginals, Fisher metric", Options: []Option{
 		{Key: "maxiter", Type: "int", Default: strconv.Itoa(coupling.DefaultSinkhornMaxIter), ZeroIsDefault: true,
@@ -239,7 +266,8 @@ func (r *reader) done() error {
 }
 
 // New builds a manifold from its spec, a name and comma-separated keys
-// ("spd:n=4,retr=exp"), as Table lists them: spd, stiefel and euclid. A
+// ("spd:n=4,retr=exp"), as Table lists them: spd, stiefel, euclid,
+// grassmann and simplex. A
 // coupling's spec is ErrMarginals (Coupling makes it); any other mistake
 // is an error wrapping ErrBadSpec that names the key.
 func New(text string) (solver.Manifold, error) {
@@ -263,12 +291,22 @@ func New(text string) (solver.Manifold, error) {
 		if err != nil {
 			return nil, err
 		}
-		sp := spd.New(int(n))
+		if err := r.fits(n*n, "n·n"); err != nil {
+			return nil, err
+		}
+		metric, err := spd.ParseMetric(r.name("metric"))
+		if err != nil {
+			return nil, r.errorf("metric: %v", err)
+		}
+		sp := spd.NewMetric(int(n), metric)
 		if sp.Retraction, err = spd.ParseRetraction(r.name("retr")); err != nil {
 			return nil, r.errorf("retr: %v", err)
 		}
 		if sp.TransportMethod, err = spd.ParseTransport(r.name("transport")); err != nil {
 			return nil, r.errorf("transport: %v", err)
+		}
+		if metric == spd.BuresWasserstein && sp.TransportMethod == spd.Parallel {
+			return nil, r.errorf("transport=parallel: the %v metric has no closed-form parallel transport (want transport=identity)", metric)
 		}
 		m = sp
 	case "stiefel":
@@ -278,6 +316,9 @@ func New(text string) (solver.Manifold, error) {
 		}
 		p, err := r.int("p", n)
 		if err != nil {
+			return nil, err
+		}
+		if err := r.fits(n*p, "n·p"); err != nil {
 			return nil, err
 		}
 		st := stiefel.New(int(n), int(p))
@@ -294,7 +335,33 @@ func New(text string) (solver.Manifold, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := r.fits(rows*cols, "r·c"); err != nil {
+			return nil, err
+		}
 		m = euclid.New(int(rows), int(cols))
+	case "grassmann":
+		n, err := r.int("n", 0)
+		if err != nil {
+			return nil, err
+		}
+		p, err := r.int("p", n-1)
+		if err != nil {
+			return nil, err
+		}
+		if err := r.fits(n*p, "n·p"); err != nil {
+			return nil, err
+		}
+		gr := grassmann.New(int(n), int(p))
+		if gr.Retraction, err = grassmann.ParseRetraction(r.name("retr")); err != nil {
+			return nil, r.errorf("retr: %v", err)
+		}
+		m = gr
+	case "simplex":
+		n, err := r.int("n", 0)
+		if err != nil {
+			return nil, err
+		}
+		m = simplex.New(int(n))
 	}
 	if err := r.done(); err != nil {
 		return nil, err
@@ -353,13 +420,18 @@ func String(m solver.Manifold) string {
 	switch m := m.(type) {
 	case *spd.SPD:
 		n, _ := m.Dims()
-		return fmt.Sprintf("spd:n=%d,retr=%v,transport=%v", n, m.Retraction, m.TransportMethod)
+		return fmt.Sprintf("spd:n=%d,retr=%v,transport=%v,metric=%v", n, m.Retraction, m.TransportMethod, m.Metric())
 	case *stiefel.Stiefel:
 		n, p := m.Dims()
 		return fmt.Sprintf("stiefel:n=%d,p=%d,retr=%v", n, p, m.Retraction)
 	case *euclid.Euclidean:
 		r, c := m.Dims()
 		return fmt.Sprintf("euclid:r=%d,c=%d", r, c)
+	case *grassmann.Grassmann:
+		n, p := m.Dims()
+		return fmt.Sprintf("grassmann:n=%d,p=%d,retr=%v", n, p, m.Retraction)
+	case *simplex.Simplex:
+		return fmt.Sprintf("simplex:n=%d", m.Len())
 	case *coupling.Coupling:
 		r, c := m.Dims()
 		s := fmt.Sprintf("coupling:m=%d,n=%d", r, c)
@@ -382,7 +454,7 @@ func String(m solver.Manifold) string {
 
 // Synopsis writes a manifold's spec with its keys: required ones as
 // "n=N", the others in brackets, names as their alternatives
-// ("spd:n=N[,retr=second-order|exp][,transport=identity|parallel]"); a
+// ("spd:n=N[,retr=second-order|exp][,transport=identity|parallel][,metric=...]"); a
 // coupling's options alone ("[maxiter=N][,tol=X]").
 func (m Info) Synopsis() string {
 	var b strings.Builder

@@ -21,7 +21,7 @@ from ._lib import (BadHandle, BusyError, CallbackError, ForkError, InternalError
 from .kernels import (coupling_retr, expm, expsym, expsym_frechet, logsym, logsym_frechet, lyapunov, lyapunov_sym,
                       spd_dist, spd_exp, spd_log, sqrtsym, sqrtsym_frechet, stiefel_retr_qr, sylvester)
 from .backend import info, init, live_handles, set_threads, set_windows, version
-from .manifolds import SPD, Coupling, Euclidean, Product, Stiefel
+from .manifolds import SPD, Coupling, Euclidean, Grassmann, Product, Simplex, Stiefel
 from .problems import Problem, builtin, problem_names, problem_params
 from ._plot import plot
 from .solver import STATUS, OptimizeResult, Solver, minimize
@@ -34,7 +34,7 @@ __all__ = [
     "CallbackError", "BusyError", "ForkError", "ProjectedInput", "library_path",
     "expsym", "logsym", "sqrtsym", "expm", "lyapunov_sym", "spd_exp", "spd_log", "spd_dist", "stiefel_retr_qr",
     "coupling_retr", "sylvester", "lyapunov", "expsym_frechet", "logsym_frechet", "sqrtsym_frechet",
-    "SPD", "Stiefel", "Euclidean", "Coupling", "Product", "Problem", "Solver", "OptimizeResult", "builtin",
+    "SPD", "Stiefel", "Grassmann", "Simplex", "Euclidean", "Coupling", "Product", "Problem", "Solver", "OptimizeResult", "builtin",
     "minimize", "problem_names", "problem_params", "init", "info", "set_threads", "set_windows", "version", "live_handles",
     "STATUS", "plot",
     "hypergradient",

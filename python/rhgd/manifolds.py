@@ -8,7 +8,7 @@ from . import _lib
 from ._arrays import Like, f64, low_precision, shaped, tensor
 from ._handle import _Handle, _new_handle
 
-__all__ = ["Manifold", "SPD", "Stiefel", "Euclidean", "Coupling", "Product"]
+__all__ = ["Manifold", "SPD", "Stiefel", "Grassmann", "Simplex", "Euclidean", "Coupling", "Product"]
 
 _F64 = np.float64
 
@@ -122,8 +122,8 @@ class Manifold(_Handle):
 
     def supports(self, method):
         """Whether the manifold has the closed-form method 'exp', 'log' or
-        'dist' (SPD and Euclidean all three, Stiefel exp only, Coupling
-        none, a Product those all its factors have)."""
+        'dist' (SPD, Euclidean, Grassmann and Simplex all three, Stiefel exp
+        only, Coupling none, a Product those all its factors have)."""
         r = ctypes.c_int()
         _lib.check(_lib.lib().rhgd_manifold_supports(self._h, str(method).encode(), ctypes.byref(r)))
         return bool(r.value)
@@ -199,12 +199,16 @@ def _spec(name, keys):
 
 
 class SPD(Manifold):
-    """n x n symmetric positive definite matrices, affine-invariant metric.
+    """n x n symmetric positive definite matrices.
     retraction: 'second-order' (default) or 'exp'; transport: 'identity'
-    (default) or 'parallel'."""
+    (default) or 'parallel'; metric: 'affine-invariant' (default),
+    'log-euclidean' or 'bures-wasserstein' (under the last two both
+    retractions are the metric's exponential, and 'bures-wasserstein'
+    takes transport 'identity' only)."""
 
-    def __init__(self, n, retraction=None, transport=None):
-        super().__init__(_spec("spd", (("n", int(n)), ("retr", retraction), ("transport", transport))), (n, n))
+    def __init__(self, n, retraction=None, transport=None, metric=None):
+        super().__init__(_spec("spd", (("n", int(n)), ("retr", retraction), ("transport", transport),
+                                       ("metric", metric))), (n, n))
 
 
 class Stiefel(Manifold):
@@ -213,6 +217,32 @@ class Stiefel(Manifold):
 
     def __init__(self, n, p, retraction=None):
         super().__init__(_spec("stiefel", (("n", int(n)), ("p", int(p)), ("retr", retraction))), (n, p))
+
+
+class Grassmann(Manifold):
+    """Gr(n, p), the p-dimensional subspaces of R^n, quotient metric: a
+    point is an n x p matrix with orthonormal columns standing for its
+    column space (any orthonormal basis of the subspace is one; compare
+    points by dist, or by the projectors x @ x.T, not entry by entry), a
+    tangent vector at x an n x p u with x.T @ u = 0 (its horizontal lift).
+    0 < p < n. retraction: 'qr' (default), 'polar' or 'exp'. f and g
+    written on it should depend on x only through its span (f(x @ o) =
+    f(x) for orthogonal o), as a function on Gr does."""
+
+    def __init__(self, n, p, retraction=None):
+        super().__init__(_spec("grassmann", (("n", int(n)), ("p", int(p)), ("retr", retraction))), (n, p))
+
+
+class Simplex(Manifold):
+    """The probability simplex: vectors of n >= 2 positive entries summing
+    to one (the categorical distributions with no zero probability), Fisher
+    metric <u, v>_x = sum(u * v / x). Tangent vectors sum to zero; the
+    retraction is x * exp(u / x), normalized (a softmax step). A point given
+    in float32 whose sum is off one by float32 rounding is divided by its
+    sum, as other float32 points are projected."""
+
+    def __init__(self, n):
+        super().__init__(_spec("simplex", (("n", int(n)),)), (n,))
 
 
 class Euclidean(Manifold):

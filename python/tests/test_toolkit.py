@@ -20,6 +20,8 @@ B3 = np.array([0.5, 0.25, 0.25])
 KINDS = [
     ("spd", lambda: rhgd.SPD(4), (True, True, True)),
     ("spd-parallel", lambda: rhgd.SPD(3, transport="parallel"), (True, True, True)),
+    ("spd-log-euclidean", lambda: rhgd.SPD(3, transport="parallel", metric="log-euclidean"), (True, True, True)),
+    ("spd-bures-wasserstein", lambda: rhgd.SPD(3, metric="bures-wasserstein"), (True, True, True)),
     ("stiefel", lambda: rhgd.Stiefel(5, 2), (True, False, False)),
     ("euclidean", lambda: rhgd.Euclidean(3, 2), (True, True, True)),
     ("euclidean-vector", lambda: rhgd.Euclidean(4), (True, True, True)),

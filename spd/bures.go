@@ -1,0 +1,225 @@
+package spd
+
+import (
+	"fmt"
+	"math"
+
+	gblas "gonum.org/v1/gonum/blas"
+
+	"github.com/rhgd/rhgd/blas"
+	"github.com/rhgd/rhgd/lapackx"
+	"github.com/rhgd/rhgd/numerr"
+)
+
+// The Bures–Wasserstein metric ⟨U, V⟩_X = ½ tr(L_X[U] V), L_X[U] the
+// solution L of X L + L X = U, in the eigenbasis X = Vᵀ diag(λ) V of the
+// point, Ũ = V U Vᵀ and d_ij = λ_i + λ_j (so L̃ = Ũ ⊘ d):
+//
+//	⟨U, V⟩_X       ½ Σ_ij Ũ_ij Ṽ_ij / d_ij
+//	grad f         2(X G + G X), G = sym(∇f)
+//	Exp_X(U)       X + U + L X L = (I + L) X (I + L), L = L_X[U]
+//	Log_X(Y)       (XY)^½ + (YX)^½ − 2X
+//	d(X, Y)        ‖Log_X(Y)‖_X (= (tr X + tr Y − 2 tr (X^½ Y X^½)^½)^½)
+//	connection     Γ(U, V) = −½(U L_V + L_V U + V L_U + L_U V)
+//	                         + ½(X K + K X), K = L_U L_V + L_V L_U
+//	Hess f[U]      2(XH + HX) + (UG + GU) − ½(grad f L_U + L_U grad f)
+//	               + X (L_U G + G L_U) + (L_U G + G L_U) X,  H = sym(∇²f[U])
+//
+// Γ comes from the Koszul formula for the metric operator ½L_X, whose
+// derivative is D L_X[U][V] = −L_X[U L_V + L_V U]; Γ(U, U) = −2 L X L is
+// minus the second derivative of the exponential's curve, which is a
+// geodesic while I + tL stays positive definite. Beyond, (I + L) X (I + L)
+// is still a retraction's value wherever I + L is invertible.
+
+// bwInner returns ½ Σ Ũ_ij Ṽ_ij / d_ij, or NaN at a non-point.
+func (s *SPD) bwInner(x, u, v []float64) float64 {
+	p, err := s.pointEig(x)
+	if err != nil {
+		return math.NaN()
+	}
+	a := s.toEig(s.mw.sc[0], p, u)
+	b := a
+	if &u[0] != &v[0] {
+		b = s.toEig(s.mw.sc[1], p, v)
+	}
+	var t float64
+	for i, d := range p.d {
+		t += a[i] * b[i] / d
+	}
+	return 0.5 * t
+}
+
+// bwWhiten sets dst = Ũ ⊘ √(2d), coordinates in which the metric is the
+// Frobenius one.
+func (s *SPD) bwWhiten(dst, x, u []float64) error {
+	p, err := s.pointEig(x)
+	if err != nil {
+		return err
+	}
+	a := s.toEig(s.mw.sc[0], p, u)
+	for i, d := range p.d {
+		dst[i] = a[i] / math.Sqrt(2*d)
+	}
+	return nil
+}
+
+// bwEGradToRGrad sets dst = 2(X G + G X), one rank-2k update.
+func (s *SPD) bwEGradToRGrad(dst, x, egrad []float64) {
+	n := s.n
+	g := s.mw.sc[0]
+	s.Project(g, x, egrad)
+	blas.Impl().Dsyr2k(gblas.Upper, gblas.NoTrans, n, n, 2, x, n, g, n, 0, dst, n)
+	lapackx.MirrorUpper(dst, n)
+}
+
+// bwExp sets dst = (I + tL) X (I + tL), L = L_X[U], as Z Zᵀ with
+// Z = Vᵀ (I + tL̃) diag(√λ), and factors it (checkResult): the result is
+// positive semidefinite by construction and an error when singular.
+func (s *SPD) bwExp(dst, x, u []float64, t float64) error {
+	p, err := s.pointEig(x)
+	if err != nil {
+		return err
+	}
+	n, w := s.n, s.mw
+	a := s.toEig(w.sc[0], p, u)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			l := t * a[i*n+j] / p.d[i*n+j]
+			if i == j {
+				l++
+			}
+			a[i*n+j] = l * math.Sqrt(p.lam[j])
+		}
+	}
+	z := w.sc[1]
+	gemm(z, p.v, a, n, true, false)
+	blas.Impl().Dsyrk(gblas.Upper, gblas.NoTrans, n, n, 1, z, n, 0, dst, n)
+	lapackx.MirrorUpper(dst, n)
+	if !finite(dst) {
+		return fmt.Errorf("spd: Bures–Wasserstein exponential: %w", numerr.ErrNotFinite)
+	}
+	return s.checkResult("Bures–Wasserstein exponential", dst)
+}
+
+// bwLogEig sets and returns sc[0] = Log_X(Y)~ in the eigenbasis of X:
+// with M = diag(√λ) Ỹ diag(√λ) and R = M^½, (XY)^½~ = diag(√λ) R
+// diag(1/√λ), so Log~_ij = R_ij (√(λ_i/λ_j) + √(λ_j/λ_i)) − 2λ_i δ_ij.
+func (s *SPD) bwLogEig(x, y []float64) ([]float64, *eigPoint, error) {
+	if _, err := s.chol(y); err != nil { // y a point, as CheckPoint says
+		return nil, nil, fmt.Errorf("spd: y: %w", err)
+	}
+	p, err := s.pointEig(x)
+	if err != nil {
+		return nil, nil, err
+	}
+	n, w := s.n, s.mw
+	m := s.toEig(w.sc[0], p, y)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			m[i*n+j] *= math.Sqrt(p.lam[i] * p.lam[j])
+		}
+	}
+	r := w.sc[1]
+	if err := s.sf.Sqrt(r, m); err != nil {
+		return nil, nil, fmt.Errorf("spd: Bures–Wasserstein logarithm: y: %w", err)
+	}
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			q := math.Sqrt(p.lam[i] / p.lam[j])
+			m[i*n+j] = r[i*n+j] * (q + 1/q)
+		}
+		m[i*n+i] -= 2 * p.lam[i]
+	}
+	return m, p, nil
+}
+
+// bwLog sets dst = (XY)^½ + (YX)^½ − 2X.
+func (s *SPD) bwLog(dst, x, y []float64) error {
+	a, p, err := s.bwLogEig(x, y)
+	if err != nil {
+		return err
+	}
+	s.fromEig(dst, p, a)
+	if !finite(dst) {
+		return fmt.Errorf("spd: Bures–Wasserstein logarithm: %w: the result exceeds the float64 range", numerr.ErrOverflow)
+	}
+	return nil
+}
+
+// bwDist returns ‖Log_X(Y)‖_X, computed in the eigenbasis: unlike the
+// trace formula, it does not cancel for Y near X.
+func (s *SPD) bwDist(x, y []float64) (float64, error) {
+	a, p, err := s.bwLogEig(x, y)
+	if err != nil {
+		return 0, err
+	}
+	var d float64
+	for i, v := range a {
+		d += v * v / p.d[i]
+	}
+	if !(d <= math.MaxFloat64) {
+		return 0, fmt.Errorf("spd: Bures–Wasserstein distance: %w", numerr.ErrOverflow)
+	}
+	return math.Sqrt(0.5 * d), nil
+}
+
+// bwConnectionTerm sets dst = Γ(U, V) (NaN at a non-point).
+func (s *SPD) bwConnectionTerm(dst, x, u, v []float64) {
+	p, err := s.pointEig(x)
+	if err != nil {
+		nanFill(dst)
+		return
+	}
+	n, w := s.n, s.mw
+	a := s.toEig(w.sc[0], p, u)
+	b := s.toEig(w.sc[1], p, v)
+	la, lb := w.sc[2], w.sc[3]
+	for i, d := range p.d {
+		la[i], lb[i] = a[i]/d, b[i]/d
+	}
+	// P = Ũ L̃_V + Ṽ L̃_U, Q = L̃_U L̃_V; Γ~ = −½(P + Pᵀ) + ½ d ∘ (Q + Qᵀ).
+	pm, q := w.sc[4], a
+	impl := blas.Impl()
+	impl.Dgemm(gblas.NoTrans, gblas.NoTrans, n, n, n, 1, a, n, lb, n, 0, pm, n)
+	impl.Dgemm(gblas.NoTrans, gblas.NoTrans, n, n, n, 1, b, n, la, n, 1, pm, n)
+	gemm(q, la, lb, n, false, false) // a is read above
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			g := -0.5*(pm[i*n+j]+pm[j*n+i]) + 0.5*p.d[i*n+j]*(q[i*n+j]+q[j*n+i])
+			pm[i*n+j] = g
+		}
+	}
+	s.fromEig(dst, p, pm)
+}
+
+// bwEHessToRHess sets dst = Hess f[U] (NaN at a non-point).
+func (s *SPD) bwEHessToRHess(dst, x, egrad, ehess, u []float64) {
+	p, err := s.pointEig(x)
+	if err != nil {
+		nanFill(dst)
+		return
+	}
+	n, w := s.n, s.mw
+	g := s.toEig(w.sc[0], p, egrad)
+	a := s.toEig(w.sc[1], p, u)
+	l, mg := w.sc[2], w.sc[3]
+	for i, d := range p.d {
+		l[i] = a[i] / d
+		mg[i] = -d * g[i] // −½ grad~ = −d ∘ G̃
+	}
+	// P1 = Ũ G̃ − ½ grad~ L̃, P2 = L̃ G̃;
+	// Hess~ = 2 d∘H̃ + P1 + P1ᵀ + d ∘ (P2 + P2ᵀ).
+	p1, p2 := w.sc[4], a
+	impl := blas.Impl()
+	impl.Dgemm(gblas.NoTrans, gblas.NoTrans, n, n, n, 1, a, n, g, n, 0, p1, n)
+	impl.Dgemm(gblas.NoTrans, gblas.NoTrans, n, n, n, 1, mg, n, l, n, 1, p1, n)
+	gemm(p2, l, g, n, false, false) // a is read above
+	h := s.toEig(w.sc[0], p, ehess) // g is read above
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			d := p.d[i*n+j]
+			p1[i*n+j] = 2*d*h[i*n+j] + p1[i*n+j] + p1[j*n+i] + d*(p2[i*n+j]+p2[j*n+i])
+		}
+	}
+	s.fromEig(dst, p, p1)
+}
