@@ -567,6 +567,21 @@ def f2sa(G, F, x0, z0, trace, step_size=.1, outer_ratio=1., batch_size=64, eval_
 
 # ------------------------------------------------------------ rhgd's side
 
+def contiguous(idx):
+    """A batch of rhgd's as a slice when it lists consecutive samples in
+    order (saba's memory blocks are contiguous, as the specialists'
+    batches are), so that the oracles take views of the factors for it
+    as they do for the specialists; otherwise the index array itself (or
+    None: the full sum). The check is exact, and costs two integer reads
+    for a batch that is not such a run."""
+    if idx is None or len(idx) == 0:
+        return idx
+    lo, n = int(idx[0]), len(idx)
+    if int(idx[-1]) != lo + n - 1 or not np.array_equal(idx, np.arange(lo, lo + n)):
+        return idx
+    return slice(lo, lo + n)
+
+
 def rhgd_problem(rhgd, G, F, finite_sum, exact=False):
     """The quadratic bilevel problem for rhgd, x the outer (upper) variable
     and y the inner (lower) one, f = F and g = G, every oracle a numpy
@@ -581,12 +596,14 @@ def rhgd_problem(rhgd, G, F, finite_sum, exact=False):
     if finite_sum:
         p = rhgd.Problem(
             mx, my, n_f=F.n, n_g=G.n,
-            f=lambda x, y, b: F.value(y, x, b),
-            grad_fx=lambda x, y, b: F.grad_x(y, x, b), grad_fy=lambda x, y, b: F.grad_z(y, x, b),
-            g=lambda x, y, b: G.value(y, x, b),
-            grad_gx=lambda x, y, b: G.grad_x(y, x, b), grad_gy=lambda x, y, b: G.grad_z(y, x, b),
-            hess_gy=lambda x, y, v, b: G.hvp(v, b), cross_gxy=lambda x, y, v, b: G.cross(v, b),
-            cross_gyx=lambda x, y, u, b: G.cross_t(u, b))
+            f=lambda x, y, b: F.value(y, x, contiguous(b)),
+            grad_fx=lambda x, y, b: F.grad_x(y, x, contiguous(b)),
+            grad_fy=lambda x, y, b: F.grad_z(y, x, contiguous(b)),
+            g=lambda x, y, b: G.value(y, x, contiguous(b)),
+            grad_gx=lambda x, y, b: G.grad_x(y, x, contiguous(b)),
+            grad_gy=lambda x, y, b: G.grad_z(y, x, contiguous(b)),
+            hess_gy=lambda x, y, v, b: G.hvp(v, contiguous(b)), cross_gxy=lambda x, y, v, b: G.cross(v, contiguous(b)),
+            cross_gyx=lambda x, y, u, b: G.cross_t(u, contiguous(b)))
         return p
     extra = {}
     if exact:
@@ -664,13 +681,16 @@ RSHGD_GRID = [dict(b=b, bh=bh, eta_x=ex, eta_y=ey) for b in (64, 256) for bh in 
 
 # The selections of --grid on the issue's problem (n = 1024, d = 100, seed
 # 2442; 5 s per configuration, random state 1), recorded in
-# bench/results/2026-11-27-bilevel-quadratic/README.md.
+# bench/results/2026-11-27-bilevel-quadratic/README.md (rhgd-saba and
+# SABA-wide: bench/results/2026-11-27-bilevel-quadratic-saba/README.md).
 SELECTED = {
     "SOBA": dict(step_size=.1, outer_ratio=.1),
     "F2SA": dict(step_size=.01, outer_ratio=.1, delta_lmbda=.01),
     "rhgd-ns": dict(b=256, bh=1024, eta_x=.03, eta_y=.03),
     "rhgd-cg": dict(b=256, bh=1024, eta_x=.03, eta_y=.03),
     "rhgd-fo": dict(b=256, eta_x=.03, eta_y=.1),
+    "rhgd-saba": dict(b=256, eta=.3),
+    "SABA-wide": dict(b=128, eta=.5),
 }
 
 
@@ -710,6 +730,34 @@ def rhgd_rshgd(est, sel):
                   "rhgd stochastic")
 
 
+# rhgd's variance-reduced estimator (saba) runs SABA's algorithm, so it
+# runs once at SABA's best_params (steps 0.1 for y, v and x; memory blocks
+# of 64 samples of f and of g; benchopt's sampler order, shuffle=true) and
+# once at the best of a wider grid (--grid: block size b, one step eta for
+# y, v and x; the rule of the others), over which SABA itself is also
+# re-selected ("SABA (wider grid)"), so that each appears at its best
+# and at the other's settings. One joint step per epoch (inner 1);
+# batch_report is the sample of f behind the solver's reported value (f
+# is not otherwise evaluated): 64.
+SABA_WIDE_GRID = [dict(b=b, eta=eta) for b in (64, 128, 256) for eta in (.1, .2, .3, .5, .7)]
+
+
+def rhgd_saba(sel, name):
+    import rhgd
+    b, eta = sel["b"], sel["eta"]
+    est = "saba:shuffle=true"
+    kw = dict(batch_lower=b, batch_upper=b, batch_report=64, inner=1, eta_x=eta, eta_y=eta)
+    desc = f"estimator {est} (SAGA memories of {b}-sample blocks, joint steps; v's step eta_y); " + _fmt_kw(kw)
+    return Method(name, desc,
+                  lambda G, F, x0, z0, tr, seed: run_rhgd(rhgd, G, F, x0, z0, tr, est, True, seed=seed, **kw),
+                  "rhgd stochastic")
+
+
+def saba_wide(sel, name, note):
+    return specialist(name, saba, {**BEST_PARAMS["SABA"], "step_size": sel["eta"], "outer_ratio": 1.,
+                                   "batch_size": sel["b"]}, note)
+
+
 def rhgd_deterministic(est, exact):
     import rhgd
     kw = dict(preset="adaptive")
@@ -737,6 +785,12 @@ def methods(a):
                              "its grid's best here"))
     ms += [rhgd_rshgd("ns", SELECTED["rhgd-ns"]), rhgd_rshgd("cg", SELECTED["rhgd-cg"]),
            rhgd_rshgd("fo", SELECTED["rhgd-fo"]),
+           rhgd_saba(dict(b=BEST_PARAMS["SABA"]["batch_size"], eta=BEST_PARAMS["SABA"]["step_size"]),
+                     "rhgd saba (SABA's best_params)"),
+           rhgd_saba(SELECTED["rhgd-saba"], "rhgd saba (wider grid)"),
+           rhgd_saba(SELECTED["SABA-wide"], "rhgd saba (SABA's wider-grid selection)"),
+           saba_wide(SELECTED["rhgd-saba"], "SABA (rhgd saba's selection)", "rhgd saba's selection from the wider grid"),
+           saba_wide(SELECTED["SABA-wide"], "SABA (wider grid)", "its best of the wider grid here"),
            rhgd_deterministic("cg", False), rhgd_deterministic("hinv", True)]
     if a.methods:
         want = [w.strip().lower() for w in a.methods.split(",")]
@@ -828,6 +882,9 @@ def tables(names, res, cap):
 
 COLORS = {"SOBA": "tab:blue", "SABA": "tab:orange", "F2SA": "tab:green", "F2SA (grid here)": "tab:olive",
           "rhgd RSHGD ns": "tab:purple", "rhgd RSHGD cg": "tab:brown", "rhgd RSHGD fo": "tab:pink",
+          "rhgd saba (SABA's best_params)": "tab:cyan", "rhgd saba (wider grid)": "darkcyan",
+          "rhgd saba (SABA's wider-grid selection)": "tab:gray",
+          "SABA (rhgd saba's selection)": "gold", "SABA (wider grid)": "darkorange",
           "rhgd cg adaptive (oracles only)": "black", "rhgd hinv adaptive (exact solves)": "tab:red"}
 
 
@@ -895,6 +952,8 @@ def grid(a):
                         for kw in GRIDS["SABA"]]),
               ("F2SA", [(kw, specialist("F2SA", f2sa, {**BEST_PARAMS["F2SA"], **kw}, "grid"))
                         for kw in GRIDS["F2SA"]])]
+    groups += [("SABA-wide", [(kw, saba_wide(kw, "SABA", "grid")) for kw in SABA_WIDE_GRID]),
+               ("rhgd-saba", [(kw, rhgd_saba(kw, "rhgd saba")) for kw in SABA_WIDE_GRID])]
     for est in ("ns", "cg", "fo"):
         seen, cands = set(), []
         for kw in RSHGD_GRID:

@@ -859,6 +859,12 @@ typedef struct rhgd_solver {
  *     eta=X           z step size (default the solver's eta_y; never 0)
  *     ztol=X          end the z steps at ‖z gradient‖ ≤ ztol·‖ĝ‖/λ (default 0:
  *                     off)
+ *   saba (vr)         SABA: variance-reduced joint steps on y, v and x, SAGA
+ *                     memories transported on the manifolds (for minibatches;
+ *                     inner=1) (not the paper's)
+ *     eta=X           v's constant step (default the solver's eta_y; never 0)
+ *     shuffle=B       draw the memory blocks in a random order per pass
+ *                     (default false: each block with probability its share)
  *
  * settings is NULL or comma-separated key=value pairs over the defaults
  * (a built-in problem's defaults are the paper's):

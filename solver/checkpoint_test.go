@@ -97,6 +97,8 @@ var ckCases = []ckCase{
 	{"rshgd-ns", ckSquad(&solver.Neumann{})},
 	{"rshgd-ad", ckSquad(solver.AD{})},
 	{"rshgd-fo", ckSquad(&solver.FirstOrder{})},
+	{"rshgd-saba", ckSquad(&solver.SABA{Shuffle: true})},
+	{"saba-stiefel", ckSABAStiefel},
 	{"fused-ad", func(t testing.TB) (solver.Problem, []float64, []float64, solver.Settings) {
 		d := newDquad(3, 5, 1)
 		p := d.problem(true)

@@ -11,6 +11,9 @@ func (r *RHGD) lowerDivergeHint() error {
 	if r.lbb != nil {
 		return numerr.Errorf("")
 	}
+	if r.dir != nil {
+		return r.sabaHint()
+	}
 	return numerr.Errorf("; the fixed lower steps of η_y = %g are too long for this g: take a smaller %v, or the adaptive lower steps of %v",
 		r.s.EtaY, settingTerm("EtaY"), termAdaptive)
 }
@@ -18,8 +21,19 @@ func (r *RHGD) lowerDivergeHint() error {
 // upperDivergeHint says, for a diverging upper level, which step was too
 // long and what to change.
 func (r *RHGD) upperDivergeHint() error {
+	if r.dir != nil {
+		return r.sabaHint()
+	}
 	if r.ubb != nil {
 		return numerr.Errorf("; the last BB upper step η = %.3g was too long: lower %v", r.ubb.prevStep, settingTerm("Upper.MaxStep"))
 	}
 	return numerr.Errorf("; the upper step η_x = %g is too long: take a smaller %v, or the BB upper steps of %v", r.s.EtaX, settingTerm("EtaX"), termAdaptive)
+}
+
+// sabaHint is the hint for an estimator that directs the lower steps
+// (SABA), whose joint steps on y, v and x diverge together, and whose
+// variance-reduced minibatch steps need shorter steps than full sums.
+func (r *RHGD) sabaHint() error {
+	return numerr.Errorf("; the %s estimator's constant steps η_y = %g (y's, and v's by default) and η_x = %g are too long: take a smaller %v first (its minibatch steps need shorter ones than full sums do), or %v",
+		r.s.Estimator.Name(), r.s.EtaY, r.s.EtaX, settingTerm("EtaY"), settingTerm("EtaX"))
 }

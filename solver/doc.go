@@ -51,6 +51,15 @@
 // iterates' geometric tail), reports it as the error bound, stops
 // GradTol and RelGradTol on ‖ĝ‖ plus it, and by default adapts λ to it.
 //
+// SABA ("saba") is RSHGD with variance reduction: the joint steps of
+// Dagréou et al.'s SABA on y, the linear system's v and x, each along a
+// SAGA estimate whose memories (one row per block of components) are
+// transported from the tangent spaces where they were computed to the
+// current point. It takes the solver's lower steps itself (their
+// direction, through the lowerDirector hook), so with minibatches and
+// InnerIters = 1 it converges linearly on strongly convex finite sums
+// with constant steps, where RSHGD stalls at a noise floor.
+//
 // # Running
 //
 // Minimize(ctx, p, x0, y0, settings) runs RHGD; New, Reset and Step run it

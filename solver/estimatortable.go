@@ -140,6 +140,15 @@ var estimatorTable = []estimatorEntry{
 		func(e Estimator) any { return &e.(*FirstOrder).EtaZ },
 		func(e Estimator) any { return &e.(*FirstOrder).ZTol },
 	}},
+	{info: EstimatorInfo{Name: "saba", Aliases: []string{"vr"}, Doc: "SABA: variance-reduced joint steps on y, v and x, SAGA memories transported on the manifolds (for minibatches; inner=1)", Options: []EstimatorOption{
+		{Key: "eta", Field: "EtaV", Type: "float", Default: "the solver's eta_y", ZeroIsDefault: true,
+			Doc: "v's constant step"},
+		{Key: "shuffle", Field: "Shuffle", Type: "bool", Default: "false: each block with probability its share",
+			Doc: "draw the memory blocks in a random order per pass"},
+	}}, new: func() Estimator { return &SABA{} }, ptrs: []func(Estimator) any{
+		func(e Estimator) any { return &e.(*SABA).EtaV },
+		func(e Estimator) any { return &e.(*SABA).Shuffle },
+	}},
 }
 
 // EstimatorTable returns the estimators ParseEstimator knows, with their

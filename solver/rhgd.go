@@ -316,6 +316,18 @@ type RHGD struct {
 	// norms.
 	fused  bool
 	lnorms []float64
+
+	// dir, when the estimator gives the lower steps' direction (SABA's
+	// variance-reduced one), replaces GradGy on B1 in lower's loop.
+	dir lowerDirector
+}
+
+// lowerDirector is a bound estimator that gives the direction of each
+// of the epoch's lower steps itself (SABA: a variance-reduced grad_y g,
+// and at step 0 its joint step), called in place of GradGy on the batch
+// B1 and counting its own oracle calls.
+type lowerDirector interface {
+	LowerDirection(dst []float64, at *Point, step int) error
 }
 
 // New returns an RHGD for p with settings s (nil: defaults). When the
@@ -392,6 +404,12 @@ func New(p Problem, s *Settings) (*RHGD, error) {
 	if r.est, err = est.Bind(r.env); err != nil {
 		return nil, fmt.Errorf("%s estimator: %w", est.Name(), err)
 	}
+	if d, ok := r.est.(lowerDirector); ok {
+		if !st.Lower.paper() {
+			return nil, numerr.Errorf("%w: the %s estimator directs the paper's fixed lower steps; it needs %v", ErrBadSetting, est.Name(), termPaper)
+		}
+		r.dir = d
+	}
 	if r.env.keepPath && !st.Lower.paper() {
 		return nil, numerr.Errorf("%w: the %s estimator differentiates the paper's fixed lower steps; it needs %v", ErrBadSetting, est.Name(), termPaper)
 	}
@@ -404,7 +422,7 @@ func New(p Problem, s *Settings) (*RHGD, error) {
 			p.Retain(len(r.env.path))
 		}
 	}
-	if canFuse && !r.env.keepPath {
+	if canFuse && !r.env.keepPath && r.dir == nil {
 		r.fused, r.lnorms = true, make([]float64, st.InnerIters)
 	}
 	return r, nil
@@ -630,13 +648,19 @@ func (r *RHGD) lower() (float64, Status, error) {
 		if env.keepPath {
 			r.keep(s)
 		}
-		if r.smp != nil {
-			r.smp.lowerStep()
+		if r.dir != nil {
+			if err := r.dir.LowerDirection(r.gy, &r.cur, s); err != nil {
+				return 0, Failure, fmt.Errorf("%s lower direction at epoch %d, lower step %d: %w", r.s.Estimator.Name(), r.epoch, s, err)
+			}
+		} else {
+			if r.smp != nil {
+				r.smp.lowerStep()
+			}
+			if err := r.p.GradGy(r.gy, env.batch(&r.cur, lowerBatch)); err != nil {
+				return 0, Failure, numerr.Errorf("%v at epoch %d, lower step %d: %w", OracleGradGy, r.epoch, s, err)
+			}
+			r.stats.LowerGrads++
 		}
-		if err := r.p.GradGy(r.gy, env.batch(&r.cur, lowerBatch)); err != nil {
-			return 0, Failure, numerr.Errorf("%v at epoch %d, lower step %d: %w", OracleGradGy, r.epoch, s, err)
-		}
-		r.stats.LowerGrads++
 		g := frob(r.gy)
 		if r.gy0 == 0 {
 			r.gy0 = g

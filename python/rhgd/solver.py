@@ -163,6 +163,12 @@ class Solver(_Handle):
       eta=X           z step size (default the solver's eta_y; never 0)
       ztol=X          end the z steps at ‖z gradient‖ ≤ ztol·‖ĝ‖/λ (default 0:
                       off)
+    saba (vr)         SABA: variance-reduced joint steps on y, v and x, SAGA
+                      memories transported on the manifolds (for minibatches;
+                      inner=1) (not the paper's)
+      eta=X           v's constant step (default the solver's eta_y; never 0)
+      shuffle=B       draw the memory blocks in a random order per pass
+                      (default false: each block with probability its share)
 
     A setting left out, or None, takes its default (the problem's); 0 for
     one whose default is not 0 is InvalidArgument naming it, never
