@@ -39,6 +39,14 @@ func Listed(t testing.TB, name string) map[string]Checksum {
 	return listed
 }
 
+// Check checks that README.md in the current directory lists the file
+// name with b's size and SHA-256.
+func Check(t testing.TB, name string, b []byte) {
+	want, ok := Listed(t, regexp.QuoteMeta(name))[name]
+	require.True(t, ok, "README table row")
+	require.Equal(t, want, Sum(b))
+}
+
 // Gzip returns text gzipped, to read.
 func Gzip(t testing.TB, text string) *bytes.Reader {
 	var b bytes.Buffer
