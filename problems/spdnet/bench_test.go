@@ -43,13 +43,7 @@ func TestEpochAllocs(t *testing.T) {
 	w0, g0 := p.Start(0)
 	s := solver.AdaptiveSettings()
 	s.Estimator = solver.HInv{}
-	r, err := solver.New(sp, &s)
-	require.NoError(t, err)
-	require.NoError(t, r.Reset(w0, g0))
-	for i := 0; i < 2; i++ {
-		_, err := r.Step()
-		require.NoError(t, err)
-	}
+	r := testkit.Stepped(t, sp, s, w0, g0, 2)
 	require.Zero(t, testkit.StepAllocs(t, r, 2), "adaptive epoch with LowerSolve")
 }
 

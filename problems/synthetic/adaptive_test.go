@@ -154,13 +154,7 @@ func TestAdaptiveEpochAllocs(t *testing.T) {
 		"bb lower loop": {Lower: solver.LowerRule{Tol: 0.1, BB: true}, Upper: solver.UpperRule{BB: true}}} {
 		set.Estimator, set.Recorder = solver.HInv{}, &ttsRecorder{hg: make([]float64, 0, 100), f: make([]float64, 0, 100), steps: make([]int, 0, 100)}
 		set.EtaX, set.EtaY = 0.5, 0.5
-		r, err := solver.New(p, &set)
-		require.NoError(t, err)
-		require.NoError(t, r.Reset(w, m))
-		for k := 0; k < 3; k++ {
-			_, err := r.Step()
-			require.NoError(t, err)
-		}
+		r := testkit.Stepped(t, p, set, w, m, 3)
 		require.Zero(t, testkit.StepAllocs(t, r, 10), name)
 	}
 }

@@ -113,13 +113,7 @@ func TestMixedOffForAD(t *testing.T) {
 		require.NoError(t, sp.SetLowerFloat32Steps(k))
 		s := paperSettings
 		s.Epochs, s.Estimator = 5, solver.AD{}
-		r, err := solver.New(sp.Bilevel(), &s)
-		require.NoError(t, err)
-		require.NoError(t, r.Reset(w, m))
-		for range s.Epochs {
-			_, err := r.Step()
-			require.NoError(t, err)
-		}
+		r := testkit.Stepped(t, sp.Bilevel(), s, w, m, s.Epochs)
 		return append(append([]float64(nil), r.X()...), r.Y()...)
 	}
 	require.Equal(t, run(0), run(19))

@@ -73,6 +73,20 @@ func Warm(tb testing.TB, p solver.Problem, s solver.Settings, x0, y0 []float64) 
 	return r
 }
 
+// Stepped returns a solver for p with the settings s, reset at (x0, y0)
+// and stepped epochs epochs, so that allocation tests see a steady state.
+func Stepped(tb testing.TB, p solver.Problem, s solver.Settings, x0, y0 []float64, epochs int) *solver.RHGD {
+	tb.Helper()
+	r, err := solver.New(p, &s)
+	require.NoError(tb, err)
+	require.NoError(tb, r.Reset(x0, y0))
+	for range epochs {
+		_, err := r.Step()
+		require.NoError(tb, err)
+	}
+	return r
+}
+
 // SkipRace skips an allocation test under the race detector, which
 // allocates.
 func SkipRace(tb testing.TB) {
