@@ -73,6 +73,33 @@ func Warm(tb testing.TB, p solver.Problem, s solver.Settings, x0, y0 []float64) 
 	return r
 }
 
+// WarmPaper is Warm with paper's settings for epochs epochs with the
+// estimator that paper names name and the batches (zero: RHGD, else
+// RSHGD).
+func WarmPaper(tb testing.TB, paper problems.Paper, name string, epochs int, batches solver.Batches, p solver.Problem, x0, y0 []float64) *solver.RHGD {
+	tb.Helper()
+	est, err := paper.Estimator(name)
+	require.NoError(tb, err)
+	s := paper.Settings
+	s.Epochs, s.Estimator, s.Batches = epochs, est, batches
+	return Warm(tb, p, s, x0, y0)
+}
+
+// BenchNewX times F and GradGy (into gy) at pt, a point of unknown
+// identity, so that every call recomputes what the problem keeps per x:
+// the work of a new upper iterate.
+func BenchNewX(b *testing.B, p solver.Problem, pt *solver.Point, gy []float64) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := p.F(pt); err != nil {
+			b.Fatal(err)
+		}
+		if err := p.GradGy(gy, pt); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // Stepped returns a solver for p with the settings s, reset at (x0, y0)
 // and stepped epochs epochs, so that allocation tests see a steady state.
 func Stepped(tb testing.TB, p solver.Problem, s solver.Settings, x0, y0 []float64, epochs int) *solver.RHGD {
