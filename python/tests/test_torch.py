@@ -4,24 +4,18 @@ exact oracles, the same trajectories, finite sums (RSHGD), one autograd
 graph per point, errors, and the examples."""
 
 import os
-import pathlib
 import subprocess
 import sys
 
 import numpy as np
 import pytest
 
-try:
-    import torch
-except ImportError as e:  # Debian: python3-torch (make python-deps installs it)
-    pytest.skip(f"rhgd.torch needs PyTorch, which does not import here ({e}); install python3-torch",
-                allow_module_level=True)
+from _torch import EXAMPLES  # PyTorch, or this module skipped; python/examples on sys.path
+import torch
 
 import rhgd
 import rhgd.torch as rt
 
-EXAMPLES = pathlib.Path(__file__).resolve().parents[1] / "examples"
-sys.path.insert(0, str(EXAMPLES))
 import torch_hyperrep  # noqa: E402  (python/examples)
 
 CG, NS = "cg:maxiter=50,tol=1e-10", "ns:gamma=1,terms=50"
