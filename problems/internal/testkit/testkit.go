@@ -100,6 +100,27 @@ func BenchNewX(b *testing.B, p solver.Problem, pt *solver.Point, gy []float64) {
 	}
 }
 
+// CrossEntropy is the reference cross-entropy −log softmax(z)_y of the c
+// logits z = Wᵀφ (W row-major, len(phi) × c), by the log-sum-exp written
+// out, apart from the problems' own softmax code.
+func CrossEntropy(phi, w []float64, c, y int) float64 {
+	z := make([]float64, c)
+	for k := range z {
+		for a := range phi {
+			z[k] += phi[a] * w[a*c+k]
+		}
+	}
+	mx := z[0]
+	for _, v := range z {
+		mx = math.Max(mx, v)
+	}
+	var s float64
+	for _, v := range z {
+		s += math.Exp(v - mx)
+	}
+	return mx + math.Log(s) - z[y]
+}
+
 // Stepped returns a solver for p with the settings s, reset at (x0, y0)
 // and stepped epochs epochs, so that allocation tests see a steady state.
 func Stepped(tb testing.TB, p solver.Problem, s solver.Settings, x0, y0 []float64, epochs int) *solver.RHGD {
