@@ -23,12 +23,8 @@ import (
 // each epoch in float32, and returns the final f, the last hypergradient's
 // norm and the time per epoch.
 func mixedRun(t testing.TB, d, k, epochs int) (f, hg float64, per time.Duration) {
-	data, err := synthetic.Generate(2*d, d, 2*d/5, synthetic.PaperNu, 42)
-	require.NoError(t, err)
-	p, err := synthetic.New(data)
-	require.NoError(t, err)
+	p, _, w, m := setup(t, 2*d, d, 2*d/5)
 	require.NoError(t, p.SetLowerFloat32Steps(k))
-	w, m := p.Start(7)
 	s := paperSettings
 	s.Estimator, s.Epochs = solver.HInv{}, epochs
 	r, err := solver.New(p.Bilevel(), &s)
