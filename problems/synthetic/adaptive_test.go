@@ -146,9 +146,7 @@ func TestAdaptiveSettingsErrors(t *testing.T) {
 // TestAdaptiveEpochAllocs: steady-state epochs under every adaptive rule
 // allocate nothing.
 func TestAdaptiveEpochAllocs(t *testing.T) {
-	if race.Enabled {
-		t.Skip("the race detector allocates")
-	}
+	testkit.SkipRace(t)
 	_, p, w, m := setup(t, 100, 50, 20)
 	for name, set := range map[string]solver.Settings{"adaptive": solver.AdaptiveSettings(),
 		"bb lower loop": {Lower: solver.LowerRule{Tol: 0.1, BB: true}, Upper: solver.UpperRule{BB: true}}} {
