@@ -22,24 +22,19 @@ func BenchmarkSmallEig(b *testing.B) {
 		if err := randSPD(a, lapackx.NewSymFunc(n), n, rand.New(rand.NewPCG(uint64(n), 1))); err != nil {
 			b.Fatal(err)
 		}
-		b.Run(fmt.Sprintf("n=%d/path=lapack", n), func(b *testing.B) {
-			b.ReportAllocs()
-			e := lapackx.NewEigSym(n)
-			for b.Loop() {
-				if err := e.Factorize(a); err != nil {
-					b.Fatal(err)
+		for _, path := range []struct {
+			name string
+			e    interface{ Factorize(a []float64) error }
+		}{{"lapack", lapackx.NewEigSym(n)}, {"go", spectral.NewSmallEig(n)}} {
+			b.Run(fmt.Sprintf("n=%d/path=%s", n, path.name), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if err := path.e.Factorize(a); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-		})
-		b.Run(fmt.Sprintf("n=%d/path=go", n), func(b *testing.B) {
-			b.ReportAllocs()
-			e := spectral.NewSmallEig(n)
-			for b.Loop() {
-				if err := e.Factorize(a); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+			})
+		}
 	}
 }
 
