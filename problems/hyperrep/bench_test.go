@@ -9,19 +9,16 @@ import (
 	"github.com/rhgd/rhgd/solver"
 )
 
-// warm returns a solver at the paper's sizes and settings after five
+// warmOn returns, for testkit's loops over the estimators, the named
+// estimator's solver at the paper's sizes and settings after five
 // epochs from the paper's start, so that benchmarks and allocation tests
 // see a representative iterate; batches, when not zero, make it RSHGD.
-func warm(tb testing.TB, name string, batches solver.Batches) *solver.RHGD {
-	_, hp, p := setup(tb, hyperrep.PaperSizes, 42)
-	w0, b0 := hp.Start(0)
-	return testkit.WarmPaper(tb, hyperrep.Paper, name, 5, batches, p, w0, b0)
-}
-
-// warmOn is warm with the batches fixed, for testkit's loops over the
-// estimators.
 func warmOn(batches solver.Batches) func(testing.TB, string) *solver.RHGD {
-	return func(tb testing.TB, name string) *solver.RHGD { return warm(tb, name, batches) }
+	return func(tb testing.TB, name string) *solver.RHGD {
+		_, hp, p := setup(tb, hyperrep.PaperSizes, 42)
+		w0, b0 := hp.Start(0)
+		return testkit.WarmPaper(tb, hyperrep.Paper, name, 5, batches, p, w0, b0)
+	}
 }
 
 // TestEpochAllocs: a steady-state epoch allocates nothing, with each

@@ -11,20 +11,17 @@ import (
 	"github.com/rhgd/rhgd/solver"
 )
 
-// warm returns a solver at the paper's sizes and settings after three
+// warmOn returns, for testkit's loops over the estimators, the named
+// estimator's solver at the paper's sizes and settings after three
 // epochs from the authors' start on the seed-42 split, so that benchmarks
 // and allocation tests see a representative iterate; batches, when not
 // zero, make it RSHGD.
-func warm(tb testing.TB, name string, batches solver.Batches) *solver.RHGD {
-	_, _, p, sp := setup(tb, spdnet.PaperConfig, spdnet.PaperTrainPerClass, 0, 42)
-	w0, g0 := p.Start(0)
-	return testkit.WarmPaper(tb, spdnet.Paper, name, 3, batches, sp, w0, g0)
-}
-
-// warmOn is warm with the batches fixed, for testkit's loops over the
-// estimators.
 func warmOn(batches solver.Batches) func(testing.TB, string) *solver.RHGD {
-	return func(tb testing.TB, name string) *solver.RHGD { return warm(tb, name, batches) }
+	return func(tb testing.TB, name string) *solver.RHGD {
+		_, _, p, sp := setup(tb, spdnet.PaperConfig, spdnet.PaperTrainPerClass, 0, 42)
+		w0, g0 := p.Start(0)
+		return testkit.WarmPaper(tb, spdnet.Paper, name, 3, batches, sp, w0, g0)
+	}
 }
 
 // TestEpochAllocs: a steady-state epoch allocates nothing, with each
