@@ -216,6 +216,15 @@ class Quadratic:
             return len(range(*idx.indices(self.n)))
         return len(idx)
 
+    def _count(self, idx):
+        """The batch's size m, added to calls, and idx, the full sum (None)
+        as the slice of all samples when full_from_samples."""
+        m = self._m(idx)
+        self.calls += m
+        if idx is None and self.full_from_samples:
+            idx = slice(0, self.n)
+        return m, idx
+
     # full-sum forms
     def value_full(self, z, x):
         return float(0.5 * z @ (self.H @ z) + 0.5 * x @ (self.K @ x) + x @ (self.C @ z) + self.bm @ z + self.cm @ x)
@@ -228,10 +237,7 @@ class Quadratic:
 
     # batch oracles (idx None: the full sum)
     def value(self, z, x, idx):
-        m = self._m(idx)
-        self.calls += m
-        if idx is None and self.full_from_samples:
-            idx = slice(0, self.n)
+        m, idx = self._count(idx)
         if idx is None:
             return self.value_full(z, x)
         a, e, u, w, b, c = self._sel(idx)
@@ -239,20 +245,14 @@ class Quadratic:
         return float((0.5 * az @ az + 0.5 * ex @ ex + (u @ x) @ (w @ z)) / m + b.sum(0) @ z / m + c.sum(0) @ x / m)
 
     def grad_z(self, z, x, idx):
-        m = self._m(idx)
-        self.calls += m
-        if idx is None and self.full_from_samples:
-            idx = slice(0, self.n)
+        m, idx = self._count(idx)
         if idx is None:
             return self.grad_z_full(z, x)
         a, u, w, b = self._sel(idx, "auwb")
         return (a.T @ (a @ z) + w.T @ (u @ x) + b.sum(0)) / m
 
     def grad_x(self, z, x, idx):
-        m = self._m(idx)
-        self.calls += m
-        if idx is None and self.full_from_samples:
-            idx = slice(0, self.n)
+        m, idx = self._count(idx)
         if idx is None:
             return self.grad_x_full(z, x)
         e, u, w, c = self._sel(idx, "euwc")
@@ -260,10 +260,7 @@ class Quadratic:
 
     def hvp(self, v, idx):
         """∇²_zz q · v (l. 225-232)."""
-        m = self._m(idx)
-        self.calls += m
-        if idx is None and self.full_from_samples:
-            idx = slice(0, self.n)
+        m, idx = self._count(idx)
         if idx is None:
             return self.H @ v
         a = self.f["a"][idx]
@@ -271,10 +268,7 @@ class Quadratic:
 
     def cross(self, v, idx):
         """∇²_xz q · v = C v, v in the inner space, a d_out vector (l. 216-223)."""
-        m = self._m(idx)
-        self.calls += m
-        if idx is None and self.full_from_samples:
-            idx = slice(0, self.n)
+        m, idx = self._count(idx)
         if idx is None:
             return self.C @ v
         u, w = self._sel(idx, "uw")
@@ -282,10 +276,7 @@ class Quadratic:
 
     def cross_t(self, t, idx):
         """∇²_zx q · t = Cᵀ t, t in the outer space."""
-        m = self._m(idx)
-        self.calls += m
-        if idx is None and self.full_from_samples:
-            idx = slice(0, self.n)
+        m, idx = self._count(idx)
         if idx is None:
             return self.C.T @ t
         u, w = self._sel(idx, "uw")

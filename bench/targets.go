@@ -160,17 +160,23 @@ func writeTargets(b *strings.Builder, res []Result, tp *TorchProblems) {
 		"| target | measured | | why not met |\n|---|---|---|---|\n")
 	for _, t := range targets {
 		v, met, ok := t.judge(res)
-		switch {
-		case !ok:
-			fmt.Fprintf(b, "| %s | not measured in this run | | |\n", t.desc)
-		case met:
-			fmt.Fprintf(b, "| %s | %s | met | |\n", t.desc, v)
-		default:
-			fmt.Fprintf(b, "| %s | %s | **not met** | %s |\n", t.desc, v, t.whyText(res))
-		}
+		targetRow(b, t.desc, v, met, ok, func() string { return t.whyText(res) })
 	}
 	writeTorchTargets(b, tp)
 	b.WriteString("\n")
+}
+
+// targetRow writes the targets table's row of the target desc: the
+// measured value v, met or not (then why()), or not measured (!ok).
+func targetRow(b *strings.Builder, desc, v string, met, ok bool, why func() string) {
+	switch {
+	case !ok:
+		fmt.Fprintf(b, "| %s | not measured in this run | | |\n", desc)
+	case met:
+		fmt.Fprintf(b, "| %s | %s | met | |\n", desc, v)
+	default:
+		fmt.Fprintf(b, "| %s | %s | **not met** | %s |\n", desc, v, why())
+	}
 }
 
 // whyText is t's explanation with the link to its stage profile.

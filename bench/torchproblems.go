@@ -188,14 +188,7 @@ func writeTorchTargets(b *strings.Builder, tp *TorchProblems) {
 			fmt.Fprintf(b, "| %s | not measured in this run (-quick: tiny sizes) | | |\n", t.desc)
 		default:
 			v, met, ok := t.judge(tp)
-			switch {
-			case !ok:
-				fmt.Fprintf(b, "| %s | not measured in this run | | |\n", t.desc)
-			case met:
-				fmt.Fprintf(b, "| %s | %s | met | |\n", t.desc, v)
-			default:
-				fmt.Fprintf(b, "| %s | %s | **not met** | %s |\n", t.desc, v, cmpOr(t.why, "Not investigated."))
-			}
+			targetRow(b, t.desc, v, met, ok, func() string { return cmpOr(t.why, "Not investigated.") })
 		}
 	}
 }

@@ -147,6 +147,19 @@ func TestParseByteSize(t *testing.T) {
 	}
 }
 
+// readMember writes m as the only member of a .npz file called file in a
+// temporary directory and reads its array a; it returns the file's path
+// and Array's results. name labels the test case.
+func readMember(t *testing.T, name, file string, m npztest.Member) (path string, v []float64, shape []int, err error) {
+	path = filepath.Join(t.TempDir(), file)
+	require.NoError(t, npztest.Write(path, m), name)
+	z, err := OpenNPZ(path)
+	require.NoError(t, err, name)
+	defer func() { require.NoError(t, z.Close()) }()
+	v, shape, err = z.Array("a")
+	return path, v, shape, err
+}
+
 // TestNPYHeaders: the loader reads what numpy (and Python 2's numpy, and
 // other writers) put in an .npy header: each supported dtype in either
 // byte order, Fortran order, 0-d arrays, format versions 1 to 3, long
@@ -201,15 +214,20 @@ func TestNPYHeaders(t *testing.T) {
 		{"order", npztest.NPYHeader(`{"shape":(1,),"fortran_order":False,"descr":"<f8"}`, npztest.Float64s(9)), []float64{9}, []int{1}},
 		{"v2", v2("{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }", npztest.Float64s(3)), []float64{3}, []int{1}},
 	} {
-		path := filepath.Join(t.TempDir(), c.name+".npz")
-		require.NoError(t, npztest.Write(path, npztest.Member{Name: "a.npy", Data: c.npy}), c.name)
-		z, err := OpenNPZ(path)
-		require.NoError(t, err, c.name)
-		v, shape, err := z.Array("a")
+		_, v, shape, err := readMember(t, c.name, c.name+".npz", npztest.Member{Name: "a.npy", Data: c.npy})
 		require.NoError(t, err, c.name)
 		assert.Equal(t, c.want, v, c.name)
 		assert.Equal(t, c.shape, shape, c.name)
-		require.NoError(t, z.Close())
+	}
+
+	// refused: the file with m alone is refused, naming the array and
+	// saying msg.
+	refused := func(name string, m npztest.Member, msg string) {
+		path, _, _, err := readMember(t, name, "bad.npz", m)
+		require.Error(t, err, name)
+		assert.ErrorIs(t, err, ErrBadData, name)
+		assert.True(t, namesArray(err.Error(), path, "a"), "%s: %v", name, err)
+		assert.Contains(t, err.Error(), msg, name)
 	}
 
 	for _, c := range []struct{ name, dict, msg string }{
@@ -227,16 +245,7 @@ func TestNPYHeaders(t *testing.T) {
 		{"unclosed", "{'descr': '<f8', 'fortran_order': False, 'shape': (1,", "header"},
 		{"not a dict", "[1, 2]", "header"},
 	} {
-		path := filepath.Join(t.TempDir(), "bad.npz")
-		require.NoError(t, npztest.Write(path, npztest.Member{Name: "a.npy", Data: npztest.NPYHeader(c.dict, npztest.Float64s(1))}), c.name)
-		z, err := OpenNPZ(path)
-		require.NoError(t, err, c.name)
-		_, _, err = z.Array("a")
-		require.Error(t, err, c.name)
-		assert.ErrorIs(t, err, ErrBadData, c.name)
-		assert.True(t, namesArray(err.Error(), path, "a"), "%s: %v", c.name, err)
-		assert.Contains(t, err.Error(), c.msg, c.name)
-		require.NoError(t, z.Close())
+		refused(c.name, npztest.Member{Name: "a.npy", Data: npztest.NPYHeader(c.dict, npztest.Float64s(1))}, c.msg)
 	}
 
 	// Files that are not .npy or not zip members rhgd can read.
@@ -252,16 +261,7 @@ func TestNPYHeaders(t *testing.T) {
 		{"stored size", npztest.Member{Name: "a.npy", Data: npztest.NPY("<f8", []int{1}, npztest.Float64s(1)), Size: 1 << 40},
 			"zip directory declares"},
 	} {
-		path := filepath.Join(t.TempDir(), "bad.npz")
-		require.NoError(t, npztest.Write(path, c.m), c.name)
-		z, err := OpenNPZ(path)
-		require.NoError(t, err, c.name)
-		_, _, err = z.Array("a")
-		require.Error(t, err, c.name)
-		assert.ErrorIs(t, err, ErrBadData, c.name)
-		assert.True(t, namesArray(err.Error(), path, "a"), "%s: %v", c.name, err)
-		assert.Contains(t, err.Error(), c.msg, c.name)
-		require.NoError(t, z.Close())
+		refused(c.name, c.m, c.msg)
 	}
 
 	// Two members of one name are ambiguous (numpy reads the last, Go's

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
@@ -284,10 +283,7 @@ func TestInterrupt(t *testing.T) {
 	require.Equal(t, 130, ee.ExitCode(), errb.String())
 	require.Equal(t, 1, strings.Count(errb.String(), "\n"), errb.String())
 	require.Contains(t, errb.String(), "interrupted")
-	var s summary
-	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(b, &s))
+	s := readSummary(t, out)
 	require.Equal(t, "Cancelled", s.Status)
 	_, rows := readHistory(t, filepath.Join(out, "history.csv"))
 	require.Len(t, rows, s.Epochs)

@@ -224,10 +224,7 @@ func TestRunSecondsWallClock(t *testing.T) {
 	start := time.Now()
 	require.NoError(t, run([]string{"run", "synthetic", "-epochs", "1000000", "-runtime", "1s", "-hinv-error", "-out", dir, "-quiet"}, &bytes.Buffer{}))
 	took := time.Since(start).Seconds()
-	var s summary
-	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(b, &s))
+	s := readSummary(t, dir)
 	require.Equal(t, "RuntimeLimit", s.Status)
 	require.GreaterOrEqual(t, s.Seconds, 1.0)
 	require.Less(t, s.Seconds, took)
@@ -276,10 +273,7 @@ func TestRunTrouble(t *testing.T) {
 	require.Equal(t, 1, code, stderr)
 	require.Equal(t, 1, strings.Count(stderr, "\n"), stderr)
 	require.Contains(t, stderr, "diverged")
-	var s summary
-	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(b, &s))
+	s := readSummary(t, dir)
 	require.Equal(t, "Diverged", s.Status)
 	require.NotEmpty(t, s.Error)
 	require.Nil(t, s.Objective) // no epoch finished
@@ -320,10 +314,7 @@ func TestRunAdaptiveLongSteps(t *testing.T) {
 	dir := t.TempDir()
 	stderr, code := asMain(t, "run domainadapt -source dslr -target webcam -features decaf6 -preset adaptive -eta-x 2 -epochs 21 -quiet -out "+dir)
 	require.Equal(t, 0, code, stderr)
-	var s summary
-	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(b, &s))
+	s := readSummary(t, dir)
 	require.Equal(t, "IterationLimit", s.Status)
 	t.Logf("%d retractions retried", s.RetractionsRetried)
 }
@@ -334,10 +325,7 @@ func TestRunAdaptiveLongSteps(t *testing.T) {
 func TestRunAdaptiveStops(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, run([]string{"run", "synthetic", "-preset", "adaptive", "-quiet", "-out", dir}, &bytes.Buffer{}))
-	var s summary
-	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(b, &s))
+	s := readSummary(t, dir)
 	require.Equal(t, "GradientThreshold", s.Status)
 	require.Less(t, s.Epochs, 200)
 	header, rows := readHistory(t, filepath.Join(dir, "history.csv"))
@@ -359,10 +347,7 @@ func TestCompare(t *testing.T) {
 		header, rows := readHistory(t, filepath.Join(dir, e, "history.csv"))
 		require.Len(t, rows, 6, e)
 		first = append(first, rows[0][col(t, header, "upper_objective")])
-		var s summary
-		b, err := os.ReadFile(filepath.Join(dir, e, "summary.json"))
-		require.NoError(t, err)
-		require.NoError(t, json.Unmarshal(b, &s))
+		s := readSummary(t, filepath.Join(dir, e))
 		require.Equal(t, 6, s.Epochs, e)
 	}
 	for _, f := range first[1:] {

@@ -10,16 +10,13 @@
 package digits
 
 import (
-	"bufio"
 	"bytes"
-	"compress/gzip"
 	_ "embed"
-	"encoding/csv"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
 
+	"github.com/rhgd/rhgd/data/internal/csvgz"
 	"github.com/rhgd/rhgd/numerr"
 )
 
@@ -65,40 +62,34 @@ func Load() (*Data, error) {
 // 64 pixels then the label per row) and validates it. Errors wrap
 // ErrBadData.
 func Read(r io.Reader) (*Data, error) {
-	gz, err := gzip.NewReader(bufio.NewReader(r))
+	cr, err := csvgz.Open(r, Pixels+1, ErrBadData)
 	if err != nil {
-		return nil, fmt.Errorf("%w: gzip: %w", ErrBadData, err)
+		return nil, err
 	}
-	defer gz.Close()
-	cr := csv.NewReader(gz)
-	cr.FieldsPerRecord = Pixels + 1
-	cr.ReuseRecord = true
+	defer cr.Close()
 	d := &Data{X: make([]float64, 0, Samples*Pixels), Labels: make([]int, 0, Samples)}
 	var counts [Classes]int
-	for row := 1; ; row++ {
-		rec, err := cr.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrBadData, err)
-		}
+	err = cr.Rows(func(row int, rec []string) error {
 		if len(d.Labels) == Samples {
-			return nil, fmt.Errorf("%w: more than %d rows", ErrBadData, Samples)
+			return fmt.Errorf("%w: more than %d rows", ErrBadData, Samples)
 		}
 		for j, s := range rec[:Pixels] {
 			v, err := strconv.Atoi(s)
 			if err != nil || v < 0 || v > MaxPix {
-				return nil, fmt.Errorf("%w: row %d, pixel %d: %q is not an integer in 0..%d", ErrBadData, row, j, s, MaxPix)
+				return fmt.Errorf("%w: row %d, pixel %d: %q is not an integer in 0..%d", ErrBadData, row, j, s, MaxPix)
 			}
 			d.X = append(d.X, float64(v))
 		}
 		l, err := strconv.Atoi(rec[Pixels])
 		if err != nil || l < 0 || l >= Classes {
-			return nil, fmt.Errorf("%w: row %d: label %q is not a digit", ErrBadData, row, rec[Pixels])
+			return fmt.Errorf("%w: row %d: label %q is not a digit", ErrBadData, row, rec[Pixels])
 		}
 		d.Labels = append(d.Labels, l)
 		counts[l]++
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(d.Labels) != Samples {
 		return nil, fmt.Errorf("%w: %d rows, want %d", ErrBadData, len(d.Labels), Samples)

@@ -2,30 +2,19 @@ package digits
 
 import (
 	"bytes"
-	"compress/gzip"
-	"crypto/sha256"
-	"encoding/hex"
-	"os"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rhgd/rhgd/data/internal/datatest"
 	"github.com/rhgd/rhgd/numerr"
 )
 
 // TestChecksum: the embedded file has the size and SHA-256 that the
 // README's table lists.
 func TestChecksum(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
-	require.NoError(t, err)
-	m := regexp.MustCompile("(?m)^\\| `digits\\.csv\\.gz` \\| (\\d+) \\| ([0-9a-f]{64}) \\|$").FindStringSubmatch(string(readme))
-	require.NotNil(t, m, "README table row")
-	sum := sha256.Sum256(file)
-	require.Equal(t, m[1], strconv.Itoa(len(file)))
-	require.Equal(t, m[2], hex.EncodeToString(sum[:]))
+	datatest.Check(t, "digits.csv.gz", file)
 }
 
 // TestLoad: 1797 images with the README's class counts, integer pixels
@@ -46,15 +35,6 @@ func TestLoad(t *testing.T) {
 	require.Equal(t, []float64{0, 0, 5, 13, 9, 1, 0, 0}, d.X[:8])
 }
 
-func gz(t *testing.T, text string) *bytes.Reader {
-	var b bytes.Buffer
-	w := gzip.NewWriter(&b)
-	_, err := w.Write([]byte(text))
-	require.NoError(t, err)
-	require.NoError(t, w.Close())
-	return bytes.NewReader(b.Bytes())
-}
-
 // TestReadBad: malformed files are errors wrapping ErrBadData.
 func TestReadBad(t *testing.T) {
 	row := func(pix, label string) string {
@@ -70,7 +50,7 @@ func TestReadBad(t *testing.T) {
 		"too few rows": row("1", "3"),
 	}
 	for name, text := range cases {
-		d, err := Read(gz(t, text))
+		d, err := Read(datatest.Gzip(t, text))
 		require.ErrorIs(t, err, ErrBadData, name)
 		require.ErrorIs(t, err, numerr.ErrInvalid, name)
 		require.Nil(t, d, name)
@@ -82,7 +62,7 @@ func TestReadBad(t *testing.T) {
 	for i := 0; i < Samples; i++ {
 		b.WriteString(row("1", "0"))
 	}
-	_, err = Read(gz(t, b.String()))
+	_, err = Read(datatest.Gzip(t, b.String()))
 	require.ErrorIs(t, err, ErrBadData)
 	require.Contains(t, err.Error(), "class counts")
 }

@@ -12,16 +12,13 @@
 package eth80
 
 import (
-	"bufio"
 	"bytes"
-	"compress/gzip"
 	_ "embed"
-	"encoding/csv"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
 
+	"github.com/rhgd/rhgd/data/internal/csvgz"
 	"github.com/rhgd/rhgd/numerr"
 )
 
@@ -78,27 +75,22 @@ func Load() (*Data, error) {
 // header set,class,class_name,object,object_name,image,view,p0,…,p99, one
 // image per row) and validates it. Errors wrap ErrBadData.
 func Read(r io.Reader) (*Data, error) {
-	gz, err := gzip.NewReader(bufio.NewReader(r))
+	cr, err := csvgz.Open(r, 7+Pixels, ErrBadData)
 	if err != nil {
-		return nil, fmt.Errorf("%w: gzip: %w", ErrBadData, err)
+		return nil, err
 	}
-	defer gz.Close()
-	cr := csv.NewReader(gz)
-	cr.FieldsPerRecord = 7 + Pixels
-	cr.ReuseRecord = true
-	head, err := cr.Read()
+	defer cr.Close()
+	head, err := cr.Header()
 	if err != nil {
-		return nil, fmt.Errorf("%w: header: %w", ErrBadData, err)
+		return nil, err
 	}
 	for j, want := range []string{"set", "class", "class_name", "object", "object_name", "image", "view"} {
 		if head[j] != want {
 			return nil, fmt.Errorf("%w: header column %d is %q, want %q", ErrBadData, j, head[j], want)
 		}
 	}
-	for j, h := range head[7:] {
-		if h != "p"+strconv.Itoa(j) {
-			return nil, fmt.Errorf("%w: header column %d is %q, want %q", ErrBadData, j+7, h, "p"+strconv.Itoa(j))
-		}
+	if err := cr.Numbered(head, 7, "p"); err != nil {
+		return nil, err
 	}
 	d := &Data{Images: make([]float64, Sets*Views*Pixels), Labels: make([]int, Sets), Objects: make([]string, Sets)}
 	var seen [Sets][Views]bool
@@ -110,42 +102,35 @@ func Read(r io.Reader) (*Data, error) {
 		}
 		return v, nil
 	}
-	for row := 1; ; row++ {
-		rec, err := cr.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrBadData, err)
-		}
+	err = cr.Rows(func(row int, rec []string) error {
 		if rows == Sets*Views {
-			return nil, fmt.Errorf("%w: more than %d rows", ErrBadData, Sets*Views)
+			return fmt.Errorf("%w: more than %d rows", ErrBadData, Sets*Views)
 		}
 		set, err := integer(row, "set", rec[0], 1, Sets)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		class, err := integer(row, "class", rec[1], 1, Classes)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		obj, err := integer(row, "object", rec[3], 1, Objects)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		img, err := integer(row, "image", rec[5], 1, Views)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if set != (class-1)*Objects+obj {
-			return nil, fmt.Errorf("%w: row %d: set %d is not (class−1)·%d + object for class %d, object %d", ErrBadData, row, set, Objects, class, obj)
+			return fmt.Errorf("%w: row %d: set %d is not (class−1)·%d + object for class %d, object %d", ErrBadData, row, set, Objects, class, obj)
 		}
 		if rec[2] != ClassNames[class-1] {
-			return nil, fmt.Errorf("%w: row %d: class %d is called %q, want %q", ErrBadData, row, class, rec[2], ClassNames[class-1])
+			return fmt.Errorf("%w: row %d: class %d is called %q, want %q", ErrBadData, row, class, rec[2], ClassNames[class-1])
 		}
 		s, v := set-1, img-1
 		if seen[s][v] {
-			return nil, fmt.Errorf("%w: row %d: set %d image %d appears twice", ErrBadData, row, set, img)
+			return fmt.Errorf("%w: row %d: set %d image %d appears twice", ErrBadData, row, set, img)
 		}
 		seen[s][v] = true
 		if v == 0 {
@@ -155,11 +140,15 @@ func Read(r io.Reader) (*Data, error) {
 		for j, p := range rec[7:] {
 			x, err := integer(row, "pixel p"+strconv.Itoa(j), p, 0, 255)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			px[j] = float64(x)
 		}
 		rows++
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if rows != Sets*Views {
 		return nil, fmt.Errorf("%w: %d rows, want %d", ErrBadData, rows, Sets*Views)

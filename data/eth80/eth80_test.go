@@ -2,30 +2,20 @@ package eth80
 
 import (
 	"bytes"
-	"compress/gzip"
-	"crypto/sha256"
-	"encoding/hex"
-	"os"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rhgd/rhgd/data/internal/datatest"
 	"github.com/rhgd/rhgd/numerr"
 )
 
 // TestChecksum: the embedded file has the size and SHA-256 that the
 // README's table lists.
 func TestChecksum(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
-	require.NoError(t, err)
-	m := regexp.MustCompile("(?m)^\\| `eth80_gray10x10\\.csv\\.gz` \\| (\\d+) \\| ([0-9a-f]{64}) \\|$").FindStringSubmatch(string(readme))
-	require.NotNil(t, m, "README table row")
-	sum := sha256.Sum256(file)
-	require.Equal(t, m[1], strconv.Itoa(len(file)))
-	require.Equal(t, m[2], hex.EncodeToString(sum[:]))
+	datatest.Check(t, "eth80_gray10x10.csv.gz", file)
 }
 
 // TestLoad: the README's statements about the data: 80 sets of 41 images,
@@ -57,16 +47,6 @@ func TestLoad(t *testing.T) {
 	require.Greater(t, hi-lo, 200.0, "the pixels use the range")
 	// First row of the file: set 1, image 1 starts 63, 63, 62, 62, 56.
 	require.Equal(t, []float64{63, 63, 62, 62, 56}, d.Set(0)[:5])
-}
-
-// gz compresses text.
-func gz(t *testing.T, text string) *bytes.Reader {
-	var b bytes.Buffer
-	w := gzip.NewWriter(&b)
-	_, err := w.Write([]byte(text))
-	require.NoError(t, err)
-	require.NoError(t, w.Close())
-	return bytes.NewReader(b.Bytes())
 }
 
 // TestReadBad: malformed files are errors wrapping ErrBadData (and
@@ -106,7 +86,7 @@ func TestReadBad(t *testing.T) {
 		if name == "not gzip" {
 			r = bytes.NewReader([]byte("plain text"))
 		} else {
-			r = gz(t, text)
+			r = datatest.Gzip(t, text)
 		}
 		d, err := Read(r)
 		require.ErrorIs(t, err, ErrBadData, name)

@@ -14,16 +14,13 @@
 package officecaltech
 
 import (
-	"bufio"
-	"compress/gzip"
 	"embed"
-	"encoding/csv"
-	"errors"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
 
+	"github.com/rhgd/rhgd/data/internal/csvgz"
 	"github.com/rhgd/rhgd/numerr"
 )
 
@@ -225,54 +222,46 @@ func Read(r io.Reader, d Domain, f Features) (*Set, error) {
 	if f != SURF && f != DeCAF6 {
 		return nil, fmt.Errorf("%w: features %d", ErrUnavailable, int(f))
 	}
-	gz, err := gzip.NewReader(bufio.NewReader(r))
-	if err != nil {
-		return nil, fmt.Errorf("%w: gzip: %w", ErrBadData, err)
-	}
-	defer gz.Close()
 	dim, want := f.Dim(), d.Samples()
-	cr := csv.NewReader(gz)
-	cr.FieldsPerRecord = dim + 1
-	cr.ReuseRecord = true
-	head, err := cr.Read()
+	cr, err := csvgz.Open(r, dim+1, ErrBadData)
 	if err != nil {
-		return nil, fmt.Errorf("%w: header: %w", ErrBadData, err)
+		return nil, err
+	}
+	defer cr.Close()
+	head, err := cr.Header()
+	if err != nil {
+		return nil, err
 	}
 	if head[0] != "label" {
 		return nil, fmt.Errorf("%w: header starts with %q, want \"label\"", ErrBadData, head[0])
 	}
-	for j, h := range head[1:] {
-		if h != "f"+strconv.Itoa(j) {
-			return nil, fmt.Errorf("%w: header column %d is %q, want %q", ErrBadData, j+1, h, "f"+strconv.Itoa(j))
-		}
+	if err := cr.Numbered(head, 1, "f"); err != nil {
+		return nil, err
 	}
 	s := &Set{Domain: d, Features: f, D: dim, X: make([]float64, 0, want*dim), Labels: make([]int, 0, want)}
 	var counts [Classes]int
-	for row := 1; ; row++ {
-		rec, err := cr.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrBadData, err)
-		}
+	err = cr.Rows(func(row int, rec []string) error {
 		if s.N == want {
-			return nil, fmt.Errorf("%w: more than the %d rows of %v", ErrBadData, want, d)
+			return fmt.Errorf("%w: more than the %d rows of %v", ErrBadData, want, d)
 		}
 		lab, err := strconv.Atoi(rec[0])
 		if err != nil || lab < 1 || lab > Classes {
-			return nil, fmt.Errorf("%w: row %d: label %q is not an integer in 1..%d", ErrBadData, row, rec[0], Classes)
+			return fmt.Errorf("%w: row %d: label %q is not an integer in 1..%d", ErrBadData, row, rec[0], Classes)
 		}
 		for j, v := range rec[1:] {
 			x, err := strconv.ParseFloat(v, 64)
 			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
-				return nil, fmt.Errorf("%w: row %d, column f%d: %q is not a finite non-negative number", ErrBadData, row, j, v)
+				return fmt.Errorf("%w: row %d, column f%d: %q is not a finite non-negative number", ErrBadData, row, j, v)
 			}
 			s.X = append(s.X, x)
 		}
 		s.Labels = append(s.Labels, lab)
 		counts[lab-1]++
 		s.N++
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if s.N != want {
 		return nil, fmt.Errorf("%w: %d rows, want %d for %v", ErrBadData, s.N, want, d)

@@ -1,33 +1,22 @@
 package officecaltech
 
 import (
-	"bytes"
-	"compress/gzip"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io/fs"
-	"os"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rhgd/rhgd/data/internal/datatest"
 	"github.com/rhgd/rhgd/numerr"
 )
 
 // TestChecksums: every embedded file has the size and SHA-256 that the
 // README's table lists, and the table lists every embedded file.
 func TestChecksums(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
-	require.NoError(t, err)
-	row := regexp.MustCompile("(?m)^\\| `((?:surf|decaf6)/[^`]+\\.csv\\.gz)` \\| (\\d+) \\| ([0-9a-f]{64}) \\|$")
-	listed := map[string][2]string{}
-	for _, m := range row.FindAllStringSubmatch(string(readme), -1) {
-		listed[m[1]] = [2]string{m[2], m[3]}
-	}
+	listed := datatest.Listed(t, "(?:surf|decaf6)/[^`]+\\.csv\\.gz")
 	require.Len(t, listed, 6, "README table rows")
 	var seen int
 	require.NoError(t, fs.WalkDir(files, ".", func(path string, d fs.DirEntry, err error) error {
@@ -39,9 +28,7 @@ func TestChecksums(t *testing.T) {
 		require.NoError(t, err)
 		want, ok := listed[path]
 		require.True(t, ok, "%s is not in the README", path)
-		sum := sha256.Sum256(b)
-		require.Equal(t, want[0], strconv.Itoa(len(b)), "%s: size", path)
-		require.Equal(t, want[1], hex.EncodeToString(sum[:]), "%s: sha256", path)
+		require.Equal(t, want, datatest.Sum(b), path)
 		return nil
 	}))
 	require.Equal(t, 6, seen)
@@ -115,16 +102,6 @@ func TestParse(t *testing.T) {
 	require.Equal(t, "Domain(7)", Domain(7).String())
 }
 
-// gz compresses the CSV text.
-func gz(t *testing.T, text string) *bytes.Reader {
-	var b bytes.Buffer
-	w := gzip.NewWriter(&b)
-	_, err := w.Write([]byte(text))
-	require.NoError(t, err)
-	require.NoError(t, w.Close())
-	return bytes.NewReader(b.Bytes())
-}
-
 // dslrCSV is a valid DSLR SURF file built from the class counts, with the
 // edit applied to row k (1-based, 0 for the header) when edit is not nil.
 func dslrCSV(k int, edit func(fields []string) []string) string {
@@ -158,7 +135,7 @@ func dslrCSV(k int, edit func(fields []string) []string) string {
 // TestReadRejects: each kind of bad file is an error wrapping ErrBadData
 // that names the problem; the unedited file passes.
 func TestReadRejects(t *testing.T) {
-	s, err := Read(gz(t, dslrCSV(0, nil)), DSLR, SURF)
+	s, err := Read(datatest.Gzip(t, dslrCSV(0, nil)), DSLR, SURF)
 	require.NoError(t, err)
 	require.Equal(t, 157, s.N)
 	set := func(j int, v string) func([]string) []string {
@@ -185,23 +162,23 @@ func TestReadRejects(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Read(gz(t, c.text), DSLR, SURF)
+			_, err := Read(datatest.Gzip(t, c.text), DSLR, SURF)
 			require.ErrorIs(t, err, ErrBadData)
 			require.ErrorContains(t, err, c.msg)
 		})
 	}
 	// One row too many.
 	extra := dslrCSV(0, nil) + "1" + strings.Repeat(",0", 800) + "\n"
-	_, err = Read(gz(t, extra), DSLR, SURF)
+	_, err = Read(datatest.Gzip(t, extra), DSLR, SURF)
 	require.ErrorIs(t, err, ErrBadData)
 	require.ErrorContains(t, err, "more than")
 	// Not gzip.
 	_, err = Read(strings.NewReader("label,f0\n"), DSLR, SURF)
 	require.ErrorIs(t, err, ErrBadData)
 	// A bad domain or feature value.
-	_, err = Read(gz(t, dslrCSV(0, nil)), Domain(9), SURF)
+	_, err = Read(datatest.Gzip(t, dslrCSV(0, nil)), Domain(9), SURF)
 	require.ErrorIs(t, err, ErrUnavailable)
-	_, err = Read(gz(t, dslrCSV(0, nil)), DSLR, Features(5))
+	_, err = Read(datatest.Gzip(t, dslrCSV(0, nil)), DSLR, Features(5))
 	require.ErrorIs(t, err, ErrUnavailable)
 }
 

@@ -430,6 +430,24 @@ func (p *Problem) frameA(pt *solver.Point) (*frame, error) {
 	return &p.fa, nil
 }
 
+// frames returns frameA and frameB at pt.
+func (p *Problem) frames(pt *solver.Point) (fa, fb *frame, err error) {
+	if fa, err = p.frameA(pt); err != nil {
+		return nil, nil, err
+	}
+	fb, err = p.frameB(pt)
+	return fa, fb, err
+}
+
+// derivedFrames returns derivedA and derivedB at pt.
+func (p *Problem) derivedFrames(pt *solver.Point) (fa, fb *frame, err error) {
+	if fa, err = p.derivedA(pt); err != nil {
+		return nil, nil, err
+	}
+	fb, err = p.derivedB(pt)
+	return fa, fb, err
+}
+
 // derivedA and derivedB return the frames of K_A and K_B with their derived
 // matrices (W⁻¹, h, the divided differences of log).
 func (p *Problem) derivedA(pt *solver.Point) (*frame, error) { return p.derivedFrame(pt, p.frameA) }
@@ -623,11 +641,7 @@ func (p *Problem) subWeightedGram(dst, z, w, scratch []float64) {
 
 // G returns g(Γ, M) = α‖log K_A‖² + (1−α)‖log K_B‖².
 func (p *Problem) G(pt *solver.Point) (float64, error) {
-	fa, err := p.frameA(pt)
-	if err != nil {
-		return 0, err
-	}
-	fb, err := p.frameB(pt)
+	fa, fb, err := p.frames(pt)
 	if err != nil {
 		return 0, err
 	}
@@ -636,11 +650,7 @@ func (p *Problem) G(pt *solver.Point) (float64, error) {
 
 // GradGy sets dst = −2α W_A diag(s^A) W_Aᵀ − 2(1−α) W_B diag(s^B) W_Bᵀ.
 func (p *Problem) GradGy(dst []float64, pt *solver.Point) error {
-	fa, err := p.frameA(pt)
-	if err != nil {
-		return err
-	}
-	fb, err := p.frameB(pt)
+	fa, fb, err := p.frames(pt)
 	if err != nil {
 		return err
 	}
@@ -709,11 +719,7 @@ func hadamardUpper(t, k []float64, d int) {
 
 // HessGy sets dst = 2α W_A[(W_A⁻¹UW_A⁻ᵀ) ∘ H_A]W_Aᵀ + 2(1−α) W_B[(W_B⁻¹UW_B⁻ᵀ) ∘ H_B]W_Bᵀ.
 func (p *Problem) HessGy(dst []float64, pt *solver.Point, u []float64) error {
-	fa, err := p.derivedA(pt)
-	if err != nil {
-		return err
-	}
-	fb, err := p.derivedB(pt)
+	fa, fb, err := p.derivedFrames(pt)
 	if err != nil {
 		return err
 	}

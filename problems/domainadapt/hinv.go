@@ -30,11 +30,7 @@ const HInvTol = 1e-13
 // error wrapping numerr.ErrNotConverged if d(d+1)/2 + 10 iterations (the
 // finite-termination bound, with room for rounding) do not reach HInvTol.
 func (p *Problem) HessGyInv(dst []float64, pt *solver.Point, v []float64) error {
-	fa, err := p.derivedA(pt)
-	if err != nil {
-		return err
-	}
-	fb, err := p.derivedB(pt)
+	fa, fb, err := p.derivedFrames(pt)
 	if err != nil {
 		return err
 	}

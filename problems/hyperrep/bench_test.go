@@ -4,31 +4,21 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/rhgd/rhgd/problems/hyperrep"
 	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/solver"
 )
 
-// warm returns a solver at the paper's sizes and settings after five
+// warmOn returns, for testkit's loops over the estimators, the named
+// estimator's solver at the paper's sizes and settings after five
 // epochs from the paper's start, so that benchmarks and allocation tests
 // see a representative iterate; batches, when not zero, make it RSHGD.
-func warm(tb testing.TB, name string, batches solver.Batches) *solver.RHGD {
-	tb.Helper()
-	_, hp, p := setup(tb, hyperrep.PaperSizes, 42)
-	w0, b0 := hp.Start(0)
-	est, err := hyperrep.Paper.Estimator(name)
-	require.NoError(tb, err)
-	s := hyperrep.Paper.Settings
-	s.Epochs, s.Estimator, s.Batches = 5, est, batches
-	return testkit.Warm(tb, p, s, w0, b0)
-}
-
-// warmOn is warm with the batches fixed, for testkit's loops over the
-// estimators.
 func warmOn(batches solver.Batches) func(testing.TB, string) *solver.RHGD {
-	return func(tb testing.TB, name string) *solver.RHGD { return warm(tb, name, batches) }
+	return func(tb testing.TB, name string) *solver.RHGD {
+		_, hp, p := setup(tb, hyperrep.PaperSizes, 42)
+		w0, b0 := hp.Start(0)
+		return testkit.WarmPaper(tb, hyperrep.Paper, name, 5, batches, p, w0, b0)
+	}
 }
 
 // TestEpochAllocs: a steady-state epoch allocates nothing, with each
@@ -66,18 +56,8 @@ func BenchmarkRSHGDEpoch(b *testing.B) {
 // (N = 200 eigendecompositions of 10×10 matrices and the products
 // A_iW, WᵀA_iW), through F and GradGy at a point of unknown identity.
 func BenchmarkFeatures(b *testing.B) {
-	b.ReportAllocs()
 	_, hp, p := setup(b, hyperrep.PaperSizes, 42)
 	w := testkit.RandPoint(hp.St, 1)
 	_, beta := hp.Start(0)
-	g := make([]float64, len(beta))
-	pt := testkit.At(w, beta) // unknown identity: every call recomputes
-	for b.Loop() {
-		if _, err := p.F(pt); err != nil {
-			b.Fatal(err)
-		}
-		if err := p.GradGy(g, pt); err != nil {
-			b.Fatal(err)
-		}
-	}
+	testkit.BenchNewX(b, p, testkit.At(w, beta), make([]float64, len(beta)))
 }

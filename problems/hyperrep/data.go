@@ -58,12 +58,7 @@ func GenerateSizes(s Sizes, seed uint64) (*Data, error) {
 		W0: make([]float64, d*k), Beta0: make([]float64, k*(k+1)/2)}
 	sf := lapackx.NewSymFunc(d)
 	for i := 0; i < n; i++ {
-		a := data.A[i*d*d : (i+1)*d*d]
-		for j := range a {
-			a[j] = 0.5 * rnd.NormFloat64()
-		}
-		lapackx.Symmetrize(a, d)
-		if err := sf.Exp(a, a); err != nil {
+		if err := randSPD(data.A[i*d*d:(i+1)*d*d], sf, d, rnd); err != nil {
 			return nil, fmt.Errorf("hyperrep: generating A_%d: %w", i, err)
 		}
 	}
@@ -122,6 +117,16 @@ func features(phi, a, w []float64, n, d, k int) error {
 		bimap.VecUpper(phi[i*m:(i+1)*m], mi, k)
 	}
 	return nil
+}
+
+// randSPD sets a to expm(sym(½G)) for a standard normal d×d G, the
+// paper's random SPD matrix; sf is of order d.
+func randSPD(a []float64, sf *lapackx.SymFunc, d int, rnd *rand.Rand) error {
+	for j := range a {
+		a[j] = 0.5 * rnd.NormFloat64()
+	}
+	lapackx.Symmetrize(a, d)
+	return sf.Exp(a, a)
 }
 
 func checkSizes(n, d, k, ntr int) error {

@@ -31,9 +31,8 @@ func TestLowerSolveAdaptive(t *testing.T) {
 	require.NoError(t, err)
 	require.Less(t, gv, 1e-28)
 	fixed := run(karcher.Paper.Settings)
-	a := solver.AdaptiveSettings()
-	d := karcher.Paper.Settings
-	a.EtaX, a.EtaY, a.InnerIters, a.Epochs = d.EtaX, d.EtaY, d.InnerIters, d.Epochs
+	a := karcher.Paper.Settings
+	a.ApplyAdaptive()
 	res := run(a)
 	t.Logf("adaptive: %d epochs (fixed %d), f %.15g (fixed %.15g)", res.Stats.Epochs, fixed.Stats.Epochs, res.F, fixed.F)
 	require.InDelta(t, fixed.F, res.F, 1e-12)

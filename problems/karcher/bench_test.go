@@ -3,8 +3,6 @@ package karcher_test
 import (
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/problems/karcher"
 	"github.com/rhgd/rhgd/solver"
@@ -22,17 +20,12 @@ var epochEstimators = []string{"hinv", "cg", "ns", "ad", "cg-fd"}
 func warm(tb testing.TB, name string) *solver.RHGD {
 	_, p := setup(tb, karcher.DefaultParams().N, karcher.DefaultParams().Count, karcher.DefaultParams().Spread)
 	x0, y0 := p.Start(0)
-	s := karcher.Paper.Settings
-	s.Epochs = 5
 	q := p.Bilevel()
 	if name == "cg-fd" {
 		name = "cg"
 		q.HessGy, q.HessGyInv, q.CrossGxy = nil, nil, nil
 	}
-	est, err := karcher.Paper.Estimator(name)
-	require.NoError(tb, err)
-	s.Estimator = est
-	return testkit.Warm(tb, q, s, x0, y0)
+	return testkit.WarmPaper(tb, karcher.Paper, name, 5, solver.Batches{}, q, x0, y0)
 }
 
 // TestEpochAllocs: one steady-state epoch allocates nothing, with each

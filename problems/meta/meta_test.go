@@ -71,23 +71,7 @@ func refFeature(d *meta.Data, ts *meta.Tasks, theta []float64, p int) func(i int
 func refLosses(d *meta.Data, ts *meta.Tasks, theta, heads []float64, p int, lambda float64) (f, g float64) {
 	q, c := p+1, ts.Spec.Ways
 	feat := refFeature(d, ts, theta, p)
-	ce := func(phi, w []float64, y int) float64 {
-		z := make([]float64, c)
-		for k := range z {
-			for a := range phi {
-				z[k] += phi[a] * w[a*c+k]
-			}
-		}
-		mx := z[0]
-		for _, v := range z {
-			mx = math.Max(mx, v)
-		}
-		var s float64
-		for _, v := range z {
-			s += math.Exp(v - mx)
-		}
-		return mx + math.Log(s) - z[y]
-	}
+	ce := func(phi, w []float64, y int) float64 { return testkit.CrossEntropy(phi, w, c, y) }
 	for t, task := range ts.Train {
 		w := heads[t*q*c : (t+1)*q*c]
 		for j, i := range task.Query {

@@ -26,9 +26,8 @@ func TestLowerSolveAdaptive(t *testing.T) {
 	require.Less(t, testkit.Rel(ys, tr.ystar(t, x0)), 1e-12)
 
 	fixed := runTo(t, pr, solver.HInv{})
-	s := solver.AdaptiveSettings()
-	d := minmax.Paper.Settings
-	s.EtaX, s.EtaY, s.InnerIters, s.Epochs = d.EtaX, d.EtaY, d.InnerIters, d.Epochs
+	s := minmax.Paper.Settings
+	s.ApplyAdaptive()
 	s.Estimator, s.GradTol = solver.HInv{}, 1e-10
 	r, err := solver.New(p, &s)
 	require.NoError(t, err)

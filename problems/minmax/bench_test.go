@@ -3,8 +3,6 @@ package minmax_test
 import (
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/problems/minmax"
 	"github.com/rhgd/rhgd/solver"
@@ -18,12 +16,7 @@ var estimatorNames = []string{"gda", "hinv", "cg", "ns", "ad"}
 func warm(tb testing.TB, name string) *solver.RHGD {
 	_, pr := setup(tb, minmax.DefaultParams().N, minmax.DefaultParams().P, minmax.DefaultParams().Cond, minmax.DefaultParams().Gap)
 	x0, y0 := pr.Start(7)
-	s := minmax.Paper.Settings
-	s.Epochs = 10
-	est, err := minmax.Paper.Estimator(name)
-	require.NoError(tb, err)
-	s.Estimator = est
-	return testkit.Warm(tb, pr.Bilevel(), s, x0, y0)
+	return testkit.WarmPaper(tb, minmax.Paper, name, 10, solver.Batches{}, pr.Bilevel(), x0, y0)
 }
 
 // TestEpochAllocs: one steady-state epoch allocates nothing, with each

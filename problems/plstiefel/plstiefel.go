@@ -29,6 +29,8 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/rhgd/rhgd/euclid"
 	"github.com/rhgd/rhgd/problems"
 	"github.com/rhgd/rhgd/solver"
@@ -202,26 +204,20 @@ func (pr *Problem) Euclidean() solver.EuclideanProblem {
 		GradGx: func(dst []float64, pt *solver.Point) error {
 			pr.resid(pt)
 			matTvec(dst, pr.B, m, np, pr.he)
-			for i := range dst {
-				dst[i] = -dst[i]
-			}
+			floats.Scale(-1, dst)
 			return nil
 		},
 		HessGy: func(dst []float64, pt *solver.Point, v []float64) error { matvec(dst, pr.H, m, m, v); return nil },
 		CrossGxy: func(dst []float64, pt *solver.Point, v []float64) error {
 			matvec(pr.he, pr.H, m, m, v)
 			matTvec(dst, pr.B, m, np, pr.he)
-			for i := range dst {
-				dst[i] = -dst[i]
-			}
+			floats.Scale(-1, dst)
 			return nil
 		},
 		CrossGyx: func(dst []float64, pt *solver.Point, u []float64) error {
 			matvec(pr.e, pr.B, m, np, u)
 			matvec(dst, pr.H, m, m, pr.e)
-			for i := range dst {
-				dst[i] = -dst[i]
-			}
+			floats.Scale(-1, dst)
 			return nil
 		},
 	}

@@ -9,8 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rhgd/rhgd/internal/race"
 	"github.com/rhgd/rhgd/numerr"
+	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/problems/plstiefel"
 	"github.com/rhgd/rhgd/solver"
 )
@@ -121,34 +121,16 @@ func (noop) Record(*solver.EpochStats) error { return nil }
 // TestAllocs: epochs of the damped estimators with the spectrum estimate
 // and the error bound allocate nothing, and neither does LowerSolve.
 func TestAllocs(t *testing.T) {
-	if race.Enabled {
-		t.Skip("allocation counts under -race")
-	}
+	testkit.SkipRace(t)
 	_, p, x0, y0, s := setup(t)
 	for _, spec := range []string{"cg:damping=auto", "ns:gamma=1,terms=50,damping=auto", "ad"} {
 		est, err := solver.ParseEstimator(spec)
 		require.NoError(t, err)
 		s.Estimator, s.Recorder, s.Lanczos = est, noop{}, 5
-		r, err := solver.New(p, &s)
-		require.NoError(t, err)
-		require.NoError(t, r.Reset(x0, y0))
-		_, err = r.Step()
-		require.NoError(t, err)
-		require.Zero(t, testing.AllocsPerRun(5, func() {
-			if _, err := r.Step(); err != nil {
-				t.Fatal(err)
-			}
-		}), spec)
+		r := testkit.Stepped(t, p, s, x0, y0, 1)
+		require.Zero(t, testkit.StepAllocs(t, r, 5), spec)
 	}
 	s.Estimator, s.Lower.UseLowerSolve = &solver.CG{AutoDamping: true}, true
-	r, err := solver.New(p, &s)
-	require.NoError(t, err)
-	require.NoError(t, r.Reset(x0, y0))
-	_, err = r.Step()
-	require.NoError(t, err)
-	require.Zero(t, testing.AllocsPerRun(5, func() {
-		if _, err := r.Step(); err != nil {
-			t.Fatal(err)
-		}
-	}), "lower_solve")
+	r := testkit.Stepped(t, p, s, x0, y0, 1)
+	require.Zero(t, testkit.StepAllocs(t, r, 5), "lower_solve")
 }

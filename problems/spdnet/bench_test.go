@@ -11,25 +11,17 @@ import (
 	"github.com/rhgd/rhgd/solver"
 )
 
-// warm returns a solver at the paper's sizes and settings after three
+// warmOn returns, for testkit's loops over the estimators, the named
+// estimator's solver at the paper's sizes and settings after three
 // epochs from the authors' start on the seed-42 split, so that benchmarks
 // and allocation tests see a representative iterate; batches, when not
 // zero, make it RSHGD.
-func warm(tb testing.TB, name string, batches solver.Batches) *solver.RHGD {
-	tb.Helper()
-	_, _, p, sp := setup(tb, spdnet.PaperConfig, spdnet.PaperTrainPerClass, 0, 42)
-	w0, g0 := p.Start(0)
-	est, err := spdnet.Paper.Estimator(name)
-	require.NoError(tb, err)
-	s := spdnet.Paper.Settings
-	s.Epochs, s.Estimator, s.Batches = 3, est, batches
-	return testkit.Warm(tb, sp, s, w0, g0)
-}
-
-// warmOn is warm with the batches fixed, for testkit's loops over the
-// estimators.
 func warmOn(batches solver.Batches) func(testing.TB, string) *solver.RHGD {
-	return func(tb testing.TB, name string) *solver.RHGD { return warm(tb, name, batches) }
+	return func(tb testing.TB, name string) *solver.RHGD {
+		_, _, p, sp := setup(tb, spdnet.PaperConfig, spdnet.PaperTrainPerClass, 0, 42)
+		w0, g0 := p.Start(0)
+		return testkit.WarmPaper(tb, spdnet.Paper, name, 3, batches, sp, w0, g0)
+	}
 }
 
 // TestEpochAllocs: a steady-state epoch allocates nothing, with each
@@ -43,13 +35,7 @@ func TestEpochAllocs(t *testing.T) {
 	w0, g0 := p.Start(0)
 	s := solver.AdaptiveSettings()
 	s.Estimator = solver.HInv{}
-	r, err := solver.New(sp, &s)
-	require.NoError(t, err)
-	require.NoError(t, r.Reset(w0, g0))
-	for i := 0; i < 2; i++ {
-		_, err := r.Step()
-		require.NoError(t, err)
-	}
+	r := testkit.Stepped(t, sp, s, w0, g0, 2)
 	require.Zero(t, testkit.StepAllocs(t, r, 2), "adaptive epoch with LowerSolve")
 }
 
@@ -77,20 +63,10 @@ func BenchmarkRSHGDEpoch(b *testing.B) {
 // BenchmarkForward is the network on both sets at a new W (F and GradGy
 // at a point of unknown identity: 80 matrices through both layers).
 func BenchmarkForward(b *testing.B) {
-	b.ReportAllocs()
 	_, _, p, sp := setup(b, spdnet.PaperConfig, spdnet.PaperTrainPerClass, 0, 42)
 	w := testkit.RandPoint(p.Mx, 1)
 	_, g := p.Start(0)
-	gy := make([]float64, len(g))
-	pt := testkit.At(w, g)
-	for b.Loop() {
-		if _, err := sp.F(pt); err != nil {
-			b.Fatal(err)
-		}
-		if err := sp.GradGy(gy, pt); err != nil {
-			b.Fatal(err)
-		}
-	}
+	testkit.BenchNewX(b, sp, testkit.At(w, g), make([]float64, len(g)))
 }
 
 // BenchmarkBackward is one gradient in W (GradFx) at a point whose

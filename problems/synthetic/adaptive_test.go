@@ -1,7 +1,6 @@
 package synthetic_test
 
 import (
-	"context"
 	"math"
 	"testing"
 
@@ -63,23 +62,11 @@ func TestAdaptiveReachesPaperSolution(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs to a solution")
 	}
-	sp, p, w, m := setup(t, 60, 20, 8)
+	_, p, w, m := setup(t, 60, 20, 8)
 	run := func(set solver.Settings, p solver.Problem) (*solver.Result, *ttsRecorder) {
 		rec := &ttsRecorder{}
-		set.EtaX, set.EtaY, set.InnerIters, set.Epochs = 0.5, 0.5, 20, 5000
-		set.Estimator, set.Recorder = solver.HInv{}, rec
-		set.GradTol = 1e-3 * 0.171 // replaced below once ‖ĝ₀‖ is known
-		r, err := solver.New(p, &set)
-		require.NoError(t, err)
-		hg0, err := r.Estimate(w, m)
-		require.NoError(t, err)
-		set.GradTol = 1e-3 * sp.St.Norm(w, hg0)
-		r, err = solver.New(p, &set)
-		require.NoError(t, err)
-		res, err := r.Run(context.Background(), w, m)
-		require.NoError(t, err)
-		require.Equal(t, solver.GradientThreshold, res.Status)
-		return res, rec
+		set.EtaX, set.EtaY, set.InnerIters, set.Recorder = 0.5, 0.5, 20, rec
+		return timeToTol(t, p, w, m, set, 5000), rec
 	}
 	noSolve := p
 	noSolve.LowerSolve = nil // a problem without a closed-form lower solution
@@ -146,21 +133,13 @@ func TestAdaptiveSettingsErrors(t *testing.T) {
 // TestAdaptiveEpochAllocs: steady-state epochs under every adaptive rule
 // allocate nothing.
 func TestAdaptiveEpochAllocs(t *testing.T) {
-	if race.Enabled {
-		t.Skip("the race detector allocates")
-	}
+	testkit.SkipRace(t)
 	_, p, w, m := setup(t, 100, 50, 20)
 	for name, set := range map[string]solver.Settings{"adaptive": solver.AdaptiveSettings(),
 		"bb lower loop": {Lower: solver.LowerRule{Tol: 0.1, BB: true}, Upper: solver.UpperRule{BB: true}}} {
 		set.Estimator, set.Recorder = solver.HInv{}, &ttsRecorder{hg: make([]float64, 0, 100), f: make([]float64, 0, 100), steps: make([]int, 0, 100)}
 		set.EtaX, set.EtaY = 0.5, 0.5
-		r, err := solver.New(p, &set)
-		require.NoError(t, err)
-		require.NoError(t, r.Reset(w, m))
-		for k := 0; k < 3; k++ {
-			_, err := r.Step()
-			require.NoError(t, err)
-		}
+		r := testkit.Stepped(t, p, set, w, m, 3)
 		require.Zero(t, testkit.StepAllocs(t, r, 10), name)
 	}
 }

@@ -5,7 +5,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rhgd/rhgd/internal/race"
 	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/problems/synthetic"
 	"github.com/rhgd/rhgd/solver"
@@ -18,9 +17,7 @@ import (
 // without identity (everything recomputed): at d = 100, where the route
 // starts, and at d = 12 with the route forced.
 func TestGramRouteAllocs(t *testing.T) {
-	if race.Enabled {
-		t.Skip("allocation counts under -race")
-	}
+	testkit.SkipRace(t)
 	for _, c := range []struct{ d, cutoff int }{{12, 0}, {100, -1}} {
 		func() {
 			if c.cutoff >= 0 {

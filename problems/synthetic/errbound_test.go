@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rhgd/rhgd/internal/race"
+	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/problems/synthetic"
 	"github.com/rhgd/rhgd/solver"
 )
@@ -96,9 +96,7 @@ func (noop) Record(*solver.EpochStats) error { return nil }
 // bound and a Recorder allocate nothing, for every estimator (and the
 // damped ones).
 func TestErrorBoundAllocs(t *testing.T) {
-	if race.Enabled {
-		t.Skip("allocation counts under -race")
-	}
+	testkit.SkipRace(t)
 	p := synthetic.DefaultParams()
 	p.N, p.D, p.R = 40, 12, 4
 	in, err := synthetic.Build(p)
@@ -108,15 +106,7 @@ func TestErrorBoundAllocs(t *testing.T) {
 		require.NoError(t, err)
 		s := in.Settings
 		s.Estimator, s.Recorder, s.InnerIters, s.Lanczos = est, noop{}, 3, 10
-		r, err := solver.New(in.Problem, &s)
-		require.NoError(t, err)
-		require.NoError(t, r.Reset(in.X0, in.Y0))
-		_, err = r.Step()
-		require.NoError(t, err)
-		require.Zero(t, testing.AllocsPerRun(5, func() {
-			if _, err := r.Step(); err != nil {
-				t.Fatal(err)
-			}
-		}), spec)
+		r := testkit.Stepped(t, in.Problem, s, in.X0, in.Y0, 1)
+		require.Zero(t, testkit.StepAllocs(t, r, 5), spec)
 	}
 }

@@ -23,12 +23,8 @@ import (
 // each epoch in float32, and returns the final f, the last hypergradient's
 // norm and the time per epoch.
 func mixedRun(t testing.TB, d, k, epochs int) (f, hg float64, per time.Duration) {
-	data, err := synthetic.Generate(2*d, d, 2*d/5, synthetic.PaperNu, 42)
-	require.NoError(t, err)
-	p, err := synthetic.New(data)
-	require.NoError(t, err)
+	p, _, w, m := setup(t, 2*d, d, 2*d/5)
 	require.NoError(t, p.SetLowerFloat32Steps(k))
-	w, m := p.Start(7)
 	s := paperSettings
 	s.Estimator, s.Epochs = solver.HInv{}, epochs
 	r, err := solver.New(p.Bilevel(), &s)
@@ -113,13 +109,7 @@ func TestMixedOffForAD(t *testing.T) {
 		require.NoError(t, sp.SetLowerFloat32Steps(k))
 		s := paperSettings
 		s.Epochs, s.Estimator = 5, solver.AD{}
-		r, err := solver.New(sp.Bilevel(), &s)
-		require.NoError(t, err)
-		require.NoError(t, r.Reset(w, m))
-		for range s.Epochs {
-			_, err := r.Step()
-			require.NoError(t, err)
-		}
+		r := testkit.Stepped(t, sp.Bilevel(), s, w, m, s.Epochs)
 		return append(append([]float64(nil), r.X()...), r.Y()...)
 	}
 	require.Equal(t, run(0), run(19))

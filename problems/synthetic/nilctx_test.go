@@ -16,11 +16,7 @@ import (
 // wrapping numerr.ErrInvalid, before any work; they used to take nil as
 // "never cancelled".
 func TestNilContext(t *testing.T) {
-	data, err := synthetic.Generate(20, 5, 2, synthetic.PaperNu, 1)
-	require.NoError(t, err)
-	p, err := synthetic.New(data)
-	require.NoError(t, err)
-	w0, m0 := p.Start(1)
+	p, _, w0, m0 := setup(t, 20, 5, 2)
 	var nilCtx context.Context
 	if _, err := solver.Minimize(nilCtx, p.Bilevel(), w0, m0, nil); !errors.Is(err, numerr.ErrInvalid) {
 		t.Errorf("Minimize(nil ctx): %v, want numerr.ErrInvalid", err)

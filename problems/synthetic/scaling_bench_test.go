@@ -1,12 +1,9 @@
 package synthetic_test
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"testing"
-
-	"github.com/stretchr/testify/require"
 
 	"github.com/rhgd/rhgd/problems/internal/testkit"
 	"github.com/rhgd/rhgd/solver"
@@ -29,12 +26,7 @@ func warmScaled(tb testing.TB, name string, d, epochs int, hessVecs *int) *solve
 	s := paperSettings
 	s.Epochs = epochs
 	s.Estimator = paperEstimators()[name]()
-	rh, err := solver.New(p, &s)
-	require.NoError(tb, err)
-	res, err := rh.Run(context.Background(), w, m)
-	require.NoError(tb, err)
-	require.NoError(tb, rh.Reset(res.X, res.Y))
-	return rh
+	return testkit.Warm(tb, p, s, w, m)
 }
 
 // BenchmarkRHGDEpochScaling is one epoch (S=20 lower steps, the estimate,

@@ -238,27 +238,24 @@ func BenchmarkEpochStageFloors(b *testing.B) {
 			return err
 		}})
 	}
+	// epoch is one epoch of the named runner from the start.
+	epoch := func(runner string) func() error {
+		return func() error {
+			r := runners[runner]
+			if err := r.Reset(w, m0); err != nil {
+				return err
+			}
+			_, err := r.Step()
+			return err
+		}
+	}
 	stages = append(stages, struct {
 		name string
 		fn   func() error
-	}{"epoch", func() error {
-		r := runners["hinv"]
-		if err := r.Reset(w, m0); err != nil {
-			return err
-		}
-		_, err := r.Step()
-		return err
-	}}, struct {
+	}{"epoch", epoch("hinv")}, struct {
 		name string
 		fn   func() error
-	}{"epoch32", func() error {
-		r := runners["hinv32"]
-		if err := r.Reset(w, m0); err != nil {
-			return err
-		}
-		_, err := r.Step()
-		return err
-	}})
+	}{"epoch32", epoch("hinv32")})
 	// Each stage's median time, and the median over rounds of its time
 	// over the same round's GEMM (name-gemms): the load of a shared
 	// machine moves both alike.

@@ -37,9 +37,9 @@ func ttsProblem(tb testing.TB, d int) (solver.Problem, []float64, []float64) {
 
 // timeToTol runs HINV-RHGD with set from (w, m) until ‖ĝ‖ ≤ 1e-3·‖ĝ₀‖ and
 // returns the result; it fails tb if the tolerance is not reached within
-// 20000 epochs.
-func timeToTol(tb testing.TB, p solver.Problem, w, m []float64, set solver.Settings) *solver.Result {
-	set.Estimator, set.Epochs = solver.HInv{}, 20000
+// epochs epochs.
+func timeToTol(tb testing.TB, p solver.Problem, w, m []float64, set solver.Settings, epochs int) *solver.Result {
+	set.Estimator, set.Epochs = solver.HInv{}, epochs
 	r, err := solver.New(p, &set)
 	require.NoError(tb, err)
 	hg0, err := r.Estimate(w, m)
@@ -67,7 +67,7 @@ func BenchmarkTimeToTol(b *testing.B) {
 				p, w, m := ttsProblem(b, d)
 				var res *solver.Result
 				for i := 0; i < b.N; i++ {
-					res = timeToTol(b, p, w, m, s.set())
+					res = timeToTol(b, p, w, m, s.set(), 20000)
 				}
 				if s.name == "paper" {
 					paperF = res.F

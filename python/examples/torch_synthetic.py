@@ -20,13 +20,10 @@ import rhgd
 import rhgd.torch
 
 
-def main(n=100, d=50, r=20, epochs=100, estimator="cg:maxiter=50,tol=1e-10"):
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "synthetic.npz")
-        builtin = rhgd.builtin("synthetic", n=n, d=d, r=r, save=path)
-        z = dict(np.load(path))
+def problem(z):
+    """f and g on the arrays z of the problem's .npz file (X, Y, nu)."""
     X, Y, nu = torch.from_numpy(z["X"]), torch.from_numpy(z["Y"]), float(z["nu"])
-    A, C, YtY, I = X.T @ X, X.T @ Y, Y.T @ Y, torch.eye(d, dtype=torch.float64)
+    A, C, YtY, I = X.T @ X, X.T @ Y, Y.T @ Y, torch.eye(X.shape[1], dtype=torch.float64)
 
     def f(W, M):
         return -torch.sum((M @ C) * W)
@@ -34,6 +31,15 @@ def main(n=100, d=50, r=20, epochs=100, estimator="cg:maxiter=50,tol=1e-10"):
     def g(W, M):
         return torch.sum(M * A) + torch.sum(torch.linalg.inv(M) * (W @ YtY @ W.T + nu * I))
 
+    return f, g
+
+
+def main(n=100, d=50, r=20, epochs=100, estimator="cg:maxiter=50,tol=1e-10"):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "synthetic.npz")
+        builtin = rhgd.builtin("synthetic", n=n, d=d, r=r, save=path)
+        z = dict(np.load(path))
+    f, g = problem(z)
     settings = dict(eta_x=0.5, eta_y=0.5, inner=20, epochs=epochs)
     r_torch = rhgd.torch.minimize(f, g, rhgd.Stiefel(d, r), rhgd.SPD(d), z["W0"], z["M0"], estimator=estimator, **settings)
     r_go = rhgd.minimize(builtin, estimator=estimator, **settings)

@@ -60,6 +60,16 @@ def _unary(fn_name, a, out):
     return out
 
 
+def _binary(fn_name, a, b, out, name_a, name_b):
+    """fn_name(n, A, B, out) for a square A and a B of A's shape, named
+    name_a and name_b in errors."""
+    a = _square(a, name_a)
+    b = _same(b, a.shape, name_b)
+    out = _out(out, a.shape)
+    _lib.check(getattr(_lib.lib(), fn_name)(a.shape[0], a.ctypes.data, b.ctypes.data, out.ctypes.data))
+    return out
+
+
 def expsym(a, out=None):
     """exp(A) of a symmetric matrix, from one eigendecomposition."""
     return _unary("rhgd_expsym", a, out)
@@ -83,29 +93,17 @@ def expm(a, out=None):
 def lyapunov_sym(a, c, out=None):
     """The solution X of A X + X A = C for symmetric A (SPD in the intended
     use) and symmetric C."""
-    a = _square(a, "a")
-    c = _same(c, a.shape, "c")
-    out = _out(out, a.shape)
-    _lib.check(_lib.lib().rhgd_lyapunov_sym(a.shape[0], a.ctypes.data, c.ctypes.data, out.ctypes.data))
-    return out
+    return _binary("rhgd_lyapunov_sym", a, c, out, "a", "c")
 
 
 def spd_exp(x, u, out=None):
     """Exp_X(U), the exponential map of the affine-invariant metric."""
-    x = _square(x, "x")
-    u = _same(u, x.shape, "u")
-    out = _out(out, x.shape)
-    _lib.check(_lib.lib().rhgd_spd_exp(x.shape[0], x.ctypes.data, u.ctypes.data, out.ctypes.data))
-    return out
+    return _binary("rhgd_spd_exp", x, u, out, "x", "u")
 
 
 def spd_log(x, y, out=None):
     """Log_X(Y), the inverse of spd_exp."""
-    x = _square(x, "x")
-    y = _same(y, x.shape, "y")
-    out = _out(out, x.shape)
-    _lib.check(_lib.lib().rhgd_spd_log(x.shape[0], x.ctypes.data, y.ctypes.data, out.ctypes.data))
-    return out
+    return _binary("rhgd_spd_log", x, y, out, "x", "y")
 
 
 def spd_dist(x, y):
@@ -160,34 +158,22 @@ def lyapunov(a, c, out=None):
     """The solution X of the continuous Lyapunov equation A X + X A^T = C
     for a general square A (scipy.linalg.solve_continuous_lyapunov's). For
     symmetric A and C, lyapunov_sym is faster."""
-    a = _square(a, "a")
-    c = _same(c, a.shape, "c")
-    out = _out(out, a.shape)
-    _lib.check(_lib.lib().rhgd_lyapunov(a.shape[0], a.ctypes.data, c.ctypes.data, out.ctypes.data))
-    return out
-
-
-def _frechet(fn_name, a, e, out):
-    a = _square(a, "a")
-    e = _same(e, a.shape, "e")
-    out = _out(out, a.shape)
-    _lib.check(getattr(_lib.lib(), fn_name)(a.shape[0], a.ctypes.data, e.ctypes.data, out.ctypes.data))
-    return out
+    return _binary("rhgd_lyapunov", a, c, out, "a", "c")
 
 
 def expsym_frechet(a, e, out=None):
     """d/dt exp(A + t E) at t = 0 for symmetric A and E: the Frechet
     derivative of the matrix exponential, by the Daleckii-Krein formula
     from one eigendecomposition of A."""
-    return _frechet("rhgd_expsym_frechet", a, e, out)
+    return _binary("rhgd_expsym_frechet", a, e, out, "a", "e")
 
 
 def logsym_frechet(a, e, out=None):
     """d/dt log(A + t E) at t = 0 for SPD A and symmetric E (Daleckii-Krein)."""
-    return _frechet("rhgd_logsym_frechet", a, e, out)
+    return _binary("rhgd_logsym_frechet", a, e, out, "a", "e")
 
 
 def sqrtsym_frechet(a, e, out=None):
     """d/dt (A + t E)^(1/2) at t = 0 for SPD A and symmetric E
     (Daleckii-Krein)."""
-    return _frechet("rhgd_sqrtsym_frechet", a, e, out)
+    return _binary("rhgd_sqrtsym_frechet", a, e, out, "a", "e")

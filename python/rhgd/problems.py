@@ -23,6 +23,14 @@ def _view(ptr, n):
     return np.ctypeslib.as_array((ctypes.c_double * n).from_address(ptr))
 
 
+def _put(out, n, r, name):
+    """Copy r, the result of the callback name, to the n doubles at out."""
+    r = f64(r, f"{name}'s result")
+    if r.size != n:
+        raise ValueError(f"rhgd: {name} returned {r.size} entries, want {n}")
+    _view(out, n)[:] = r.ravel()
+
+
 _ORACLES = ("f", "grad_fx", "grad_fy", "g", "grad_gx", "grad_gy", "hess_gy", "cross_gxy", "cross_gyx",
             "hess_gy_inv", "lower_solve")
 
@@ -142,11 +150,8 @@ class Problem(_Handle):
 
         def cb(user, x, y, batch, nbatch, out):
             try:
-                r = f64(fn(_view(x, lx).reshape(sx).copy(), _view(y, ly).reshape(sy).copy(),
-                           *self._args(batch, nbatch)), f"{name}'s result")
-                if r.size != n:
-                    raise ValueError(f"rhgd: {name} returned {r.size} entries, want {n}")
-                _view(out, n)[:] = r.ravel()
+                _put(out, n, fn(_view(x, lx).reshape(sx).copy(), _view(y, ly).reshape(sy).copy(),
+                                *self._args(batch, nbatch)), name)
                 return 0
             except BaseException as e:
                 return self._fail(name, e)
@@ -158,11 +163,8 @@ class Problem(_Handle):
 
         def cb(user, x, y, batch, nbatch, v, out):
             try:
-                r = f64(fn(_view(x, lx).reshape(sx).copy(), _view(y, ly).reshape(sy).copy(),
-                           _view(v, lv).reshape(sv).copy(), *self._args(batch, nbatch)), f"{name}'s result")
-                if r.size != n:
-                    raise ValueError(f"rhgd: {name} returned {r.size} entries, want {n}")
-                _view(out, n)[:] = r.ravel()
+                _put(out, n, fn(_view(x, lx).reshape(sx).copy(), _view(y, ly).reshape(sy).copy(),
+                                _view(v, lv).reshape(sv).copy(), *self._args(batch, nbatch)), name)
                 return 0
             except BaseException as e:
                 return self._fail(name, e)

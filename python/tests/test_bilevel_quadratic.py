@@ -8,25 +8,21 @@ by central differences, exact for a quadratic up to rounding), each
 specialist and rhgd's runs decreasing ‖∇h‖² on a small instance (stopped
 by a record count, not a clock), and the script's quick mode end to end."""
 
-import importlib.util
 import json
-import pathlib
 
 import numpy as np
 import pytest
 
 import rhgd
 
-BENCH = pathlib.Path(__file__).resolve().parents[2] / "bench" / "bilevel_quadratic.py"
+import _bench
+
 EPS = np.finfo(float).eps
 
 
 @pytest.fixture(scope="module")
 def bq():
-    spec = importlib.util.spec_from_file_location("bilevel_quadratic", BENCH)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return _bench.load("bilevel_quadratic")
 
 
 @pytest.fixture(scope="module")

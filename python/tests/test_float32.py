@@ -9,16 +9,12 @@ import pytest
 
 import rhgd
 
-N, D, R = 40, 10, 4
+from _synthetic import D, R, draw
 
 
 def float32_data(seed=3):
     rng = np.random.default_rng(seed)
-    x = rng.standard_normal((N, D))
-    y = rng.standard_normal((N, R))
-    x /= np.linalg.norm(x)
-    y /= np.linalg.norm(y)
-    w0, _ = np.linalg.qr(rng.standard_normal((D, R)))
+    x, y, w0 = draw(rng)
     s = rng.uniform(-0.05, 0.05, (D, D))
     m0 = np.eye(D) + (s + s.T) / 2
     # As float32 code leaves them: W0 orthonormal and M0 symmetric to

@@ -5,8 +5,6 @@ built-in) run the same algorithm from the same start and so reach the same
 iterates, and the common measure of figure (b), the exact hypergradient,
 is the built-in problem's HINV hypergradient at the exact lower solution."""
 
-import importlib.util
-import pathlib
 
 import numpy as np
 import pytest
@@ -19,17 +17,15 @@ except ImportError as e:  # Debian: python3-torch (make python-deps installs it)
 
 import rhgd
 
-BENCH = pathlib.Path(__file__).resolve().parents[2] / "bench" / "torch_hyrep.py"
+import _bench
+
 TINY = ["--N", "16", "--d", "5", "--r", "2", "--lower-iter", "10", "--cg-iter", "10", "--ns-iter", "10",
         "--threads", "1"]
 
 
 @pytest.fixture(scope="module")
 def th():
-    spec = importlib.util.spec_from_file_location("torch_hyrep", BENCH)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return _bench.load("torch_hyrep")
 
 
 def test_same_iterates(th, capsys):

@@ -6,17 +6,13 @@ Problem.replay_off."""
 import numpy as np
 import pytest
 
-try:
-    import torch
-except ImportError as e:  # Debian: python3-torch (make python-deps installs it)
-    pytest.skip(f"rhgd.torch needs PyTorch, which does not import here ({e}); install python3-torch",
-                allow_module_level=True)
+from _torch import F64  # PyTorch, or this module skipped
+import torch
 
 import rhgd
 import rhgd.torch as rt
 from rhgd import _replay
 
-F64 = torch.float64
 KW = dict(estimator="cg", epochs=5, eta_x=0.5, eta_y=0.1, inner=12)
 
 
@@ -116,24 +112,31 @@ def test_a_value_made_outside_torch_is_found(metric):
         assert_same_run(a, b)
 
 
-def test_python_state_changed_between_loops_is_found(metric):
-    """g reads a Python number that changes between epochs (a schedule
-    set from the callback): the recording froze the old one, and the next
-    loop's check drops it."""
+def scheduled_runs(metric, **kw):
+    """The run with replay and the run without of a g that reads a Python
+    number the callback changes after each epoch (a schedule), and the
+    replaying problem."""
     scale = [1.0]
 
     def g(M, W):
         return scale[0] * metric["g"](M, W)
 
+    def cb(info):
+        scale[0] = 1.0 + 0.1 * (info["epoch"] + 1)
     res = []
     for replay in (True, False):
         scale[0] = 1.0
         p = rt.Problem(metric["f"], g, metric["mx"], metric["my"], replay=replay)
-
-        def cb(info):
-            scale[0] = 1.0 + 0.1 * (info["epoch"] + 1)
-        res.append((rhgd.minimize(p, metric["M0"], metric["W0"], callback=cb, **KW), p))
+        res.append((rhgd.minimize(p, metric["M0"], metric["W0"], callback=cb, **kw), p))
     (a, p), (b, _) = res
+    return a, b, p
+
+
+def test_python_state_changed_between_loops_is_found(metric):
+    """g reads a Python number that changes between epochs (a schedule
+    set from the callback): the recording froze the old one, and the next
+    loop's check drops it."""
+    a, b, p = scheduled_runs(metric, **KW)
     assert p._step_graph is False and "first point" in p.replay_off
     assert_same_run(a, b)
 
@@ -175,9 +178,6 @@ def test_rhgd_torch_matrix_functions_are_recorded():
     to the recording (torch.ops.rhgd.symfn), not numpy it cannot see: the
     recording is kept, its x-only half holds the logm, and the run is
     bitwise the one that calls g."""
-    import pathlib
-    import sys
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "examples"))
     import torch_hyperrep
     data = torch_hyperrep.make_data(N=24, d=6, k=2, n_train=12)
     f, g, mx, my, nf, ng = torch_hyperrep.problem(data)
@@ -233,20 +233,7 @@ def test_point_by_point_replay_finds_a_changed_setting(metric):
     """g reads a Python number that changes between epochs: the next x's
     check finds the recording stale and drops it; the run is the one that
     calls g."""
-    scale = [1.0]
-
-    def g(M, W):
-        return scale[0] * metric["g"](M, W)
-
-    res = []
-    for replay in (True, False):
-        scale[0] = 1.0
-        p = rt.Problem(metric["f"], g, metric["mx"], metric["my"], replay=replay)
-
-        def cb(info):
-            scale[0] = 1.0 + 0.1 * (info["epoch"] + 1)
-        res.append((rhgd.minimize(p, metric["M0"], metric["W0"], callback=cb, estimator="cg", epochs=5,
-                                  eta_x=0.5, eta_y=0.1, inner=10, lower_bb=True, lower_tol=0.1), p))
-    (a, p), (b, _) = res
+    a, b, p = scheduled_runs(metric, estimator="cg", epochs=5, eta_x=0.5, eta_y=0.1, inner=10, lower_bb=True,
+                             lower_tol=0.1)
     assert p._step_graph is False and "new point" in p.replay_off
     assert_same_run(a, b)

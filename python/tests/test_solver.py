@@ -15,16 +15,13 @@ import pytest
 
 import rhgd
 
-N, D, R, NU = 40, 10, 4, 0.01
+from _synthetic import D, R, draw
+
+NU = 0.01
 
 
 def synthetic_data(seed=11):
-    rng = np.random.default_rng(seed)
-    x = rng.standard_normal((N, D))
-    y = rng.standard_normal((N, R))
-    x /= np.linalg.norm(x)
-    y /= np.linalg.norm(y)
-    w0, _ = np.linalg.qr(rng.standard_normal((D, R)))
+    x, y, w0 = draw(np.random.default_rng(seed))
     return dict(X=x, Y=y, W0=w0, M0=np.eye(D), nu=np.array(NU))
 
 

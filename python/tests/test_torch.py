@@ -4,25 +4,20 @@ exact oracles, the same trajectories, finite sums (RSHGD), one autograd
 graph per point, errors, and the examples."""
 
 import os
-import pathlib
 import subprocess
 import sys
 
 import numpy as np
 import pytest
 
-try:
-    import torch
-except ImportError as e:  # Debian: python3-torch (make python-deps installs it)
-    pytest.skip(f"rhgd.torch needs PyTorch, which does not import here ({e}); install python3-torch",
-                allow_module_level=True)
+from _torch import EXAMPLES  # PyTorch, or this module skipped; python/examples on sys.path
+import torch
 
 import rhgd
 import rhgd.torch as rt
 
-EXAMPLES = pathlib.Path(__file__).resolve().parents[1] / "examples"
-sys.path.insert(0, str(EXAMPLES))
 import torch_hyperrep  # noqa: E402  (python/examples)
+import torch_synthetic  # noqa: E402  (python/examples)
 
 CG, NS = "cg:maxiter=50,tol=1e-10", "ns:gamma=1,terms=50"
 
@@ -33,17 +28,9 @@ def synthetic(tmp_path, n=40, d=10, r=4):
     path = str(tmp_path / "synthetic.npz")
     p = rhgd.builtin("synthetic", n=n, d=d, r=r, save=path)
     z = dict(np.load(path))
-    X, Y, nu = torch.from_numpy(z["X"]), torch.from_numpy(z["Y"]), float(z["nu"])
-    A, C, YtY, I = X.T @ X, X.T @ Y, Y.T @ Y, torch.eye(d, dtype=torch.float64)
-
-    def f(W, M):
-        return -torch.sum((M @ C) * W)
-
-    def g(W, M):
-        return torch.sum(M * A) + torch.sum(torch.linalg.inv(M) * (W @ YtY @ W.T + nu * I))
-
-    tp = rt.Problem(f, g, rhgd.Stiefel(d, r), rhgd.SPD(d), x0=z["W0"], y0=z["M0"])
-    closed = dict(A=A.numpy(), C=C.numpy(), YtY=YtY.numpy(), nu=nu)
+    tp = rt.Problem(*torch_synthetic.problem(z), rhgd.Stiefel(d, r), rhgd.SPD(d), x0=z["W0"], y0=z["M0"])
+    X, Y = torch.from_numpy(z["X"]), torch.from_numpy(z["Y"])
+    closed = dict(A=(X.T @ X).numpy(), C=(X.T @ Y).numpy(), YtY=(Y.T @ Y).numpy(), nu=float(z["nu"]))
     return p, tp, z, closed
 
 

@@ -4,27 +4,19 @@ same run as the step-by-step loop, and hess_gy_inv is derived (the 'hinv'
 estimator on any torch problem with a Euclidean lower level of moderate
 dimension), with minibatches."""
 
-import pathlib
 import sys
 import warnings
 
 import numpy as np
 import pytest
 
-try:
-    import torch
-except ImportError as e:  # Debian: python3-torch (make python-deps installs it)
-    pytest.skip(f"rhgd.torch needs PyTorch, which does not import here ({e}); install python3-torch",
-                allow_module_level=True)
+import _torch  # noqa: F401  PyTorch, or this module skipped; python/examples on sys.path
+import torch
 
 import rhgd
 import rhgd.torch as rt
 
-EXAMPLES = pathlib.Path(__file__).resolve().parents[1] / "examples"
-sys.path.insert(0, str(EXAMPLES))
 import torch_hyperrep  # noqa: E402
-
-F64 = torch.float64
 
 
 @pytest.mark.parametrize("est", ["cg", "ns:gamma=0.1,terms=30", "hinv", "fo"])

@@ -13,11 +13,8 @@ import math
 import numpy as np
 import pytest
 
-try:
-    import torch
-except ImportError as e:  # Debian: python3-torch (make python-deps installs it)
-    pytest.skip(f"rhgd.torch needs PyTorch, which does not import here ({e}); install python3-torch",
-                allow_module_level=True)
+from _torch import EXAMPLES, F64  # PyTorch, or this module skipped; python/examples on sys.path
+import torch
 mp = pytest.importorskip("mpmath", reason="the references at 50 digits need mpmath (Debian: python3-mpmath)")
 scipy_linalg = pytest.importorskip("scipy.linalg", reason="the value references need scipy (python3-scipy)")
 
@@ -25,7 +22,6 @@ import rhgd  # noqa: E402
 import rhgd.torch as rt  # noqa: E402
 from rhgd import _torch_symfn as S  # noqa: E402
 
-F64 = torch.float64
 U = 2.0 ** -53
 EPS_RE = 0.7  # reeig's eps, inside a gap of the spectra used with it
 GEN = lambda x: torch.log1p(x * x)  # noqa: E731  symfn's own test function, log(1 + x²)
@@ -576,9 +572,6 @@ def test_rhgd_torch_problem_at_identity():
     (gradients by their Taylor slopes, the cross derivatives through
     sqrtm's second derivative against finite differences) passes, and
     minimize runs."""
-    import sys
-    import pathlib
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "examples"))
     import torch_metric
     Xtr, ltr, Xva, lva = torch_metric.make_data(n=60)
     Ytr = torch.nn.functional.one_hot(ltr, 3).to(F64)
@@ -634,12 +627,8 @@ def test_readme_hyperrep_features():
     """python/README.md's feature map with rt.logm (the one
     examples/torch_hyperrep.py uses) gives eigh's features and gradients,
     at the example's data."""
-    import pathlib
-    import sys
-    here = pathlib.Path(__file__).resolve().parents[1]
-    sys.path.insert(0, str(here / "examples"))
     import torch_hyperrep
-    text = (here / "README.md").read_text()
+    text = (EXAMPLES.parent / "README.md").read_text()
     a = text.index("```python\n", text.index("### Symmetric matrix functions")) + len("```python\n")
     code = text[a:text.index("```\n", a)]
     data = torch_hyperrep.make_data()

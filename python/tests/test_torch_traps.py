@@ -3,27 +3,19 @@ graph, a transposed or flattened start, NaN gradients from eigh at
 repeated eigenvalues, tensors in and out, dtype and device, progress and
 plots. Each test failed before its fix."""
 
-import pathlib
 import sys
 
 import numpy as np
 import pytest
 
-try:
-    import torch
-except ImportError as e:  # Debian: python3-torch (make python-deps installs it)
-    pytest.skip(f"rhgd.torch needs PyTorch, which does not import here ({e}); install python3-torch",
-                allow_module_level=True)
+from _torch import F64  # PyTorch, or this module skipped; python/examples on sys.path
+import torch
 
 import rhgd
 import rhgd.torch as rt
 from rhgd._arrays import f64
 
-EXAMPLES = pathlib.Path(__file__).resolve().parents[1] / "examples"
-sys.path.insert(0, str(EXAMPLES))
 import torch_metric  # noqa: E402  (python/examples)
-
-F64 = torch.float64
 
 
 def _eigh_sqrt(M):

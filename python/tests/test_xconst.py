@@ -5,26 +5,20 @@ those where it must give up (in-place writes the mode does not see,
 random numbers, control flow on y, changing Python values, parameters
 that require grad, masks made from y); and it does reuse where it pays."""
 
-import pathlib
 import sys
 
 import numpy as np
 import pytest
 
-try:
-    import torch
-except ImportError as e:  # Debian: python3-torch
-    pytest.skip(f"needs PyTorch, which does not import here ({e}); install python3-torch", allow_module_level=True)
+from _torch import F64  # PyTorch, or this module skipped; python/examples on sys.path
+import torch
 
 import rhgd
 import rhgd.torch as rt
 from rhgd._xconst import XConst
 
-EXAMPLES = pathlib.Path(__file__).resolve().parents[1] / "examples"
-sys.path.insert(0, str(EXAMPLES))
 import torch_hyperrep  # noqa: E402
 
-F64 = torch.float64
 gen = torch.Generator().manual_seed(5)
 A = torch.randn(30, 6, 6, dtype=F64, generator=gen)
 A = A @ A.transpose(-1, -2) + torch.eye(6, dtype=F64)

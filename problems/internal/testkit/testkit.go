@@ -73,6 +73,68 @@ func Warm(tb testing.TB, p solver.Problem, s solver.Settings, x0, y0 []float64) 
 	return r
 }
 
+// WarmPaper is Warm with paper's settings for epochs epochs with the
+// estimator that paper names name and the batches (zero: RHGD, else
+// RSHGD).
+func WarmPaper(tb testing.TB, paper problems.Paper, name string, epochs int, batches solver.Batches, p solver.Problem, x0, y0 []float64) *solver.RHGD {
+	tb.Helper()
+	est, err := paper.Estimator(name)
+	require.NoError(tb, err)
+	s := paper.Settings
+	s.Epochs, s.Estimator, s.Batches = epochs, est, batches
+	return Warm(tb, p, s, x0, y0)
+}
+
+// BenchNewX times F and GradGy (into gy) at pt, a point of unknown
+// identity, so that every call recomputes what the problem keeps per x:
+// the work of a new upper iterate.
+func BenchNewX(b *testing.B, p solver.Problem, pt *solver.Point, gy []float64) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := p.F(pt); err != nil {
+			b.Fatal(err)
+		}
+		if err := p.GradGy(gy, pt); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// CrossEntropy is the reference cross-entropy −log softmax(z)_y of the c
+// logits z = Wᵀφ (W row-major, len(phi) × c), by the log-sum-exp written
+// out, apart from the problems' own softmax code.
+func CrossEntropy(phi, w []float64, c, y int) float64 {
+	z := make([]float64, c)
+	for k := range z {
+		for a := range phi {
+			z[k] += phi[a] * w[a*c+k]
+		}
+	}
+	mx := z[0]
+	for _, v := range z {
+		mx = math.Max(mx, v)
+	}
+	var s float64
+	for _, v := range z {
+		s += math.Exp(v - mx)
+	}
+	return mx + math.Log(s) - z[y]
+}
+
+// Stepped returns a solver for p with the settings s, reset at (x0, y0)
+// and stepped epochs epochs, so that allocation tests see a steady state.
+func Stepped(tb testing.TB, p solver.Problem, s solver.Settings, x0, y0 []float64, epochs int) *solver.RHGD {
+	tb.Helper()
+	r, err := solver.New(p, &s)
+	require.NoError(tb, err)
+	require.NoError(tb, r.Reset(x0, y0))
+	for range epochs {
+		_, err := r.Step()
+		require.NoError(tb, err)
+	}
+	return r
+}
+
 // SkipRace skips an allocation test under the race detector, which
 // allocates.
 func SkipRace(tb testing.TB) {
