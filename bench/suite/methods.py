@@ -21,7 +21,8 @@ out of time or diverged. Register it with
 
 (``applies`` returns None where the method runs and the reason shown as
 "n/a" elsewhere), or name it on the command line: ``--method
-path/to/file.py:my_method``. Every registered method runs on every suite
+path/to/file.py:my_method`` (its ``applies`` then is the function's
+attribute of that name, when it has one: ``my_method.applies = ...``). Every registered method runs on every suite
 problem and appears in the same tables.
 
 A method whose code calls back instead of yielding (rhgd.minimize's epoch
@@ -65,7 +66,8 @@ def register(name, fn, applies=None, push=False, group="outside"):
 
 def load(spec):
     """Register the generator function of --method FILE.py:FUNCTION (or
-    module:function), named after the function."""
+    module:function), named after the function, with the function's
+    ``applies`` attribute as its applies when it has one."""
     where, _, fn = spec.rpartition(":")
     if where.endswith(".py"):
         s = importlib.util.spec_from_file_location(os.path.splitext(os.path.basename(where))[0], where)
@@ -73,7 +75,8 @@ def load(spec):
         s.loader.exec_module(mod)
     else:
         mod = importlib.import_module(where)
-    return register(fn, getattr(mod, fn))
+    f = getattr(mod, fn)
+    return register(fn, f, getattr(f, "applies", None))
 
 
 # ------------------------------------------------------------ rhgd's own
