@@ -28,7 +28,7 @@ def _calls(c):
 def problem_table(results, unit):
     """One problem's Markdown table, a row per method."""
     head = "| method | status | " + " | ".join(f"{t:g}" for t in TOLS) + \
-        " | final ‖g‖/‖g₀‖ | records | s | final F | accuracy | ‖x − x*‖/‖x₀ − x*‖ |"
+        " | final ‖g‖/‖g₀‖ | measured | s | final F | accuracy | ‖x − x*‖/‖x₀ − x*‖ |"
     lines = [head, "|---|---|" + "--:|" * (len(TOLS) + 6)]
     for r in results:
         name = f"`{r['method']}`"
@@ -72,6 +72,31 @@ def overview(results, problems, methods, tol=1e-3):
     return "\n".join(lines) + "\n"
 
 
+def finals(results, problems, methods):
+    """Problems × methods: the last measured ‖grad F(x_k)‖/‖grad F(x₀)‖, and
+    the status where the run did not end by the budget."""
+    by = {(r["problem"], r["method"]): r for r in results}
+    lines = ["| problem | " + " | ".join(f"`{m}`" for m in methods) + " |",
+             "|---|" + "--:|" * len(methods)]
+    for p in problems:
+        cells = []
+        for m in methods:
+            r = by.get((p, m))
+            if r is None:
+                cells.append("")
+            elif r["status"] == "n/a":
+                cells.append(NA)
+            elif not r["rows"]:
+                cells.append(r["status"])
+            else:
+                c = f"{r['rows'][-1][2]:.1e}"
+                if r.get("error"):
+                    c += " (error)"
+                cells.append(c)
+        lines.append(f"| {p} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def plot(results, problem, path):
     """‖grad F(x_k)‖/‖grad F(x₀)‖ by time and by calls, a line per method."""
     import matplotlib
@@ -104,7 +129,8 @@ def plot(results, problem, path):
 def write(results, out, header, problems, methods):
     """report.md and a PNG per problem in out; returns the report's path."""
     os.makedirs(out, exist_ok=True)
-    parts = [header, "## Overview: seconds to 1e-3 of ‖grad F(x₀)‖\n", overview(results, problems, methods)]
+    parts = [header, "## Overview: seconds to 1e-3 of ‖grad F(x₀)‖\n", overview(results, problems, methods),
+             "\n## Overview: the last ‖grad F(x_k)‖/‖grad F(x₀)‖\n", finals(results, problems, methods)]
     for p in problems:
         rs = [r for r in results if r["problem"] == p]
         if not rs:

@@ -25,7 +25,7 @@ CONFIGS = {
     "small": dict(size="small", seconds=0.5, epochs=60, stop=1e-4, max_records=60,
                   methods=("rhgd hinv", "rhgd cg", "rhgd gda", "rhgd cg adaptive", "rhgd adarhd", "AdaRHD (Python)",
                            "SOBA", "SABA", "F2SA")),
-    "full": dict(size="full", seconds=20.0, epochs=100000, stop=1e-6, max_records=5000, methods=None),
+    "full": dict(size="full", seconds=20.0, epochs=100000, stop=1e-6, max_records=20000, methods=None),
 }
 
 

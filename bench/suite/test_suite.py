@@ -5,7 +5,6 @@ the suite measures by checked against rhgd's estimators and finite
 differences."""
 
 import json
-import os
 import pathlib
 import sys
 import textwrap
