@@ -7,7 +7,8 @@ run_simple_spd_gr_AdaRHD.py) to rhgd's Python API: the problem's
 Riemannian oracles and rhgd's manifolds (retract, inner) in place of
 torch autograd and geoopt.
 
-Each outer iteration k (AdaRHDstep):
+First y_subiter = 50 lower steps of fixed size 1/β₀ from y₀ (the
+driver's initial run). Then each outer iteration k (AdaRHDstep):
 
 - lower loop: from the current y and β = β₀ (the authors' step restarts
   β at args.beta every outer iteration), at most ``y_cap`` steps
@@ -63,6 +64,8 @@ def adarhd(problem, budget, alpha0=2.0, beta0=2.0, y_subiter=50, v_subiter=50, t
     x, y = problem.x0.copy(), problem.y0.copy()
     tol_y = 1.0 / epochs
     alpha, cap, g1 = alpha0, y_subiter, None
+    for _ in range(y_subiter):  # the driver's "initial run": fixed steps 1/β₀ on y
+        y = my.retract(y, problem.oracle("grad_gy", x, y), -1.0 / beta0)
     for k in range(1, min(epochs, budget.epochs) + 1):
         beta = beta0
         for _ in range(cap):
