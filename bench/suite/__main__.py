@@ -44,16 +44,18 @@ def main(argv=None):
     methods = a.methods.split(",") if a.methods else run.CONFIGS[a.config]["methods"] or list(M.REGISTRY)
     methods = list(methods) + [s.rpartition(":")[2] for s in a.method if s.rpartition(":")[2] not in methods]
     tasks = run.tasks_for(a.config, problems, methods, a.method)
-    t0 = time.time()
+    t0, load0 = time.time(), os.getloadavg()[0]
     results = run.run_suite(tasks, a.scheduler, a.workers)
-    wall = time.time() - t0
+    wall, load1 = time.time() - t0, os.getloadavg()[0]
     cfg = run.CONFIGS[a.config]
     where = f"Dask scheduler {a.scheduler}" if a.scheduler else \
         f"a Dask LocalCluster of {a.workers} processes" if a.workers else "one process"
     header = (f"# rhgd suite, {date} ({a.config})\n\n"
               f"`python3 -m suite {' '.join(argv if argv is not None else sys.argv[1:])}` on {platform.node()} "
               f"({platform.machine()}, {os.cpu_count()} CPUs), {where}: {len(tasks)} runs "
-              f"({sum(r['status'] != 'n/a' for r in results)} applicable) in {wall:.1f} s wall clock.\n\n"
+              f"({sum(r['status'] != 'n/a' for r in results)} applicable) in {wall:.1f} s wall clock; the machine's "
+              f"load average was {load0:.1f} at the start and {load1:.1f} at the end (times are wall clock, "
+              f"and other processes share the cores).\n\n"
               f"Every run starts from the problem's start; it is measured after each of its iterations by the true "
               f"hypergradient grad F(x_k) = grad_x f − G_xy g[H⁻¹ grad_y f] at the exact lower solution y*(x_k) "
               f"(HINV at lower_solve on a twin of the problem, a pseudo-inverse on plstiefel, closed forms on "
@@ -64,7 +66,8 @@ def main(argv=None):
               f"Oracle calls: grad_fx/grad_fy pairs, grad_gy, Hessian and cross products and lower solves, one "
               f"each; on quadratic, benchopt's sample-oracle calls for every method. n/a: the method does not "
               f"apply (the reason given).\n")
-    path = report.write(results, out, header, problems, methods)
+    path = report.write(results, out, header, problems, methods,
+                        {m: M.REGISTRY[m].desc for m in methods if m in M.REGISTRY})
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump(dict(config=a.config, wall_seconds=wall, results=results), f)
     print(f"suite: {len(tasks)} runs in {wall:.1f} s; report {path}")

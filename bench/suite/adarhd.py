@@ -7,8 +7,11 @@ run_simple_spd_gr_AdaRHD.py) to rhgd's Python API: the problem's
 Riemannian oracles and rhgd's manifolds (retract, inner) in place of
 torch autograd and geoopt.
 
-First y_subiter = 50 lower steps of fixed size 1/β₀ from y₀ (the
-driver's initial run). Then each outer iteration k (AdaRHDstep):
+The authors' driver first runs y_subiter = 50 lower steps of fixed size
+1/β₀ from y₀ ("initial run"); that is ``warmup=True``, off by default:
+with the driver's β₀ = 2 those fixed steps diverge on hyperrep (the
+suite's full run had ‖grad F‖ grow to 1e92 there), where the algorithm's
+own adaptive steps do not. Each outer iteration k (AdaRHDstep):
 
 - lower loop: from the current y and β = β₀ (the authors' step restarts
   β at args.beta every outer iteration), at most ``y_cap`` steps
@@ -55,7 +58,7 @@ def _cg(hvp, b, inner, maxiter, tol):
 
 
 def adarhd(problem, budget, alpha0=2.0, beta0=2.0, y_subiter=50, v_subiter=50, tol_v=1e-10, epochs=1000,
-           stop_sq=None):
+           stop_sq=None, warmup=False):
     """AdaRHD on a SuiteProblem: yields {"x", "y", "calls"} at each outer
     iteration, x_k at which ĝ was computed (before its step) and the
     lower iterate y it used, as rhgd's epoch callback does. K = epochs sets tol_y =
@@ -64,7 +67,7 @@ def adarhd(problem, budget, alpha0=2.0, beta0=2.0, y_subiter=50, v_subiter=50, t
     x, y = problem.x0.copy(), problem.y0.copy()
     tol_y = 1.0 / epochs
     alpha, cap, g1 = alpha0, y_subiter, None
-    for _ in range(y_subiter):  # the driver's "initial run": fixed steps 1/β₀ on y
+    for _ in range(y_subiter if warmup else 0):  # the driver's "initial run": fixed steps 1/β₀ on y
         y = my.retract(y, problem.oracle("grad_gy", x, y), -1.0 / beta0)
     for k in range(1, min(epochs, budget.epochs) + 1):
         beta = beta0

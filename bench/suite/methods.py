@@ -50,17 +50,18 @@ class Method:
     reason it does not apply, push (fn takes a record callback), group
     ("rhgd" or "outside")."""
 
-    def __init__(self, name, fn, applies=None, push=False, group="outside"):
-        self.name, self.fn, self.push, self.group = name, fn, push, group
+    def __init__(self, name, fn, applies=None, push=False, group="outside", desc=""):
+        self.name, self.fn, self.push, self.group, self.desc = name, fn, push, group, desc
         self.applies = applies or (lambda p: None)
 
 
 REGISTRY = {}
 
 
-def register(name, fn, applies=None, push=False, group="outside"):
-    """Add a method to every suite run (see the module documentation)."""
-    REGISTRY[name] = Method(name, fn, applies, push, group)
+def register(name, fn, applies=None, push=False, group="outside", desc=""):
+    """Add a method to every suite run (see the module documentation);
+    desc says what it runs, in the report."""
+    REGISTRY[name] = Method(name, fn, applies, push, group, desc or (fn.__doc__ or "").strip().split("\n")[0])
     return REGISTRY[name]
 
 
@@ -119,11 +120,14 @@ def _rhgd_applies(estimator, **extra):
 
 
 for _est in ("hinv", "cg", "ns", "ad", "gda"):
-    register(f"rhgd {_est}", _rhgd(_est), _rhgd_applies(_est), push=True, group="rhgd")
+    register(f"rhgd {_est}", _rhgd(_est), _rhgd_applies(_est), push=True, group="rhgd",
+             desc=f"rhgd.minimize, estimator {_est!r} (a built-in's paper spec) on the problem's settings")
 register("rhgd cg adaptive", _rhgd("cg", preset="adaptive"), _rhgd_applies("cg", preset="adaptive"), push=True,
-         group="rhgd")
+         group="rhgd", desc="rhgd.minimize, estimator 'cg', preset=adaptive (exact lower solves where the problem "
+         "has them, else BB lower steps; BB upper steps)")
 # The Go preset of AdaRHD, where this build has it (another branch adds it).
-register("rhgd adarhd", _rhgd(None, preset="adarhd"), _rhgd_applies(None, preset="adarhd"), push=True, group="rhgd")
+register("rhgd adarhd", _rhgd(None, preset="adarhd"), _rhgd_applies(None, preset="adarhd"), push=True, group="rhgd",
+         desc="rhgd.minimize, preset=adarhd (the Go AdaRHD preset)")
 
 
 # ------------------------------------------------------------ outside methods
@@ -132,7 +136,9 @@ def _adarhd(problem, budget):
     return adarhd(problem, budget)
 
 
-register("AdaRHD (Python)", _adarhd)
+register("AdaRHD (Python)", _adarhd, desc="suite/adarhd.py: the authors' AdaRHD-CG on rhgd's Python API (α₀ = β₀ = 2, "
+         "K = 1000: tol_y = 1e-3, CG to ‖r‖² < 1e-10 or 50 iterations, lower cap 50 growing by 50 every 5 "
+         "iterations to 500)")
 
 
 def _benchopt(name):
@@ -165,5 +171,12 @@ def _euclidean_benchopt(problem):
     return None
 
 
+def _benchopt_desc(name):
+    import bilevel_quadratic as bq
+    kw = dict(bq.BEST_PARAMS[name], **bq.SELECTED.get(name, {}))
+    return f"bench/bilevel_quadratic.py's numpy port, {', '.join(f'{k} {v:g}' for k, v in kw.items())} " \
+        f"({'its grid' + chr(39) + 's best there' if name in bq.SELECTED else 'best_params'}), random_state 1"
+
+
 for _n in ("SOBA", "SABA", "F2SA"):
-    register(_n, _benchopt(_n), _euclidean_benchopt, push=True)
+    register(_n, _benchopt(_n), _euclidean_benchopt, push=True, desc=_benchopt_desc(_n))

@@ -126,9 +126,12 @@ def plot(results, problem, path):
     plt.close(fig)
 
 
-def write(results, out, header, problems, methods):
-    """report.md and a PNG per problem in out; returns the report's path."""
+def write(results, out, header, problems, methods, descs=None):
+    """report.md and a PNG per problem in out; returns the report's path.
+    descs: method name -> what it runs, listed after the header."""
     os.makedirs(out, exist_ok=True)
+    if descs:
+        header += "\nMethods:\n\n" + "".join(f"- `{m}`: {descs.get(m, '')}\n" for m in methods)
     parts = [header, "## Overview: seconds to 1e-3 of ‖grad F(x₀)‖\n", overview(results, problems, methods),
              "\n## Overview: the last ‖grad F(x_k)‖/‖grad F(x₀)‖\n", finals(results, problems, methods)]
     for p in problems:
