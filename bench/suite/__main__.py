@@ -34,7 +34,12 @@ def main(argv=None):
                     help="FILE.py:FUNCTION or module:function, an outside method (see suite/methods.py); repeatable")
     ap.add_argument("--scheduler", help="a running Dask scheduler's address: the runs go there")
     ap.add_argument("--workers", type=int, default=0, help="run on a Dask LocalCluster of this many processes")
+    ap.add_argument("--from", dest="src", metavar="RESULTS.json",
+                    help="run nothing: write the report again from a run's results.json (into --out, default its "
+                    "directory)")
     a = ap.parse_args(argv)
+    if a.src:
+        return rerender(a.src, a.out)
 
     for spec in a.method:
         M.load(spec)
@@ -66,11 +71,41 @@ def main(argv=None):
               f"Oracle calls: grad_fx/grad_fy pairs, grad_gy, Hessian and cross products and lower solves, one "
               f"each; on quadratic, benchopt's sample-oracle calls for every method. n/a: the method does not "
               f"apply (the reason given).\n")
-    path = report.write(results, out, header, problems, methods,
-                        {m: M.REGISTRY[m].desc for m in methods if m in M.REGISTRY})
+    descs = {m: M.REGISTRY[m].desc for m in methods if m in M.REGISTRY}
+    path = report.write(results, out, header, problems, methods, descs)
     with open(os.path.join(out, "results.json"), "w") as f:
-        json.dump(dict(config=a.config, wall_seconds=wall, results=results), f)
+        json.dump(dict(config=a.config, wall_seconds=wall, results=results, header=header, problems=problems,
+                       methods=methods, descs=descs), f)
     print(f"suite: {len(tasks)} runs in {wall:.1f} s; report {path}")
+    return results
+
+
+def _status(r):
+    """A result's status as the current runner names it (an early run
+    with an error and records said "ended")."""
+    if r.get("error") and r.get("rows") and r["status"] not in ("n/a", "failed"):
+        r["status"] = "error"
+    return r
+
+
+def rerender(src, out=None):
+    """The report of a finished run again, from its results.json; the
+    header (kept in results.json, or in an older run the report's own
+    text before its list of methods) stays the run's."""
+    with open(src) as f:
+        d = json.load(f)
+    here = os.path.dirname(os.path.abspath(src))
+    out = out or here
+    results = [_status(r) for r in d["results"]]
+    header = d.get("header")
+    if header is None:
+        with open(os.path.join(here, "report.md")) as f:
+            header = f.read().split("\nMethods:\n")[0].split("\n## Overview")[0].rstrip("\n") + "\n"
+    seen = lambda k: list(dict.fromkeys(r[k] for r in results))  # noqa: E731
+    problems, methods = d.get("problems") or seen("problem"), d.get("methods") or seen("method")
+    descs = d.get("descs") or {m: M.REGISTRY[m].desc for m in methods if m in M.REGISTRY}
+    path = report.write(results, out, header, problems, methods, descs)
+    print(f"suite: report {path} from {src}")
     return results
 
 

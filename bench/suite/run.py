@@ -129,7 +129,7 @@ def run_one(task):
         err = f"{type(e).__name__}: {e}".splitlines()[0][:200]
         if os.environ.get("RHGD_SUITE_DEBUG"):
             traceback.print_exc()
-    status = "failed" if err and not rec.rows else rec.status
+    status = ("failed" if not rec.rows else "error") if err else rec.status
     out.update(status=status, error=err, g0=g0, rows=rec.rows, iterations=rec.iters,
                seconds=rec.rows[-1][0] if rec.rows else None)
     if rec.last is not None:
