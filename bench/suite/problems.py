@@ -18,7 +18,6 @@ import numpy as np
 import scipy.linalg
 
 import rhgd
-from rhgd.manifolds import Manifold
 
 # The built-in problems, in the catalog's order, and their parameters at
 # the suite's two sizes: "full" is the problem's defaults (the paper's
@@ -229,7 +228,7 @@ class GrassmannProblem(SuiteProblem):
         Yt = self._top(xt)
         self.Pt = Yt @ Yt.T
         x0 = np.zeros(k)
-        mx, my = rhgd.Euclidean(k), Manifold(f"grassmann:n={n},p={p}", (n, p))
+        mx, my = rhgd.Euclidean(k), rhgd.Grassmann(n, p)
         y0 = self._top(x0 + 0.3 * rng.standard_normal(k))
         pr = rhgd.Problem(
             mx, my, f=self.f, grad_fx=lambda x, y: mu * (x - xt), grad_fy=lambda x, y: 2 * (y - self.Pt @ y),
@@ -297,7 +296,7 @@ class SimplexProblem(SuiteProblem):
         x0 = np.zeros(k)
         y0 = np.full(n, 1.0 / n)
         t = self.t
-        mx, my = rhgd.Euclidean(k), Manifold(f"simplex:n={n}", (n,))
+        mx, my = rhgd.Euclidean(k), rhgd.Simplex(n)
         pr = rhgd.Problem(
             mx, my, f=lambda x, y: -float(t @ np.log(y)) + 0.5 * mu * float((x - xt) @ (x - xt)),
             grad_fx=lambda x, y: mu * (x - xt), grad_fy=lambda x, y: -t / y,
