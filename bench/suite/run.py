@@ -41,6 +41,7 @@ class Recorder:
     def __init__(self, sp, g0, seconds, stop, max_records):
         self.sp, self.g0, self.seconds, self.stop, self.max_records = sp, g0, seconds, stop, max_records
         self.rows, self.excl, self.status, self.last, self.iters = [], 0.0, "ended", None, 0
+        self.truth_error = None
         self.base = sp.sample_calls()
         self.t0 = time.perf_counter()
 
@@ -62,8 +63,9 @@ class Recorder:
         try:
             g = sp.true_hypergrad(x, sp.y0 if y is None else np.asarray(y, dtype=float))
             r = sp.mx.norm(x, g) / self.g0
-        except Exception:  # an iterate off the manifold or a failed lower solve
+        except Exception as e:  # an iterate off the manifold, a failed lower solve: said in the row
             r = math.nan
+            self.truth_error = self.truth_error or f"true hypergradient: {type(e).__name__}: {e}".splitlines()[0][:200]
         self.rows.append((t, float(calls), float(r)))
         self.last = (x, y)
         go = True
@@ -129,6 +131,7 @@ def run_one(task):
         err = f"{type(e).__name__}: {e}".splitlines()[0][:200]
         if os.environ.get("RHGD_SUITE_DEBUG"):
             traceback.print_exc()
+    err = err or rec.truth_error
     status = ("failed" if not rec.rows else "error") if err else rec.status
     out.update(status=status, error=err, g0=g0, rows=rec.rows, iterations=rec.iters,
                seconds=rec.rows[-1][0] if rec.rows else None)
