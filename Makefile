@@ -3,7 +3,7 @@ GO   ?= go
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all demo test deps vet test-cgo test-coretypes test-nocgo test-purego test-race fuzz bench bench-quick bench-deps bench-go bench-crossover info refdata clean \
-	lib header-check test-lib test-c test-install install uninstall test-python python-deps valgrind wheel
+	lib header-check test-lib test-c test-install install uninstall test-python python-deps valgrind wheel suite suite-quick
 
 all: test
 
@@ -45,9 +45,10 @@ vet: deps
 #   test-race       the packages that run goroutines, race detector
 #   test-lib        the C library: header check, C example, threads, Python
 #   bench-quick     the benchmark harness once at small sizes
+#   suite-quick     the suite (problems × methods) in its small configuration
 # Each Go run includes the fuzz targets' seed corpora (f.Add and
 # testdata/fuzz).
-TEST_STAGES = vet test-cgo test-coretypes test-nocgo test-purego test-race test-lib bench-quick
+TEST_STAGES = vet test-cgo test-coretypes test-nocgo test-purego test-race test-lib bench-quick suite-quick
 
 test: deps
 	@mkdir -p build; : > build/test-stages.txt; \
@@ -298,6 +299,27 @@ bench: deps bench-deps lib
 bench-quick: deps bench-deps lib
 	$(GO) run ./bench/cmd/report -quick -out build/bench-quick
 	$(GO) test -run '^$$' -bench . -benchtime 1x -short ./bench > /dev/null
+
+# suite runs every problem of the suite (the built-in ones at their paper
+# sizes, benchopt's quadratic of bench/bilevel_quadratic.py, a Grassmann
+# and a simplex problem with known solutions) × every method (rhgd's
+# estimators and presets, AdaRHD ported to rhgd's Python API, the numpy
+# ports of benchopt's SOBA, SABA and F2SA, and any outside method given by
+# SUITE_FLAGS="--method file.py:function"), each measured by the true
+# hypergradient outside the method, and writes a dated report with tables
+# and plots to build/suite/<date>-full (bench/suite; README's "The suite").
+# It is Python (python3 -m suite) because its plug point is: an outside
+# method is a Python generator. SUITE_FLAGS="--workers 2" runs it on a
+# Dask LocalCluster, "--scheduler tcp://host:8786" on a running cluster.
+# suite-quick runs its small configuration and checks it (part of make
+# test).
+SUITE_ENV = RHGD_LIBRARY=$(CURDIR)/build/librhgd.so PYTHONPATH=$(CURDIR)/python:$(CURDIR)/bench
+
+suite: lib python-deps
+	$(SUITE_ENV) $(PYTHON) -m suite --config full $(SUITE_FLAGS)
+
+suite-quick: lib python-deps
+	$(SUITE_ENV) $(PYTHON) -m pytest -q -rs -p no:cacheprovider bench/suite/test_suite.py
 
 # bench-deps installs the peers' Python libraries: Debian's numpy, scipy,
 # POT, PyTorch and threadpoolctl (which reports numpy's BLAS).

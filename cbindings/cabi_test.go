@@ -624,6 +624,7 @@ func TestManifolds(t *testing.T) {
 		{"spd:n=3", 9, 6}, {"SPD: n=3, retr=exp, transport=parallel", 9, 6},
 		{"stiefel:n=5,p=2", 10, 7}, {"stiefel:n=5,p=2,retr=cayley", 10, 7},
 		{"euclid:r=4", 4, 4}, {"euclid:r=2,c=3", 6, 6},
+		{"grassmann:n=5,p=2", 10, 6}, {"grassmann:n=5,p=2,retr=exp", 10, 6}, {"simplex:n=4", 4, 3},
 	} {
 		h, rc := ctest.ManifoldNew(c.spec)
 		if rc != okC {

@@ -67,10 +67,15 @@ def run_task(task, checkpoint_dir=None, checkpoint_every=10):
                 epochs_run=r.nit, runtime=r.runtime, worker=f"{socket.gethostname()}:{os.getpid()}", resumed=resumed)
 
 
-def run_sweep(client, tasks, checkpoint_dir=None):
+def run_sweep(client, tasks, checkpoint_dir=None, fn=None):
     """Map the tasks over the client's cluster and gather the rows, in the
-    tasks' order."""
-    futures = client.map(run_task, tasks, checkpoint_dir=checkpoint_dir, pure=False)
+    tasks' order. fn runs one task in a worker (default run_task, with
+    checkpoint_dir; another fn, such as bench/suite's run_one, takes the
+    task alone and must be importable in the workers)."""
+    if fn is None:
+        futures = client.map(run_task, tasks, checkpoint_dir=checkpoint_dir, pure=False)
+    else:
+        futures = client.map(fn, tasks, pure=False)
     return client.gather(futures)
 
 
