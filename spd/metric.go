@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rhgd/rhgd/lapackx"
+	"github.com/rhgd/rhgd/manifold"
 )
 
 // Metric names a Riemannian metric of the SPD manifold. The zero value,
@@ -29,15 +30,11 @@ var metricNames = [...]string{AffineInvariant: "affine-invariant", LogEuclidean:
 
 // String returns the metric's name: affine-invariant, log-euclidean or
 // bures-wasserstein, the name ParseMetric reads.
-func (m Metric) String() string {
-	if m >= 0 && int(m) < len(metricNames) {
-		return metricNames[m]
-	}
-	return fmt.Sprintf("Metric(%d)", int(m))
-}
+func (m Metric) String() string { return manifold.EnumName(metricNames[:], "Metric", int(m)) }
 
 // ParseMetric returns the metric a name gives (case-insensitive), one of
-// MetricNames.
+// MetricNames. Not manifold.ParseName: its error lists the names with
+// commas alone (manifold/spec's TestSPDMetric holds the text).
 func ParseMetric(name string) (Metric, error) {
 	n := strings.ToLower(strings.TrimSpace(name))
 	for m, s := range metricNames {
