@@ -64,11 +64,31 @@ func NewMetric(n int, m Metric) *SPD {
 	}
 	s := New(n)
 	if m != AffineInvariant {
-		s.metric = m
+		s.metric, s.geom = m, geometries[m]
 		s.mw = newMetricWork(n)
 	}
 	return s
 }
+
+// geometry is a metric other than the affine-invariant one: the
+// operations that depend on the metric, to which the exported methods of
+// the same names hand over after checking their arguments. Each works in
+// the eigenbasis of the point (metricWork).
+type geometry interface {
+	inner(s *SPD, x, u, v []float64) float64
+	whiten(s *SPD, dst, x, u []float64) error
+	egradToRGrad(s *SPD, dst, x, egrad []float64)
+	ehessToRHess(s *SPD, dst, x, egrad, ehess, u []float64)
+	connectionTerm(s *SPD, dst, x, u, v []float64)
+	exp(s *SPD, dst, x, u []float64, t float64) error
+	log(s *SPD, dst, x, y []float64) error
+	dist(s *SPD, x, y []float64) (float64, error)
+	transport(s *SPD, dst, x, y, u []float64) // TransportMethod Parallel's
+}
+
+// geometries are the metrics' geometries, by Metric; the affine-invariant
+// one is SPD's own code.
+var geometries = [...]geometry{LogEuclidean: logEuclidean{}, BuresWasserstein: buresWasserstein{}}
 
 // Metric returns the manifold's metric.
 func (s *SPD) Metric() Metric { return s.metric }
