@@ -35,14 +35,9 @@ type logEuclidean struct{}
 
 // inner returns Σ Ũ_ij Ṽ_ij / E_ij², or NaN at a non-point.
 func (logEuclidean) inner(s *SPD, x, u, v []float64) float64 {
-	p, err := s.pointEig(x)
+	p, a, b, err := s.eigPair(x, u, v)
 	if err != nil {
 		return math.NaN()
-	}
-	a := s.toEig(s.mw.sc[0], p, u)
-	b := a
-	if &u[0] != &v[0] {
-		b = s.toEig(s.mw.sc[1], p, v)
 	}
 	var t float64
 	for i, e := range p.d {
