@@ -261,9 +261,7 @@ func (s *SPD) Transport(dst, x, y, u []float64) {
 		err = s.sf.Sqrt(s.t3, s.t1)
 	}
 	if err != nil {
-		for i := range dst {
-			dst[i] = math.NaN()
-		}
+		nanFill(dst)
 		return
 	}
 	s.whiten(s.t1, l, u)
@@ -289,9 +287,7 @@ func (s *SPD) ConnectionTerm(dst, x, u, v []float64) {
 	n := s.n
 	xi, err := s.inverse(x)
 	if err != nil {
-		for i := range dst {
-			dst[i] = math.NaN()
-		}
+		nanFill(dst)
 		return
 	}
 	xv := s.invSym(s.t1, xi, v) // X⁻¹V
