@@ -30,26 +30,34 @@ func TestConformance(t *testing.T) {
 				t.Run(fmt.Sprintf("n=%d,retraction=%d,transport=%d", n, r, tr), func(t *testing.T) {
 					m := spd.New(n)
 					m.Retraction, m.TransportMethod = r, tr
-					manifoldtest.Run(t, m, manifoldtest.Options{RetractionOrder: 2, Seed: uint64(n),
-						IsometricTransport: tr == spd.Parallel,
-						NotTangent: func(x []float64) []float64 {
-							if n == 1 {
-								return nil
-							}
-							v := make([]float64, n*n)
-							v[1] = 1
-							return v
-						},
-						BadPoint: func(x []float64) []float64 {
-							b := make([]float64, n*n)
-							copy(b, x)
-							b[0] = -b[0] - 1 // a negative diagonal entry
-							return b
-						}})
+					manifoldtest.Run(t, m, conformance(n, uint64(n), tr))
 				})
 			}
 		}
 	}
+}
+
+// conformance returns manifoldtest's options for SPD(n) under any metric:
+// a non-symmetric direction (none for n = 1) and a point with a negative
+// diagonal entry off the manifold; the transport is isometric when it is
+// the parallel one.
+func conformance(n int, seed uint64, tr spd.TransportMethod) manifoldtest.Options {
+	return manifoldtest.Options{RetractionOrder: 2, Seed: seed,
+		IsometricTransport: tr == spd.Parallel,
+		NotTangent: func(x []float64) []float64 {
+			if n == 1 {
+				return nil
+			}
+			v := make([]float64, n*n)
+			v[1] = 1
+			return v
+		},
+		BadPoint: func(x []float64) []float64 {
+			b := make([]float64, n*n)
+			copy(b, x)
+			b[0] = -b[0] - 1 // a negative diagonal entry
+			return b
+		}}
 }
 
 // TestStaysSPD takes 10⁴ random steps with each retraction: the iterate
