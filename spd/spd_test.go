@@ -152,15 +152,8 @@ func TestCacheFollowsContent(t *testing.T) {
 // instead of quietly using its lower triangle.
 func TestNonSymmetricPoint(t *testing.T) {
 	m := spd.New(3)
-	rnd := rand.New(rand.NewPCG(8, 8))
-	x, y, u, dst := make([]float64, 9), make([]float64, 9), make([]float64, 9), make([]float64, 9)
-	m.RandPoint(x, rnd)
-	m.RandPoint(y, rnd)
-	m.RandTangent(u, x, rnd)
-	skew := append([]float64(nil), x...)
-	skew[1] += 0.3
-	inf := append([]float64(nil), x...)
-	inf[4] = math.Inf(1)
+	x, y, u, skew, inf := badPoints(m)
+	dst := make([]float64, 9)
 	for _, tc := range []struct {
 		name string
 		bad  []float64
@@ -183,6 +176,21 @@ func TestNonSymmetricPoint(t *testing.T) {
 		}
 	}
 	require.NoError(t, m.Retract(dst, x, u, 0.1), "a symmetric point still works after a bad one")
+}
+
+// badPoints returns random points x and y of the 3×3 m, a tangent u at
+// x, and x made non-symmetric (skew) and infinite (inf).
+func badPoints(m *spd.SPD) (x, y, u, skew, inf []float64) {
+	rnd := rand.New(rand.NewPCG(8, 8))
+	x, y, u = make([]float64, 9), make([]float64, 9), make([]float64, 9)
+	m.RandPoint(x, rnd)
+	m.RandPoint(y, rnd)
+	m.RandTangent(u, x, rnd)
+	skew = append([]float64(nil), x...)
+	skew[1] += 0.3
+	inf = append([]float64(nil), x...)
+	inf[4] = math.Inf(1)
+	return x, y, u, skew, inf
 }
 
 // TestStepTooLarge: an exponential whose smallest eigenvalue underflows
