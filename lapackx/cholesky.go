@@ -45,3 +45,14 @@ func Cholesky(dst, a []float64, n int) error {
 	}
 	return nil
 }
+
+// CholSolve sets dst = A⁻¹b for the n-vector b, with l the lower Cholesky
+// factor of A that Cholesky returns: the solve that goes with it, by
+// LAPACK's dpotrs. dst may be b. It allocates nothing.
+func CholSolve(dst, l, b []float64, n int) {
+	if len(dst) != n || len(l) != n*n || len(b) != n {
+		panic(errShape)
+	}
+	copy(dst, b)
+	Impl{}.Dpotrs(gblas.Lower, n, 1, l, n, dst, 1)
+}

@@ -102,3 +102,34 @@ func TestCholeskyAllocs(t *testing.T) {
 	require.Zero(t, testing.AllocsPerRun(20, func() { _ = Cholesky(l, a, n) }))
 	require.Zero(t, testing.AllocsPerRun(20, func() { _ = Cholesky(l, bad, n) }))
 }
+
+// TestCholSolve: A·CholSolve(b) reproduces b to a small multiple of
+// n·ε‖A‖‖x‖ (A well conditioned), in place too, and allocates nothing.
+func TestCholSolve(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(18, 7))
+	for _, n := range []int{1, 2, 7, 40, 130} {
+		a, l := choleskySPD(rnd, n), make([]float64, n*n)
+		require.NoError(t, Cholesky(l, a, n))
+		b, x := make([]float64, n), make([]float64, n)
+		for i := range b {
+			b[i] = rnd.NormFloat64()
+		}
+		CholSolve(x, l, b, n)
+		var anorm, xnorm, rmax float64
+		for i := 0; i < n; i++ {
+			r := -b[i]
+			for j := 0; j < n; j++ {
+				r += a[i*n+j] * x[j]
+				anorm = max(anorm, math.Abs(a[i*n+j]))
+			}
+			rmax = max(rmax, math.Abs(r))
+			xnorm = max(xnorm, math.Abs(x[i]))
+		}
+		require.LessOrEqual(t, rmax, 10*float64(n)*float64(n)*0x1p-52*anorm*xnorm, "n = %d", n)
+		y := append([]float64(nil), b...)
+		CholSolve(y, l, y, n)
+		require.Equal(t, x, y, "n = %d: in place", n)
+		require.Zero(t, testing.AllocsPerRun(10, func() { CholSolve(x, l, b, n) }), "n = %d", n)
+	}
+	require.Panics(t, func() { CholSolve(make([]float64, 2), make([]float64, 9), make([]float64, 3), 3) })
+}

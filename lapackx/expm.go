@@ -266,12 +266,8 @@ func (e *Expm) pickPade() (k, s int) {
 	e.have4, e.have6, e.have8 = false, false, false
 	var d4, d6, n4, n6 float64 // n4, n6: ‖A⁴‖₁, ‖A⁶‖₁ once formed
 	if exact {
-		e.powMul(e.a4, e.a2, e.a2)
-		e.powMul(e.a6, e.a2, e.a4)
-		e.have4, e.have6 = true, true
-		n4, n6 = e.norm1(e.a4), e.norm1(e.a6)
-		d4 = powPos(n4, 1.0/4)
-		d6 = powPos(n6, 1.0/6)
+		n4, d4 = e.form4()
+		n6, d6 = e.form6()
 	} else if e.lowPowersLarge() {
 		// Degrees 3 and 5 fail: A⁴ and A⁶ are formed below, exactly.
 		d4, d6 = math.Inf(1), math.Inf(1)
@@ -283,19 +279,13 @@ func (e *Expm) pickPade() (k, s int) {
 		return 0, 0
 	}
 	if !e.have4 {
-		e.powMul(e.a4, e.a2, e.a2)
-		e.have4 = true
-		n4 = e.norm1(e.a4)
-		d4 = powPos(n4, 1.0/4)
+		n4, d4 = e.form4()
 	}
 	if max(d4, d6) <= padeTheta[1] && e.ell(1, 0) == 0 {
 		return 1, 0
 	}
 	if !e.have6 {
-		e.powMul(e.a6, e.a2, e.a4)
-		e.have6 = true
-		n6 = e.norm1(e.a6)
-		d6 = powPos(n6, 1.0/6)
+		n6, d6 = e.form6()
 	}
 	d8, have8 := d4, false // d4 bounds d8 until d8 is formed
 	getD8 := func() {
@@ -350,6 +340,23 @@ func (e *Expm) pickPade() (k, s int) {
 	}
 	s += e.ell(4, s)
 	return 4, s
+}
+
+// form4 forms A⁴ = A²·A² and returns ‖A⁴‖₁ and d4 = ‖A⁴‖₁^{1/4}.
+func (e *Expm) form4() (n4, d4 float64) {
+	e.powMul(e.a4, e.a2, e.a2)
+	e.have4 = true
+	n4 = e.norm1(e.a4)
+	return n4, powPos(n4, 1.0/4)
+}
+
+// form6 forms A⁶ = A²·A⁴ (after form4) and returns ‖A⁶‖₁ and
+// d6 = ‖A⁶‖₁^{1/6}.
+func (e *Expm) form6() (n6, d6 float64) {
+	e.powMul(e.a6, e.a2, e.a4)
+	e.have6 = true
+	n6 = e.norm1(e.a6)
+	return n6, powPos(n6, 1.0/6)
 }
 
 // lowPowersLarge reports whether ‖A⁴‖₁^{1/4} or ‖A⁶‖₁^{1/6} exceeds θ5,

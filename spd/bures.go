@@ -31,16 +31,14 @@ import (
 // geodesic while I + tL stays positive definite. Beyond, (I + L) X (I + L)
 // is still a retraction's value wherever I + L is invertible.
 
-// bwInner returns ½ Σ Ũ_ij Ṽ_ij / d_ij, or NaN at a non-point.
-func (s *SPD) bwInner(x, u, v []float64) float64 {
-	p, err := s.pointEig(x)
+// buresWasserstein is the Bures–Wasserstein metric's geometry.
+type buresWasserstein struct{}
+
+// inner returns ½ Σ Ũ_ij Ṽ_ij / d_ij, or NaN at a non-point.
+func (buresWasserstein) inner(s *SPD, x, u, v []float64) float64 {
+	p, a, b, err := s.eigPair(x, u, v)
 	if err != nil {
 		return math.NaN()
-	}
-	a := s.toEig(s.mw.sc[0], p, u)
-	b := a
-	if &u[0] != &v[0] {
-		b = s.toEig(s.mw.sc[1], p, v)
 	}
 	var t float64
 	for i, d := range p.d {
@@ -49,9 +47,9 @@ func (s *SPD) bwInner(x, u, v []float64) float64 {
 	return 0.5 * t
 }
 
-// bwWhiten sets dst = Ũ ⊘ √(2d), coordinates in which the metric is the
+// whiten sets dst = Ũ ⊘ √(2d), coordinates in which the metric is the
 // Frobenius one.
-func (s *SPD) bwWhiten(dst, x, u []float64) error {
+func (buresWasserstein) whiten(s *SPD, dst, x, u []float64) error {
 	p, err := s.pointEig(x)
 	if err != nil {
 		return err
@@ -63,8 +61,8 @@ func (s *SPD) bwWhiten(dst, x, u []float64) error {
 	return nil
 }
 
-// bwEGradToRGrad sets dst = 2(X G + G X), one rank-2k update.
-func (s *SPD) bwEGradToRGrad(dst, x, egrad []float64) {
+// egradToRGrad sets dst = 2(X G + G X), one rank-2k update.
+func (buresWasserstein) egradToRGrad(s *SPD, dst, x, egrad []float64) {
 	n := s.n
 	g := s.mw.sc[0]
 	s.Project(g, x, egrad)
@@ -72,10 +70,10 @@ func (s *SPD) bwEGradToRGrad(dst, x, egrad []float64) {
 	lapackx.MirrorUpper(dst, n)
 }
 
-// bwExp sets dst = (I + tL) X (I + tL), L = L_X[U], as Z Zᵀ with
+// exp sets dst = (I + tL) X (I + tL), L = L_X[U], as Z Zᵀ with
 // Z = Vᵀ (I + tL̃) diag(√λ), and factors it (checkResult): the result is
 // positive semidefinite by construction and an error when singular.
-func (s *SPD) bwExp(dst, x, u []float64, t float64) error {
+func (buresWasserstein) exp(s *SPD, dst, x, u []float64, t float64) error {
 	p, err := s.pointEig(x)
 	if err != nil {
 		return err
@@ -133,8 +131,8 @@ func (s *SPD) bwLogEig(x, y []float64) ([]float64, *eigPoint, error) {
 	return m, p, nil
 }
 
-// bwLog sets dst = (XY)^½ + (YX)^½ − 2X.
-func (s *SPD) bwLog(dst, x, y []float64) error {
+// log sets dst = (XY)^½ + (YX)^½ − 2X.
+func (buresWasserstein) log(s *SPD, dst, x, y []float64) error {
 	a, p, err := s.bwLogEig(x, y)
 	if err != nil {
 		return err
@@ -146,9 +144,9 @@ func (s *SPD) bwLog(dst, x, y []float64) error {
 	return nil
 }
 
-// bwDist returns ‖Log_X(Y)‖_X, computed in the eigenbasis: unlike the
+// dist returns ‖Log_X(Y)‖_X, computed in the eigenbasis: unlike the
 // trace formula, it does not cancel for Y near X.
-func (s *SPD) bwDist(x, y []float64) (float64, error) {
+func (buresWasserstein) dist(s *SPD, x, y []float64) (float64, error) {
 	a, p, err := s.bwLogEig(x, y)
 	if err != nil {
 		return 0, err
@@ -163,8 +161,14 @@ func (s *SPD) bwDist(x, y []float64) (float64, error) {
 	return math.Sqrt(0.5 * d), nil
 }
 
-// bwConnectionTerm sets dst = Γ(U, V) (NaN at a non-point).
-func (s *SPD) bwConnectionTerm(dst, x, u, v []float64) {
+// transport panics: the metric has no closed-form parallel transport
+// (Transport, which hands over only for Parallel).
+func (buresWasserstein) transport(s *SPD, dst, x, y, u []float64) {
+	panic("spd: the Bures–Wasserstein metric has no closed-form parallel transport: use Identity")
+}
+
+// connectionTerm sets dst = Γ(U, V) (NaN at a non-point).
+func (buresWasserstein) connectionTerm(s *SPD, dst, x, u, v []float64) {
 	p, err := s.pointEig(x)
 	if err != nil {
 		nanFill(dst)
@@ -192,8 +196,8 @@ func (s *SPD) bwConnectionTerm(dst, x, u, v []float64) {
 	s.fromEig(dst, p, pm)
 }
 
-// bwEHessToRHess sets dst = Hess f[U] (NaN at a non-point).
-func (s *SPD) bwEHessToRHess(dst, x, egrad, ehess, u []float64) {
+// ehessToRHess sets dst = Hess f[U] (NaN at a non-point).
+func (buresWasserstein) ehessToRHess(s *SPD, dst, x, egrad, ehess, u []float64) {
 	p, err := s.pointEig(x)
 	if err != nil {
 		nanFill(dst)

@@ -86,6 +86,22 @@ func (s *SPD) toEig(dst []float64, p *eigPoint, u []float64) []float64 {
 	return dst
 }
 
+// eigPair returns the entry of the point x and sym(U), sym(V) in its
+// eigenbasis (toEig), in sc[0] and sc[1]: one slice when u and v are one,
+// so that a norm costs one congruence and equals the inner product of
+// copies, as Inner promises.
+func (s *SPD) eigPair(x, u, v []float64) (p *eigPoint, a, b []float64, err error) {
+	if p, err = s.pointEig(x); err != nil {
+		return nil, nil, nil, err
+	}
+	a = s.toEig(s.mw.sc[0], p, u)
+	b = a
+	if &u[0] != &v[0] {
+		b = s.toEig(s.mw.sc[1], p, v)
+	}
+	return p, a, b, nil
+}
+
 // fromEig sets dst = Vᵀ M V for the symmetric M in the eigenbasis of p,
 // of which it reads the upper triangle and which it overwrites. dst may
 // be m.

@@ -30,16 +30,14 @@ import (
 // flat: log is an isometry onto the symmetric matrices with the Frobenius
 // metric, whose straight lines are the geodesics.
 
-// leInner returns Σ Ũ_ij Ṽ_ij / E_ij², or NaN at a non-point.
-func (s *SPD) leInner(x, u, v []float64) float64 {
-	p, err := s.pointEig(x)
+// logEuclidean is the log-Euclidean metric's geometry.
+type logEuclidean struct{}
+
+// inner returns Σ Ũ_ij Ṽ_ij / E_ij², or NaN at a non-point.
+func (logEuclidean) inner(s *SPD, x, u, v []float64) float64 {
+	p, a, b, err := s.eigPair(x, u, v)
 	if err != nil {
 		return math.NaN()
-	}
-	a := s.toEig(s.mw.sc[0], p, u)
-	b := a
-	if &u[0] != &v[0] {
-		b = s.toEig(s.mw.sc[1], p, v)
 	}
 	var t float64
 	for i, e := range p.d {
@@ -48,9 +46,9 @@ func (s *SPD) leInner(x, u, v []float64) float64 {
 	return t
 }
 
-// leWhiten sets dst = Ũ ⊘ E, coordinates in which the metric is the
+// whiten sets dst = Ũ ⊘ E, coordinates in which the metric is the
 // Frobenius one.
-func (s *SPD) leWhiten(dst, x, u []float64) error {
+func (logEuclidean) whiten(s *SPD, dst, x, u []float64) error {
 	p, err := s.pointEig(x)
 	if err != nil {
 		return err
@@ -62,8 +60,8 @@ func (s *SPD) leWhiten(dst, x, u []float64) error {
 	return nil
 }
 
-// leEGradToRGrad sets dst = V (E ∘ E ∘ G̃) Vᵀ (NaN at a non-point).
-func (s *SPD) leEGradToRGrad(dst, x, egrad []float64) {
+// egradToRGrad sets dst = V (E ∘ E ∘ G̃) Vᵀ (NaN at a non-point).
+func (logEuclidean) egradToRGrad(s *SPD, dst, x, egrad []float64) {
 	p, err := s.pointEig(x)
 	if err != nil {
 		nanFill(dst)
@@ -76,10 +74,10 @@ func (s *SPD) leEGradToRGrad(dst, x, egrad []float64) {
 	s.fromEig(dst, p, a)
 }
 
-// leExp sets dst = expm(log X + t D log(X)[U]) and keeps its
+// exp sets dst = expm(log X + t D log(X)[U]) and keeps its
 // eigendecomposition, which the step's transport and the next step's
 // gradient at dst use, and its Cholesky factor (checkResult).
-func (s *SPD) leExp(dst, x, u []float64, t float64) error {
+func (logEuclidean) exp(s *SPD, dst, x, u []float64, t float64) error {
 	p, err := s.pointEig(x)
 	if err != nil {
 		return err
@@ -170,8 +168,8 @@ func (s *SPD) leLogDiff(x, y []float64) ([]float64, *eigPoint, error) {
 	return out, px, nil
 }
 
-// leLog sets dst = Log_X(Y) = V ((log Y − log X)~ ∘ E) Vᵀ.
-func (s *SPD) leLog(dst, x, y []float64) error {
+// log sets dst = Log_X(Y) = V ((log Y − log X)~ ∘ E) Vᵀ.
+func (logEuclidean) log(s *SPD, dst, x, y []float64) error {
 	a, p, err := s.leLogDiff(x, y)
 	if err != nil {
 		return err
@@ -186,8 +184,8 @@ func (s *SPD) leLog(dst, x, y []float64) error {
 	return nil
 }
 
-// leDist returns ‖log Y − log X‖_F.
-func (s *SPD) leDist(x, y []float64) (float64, error) {
+// dist returns ‖log Y − log X‖_F.
+func (logEuclidean) dist(s *SPD, x, y []float64) (float64, error) {
 	a, _, err := s.leLogDiff(x, y)
 	if err != nil {
 		return 0, err
@@ -202,9 +200,9 @@ func (s *SPD) leDist(x, y []float64) (float64, error) {
 	return math.Sqrt(d), nil
 }
 
-// leTransport sets dst = D exp(log Y)[D log(X)[U]], the parallel
+// transport sets dst = D exp(log Y)[D log(X)[U]], the parallel
 // transport (NaN when x or y is not a point).
-func (s *SPD) leTransport(dst, x, y, u []float64) {
+func (logEuclidean) transport(s *SPD, dst, x, y, u []float64) {
 	px, err := s.pointEig(x)
 	if err != nil {
 		nanFill(dst)
@@ -229,8 +227,8 @@ func (s *SPD) leTransport(dst, x, y, u []float64) {
 	s.fromEig(dst, py, a)
 }
 
-// leConnectionTerm sets dst = −D² exp(log X)[D log(X)[U], D log(X)[V]].
-func (s *SPD) leConnectionTerm(dst, x, u, v []float64) {
+// connectionTerm sets dst = −D² exp(log X)[D log(X)[U], D log(X)[V]].
+func (logEuclidean) connectionTerm(s *SPD, dst, x, u, v []float64) {
 	p, err := s.pointEig(x)
 	if err != nil {
 		nanFill(dst)
@@ -250,9 +248,9 @@ func (s *SPD) leConnectionTerm(dst, x, u, v []float64) {
 	s.fromEig(dst, p, t)
 }
 
-// leEHessToRHess sets dst = V (E ∘ (E ∘ H̃ + D² exp(log X)[W̃, G̃])) Vᵀ with
+// ehessToRHess sets dst = V (E ∘ (E ∘ H̃ + D² exp(log X)[W̃, G̃])) Vᵀ with
 // W̃ = Ũ ⊘ E (NaN at a non-point).
-func (s *SPD) leEHessToRHess(dst, x, egrad, ehess, u []float64) {
+func (logEuclidean) ehessToRHess(s *SPD, dst, x, egrad, ehess, u []float64) {
 	p, err := s.pointEig(x)
 	if err != nil {
 		nanFill(dst)

@@ -144,11 +144,8 @@ func (s *SPD) weightedGram(dst, x, l, g []float64, sigma float64) {
 // Metrics, logeuclid.go, bures.go).
 func (s *SPD) Exp(dst, x, u []float64, t float64) error {
 	s.check(dst, x, u)
-	switch s.metric {
-	case LogEuclidean:
-		return s.leExp(dst, x, u, t)
-	case BuresWasserstein:
-		return s.bwExp(dst, x, u, t)
+	if s.geom != nil {
+		return s.geom.exp(s, dst, x, u, t)
 	}
 	l, err := s.chol(x)
 	if err != nil {
@@ -181,11 +178,8 @@ func (s *SPD) Exp(dst, x, u []float64, t float64) error {
 // Under another metric it is that metric's logarithm.
 func (s *SPD) Log(dst, x, y []float64) error {
 	s.check(dst, x, y)
-	switch s.metric {
-	case LogEuclidean:
-		return s.leLog(dst, x, y)
-	case BuresWasserstein:
-		return s.bwLog(dst, x, y)
+	if s.geom != nil {
+		return s.geom.log(s, dst, x, y)
 	}
 	l, err := s.chol(x)
 	if err != nil {
@@ -219,11 +213,8 @@ func (s *SPD) Log(dst, x, y []float64) error {
 // Under another metric it is that metric's distance.
 func (s *SPD) Dist(x, y []float64) (float64, error) {
 	s.check(x, y)
-	switch s.metric {
-	case LogEuclidean:
-		return s.leDist(x, y)
-	case BuresWasserstein:
-		return s.bwDist(x, y)
+	if s.geom != nil {
+		return s.geom.dist(s, x, y)
 	}
 	l, err := s.chol(x)
 	if err != nil {
@@ -257,12 +248,9 @@ func (s *SPD) Transport(dst, x, y, u []float64) {
 		s.Project(dst, x, u)
 		return
 	}
-	switch s.metric {
-	case LogEuclidean:
-		s.leTransport(dst, x, y, u)
+	if s.geom != nil {
+		s.geom.transport(s, dst, x, y, u)
 		return
-	case BuresWasserstein:
-		panic("spd: the Bures–Wasserstein metric has no closed-form parallel transport: use Identity")
 	}
 	n := s.n
 	l, err := s.chol(x)
@@ -273,9 +261,7 @@ func (s *SPD) Transport(dst, x, y, u []float64) {
 		err = s.sf.Sqrt(s.t3, s.t1)
 	}
 	if err != nil {
-		for i := range dst {
-			dst[i] = math.NaN()
-		}
+		nanFill(dst)
 		return
 	}
 	s.whiten(s.t1, l, u)
@@ -294,20 +280,14 @@ func (s *SPD) Transport(dst, x, y, u []float64) {
 // Under another metric it is that metric's term.
 func (s *SPD) ConnectionTerm(dst, x, u, v []float64) {
 	s.check(dst, x, u, v)
-	switch s.metric {
-	case LogEuclidean:
-		s.leConnectionTerm(dst, x, u, v)
-		return
-	case BuresWasserstein:
-		s.bwConnectionTerm(dst, x, u, v)
+	if s.geom != nil {
+		s.geom.connectionTerm(s, dst, x, u, v)
 		return
 	}
 	n := s.n
 	xi, err := s.inverse(x)
 	if err != nil {
-		for i := range dst {
-			dst[i] = math.NaN()
-		}
+		nanFill(dst)
 		return
 	}
 	xv := s.invSym(s.t1, xi, v) // X⁻¹V

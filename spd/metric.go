@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rhgd/rhgd/lapackx"
+	"github.com/rhgd/rhgd/manifold"
 )
 
 // Metric names a Riemannian metric of the SPD manifold. The zero value,
@@ -29,15 +30,11 @@ var metricNames = [...]string{AffineInvariant: "affine-invariant", LogEuclidean:
 
 // String returns the metric's name: affine-invariant, log-euclidean or
 // bures-wasserstein, the name ParseMetric reads.
-func (m Metric) String() string {
-	if m >= 0 && int(m) < len(metricNames) {
-		return metricNames[m]
-	}
-	return fmt.Sprintf("Metric(%d)", int(m))
-}
+func (m Metric) String() string { return manifold.EnumName(metricNames[:], "Metric", int(m)) }
 
 // ParseMetric returns the metric a name gives (case-insensitive), one of
-// MetricNames.
+// MetricNames. Not manifold.ParseName: its error lists the names with
+// commas alone (manifold/spec's TestSPDMetric holds the text).
 func ParseMetric(name string) (Metric, error) {
 	n := strings.ToLower(strings.TrimSpace(name))
 	for m, s := range metricNames {
@@ -67,11 +64,31 @@ func NewMetric(n int, m Metric) *SPD {
 	}
 	s := New(n)
 	if m != AffineInvariant {
-		s.metric = m
+		s.metric, s.geom = m, geometries[m]
 		s.mw = newMetricWork(n)
 	}
 	return s
 }
+
+// geometry is a metric other than the affine-invariant one: the
+// operations that depend on the metric, to which the exported methods of
+// the same names hand over after checking their arguments. Each works in
+// the eigenbasis of the point (metricWork).
+type geometry interface {
+	inner(s *SPD, x, u, v []float64) float64
+	whiten(s *SPD, dst, x, u []float64) error
+	egradToRGrad(s *SPD, dst, x, egrad []float64)
+	ehessToRHess(s *SPD, dst, x, egrad, ehess, u []float64)
+	connectionTerm(s *SPD, dst, x, u, v []float64)
+	exp(s *SPD, dst, x, u []float64, t float64) error
+	log(s *SPD, dst, x, y []float64) error
+	dist(s *SPD, x, y []float64) (float64, error)
+	transport(s *SPD, dst, x, y, u []float64) // TransportMethod Parallel's
+}
+
+// geometries are the metrics' geometries, by Metric; the affine-invariant
+// one is SPD's own code.
+var geometries = [...]geometry{LogEuclidean: logEuclidean{}, BuresWasserstein: buresWasserstein{}}
 
 // Metric returns the manifold's metric.
 func (s *SPD) Metric() Metric { return s.metric }

@@ -21,15 +21,8 @@ func TestMetricBadPoints(t *testing.T) {
 	const n = 3
 	for _, mt := range []spd.Metric{spd.LogEuclidean, spd.BuresWasserstein} {
 		m := spd.NewMetric(n, mt)
-		rnd := rand.New(rand.NewPCG(8, 8))
-		x, y, u, dst := make([]float64, 9), make([]float64, 9), make([]float64, 9), make([]float64, 9)
-		m.RandPoint(x, rnd)
-		m.RandPoint(y, rnd)
-		m.RandTangent(u, x, rnd)
-		skew := append([]float64(nil), x...)
-		skew[1] += 0.3
-		inf := append([]float64(nil), x...)
-		inf[4] = math.Inf(1)
+		x, y, u, skew, inf := badPoints(m)
+		dst := make([]float64, 9)
 		indef := []float64{1, 2, 0, 2, 1, 0, 0, 0, 1}
 		for _, tc := range []struct {
 			name string

@@ -28,21 +28,7 @@ func TestMetricConformance(t *testing.T) {
 				t.Run(fmt.Sprintf("%v/n=%d,transport=%v", c.m, n, tr), func(t *testing.T) {
 					m := spd.NewMetric(n, c.m)
 					m.TransportMethod = tr
-					manifoldtest.Run(t, m, manifoldtest.Options{RetractionOrder: 2, Seed: uint64(n) + 100*uint64(c.m),
-						IsometricTransport: tr == spd.Parallel,
-						NotTangent: func(x []float64) []float64 {
-							if n == 1 {
-								return nil
-							}
-							v := make([]float64, n*n)
-							v[1] = 1
-							return v
-						},
-						BadPoint: func(x []float64) []float64 {
-							b := append([]float64(nil), x...)
-							b[0] = -b[0] - 1
-							return b
-						}})
+					manifoldtest.Run(t, m, conformance(n, uint64(n)+100*uint64(c.m), tr))
 				})
 			}
 		}

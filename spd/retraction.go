@@ -1,9 +1,9 @@
 package spd
 
 import (
-	"fmt"
 	"slices"
-	"strings"
+
+	"github.com/rhgd/rhgd/manifold"
 )
 
 // retractionNames and transportNames are the names String writes and the
@@ -14,25 +14,20 @@ var (
 	transportNames  = [...]string{Identity: "identity", Parallel: "parallel"}
 )
 
+// retractionAliases are the other names ParseRetraction reads.
+var retractionAliases = map[string]int{"secondorder": int(SecondOrder), "exponential": int(Exponential)}
+
 // String returns the retraction's name, second-order or exp, the name
 // ParseRetraction reads.
 func (r Retraction) String() string {
-	if r >= 0 && int(r) < len(retractionNames) {
-		return retractionNames[r]
-	}
-	return fmt.Sprintf("Retraction(%d)", int(r))
+	return manifold.EnumName(retractionNames[:], "Retraction", int(r))
 }
 
 // ParseRetraction returns the retraction a name gives (case-insensitive):
 // second-order (also secondorder) or exp (also exponential).
 func ParseRetraction(name string) (Retraction, error) {
-	switch strings.ToLower(strings.TrimSpace(name)) {
-	case "second-order", "secondorder":
-		return SecondOrder, nil
-	case "exp", "exponential":
-		return Exponential, nil
-	}
-	return 0, fmt.Errorf("spd: unknown retraction %q (want %s)", name, strings.Join(RetractionNames(), " or "))
+	r, err := manifold.ParseName("spd: unknown retraction", name, retractionNames[:], retractionAliases)
+	return Retraction(r), err
 }
 
 // RetractionNames returns the retractions' names, in the order of their
@@ -45,22 +40,14 @@ func TransportNames() []string { return slices.Clone(transportNames[:]) }
 // String returns the transport's name, identity or parallel, the name
 // ParseTransport reads.
 func (t TransportMethod) String() string {
-	if t >= 0 && int(t) < len(transportNames) {
-		return transportNames[t]
-	}
-	return fmt.Sprintf("TransportMethod(%d)", int(t))
+	return manifold.EnumName(transportNames[:], "TransportMethod", int(t))
 }
 
 // ParseTransport returns the vector transport a name gives
 // (case-insensitive): identity or parallel.
 func ParseTransport(name string) (TransportMethod, error) {
-	n := strings.ToLower(strings.TrimSpace(name))
-	for t, s := range transportNames {
-		if s == n {
-			return TransportMethod(t), nil
-		}
-	}
-	return 0, fmt.Errorf("spd: unknown transport %q (want %s)", name, strings.Join(TransportNames(), " or "))
+	t, err := manifold.ParseName("spd: unknown transport", name, transportNames[:], nil)
+	return TransportMethod(t), err
 }
 
 // Retractions returns the retractions' names, second-order and exp, as

@@ -1,10 +1,10 @@
 package spd
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/rhgd/rhgd/lapackx"
+	"github.com/rhgd/rhgd/manifold"
 	"github.com/rhgd/rhgd/numerr"
 )
 
@@ -14,13 +14,8 @@ import (
 // its symmetric part (x + xᵀ)/2, the nearest symmetric matrix in the
 // Frobenius norm. dst may be x.
 func (s *SPD) SnapPoint(dst, x []float64) (string, error) {
-	err := s.CheckPoint(x)
-	if err == nil {
-		copy(dst, x)
-		return "", nil
-	}
-	if !errors.Is(err, numerr.ErrNotSymmetric) {
-		return "", err // wrong length, non-finite entries, not positive definite, a bad Tol
+	if done, err := manifold.Snapped(dst, x, s.CheckPoint(x), numerr.ErrNotSymmetric); done {
+		return "", err // nil, or a wrong length, non-finite entries, not positive definite, a bad Tol
 	}
 	n := s.n
 	r, bound := lapackx.Asymmetry(x, n), lapackx.F32Tol(n)

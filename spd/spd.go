@@ -64,6 +64,7 @@ type SPD struct {
 	t1, t2, t3, t4 []float64
 
 	metric Metric      // the metric, fixed by NewMetric
+	geom   geometry    // its operations; nil for AffineInvariant
 	mw     *metricWork // the log-Euclidean and Bures–Wasserstein metrics' caches
 }
 
@@ -183,11 +184,8 @@ func (s *SPD) whiten(dst, l, v []float64) {
 // with the same property (logeuclid.go, bures.go).
 func (s *SPD) Whiten(dst, x, u []float64) error {
 	s.check(dst, x, u)
-	switch s.metric {
-	case LogEuclidean:
-		return s.leWhiten(dst, x, u)
-	case BuresWasserstein:
-		return s.bwWhiten(dst, x, u)
+	if s.geom != nil {
+		return s.geom.whiten(s, dst, x, u)
 	}
 	l, err := s.chol(x)
 	if err != nil {
@@ -240,11 +238,8 @@ func lowerTiles(n int, f func(i, j0, j1 int)) {
 // Under another metric (NewMetric) it is that metric's inner product.
 func (s *SPD) Inner(x, u, v []float64) float64 {
 	s.check(x, u, v)
-	switch s.metric {
-	case LogEuclidean:
-		return s.leInner(x, u, v)
-	case BuresWasserstein:
-		return s.bwInner(x, u, v)
+	if s.geom != nil {
+		return s.geom.inner(s, x, u, v)
 	}
 	xi, err := s.inverse(x)
 	if err != nil {
@@ -317,12 +312,8 @@ func (s *SPD) Project(dst, x, v []float64) {
 // Under another metric it is that metric's gradient.
 func (s *SPD) EGradToRGrad(dst, x, egrad []float64) {
 	s.check(dst, x, egrad)
-	switch s.metric {
-	case LogEuclidean:
-		s.leEGradToRGrad(dst, x, egrad)
-		return
-	case BuresWasserstein:
-		s.bwEGradToRGrad(dst, x, egrad)
+	if s.geom != nil {
+		s.geom.egradToRGrad(s, dst, x, egrad)
 		return
 	}
 	s.symUpper(s.t1, egrad)
@@ -334,12 +325,8 @@ func (s *SPD) EGradToRGrad(dst, x, egrad []float64) {
 // Under another metric it is that metric's Hessian.
 func (s *SPD) EHessToRHess(dst, x, egrad, ehess, u []float64) {
 	s.check(dst, x, egrad, ehess, u)
-	switch s.metric {
-	case LogEuclidean:
-		s.leEHessToRHess(dst, x, egrad, ehess, u)
-		return
-	case BuresWasserstein:
-		s.bwEHessToRHess(dst, x, egrad, ehess, u)
+	if s.geom != nil {
+		s.geom.ehessToRHess(s, dst, x, egrad, ehess, u)
 		return
 	}
 	n := s.n

@@ -30,26 +30,34 @@ func TestConformance(t *testing.T) {
 				t.Run(fmt.Sprintf("n=%d,retraction=%d,transport=%d", n, r, tr), func(t *testing.T) {
 					m := spd.New(n)
 					m.Retraction, m.TransportMethod = r, tr
-					manifoldtest.Run(t, m, manifoldtest.Options{RetractionOrder: 2, Seed: uint64(n),
-						IsometricTransport: tr == spd.Parallel,
-						NotTangent: func(x []float64) []float64 {
-							if n == 1 {
-								return nil
-							}
-							v := make([]float64, n*n)
-							v[1] = 1
-							return v
-						},
-						BadPoint: func(x []float64) []float64 {
-							b := make([]float64, n*n)
-							copy(b, x)
-							b[0] = -b[0] - 1 // a negative diagonal entry
-							return b
-						}})
+					manifoldtest.Run(t, m, conformance(n, uint64(n), tr))
 				})
 			}
 		}
 	}
+}
+
+// conformance returns manifoldtest's options for SPD(n) under any metric:
+// a non-symmetric direction (none for n = 1) and a point with a negative
+// diagonal entry off the manifold; the transport is isometric when it is
+// the parallel one.
+func conformance(n int, seed uint64, tr spd.TransportMethod) manifoldtest.Options {
+	return manifoldtest.Options{RetractionOrder: 2, Seed: seed,
+		IsometricTransport: tr == spd.Parallel,
+		NotTangent: func(x []float64) []float64 {
+			if n == 1 {
+				return nil
+			}
+			v := make([]float64, n*n)
+			v[1] = 1
+			return v
+		},
+		BadPoint: func(x []float64) []float64 {
+			b := make([]float64, n*n)
+			copy(b, x)
+			b[0] = -b[0] - 1 // a negative diagonal entry
+			return b
+		}}
 }
 
 // TestStaysSPD takes 10⁴ random steps with each retraction: the iterate
@@ -144,15 +152,8 @@ func TestCacheFollowsContent(t *testing.T) {
 // instead of quietly using its lower triangle.
 func TestNonSymmetricPoint(t *testing.T) {
 	m := spd.New(3)
-	rnd := rand.New(rand.NewPCG(8, 8))
-	x, y, u, dst := make([]float64, 9), make([]float64, 9), make([]float64, 9), make([]float64, 9)
-	m.RandPoint(x, rnd)
-	m.RandPoint(y, rnd)
-	m.RandTangent(u, x, rnd)
-	skew := append([]float64(nil), x...)
-	skew[1] += 0.3
-	inf := append([]float64(nil), x...)
-	inf[4] = math.Inf(1)
+	x, y, u, skew, inf := badPoints(m)
+	dst := make([]float64, 9)
 	for _, tc := range []struct {
 		name string
 		bad  []float64
@@ -175,6 +176,21 @@ func TestNonSymmetricPoint(t *testing.T) {
 		}
 	}
 	require.NoError(t, m.Retract(dst, x, u, 0.1), "a symmetric point still works after a bad one")
+}
+
+// badPoints returns random points x and y of the 3×3 m, a tangent u at
+// x, and x made non-symmetric (skew) and infinite (inf).
+func badPoints(m *spd.SPD) (x, y, u, skew, inf []float64) {
+	rnd := rand.New(rand.NewPCG(8, 8))
+	x, y, u = make([]float64, 9), make([]float64, 9), make([]float64, 9)
+	m.RandPoint(x, rnd)
+	m.RandPoint(y, rnd)
+	m.RandTangent(u, x, rnd)
+	skew = append([]float64(nil), x...)
+	skew[1] += 0.3
+	inf = append([]float64(nil), x...)
+	inf[4] = math.Inf(1)
+	return x, y, u, skew, inf
 }
 
 // TestStepTooLarge: an exponential whose smallest eigenvalue underflows

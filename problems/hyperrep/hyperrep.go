@@ -454,8 +454,7 @@ func (p *Problem) HessGyInv(dst []float64, pt *solver.Point, v []float64) error 
 		}
 		p.lAt.Store(pt)
 	}
-	copy(dst, v)
-	lapackx.Impl{}.Dpotrs(gblas.Lower, p.m, 1, p.hl, p.m, dst, 1)
+	lapackx.CholSolve(dst, p.hl, v, p.m)
 	return nil
 }
 

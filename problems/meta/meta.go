@@ -363,7 +363,8 @@ func (p *Problem) HessGyInv(dst []float64, pt *solver.Point, v []float64) error 
 	}
 	copy(dst, v)
 	for t := range s.tasks {
-		lapackx.Impl{}.Dpotrs(gblas.Lower, qc, 1, p.hl[t*qc*qc:(t+1)*qc*qc], qc, p.headOf(dst, t), 1)
+		h := p.headOf(dst, t)
+		lapackx.CholSolve(h, p.hl[t*qc*qc:(t+1)*qc*qc], h, qc)
 	}
 	return nil
 }
