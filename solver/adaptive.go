@@ -76,10 +76,14 @@ type UpperRule struct {
 	// a maximum of F, for hundreds of epochs).
 	//
 	// The step stays in [MinStep, MaxStep], and whenever f(x_k, y_{k+1})
-	// exceeds the largest of its last ten values, MaxStep is lowered to
-	// half the last step (a nonmonotone safeguard: the hypergradient is
+	// exceeds the largest of its last ten values by more than f's
+	// rounding (16 ulps of their magnitude), the cap is lowered to half
+	// the last step (a nonmonotone safeguard: the hypergradient is
 	// estimated, so F cannot be line-searched exactly), which also ends a
-	// growth that went too far. A step whose retraction fails is halved
+	// growth that went too far; after ten epochs without such a rise a
+	// lowered cap doubles, up to MaxStep, so that one too long step (or a
+	// noisy estimate) does not bound every later step, as the fixed
+	// bounds of nonmonotone spectral gradient methods do not. A step whose retraction fails is halved
 	// until it succeeds, as under every rule (Stats.RetractFailures), and
 	// the length η‖ĝ‖ of the step taken then bounds the later BB steps.
 	// Divergence is still detected as with a fixed step.
@@ -277,15 +281,24 @@ func (r *RHGD) upperStepSize(f, hgNorm float64) float64 {
 	if !u.BB {
 		return r.s.EtaX
 	}
-	// The nonmonotone safeguard: f above all of its recent values means
-	// the last step was too long.
+	// The nonmonotone safeguard: f above all of its recent values, by
+	// more than f's own rounding, means the last step was too long; a
+	// window of epochs without such a rise lets the cap recover.
 	if n := len(r.fWin); n > 0 {
 		worst := r.fWin[0]
 		for _, v := range r.fWin[1:] {
 			worst = max(worst, v)
 		}
-		if f > worst {
+		switch {
+		case risen(f, worst):
 			r.upperMax = max(u.MinStep, min(r.upperMax, r.ubb.prevStep/2))
+			r.upperCalm = 0
+		case r.upperMax < u.MaxStep:
+			r.upperCalm++
+			if r.upperCalm >= upperWindow {
+				r.upperMax = min(u.MaxStep, upperGrowth*r.upperMax)
+				r.upperCalm = 0
+			}
 		}
 		if n == upperWindow {
 			copy(r.fWin, r.fWin[1:])
@@ -308,10 +321,27 @@ func (r *RHGD) upperStepSize(f, hgNorm float64) float64 {
 	return step
 }
 
+// risen reports whether f is above ref by more than their rounding:
+// fRoundingUlps units in the last place of the larger magnitude. Near a
+// solution a step's true change of f, about η‖ĝ‖², falls below the
+// rounding of f itself, and a comparison of the rounded values then
+// finds a rise in half the epochs by chance; the safeguard would halve
+// the cap at each and drive the step to MinStep, stalling a run asked
+// for a tolerance below √ε.
+func risen(f, ref float64) bool {
+	m := max(math.Abs(f), math.Abs(ref))
+	return f-ref > fRoundingUlps*(math.Nextafter(m, math.Inf(1))-m)
+}
+
 // upperWindow is how many recent f values the upper safeguard compares
-// with, and upperGrowth the factor of the BB upper step where the
-// curvature along the last step is not positive.
+// with (and how many epochs without a rise double a lowered cap, up to
+// MaxStep), upperGrowth the factor of the BB upper step where the
+// curvature along the last step is not positive (and of the cap's
+// recovery), and fRoundingUlps the rise of f, in units in the last place,
+// that the safeguard takes for rounding (see risen): f is computed by a
+// sum, whose rounding error is a few ulps per term of its size.
 const (
-	upperWindow = 10
-	upperGrowth = 2
+	upperWindow   = 10
+	upperGrowth   = 2
+	fRoundingUlps = 16
 )

@@ -297,6 +297,7 @@ type RHGD struct {
 	gWin, fWin []float64
 	lowerStep  float64 // the last accepted BB lower step
 	upperMax   float64 // UpperRule.MaxStep, lowered by the safeguard
+	upperCalm  int     // epochs since the safeguard last found a rise of f
 	upperReach float64 // the length of the last upper step shortened for its retraction
 	steps      int     // the epoch's lower steps
 	trial      Point   // a BB lower step's trial point
@@ -449,6 +450,7 @@ func (r *RHGD) Reset(x0, y0 []float64) error {
 	r.epoch, r.gy0 = 0, 0
 	r.lastF, r.lastHGNorm, r.hgNorm0, r.lastK = 0, 0, 0, math.NaN()
 	r.lowerStep, r.upperMax, r.upperReach = r.s.EtaY, r.s.Upper.MaxStep, math.Inf(1)
+	r.upperCalm = 0
 	if r.lbb != nil {
 		r.lbb.have = false
 	}
