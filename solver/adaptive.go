@@ -42,6 +42,12 @@ type LowerRule struct {
 	// Settings.Lanczos); until there is one, the plain Tol test applies.
 	// AdaptiveSettings leaves it off.
 	ErrBound bool
+	// AdaGrad takes AdaRHD's AdaGrad-norm lower steps instead (see
+	// ApplyAdaRHD): step 1/β with β² ← β² + ‖grad_y g‖² after each step,
+	// from β = 1/EtaY at each epoch's start, until ‖grad_y g‖² ≤ 1/Epochs
+	// or a step cap that grows with the epochs. It excludes the other
+	// lower rules (BB, Tol, UseLowerSolve).
+	AdaGrad bool
 	// BB takes Riemannian Barzilai–Borwein steps (the step from the
 	// transported difference of successive gradients, starting from EtaY
 	// and kept between epochs), each accepted by a nonmonotone Armijo test
@@ -91,6 +97,10 @@ type UpperRule struct {
 	// MinStep and MaxStep bound the BB step; defaults EtaX/1000 and
 	// 1000·EtaX (zero: the default).
 	MinStep, MaxStep float64
+	// AdaGrad takes AdaRHD's AdaGrad-norm upper steps instead (see
+	// ApplyAdaRHD): step 1/α with α² ← α² + ‖ĝ‖² after each epoch, from
+	// α = 1/EtaX. It excludes BB.
+	AdaGrad bool
 }
 
 // AdaptiveSettings returns settings that reach a solution sooner than the
@@ -130,6 +140,9 @@ func (l *LowerRule) check(s *Settings) error {
 		return numerr.Errorf("%w: %v = %v", ErrBadSetting, settingTerm("Lower.Tol"), l.Tol)
 	case l.MaxIters < 0:
 		return numerr.Errorf("%w: %v = %d", ErrBadSetting, settingTerm("Lower.MaxIters"), l.MaxIters)
+	case l.AdaGrad && (l.BB || l.Tol > 0 || l.UseLowerSolve):
+		return numerr.Errorf("%w: %v is a lower rule of its own: leave out %v, %v and %v with it",
+			ErrBadSetting, settingTerm("Lower.AdaGrad"), settingTerm("Lower.BB"), settingTerm("Lower.Tol"), settingTerm("Lower.UseLowerSolve"))
 	}
 	if l.MaxIters == 0 {
 		l.MaxIters = 10 * s.InnerIters
@@ -138,7 +151,7 @@ func (l *LowerRule) check(s *Settings) error {
 }
 
 // paper reports whether the rule is the paper's fixed steps.
-func (l *LowerRule) paper() bool { return !l.UseLowerSolve && l.Tol == 0 && !l.BB }
+func (l *LowerRule) paper() bool { return !l.UseLowerSolve && l.Tol == 0 && !l.BB && !l.AdaGrad }
 
 func (u *UpperRule) check(s *Settings) error {
 	switch {
@@ -146,6 +159,8 @@ func (u *UpperRule) check(s *Settings) error {
 		return numerr.Errorf("%w: %v = %v", ErrBadSetting, settingTerm("Upper.MinStep"), u.MinStep)
 	case !(u.MaxStep >= 0) || math.IsInf(u.MaxStep, 0):
 		return numerr.Errorf("%w: %v = %v", ErrBadSetting, settingTerm("Upper.MaxStep"), u.MaxStep)
+	case u.AdaGrad && u.BB:
+		return numerr.Errorf("%w: %v and %v are two upper rules: choose one", ErrBadSetting, settingTerm("Upper.AdaGrad"), settingTerm("Upper.BB"))
 	}
 	if u.MinStep == 0 {
 		u.MinStep = s.EtaX / 1000
@@ -278,6 +293,9 @@ func (r *RHGD) lowerBB(s int, gn2 float64) error {
 // hgNorm.
 func (r *RHGD) upperStepSize(f, hgNorm float64) float64 {
 	u := &r.s.Upper
+	if u.AdaGrad {
+		return r.adaUpperStep(hgNorm)
+	}
 	if !u.BB {
 		return r.s.EtaX
 	}

@@ -195,7 +195,7 @@ func (r *RHGD) appendState(e *stateEnc) {
 	e.f64(st.Residual)
 	e.int(int(time.Since(st.startedWall)))
 	for _, v := range [...]float64{r.gy0, r.lastF, r.lastHGNorm, r.hgNorm0, r.lastK, r.bestF,
-		r.lowerStep, r.upperMax, r.upperReach} {
+		r.lowerStep, r.upperMax, r.upperReach, r.adaAlpha2} {
 		e.f64(v)
 	}
 	e.int(r.upperCalm)
@@ -238,7 +238,7 @@ type savedState struct {
 	epoch      int
 	stats      Stats
 	runtime    time.Duration
-	scalars    [9]float64
+	scalars    [10]float64
 	upperCalm  int
 	x, y, hg   []float64
 	bestX      []float64
@@ -448,7 +448,7 @@ func (r *RHGD) commit(s *savedState) {
 	r.stats.startedWall = time.Now().Add(-s.runtime)
 	v := &s.scalars
 	r.gy0, r.lastF, r.lastHGNorm, r.hgNorm0, r.lastK, r.bestF = v[0], v[1], v[2], v[3], v[4], v[5]
-	r.lowerStep, r.upperMax, r.upperReach = v[6], v[7], v[8]
+	r.lowerStep, r.upperMax, r.upperReach, r.adaAlpha2 = v[6], v[7], v[8], v[9]
 	r.upperCalm = s.upperCalm
 	copy(r.x, s.x)
 	copy(r.y, s.y)

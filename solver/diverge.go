@@ -11,6 +11,9 @@ func (r *RHGD) lowerDivergeHint() error {
 	if r.lbb != nil {
 		return numerr.Errorf("")
 	}
+	if r.s.Lower.AdaGrad {
+		return numerr.Errorf("; AdaRHD's lower steps start at η_y = %g: take a smaller %v", r.s.EtaY, settingTerm("EtaY"))
+	}
 	return numerr.Errorf("; the fixed lower steps of η_y = %g are too long for this g: take a smaller %v, or the adaptive lower steps of %v",
 		r.s.EtaY, settingTerm("EtaY"), termAdaptive)
 }
@@ -18,6 +21,9 @@ func (r *RHGD) lowerDivergeHint() error {
 // upperDivergeHint says, for a diverging upper level, which step was too
 // long and what to change.
 func (r *RHGD) upperDivergeHint() error {
+	if r.s.Upper.AdaGrad {
+		return numerr.Errorf("; AdaRHD's upper steps start at η_x = %g: take a smaller %v", r.s.EtaX, settingTerm("EtaX"))
+	}
 	if r.ubb != nil {
 		return numerr.Errorf("; the last BB upper step η = %.3g was too long: lower %v", r.ubb.prevStep, settingTerm("Upper.MaxStep"))
 	}
