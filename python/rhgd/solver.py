@@ -173,8 +173,8 @@ class Solver(_Handle):
     eta_y, inner, epochs, grad_tol, rel_grad_tol, runtime, diverge,
     fd_step, seed, batches, batch_lower, batch_upper, batch_cross,
     batch_hess, batch_report, lower_solve, lower_tol, lower_maxiter,
-    lower_err_bound, lower_bb, upper_bb, upper_min_step, upper_max_step,
-    lanczos."""
+    lower_err_bound, lower_bb, lower_adagrad, upper_bb, upper_adagrad,
+    upper_min_step, upper_max_step, lanczos."""
 
     _kind = "solver"
 
