@@ -88,8 +88,8 @@ type UpperRule struct {
 	// estimated, so F cannot be line-searched exactly), which also ends a
 	// growth that went too far; after ten epochs without such a rise a
 	// lowered cap doubles, up to MaxStep, so that one too long step (or a
-	// noisy estimate) does not bound every later step, as the fixed
-	// bounds of nonmonotone spectral gradient methods do not. A step whose retraction fails is halved
+	// noisy estimate) does not bound every later step (nonmonotone
+	// spectral gradient methods keep their bounds fixed). A step whose retraction fails is halved
 	// until it succeeds, as under every rule (Stats.RetractFailures), and
 	// the length η‖ĝ‖ of the step taken then bounds the later BB steps.
 	// Divergence is still detected as with a fixed step.
