@@ -37,9 +37,9 @@ import (
 //     solves it by CG from zero (AdaRHD_utils.py, lines 25–85) to
 //     ‖r‖² < 1e-10 or v_subiter + 1 = 51 iterations: the nearest of
 //     rhgd's is cg:maxiter=51 with a relative tolerance (CG.Tol bounds
-//     ‖r‖/‖b‖, the code's bound is absolute); its gradient-descent solve
-//     with its own AdaGrad step (lines 88–153) is not an estimator of
-//     rhgd's.
+//     ‖r‖/‖b‖, the code's bound is absolute); or by gradient descent with
+//     its own AdaGrad step (lines 88–153, AdaRHD-GD), which is AdaGD
+//     (the estimator adagd).
 //
 // Left out, as parts of the scripts rather than of the method: the
 // warm-up of y by InnerIters fixed steps 1/β₀ before the first epoch

@@ -60,7 +60,9 @@ func dquadTrueGrad(d *dquad, x []float64) []float64 {
 
 // TestAdaRHDConverges: on a strongly convex quadratic bilevel problem
 // with a closed-form solution, AdaRHD (AdaGrad-norm steps on both levels,
-// exact linear solves by HINV) drives the true hypergradient to a small
+// linear solves by HINV, or by AdaGD to ‖r‖² < 1e-14: AdaGD's default
+// 1e-4 bounds the hypergradient's accuracy, at about 1e-3 of ‖∇F₀‖ here)
+// drives the true hypergradient to a small
 // fraction of its start from a short and a long initial step, with no
 // step tuned to the curvature (the paper's Theorem 3.3 bounds the epochs
 // to ‖grad F‖² ≤ ε by O(1/ε)); x is then as close to the closed-form
@@ -76,9 +78,13 @@ func TestAdaRHDConverges(t *testing.T) {
 	want := dquadSolution(d)
 	x0 := []float64{1, -2, 0.5}
 	g0 := frobNorm(dquadTrueGrad(d, x0))
-	for _, eta := range []float64{0.05, 0.5, 5} {
+	for _, c := range []struct {
+		est solver.Estimator
+		eta float64
+	}{{solver.HInv{}, 0.05}, {solver.HInv{}, 0.5}, {solver.HInv{}, 5}, {&solver.AdaGD{Tol: 1e-14}, 0.05}, {&solver.AdaGD{Tol: 1e-14}, 0.5}} {
+		eta := c.eta
 		s := solver.AdaRHDSettings()
-		s.Estimator, s.EtaX, s.EtaY, s.InnerIters, s.Epochs = solver.HInv{}, eta, eta, 50, 3000
+		s.Estimator, s.EtaX, s.EtaY, s.InnerIters, s.Epochs = c.est, eta, eta, 50, 3000
 		res, err := solver.Minimize(context.Background(), d.problem(false), x0, make([]float64, 5), &s)
 		if eta == 5 {
 			if err != nil {
@@ -95,7 +101,8 @@ func TestAdaRHDConverges(t *testing.T) {
 		for j := range want {
 			diff = math.Hypot(diff, res.X[j]-want[j])
 		}
-		t.Logf("η = %g: %d epochs, %d lower gradients, ‖∇F‖/‖∇F₀‖ = %.2e, ‖x − x*‖ = %.2e", eta, res.Stats.Epochs, res.Stats.LowerGrads, g/g0, diff)
+		t.Logf("%s, η = %g: %d epochs, %d lower gradients, %d Hessian products, ‖∇F‖/‖∇F₀‖ = %.2e, ‖x − x*‖ = %.2e",
+			c.est.Name(), eta, res.Stats.Epochs, res.Stats.LowerGrads, res.Stats.HessVecs, g/g0, diff)
 		assert.Less(t, g, 1e-3*g0, "η = %g", eta)
 		assert.LessOrEqual(t, diff, g/d.lambda*(1+1e-9)+1e-12, "η = %g", eta)
 	}
@@ -208,16 +215,19 @@ func TestAdaRHDLowerCap(t *testing.T) {
 	assert.Equal(t, 52, rec.lower[5], "the cap grew after five epochs")
 }
 
-// TestAdaRHDEpochAllocs: an AdaRHD epoch allocates nothing, with and
-// without a Recorder.
+// TestAdaRHDEpochAllocs: an AdaRHD epoch allocates nothing, with CG or
+// AdaGD, with and without a Recorder.
 func TestAdaRHDEpochAllocs(t *testing.T) {
 	if race.Enabled {
 		t.Skip("allocation counts under -race")
 	}
-	for _, rec := range []solver.Recorder{nil, nopRecorder{}} {
+	for _, c := range []struct {
+		rec solver.Recorder
+		est solver.Estimator
+	}{{nil, &solver.CG{}}, {nopRecorder{}, &solver.CG{}}, {nil, &solver.AdaGD{}}, {nopRecorder{}, &solver.AdaGD{}}} {
 		d := newDquad(3, 5, 4)
 		s := solver.AdaRHDSettings()
-		s.Estimator, s.Recorder, s.Epochs = &solver.CG{}, rec, 100000
+		s.Estimator, s.Recorder, s.Epochs = c.est, c.rec, 100000
 		r, err := solver.New(d.problem(false), &s)
 		require.NoError(t, err)
 		require.NoError(t, r.Reset([]float64{0.5, -1, 2}, []float64{1, 0, -1, 0.5, 2}))
@@ -266,4 +276,68 @@ func TestAdaRHDSettings(t *testing.T) {
 			require.ErrorContains(t, err, k, spec)
 		}
 	}
+}
+
+// TestAdaGDByHand: AdaGD's first iterations by hand, on f = ½(y − 1)² +
+// ½x², g = y² − xy (H = 2, G_xy[v] = −v, so ĝ = x + v), at x = y = 0:
+// b = grad_y f = −1, and with γ₀ = 1 and a cap of 2 iterations,
+//
+//	v₀ = b = −1, r₀ = 2v₀ − b = −1, γ² = 1 + 1 = 2, v₁ = v₀ − r₀/√2,
+//	r₁ = 2v₁ − b, γ² = 2 + r₁², v₂ = v₁ − r₁/√(2 + r₁²),
+//
+// ĝ = v₂. The next estimate starts from v₂ (the warm start) with γ² = 1
+// again, and after five estimates the cap grows to 52.
+func TestAdaGDByHand(t *testing.T) {
+	m := euclid.New(1, 1)
+	hvs := 0 // Hessian products: one per iteration
+	p := solver.Euclidean(solver.EuclideanProblem{Mx: m, My: m,
+		F: func(pt *solver.Point) (float64, error) {
+			return 0.5*(pt.Y[0]-1)*(pt.Y[0]-1) + 0.5*pt.X[0]*pt.X[0], nil
+		},
+		GradFx:   func(dst []float64, pt *solver.Point) error { dst[0] = pt.X[0]; return nil },
+		GradFy:   func(dst []float64, pt *solver.Point) error { dst[0] = pt.Y[0] - 1; return nil },
+		GradGy:   func(dst []float64, pt *solver.Point) error { dst[0] = 2*pt.Y[0] - pt.X[0]; return nil },
+		GradGx:   func(dst []float64, pt *solver.Point) error { dst[0] = -pt.Y[0]; return nil },
+		HessGy:   func(dst []float64, _ *solver.Point, v []float64) error { hvs++; dst[0] = 2 * v[0]; return nil },
+		CrossGxy: func(dst []float64, _ *solver.Point, v []float64) error { dst[0] = -v[0]; return nil },
+	})
+	r, err := solver.New(p, &solver.Settings{Estimator: &solver.AdaGD{MaxIter: 2, Tol: 1e-300, Gamma: 1}})
+	require.NoError(t, err)
+	require.NoError(t, r.Reset([]float64{0}, []float64{0}))
+	hg, err := r.Hypergradient(false)
+	require.NoError(t, err)
+	b := -1.0
+	v := b
+	r0 := 2*v - b
+	g2 := 1 + r0*r0
+	v -= r0 / math.Sqrt(g2)
+	r1 := 2*v - b
+	g2 += r1 * r1
+	v -= r1 / math.Sqrt(g2)
+	require.InDelta(t, v, hg[0], 1e-15)
+
+	// The warm start: from v₂, γ² = 1 again.
+	hg, err = r.Hypergradient(false)
+	require.NoError(t, err)
+	g2 = 1
+	for range 2 {
+		ri := 2*v - b
+		g2 += ri * ri
+		v -= ri / math.Sqrt(g2)
+	}
+	require.InDelta(t, v, hg[0], 1e-15)
+	require.Equal(t, 4, hvs)
+
+	// Estimates 3–5 take 2 iterations each, the sixth 52 (‖r‖² stays
+	// above 1e-300), and ĝ nears x + H⁻¹b = −½.
+	for range 3 {
+		_, err = r.Hypergradient(false)
+		require.NoError(t, err)
+	}
+	require.Equal(t, 10, hvs)
+	before := math.Abs(v + 0.5)
+	hg, err = r.Hypergradient(false)
+	require.NoError(t, err)
+	require.Equal(t, 62, hvs)
+	require.Less(t, math.Abs(hg[0]+0.5), before)
 }

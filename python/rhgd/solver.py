@@ -163,6 +163,13 @@ class Solver(_Handle):
       eta=X           z step size (default the solver's eta_y; never 0)
       ztol=X          end the z steps at ‖z gradient‖ ≤ ztol·‖ĝ‖/λ (default 0:
                       off)
+    adagd             AdaRHD's gradient descent on H v = grad_y f with
+                      AdaGrad-norm steps (not the paper's)
+      maxiter=N       first iteration cap, 50 more every five estimates up to
+                      500 (default 50; never 0)
+      tol=X           stop once ‖H v − b‖² < tol (default 0.0001; never 0)
+      gamma=X         the first AdaGrad accumulator γ₀ (steps 1/γ) (default
+                      1/eta_y; never 0)
 
     A setting left out, or None, takes its default (the problem's); 0 for
     one whose default is not 0 is InvalidArgument naming it, never
