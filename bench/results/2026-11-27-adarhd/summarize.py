@@ -18,14 +18,20 @@ import os
 import sys
 
 TOLS = [1e-1, 1e-2, 1e-3, 1e-4, 1e-6]
-PRESETS = ["adaptive", "adarhd"]
+PRESETS = ["adaptive", "adarhd", "adarhd-gd"]  # run.sh's and run-gd.sh's
+LETTER = {"adaptive": "A", "adarhd": "R", "adarhd-gd": "G"}
 
 
 def load(run):
-    """history rows and summary of one run directory, or None."""
-    h = os.path.join(run, "cg", "history.csv")
-    s = os.path.join(run, "cg", "summary.json")
-    if not os.path.exists(h) or not os.path.exists(s):
+    """history rows and summary of one run directory (its estimator's
+    subdirectory: cg, or adagd), or None."""
+    subs = [d for d in sorted(os.listdir(run)) if os.path.exists(os.path.join(run, d, "history.csv"))] \
+        if os.path.isdir(run) else []
+    if not subs:
+        return None
+    h = os.path.join(run, subs[0], "history.csv")
+    s = os.path.join(run, subs[0], "summary.json")
+    if not os.path.exists(s):
         return None
     with open(h) as f:
         rows = list(csv.DictReader(f))
@@ -67,8 +73,8 @@ def main():
                 continue
             for eta in os.listdir(pdir):
                 if eta.startswith("eta") and os.path.isdir(os.path.join(pdir, eta)):
-                    dirs.setdefault(prob, {})[eta] = (os.path.join(pdir, eta),
-                                                      os.path.join(counts, prob, eta) if counts else None)
+                    dirs.setdefault(prob, {}).setdefault(eta, []).append(
+                        (os.path.join(pdir, eta), os.path.join(counts, prob, eta) if counts else None))
     wins = {p: 0 for p in PRESETS}
     ties, missing = 0, []
     for prob in sorted(dirs):
@@ -78,24 +84,26 @@ def main():
         print("|--:|---|---|--:|--:|--:|" + "--:|" * len(TOLS) + "---|")
         ctab = []
         for eta in sorted(dirs[prob], key=lambda d: float(d[3:])):
-            edir, cdir = dirs[prob][eta]
-            runs = {p: load(os.path.join(edir, p)) for p in PRESETS}
+            where = {}  # preset → (run dir, counts dir)
+            for edir, cdir in dirs[prob][eta]:
+                for p in PRESETS:
+                    if os.path.isdir(os.path.join(edir, p)):
+                        where[p] = (os.path.join(edir, p), os.path.join(cdir, p) if cdir else None)
+            present = [p for p in PRESETS if p in where]
+            runs = {p: load(where[p][0]) for p in present}
             got = {p: first_reach(r[0]) if r else {t: None for t in TOLS} for p, r in runs.items()}
             firsts = []
             for t in TOLS:
-                a, b = got["adaptive"][t], got["adarhd"][t]
-                if a is None and b is None:
+                reached = sorted((got[p][t][1], p) for p in present if got[p][t] is not None)
+                if not reached:
                     firsts.append("–")
-                elif b is None or (a is not None and a[1] < b[1]):
-                    firsts.append("A")
-                    wins["adaptive"] += 1
-                elif a is None or b[1] < a[1]:
-                    firsts.append("R")
-                    wins["adarhd"] += 1
-                else:
+                elif len(reached) > 1 and reached[0][0] == reached[1][0]:
                     firsts.append("=")
                     ties += 1
-            for p in PRESETS:
+                else:
+                    firsts.append(LETTER[reached[0][1]])
+                    wins[reached[0][1]] += 1
+            for p in present:
                 r = runs[p]
                 if r is None:
                     missing.append(f"{prob} {eta} {p}")
@@ -108,8 +116,8 @@ def main():
                 print(f"| {eta[3:]} | {p} | {s['status']} | {s['epochs']} | {secs:.3g} | {ratio:.2e} | " +
                       " | ".join(fmt_reach(got[p][t]) for t in TOLS) +
                       (" | " + " ".join(firsts) if p == "adaptive" else " | ") + " |")
-                if cdir:
-                    c = load(os.path.join(cdir, p))
+                if where[p][1]:
+                    c = load(where[p][1])
                     if c:
                         ctab.append(f"| {eta[3:]} | {p} | {c[1]['epochs']} | {oracle_cols(c[1]['oracles'])} |")
         print()
@@ -119,7 +127,8 @@ def main():
             print("|--:|---|--:|--:|--:|--:|--:|--:|--:|")
             print("\n".join(ctab))
             print()
-    print(f"First to a tolerance (in solver seconds): adaptive {wins['adaptive']}, adarhd {wins['adarhd']}, ties {ties}.")
+    print("First to a tolerance (in solver seconds): " +
+          ", ".join(f"{p} {n}" for p, n in wins.items()) + f", ties {ties}.")
     if missing:
         print("Missing runs: " + ", ".join(missing))
 
