@@ -141,8 +141,14 @@ func (l *LowerRule) check(s *Settings) error {
 	case l.MaxIters < 0:
 		return numerr.Errorf("%w: %v = %d", ErrBadSetting, settingTerm("Lower.MaxIters"), l.MaxIters)
 	case l.AdaGrad && (l.BB || l.Tol > 0 || l.UseLowerSolve):
-		return numerr.Errorf("%w: %v is a lower rule of its own: leave out %v, %v and %v with it",
-			ErrBadSetting, settingTerm("Lower.AdaGrad"), settingTerm("Lower.BB"), settingTerm("Lower.Tol"), settingTerm("Lower.UseLowerSolve"))
+		other := "Lower.UseLowerSolve"
+		switch {
+		case l.BB:
+			other = "Lower.BB"
+		case l.Tol > 0:
+			other = "Lower.Tol"
+		}
+		return numerr.Errorf("%w: %v and %v are two lower rules: choose one", ErrBadSetting, settingTerm("Lower.AdaGrad"), settingTerm(other))
 	}
 	if l.MaxIters == 0 {
 		l.MaxIters = 10 * s.InnerIters
