@@ -871,6 +871,28 @@ func TestSettingsRoundTrip(t *testing.T) {
 	if _, desc3 := ctest.SolverSettings(s3, 4096); !strings.Contains(desc3, "preset=adaptive,") {
 		t.Errorf("adaptive preset: %q", desc3)
 	}
+	// preset=adarhd: its effective settings name it and read back the same.
+	s4, rc := ctest.SolverNew(p, "hinv", "preset=adarhd,epochs=5")
+	if rc != okC {
+		t.Fatal(rc)
+	}
+	defer ctest.SolverFree(s4)
+	_, desc4 := ctest.SolverSettings(s4, 4096)
+	if !strings.Contains(desc4, "preset=adarhd,") || !strings.Contains(desc4, "lower_adagrad=true") || !strings.Contains(desc4, "upper_adagrad=true") {
+		t.Errorf("adarhd preset: %q", desc4)
+	}
+	est4, set4, _ := strings.Cut(desc4, ";")
+	s5, rc := ctest.SolverNew(p, est4, set4)
+	if rc != okC {
+		t.Fatal(rc)
+	}
+	defer ctest.SolverFree(s5)
+	if _, desc5 := ctest.SolverSettings(s5, 4096); desc5 != desc4 {
+		t.Errorf("adarhd round trip %q → %q", desc4, desc5)
+	}
+	if rc := ctest.SolverRun(s4, nil, nil, nil); rc != okC {
+		t.Errorf("adarhd run: %d", rc)
+	}
 	if _, rc := ctest.SolverNew(p, "hinv", "preset=fast"); rc == okC {
 		t.Error("preset=fast accepted")
 	}

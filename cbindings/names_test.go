@@ -167,6 +167,8 @@ func TestABITerms(t *testing.T) {
 		{p, "ad", "preset=adaptive", "it needs preset=paper"},
 		{p, "hinv", "", "[hess_gy_inv]"},
 		{p, "cg", "eta_x=-1", "eta_x"},
+		{p, "cg", "preset=adarhd,lower_bb=true", "preset=adarhd and preset=adaptive are two lower rules: choose one"},
+		{p, "cg", "preset=adarhd,upper_bb=true", "preset=adarhd and preset=adaptive are two upper rules: choose one"},
 	} {
 		var s int64
 		rc, msg := call(func() int { var rc int; s, rc = ctest.SolverNew(c.p, c.est, c.settings); return rc })

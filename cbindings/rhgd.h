@@ -865,14 +865,23 @@ typedef struct rhgd_solver {
  *     eta=X           v's constant step (default the solver's eta_y; never 0)
  *     shuffle=B       draw the memory blocks in a random order per pass
  *                     (default false: each block with probability its share)
+ *   adagd             AdaRHD's gradient descent on H v = grad_y f with
+ *                     AdaGrad-norm steps (not the paper's)
+ *     maxiter=N       first iteration cap, 50 more every five estimates up to
+ *                     500 (default 50; never 0)
+ *     tol=X           stop once ‖H v − b‖² < tol (default 0.0001; never 0)
+ *     gamma=X         the first AdaGrad accumulator γ₀ (steps 1/γ) (default
+ *                     1/eta_y; never 0)
  *
  * settings is NULL or comma-separated key=value pairs over the defaults
  * (a built-in problem's defaults are the paper's):
- *   preset         "paper" (default: fixed lower steps and step sizes) or
+ *   preset         "paper" (default: fixed lower steps and step sizes),
  *                  "adaptive" (the exact lower solution where the problem
  *                  has one, else an adaptive Barzilai-Borwein lower loop;
  *                  BB upper steps; stops once ||hypergradient|| <= 1e-8
- *                  times its first value: solver.AdaptiveSettings)
+ *                  times its first value: solver.AdaptiveSettings) or
+ *                  "adarhd" (AdaRHD's AdaGrad-norm lower and upper steps,
+ *                  starting at eta_y and eta_x: solver.AdaRHDSettings)
  *   eta_x, eta_y   step sizes (default 0.1)
  *   inner          lower steps per epoch, S (default 20)
  *   epochs         epoch limit, K (default 200)
@@ -906,6 +915,10 @@ typedef struct rhgd_solver {
  *                  "true": safeguarded Barzilai-Borwein upper steps within
  *                  [upper_min_step, upper_max_step] (defaults false, and
  *                  eta_x/1000 and 1000 eta_x)
+ *   lower_adagrad, upper_adagrad
+ *                  "true": AdaRHD's AdaGrad-norm lower steps (from 1/eta_y,
+ *                  until ||grad_y g||^2 <= 1/epochs or a growing cap) and
+ *                  upper steps (from 1/eta_x) (defaults false)
  *   lanczos        Lanczos steps estimating the lower Hessian's extreme
  *                  eigenvalues each epoch, for lower_min_eig and
  *                  hypergrad_err_bound (default 0: off; CG estimates its

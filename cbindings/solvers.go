@@ -87,11 +87,7 @@ const batchesKey = "batches"
 // settingsString is the effective settings spec of s: the preset its
 // rules amount to, then every field, which parseSettings reads back.
 func settingsString(s *solver.Settings) string {
-	preset := "paper"
-	if s.Lower.UseLowerSolve || s.Lower.Tol > 0 || s.Lower.BB || s.Upper.BB {
-		preset = "adaptive"
-	}
-	return solver.PresetKey + "=" + preset + "," + s.String()
+	return solver.PresetKey + "=" + s.Preset() + "," + s.String()
 }
 
 // newSolver builds a solver on o from an estimator spec and settings.

@@ -14,7 +14,8 @@ const (
 	// KindSetting is a solver setting; Key is its settings key ("eta_x",
 	// solver.SettingsTable), Go its field ("Settings.EtaX").
 	KindSetting Kind = "setting"
-	// KindPreset is a preset of settings; Key is "paper" or "adaptive".
+	// KindPreset is a preset of settings; Key is its name ("paper",
+	// "adaptive", "adarhd": solver.Presets).
 	KindPreset Kind = "preset"
 	// KindOracle is a problem's oracle or fused lower loop; Key is its C
 	// and Python name ("grad_gy", "lower_steps"), Go its field ("GradGy").

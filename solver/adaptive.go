@@ -42,6 +42,12 @@ type LowerRule struct {
 	// Settings.Lanczos); until there is one, the plain Tol test applies.
 	// AdaptiveSettings leaves it off.
 	ErrBound bool
+	// AdaGrad takes AdaRHD's AdaGrad-norm lower steps instead (see
+	// ApplyAdaRHD): step 1/β with β² ← β² + ‖grad_y g‖² after each step,
+	// from β = 1/EtaY at each epoch's start, until ‖grad_y g‖² ≤ 1/Epochs
+	// or a step cap that grows with the epochs. It excludes the other
+	// lower rules (BB, Tol, UseLowerSolve).
+	AdaGrad bool
 	// BB takes Riemannian Barzilai–Borwein steps (the step from the
 	// transported difference of successive gradients, starting from EtaY
 	// and kept between epochs), each accepted by a nonmonotone Armijo test
@@ -76,10 +82,14 @@ type UpperRule struct {
 	// a maximum of F, for hundreds of epochs).
 	//
 	// The step stays in [MinStep, MaxStep], and whenever f(x_k, y_{k+1})
-	// exceeds the largest of its last ten values, MaxStep is lowered to
-	// half the last step (a nonmonotone safeguard: the hypergradient is
+	// exceeds the largest of its last ten values by more than f's
+	// rounding (16 ulps of their magnitude), the cap is lowered to half
+	// the last step (a nonmonotone safeguard: the hypergradient is
 	// estimated, so F cannot be line-searched exactly), which also ends a
-	// growth that went too far. A step whose retraction fails is halved
+	// growth that went too far; after ten epochs without such a rise a
+	// lowered cap doubles, up to MaxStep, so that one too long step (or a
+	// noisy estimate) does not bound every later step (nonmonotone
+	// spectral gradient methods keep their bounds fixed). A step whose retraction fails is halved
 	// until it succeeds, as under every rule (Stats.RetractFailures), and
 	// the length η‖ĝ‖ of the step taken then bounds the later BB steps.
 	// Divergence is still detected as with a fixed step.
@@ -87,6 +97,10 @@ type UpperRule struct {
 	// MinStep and MaxStep bound the BB step; defaults EtaX/1000 and
 	// 1000·EtaX (zero: the default).
 	MinStep, MaxStep float64
+	// AdaGrad takes AdaRHD's AdaGrad-norm upper steps instead (see
+	// ApplyAdaRHD): step 1/α with α² ← α² + ‖ĝ‖² after each epoch, from
+	// α = 1/EtaX. It excludes BB.
+	AdaGrad bool
 }
 
 // AdaptiveSettings returns settings that reach a solution sooner than the
@@ -126,6 +140,15 @@ func (l *LowerRule) check(s *Settings) error {
 		return numerr.Errorf("%w: %v = %v", ErrBadSetting, settingTerm("Lower.Tol"), l.Tol)
 	case l.MaxIters < 0:
 		return numerr.Errorf("%w: %v = %d", ErrBadSetting, settingTerm("Lower.MaxIters"), l.MaxIters)
+	case l.AdaGrad && (l.BB || l.Tol > 0 || l.UseLowerSolve):
+		other := "Lower.UseLowerSolve"
+		switch {
+		case l.BB:
+			other = "Lower.BB"
+		case l.Tol > 0:
+			other = "Lower.Tol"
+		}
+		return numerr.Errorf("%w: %v and %v are two lower rules: choose one", ErrBadSetting, settingTerm("Lower.AdaGrad"), settingTerm(other))
 	}
 	if l.MaxIters == 0 {
 		l.MaxIters = 10 * s.InnerIters
@@ -134,7 +157,7 @@ func (l *LowerRule) check(s *Settings) error {
 }
 
 // paper reports whether the rule is the paper's fixed steps.
-func (l *LowerRule) paper() bool { return !l.UseLowerSolve && l.Tol == 0 && !l.BB }
+func (l *LowerRule) paper() bool { return !l.UseLowerSolve && l.Tol == 0 && !l.BB && !l.AdaGrad }
 
 func (u *UpperRule) check(s *Settings) error {
 	switch {
@@ -142,6 +165,8 @@ func (u *UpperRule) check(s *Settings) error {
 		return numerr.Errorf("%w: %v = %v", ErrBadSetting, settingTerm("Upper.MinStep"), u.MinStep)
 	case !(u.MaxStep >= 0) || math.IsInf(u.MaxStep, 0):
 		return numerr.Errorf("%w: %v = %v", ErrBadSetting, settingTerm("Upper.MaxStep"), u.MaxStep)
+	case u.AdaGrad && u.BB:
+		return numerr.Errorf("%w: %v and %v are two upper rules: choose one", ErrBadSetting, settingTerm("Upper.AdaGrad"), settingTerm("Upper.BB"))
 	}
 	if u.MinStep == 0 {
 		u.MinStep = s.EtaX / 1000
@@ -274,18 +299,30 @@ func (r *RHGD) lowerBB(s int, gn2 float64) error {
 // hgNorm.
 func (r *RHGD) upperStepSize(f, hgNorm float64) float64 {
 	u := &r.s.Upper
+	if u.AdaGrad {
+		return r.adaUpperStep(hgNorm)
+	}
 	if !u.BB {
 		return r.s.EtaX
 	}
-	// The nonmonotone safeguard: f above all of its recent values means
-	// the last step was too long.
+	// The nonmonotone safeguard: f above all of its recent values, by
+	// more than f's own rounding, means the last step was too long; a
+	// window of epochs without such a rise lets the cap recover.
 	if n := len(r.fWin); n > 0 {
 		worst := r.fWin[0]
 		for _, v := range r.fWin[1:] {
 			worst = max(worst, v)
 		}
-		if f > worst {
+		switch {
+		case risen(f, worst):
 			r.upperMax = max(u.MinStep, min(r.upperMax, r.ubb.prevStep/2))
+			r.upperCalm = 0
+		case r.upperMax < u.MaxStep:
+			r.upperCalm++
+			if r.upperCalm >= upperWindow {
+				r.upperMax = min(u.MaxStep, upperGrowth*r.upperMax)
+				r.upperCalm = 0
+			}
 		}
 		if n == upperWindow {
 			copy(r.fWin, r.fWin[1:])
@@ -308,10 +345,27 @@ func (r *RHGD) upperStepSize(f, hgNorm float64) float64 {
 	return step
 }
 
+// risen reports whether f is above ref by more than their rounding:
+// fRoundingUlps units in the last place of the larger magnitude. Near a
+// solution a step's true change of f, about η‖ĝ‖², falls below the
+// rounding of f itself, and a comparison of the rounded values then
+// finds a rise in half the epochs by chance; the safeguard would halve
+// the cap at each and drive the step to MinStep, stalling a run asked
+// for a tolerance below √ε.
+func risen(f, ref float64) bool {
+	m := max(math.Abs(f), math.Abs(ref))
+	return f-ref > fRoundingUlps*(math.Nextafter(m, math.Inf(1))-m)
+}
+
 // upperWindow is how many recent f values the upper safeguard compares
-// with, and upperGrowth the factor of the BB upper step where the
-// curvature along the last step is not positive.
+// with (and how many epochs without a rise double a lowered cap, up to
+// MaxStep), upperGrowth the factor of the BB upper step where the
+// curvature along the last step is not positive (and of the cap's
+// recovery), and fRoundingUlps the rise of f, in units in the last place,
+// that the safeguard takes for rounding (see risen): f is computed by a
+// sum, whose rounding error is a few ulps per term of its size.
 const (
-	upperWindow = 10
-	upperGrowth = 2
+	upperWindow   = 10
+	upperGrowth   = 2
+	fRoundingUlps = 16
 )

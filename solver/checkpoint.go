@@ -51,7 +51,7 @@ import (
 // CheckpointVersion is the version of the checkpoint format SaveState
 // writes and LoadState reads. A change to what a checkpoint holds (a new
 // field of the solver's or of an estimator's state) is a new version.
-const CheckpointVersion = 1
+const CheckpointVersion = 2
 
 const checkpointMagic = "RHGDCKPT"
 
@@ -195,9 +195,10 @@ func (r *RHGD) appendState(e *stateEnc) {
 	e.f64(st.Residual)
 	e.int(int(time.Since(st.startedWall)))
 	for _, v := range [...]float64{r.gy0, r.lastF, r.lastHGNorm, r.hgNorm0, r.lastK, r.bestF,
-		r.lowerStep, r.upperMax, r.upperReach} {
+		r.lowerStep, r.upperMax, r.upperReach, r.adaAlpha2} {
 		e.f64(v)
 	}
+	e.int(r.upperCalm)
 	for _, v := range [...][]float64{r.x, r.y, r.hg, r.bestX, r.bestY} {
 		e.f64s(v)
 	}
@@ -237,7 +238,8 @@ type savedState struct {
 	epoch      int
 	stats      Stats
 	runtime    time.Duration
-	scalars    [9]float64
+	scalars    [10]float64
+	upperCalm  int
 	x, y, hg   []float64
 	bestX      []float64
 	bestY      []float64
@@ -391,6 +393,7 @@ func (r *RHGD) decodeState(d *stateDec, s *savedState) {
 	for i := range s.scalars {
 		s.scalars[i] = d.f64("state")
 	}
+	s.upperCalm = d.nonneg("upper safeguard's calm epochs")
 	s.x = d.f64sLen("x", r.mx.Len())
 	s.y = d.f64sLen("y", r.my.Len())
 	s.hg = d.f64sLen("hypergradient", r.mx.Len())
@@ -445,7 +448,8 @@ func (r *RHGD) commit(s *savedState) {
 	r.stats.startedWall = time.Now().Add(-s.runtime)
 	v := &s.scalars
 	r.gy0, r.lastF, r.lastHGNorm, r.hgNorm0, r.lastK, r.bestF = v[0], v[1], v[2], v[3], v[4], v[5]
-	r.lowerStep, r.upperMax, r.upperReach = v[6], v[7], v[8]
+	r.lowerStep, r.upperMax, r.upperReach, r.adaAlpha2 = v[6], v[7], v[8], v[9]
+	r.upperCalm = s.upperCalm
 	copy(r.x, s.x)
 	copy(r.y, s.y)
 	copy(r.hg, s.hg)

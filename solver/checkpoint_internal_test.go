@@ -19,10 +19,11 @@ import (
 // decodeState, commit, and a new CheckpointVersion).
 func TestCheckpointCoversRHGD(t *testing.T) {
 	saved := strings.Fields(`epoch stats x y hg bestX bestY bestF gy0 lastF lastHGNorm hgNorm0 lastK
-		lowerStep upperMax upperReach lbb ubb gWin fWin pcg smp ready notes lsCurv lsPCG
+		lowerStep upperMax upperReach upperCalm adaAlpha2 lbb ubb gWin fWin pcg smp ready notes lsCurv lsPCG
 		cur est`) // cur: the iterates, with new identities; est: its MarshalBinary
 	fixed := strings.Fields(`p mx my s env exact fused lnorms lsRand dir`) // env: its per-epoch path and start are refilled each epoch; lsRand draws from lsPCG; dir: est as a lowerDirector
-	scratch := strings.Fields(`gy bx by es steps trial lsAt lsU lsY lsG`)
+	// adaBeta2 restarts at each epoch's lower loop.
+	scratch := strings.Fields(`gy bx by es steps trial lsAt lsU lsY lsG adaBeta2`)
 	var fields []string
 	rt := reflect.TypeFor[RHGD]()
 	for i := range rt.NumField() {

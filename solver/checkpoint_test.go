@@ -93,6 +93,20 @@ var ckCases = []ckCase{
 		set.ApplyAdaptive()
 		return hp.Bilevel(), w0, b0, set
 	}},
+	{"adarhd-cg", func(t testing.TB) (solver.Problem, []float64, []float64, solver.Settings) {
+		// AdaRHD: the upper accumulator α² carried between epochs, the
+		// lower cap growing after epoch 5.
+		p, x0, y0, set := ckSynthetic(&solver.CG{}, false, 0)(t)
+		set.ApplyAdaRHD()
+		return p, x0, y0, set
+	}},
+	{"adarhd-gd", func(t testing.TB) (solver.Problem, []float64, []float64, solver.Settings) {
+		// AdaRHD-GD: AdaGD's warm start and estimate count (its growing
+		// cap) carried between epochs.
+		p, x0, y0, set := ckSynthetic(&solver.AdaGD{MaxIter: 3}, false, 0)(t)
+		set.ApplyAdaRHD()
+		return p, x0, y0, set
+	}},
 	{"rshgd-cg", ckSquad(&solver.CG{WarmStart: true})},
 	{"rshgd-ns", ckSquad(&solver.Neumann{})},
 	{"rshgd-ad", ckSquad(solver.AD{})},

@@ -14,6 +14,9 @@ func (r *RHGD) lowerDivergeHint() error {
 	if r.dir != nil {
 		return r.sabaHint()
 	}
+	if r.s.Lower.AdaGrad {
+		return numerr.Errorf("; AdaRHD's lower steps start at η_y = %g: take a smaller %v", r.s.EtaY, settingTerm("EtaY"))
+	}
 	return numerr.Errorf("; the fixed lower steps of η_y = %g are too long for this g: take a smaller %v, or the adaptive lower steps of %v",
 		r.s.EtaY, settingTerm("EtaY"), termAdaptive)
 }
@@ -23,6 +26,9 @@ func (r *RHGD) lowerDivergeHint() error {
 func (r *RHGD) upperDivergeHint() error {
 	if r.dir != nil {
 		return r.sabaHint()
+	}
+	if r.s.Upper.AdaGrad {
+		return numerr.Errorf("; AdaRHD's upper steps start at η_x = %g: take a smaller %v", r.s.EtaX, settingTerm("EtaX"))
 	}
 	if r.ubb != nil {
 		return numerr.Errorf("; the last BB upper step η = %.3g was too long: lower %v", r.ubb.prevStep, settingTerm("Upper.MaxStep"))

@@ -149,6 +149,18 @@ var estimatorTable = []estimatorEntry{
 		func(e Estimator) any { return &e.(*SABA).EtaV },
 		func(e Estimator) any { return &e.(*SABA).Shuffle },
 	}},
+	{info: EstimatorInfo{Name: "adagd", Doc: "AdaRHD's gradient descent on H v = grad_y f with AdaGrad-norm steps", Options: []EstimatorOption{
+		{Key: "maxiter", Field: "MaxIter", Type: "int", Default: strconv.Itoa(DefaultAdaGDMaxIter), ZeroIsDefault: true,
+			Doc: "first iteration cap, 50 more every five estimates up to 500"},
+		{Key: "tol", Field: "Tol", Type: "float", Default: strconv.FormatFloat(DefaultAdaGDTol, 'g', -1, 64), ZeroIsDefault: true,
+			Doc: "stop once ‖H v − b‖² < tol"},
+		{Key: "gamma", Field: "Gamma", Type: "float", Default: "1/eta_y", ZeroIsDefault: true,
+			Doc: "the first AdaGrad accumulator γ₀ (steps 1/γ)"},
+	}}, new: func() Estimator { return &AdaGD{} }, ptrs: []func(Estimator) any{
+		func(e Estimator) any { return &e.(*AdaGD).MaxIter },
+		func(e Estimator) any { return &e.(*AdaGD).Tol },
+		func(e Estimator) any { return &e.(*AdaGD).Gamma },
+	}},
 }
 
 // EstimatorTable returns the estimators ParseEstimator knows, with their

@@ -297,6 +297,9 @@ type RHGD struct {
 	gWin, fWin []float64
 	lowerStep  float64 // the last accepted BB lower step
 	upperMax   float64 // UpperRule.MaxStep, lowered by the safeguard
+	upperCalm  int     // epochs since the safeguard last found a rise of f
+	adaAlpha2  float64 // AdaRHD's upper accumulator α² (UpperRule.AdaGrad)
+	adaBeta2   float64 // AdaRHD's lower accumulator β², from 1/η_y² at each epoch (LowerRule.AdaGrad)
 	upperReach float64 // the length of the last upper step shortened for its retraction
 	steps      int     // the epoch's lower steps
 	trial      Point   // a BB lower step's trial point
@@ -398,7 +401,7 @@ func New(p Problem, s *Settings) (*RHGD, error) {
 	// finite-sum g whose lower batches are not sampled (Batches.Lower
 	// zero) is summed whole at every step, as the oracle sums it.
 	wholeG := p.NG == 0 || st.Batches.Lower == 0
-	canFuse := p.LowerSteps != nil && IsEuclideanSpace(my) && !st.Lower.BB && st.Lower.Tol == 0 && wholeG
+	canFuse := p.LowerSteps != nil && IsEuclideanSpace(my) && !st.Lower.BB && !st.Lower.AdaGrad && st.Lower.Tol == 0 && wholeG
 	r.env.canVJP = canFuse && p.LowerStepsVJP != nil && st.Lower.paper() &&
 		(p.NG == 0 || st.Batches.Hess == 0 && st.Batches.Cross == 0)
 	if r.est, err = est.Bind(r.env); err != nil {
@@ -467,6 +470,7 @@ func (r *RHGD) Reset(x0, y0 []float64) error {
 	r.epoch, r.gy0 = 0, 0
 	r.lastF, r.lastHGNorm, r.hgNorm0, r.lastK = 0, 0, 0, math.NaN()
 	r.lowerStep, r.upperMax, r.upperReach = r.s.EtaY, r.s.Upper.MaxStep, math.Inf(1)
+	r.upperCalm, r.adaAlpha2 = 0, 1/(r.s.EtaX*r.s.EtaX)
 	if r.lbb != nil {
 		r.lbb.have = false
 	}
@@ -642,6 +646,10 @@ func (r *RHGD) lower() (float64, Status, error) {
 			tol /= r.lastK
 		}
 	}
+	ada := r.s.Lower.AdaGrad
+	if ada {
+		S = adaLowerCap(r.s.InnerIters, r.epoch)
+	}
 	ref := 0.0 // the larger of the run's first gradient norm and the epoch's
 	gyNorm := 0.0
 	for s := 0; s < S; s++ {
@@ -681,6 +689,20 @@ func (r *RHGD) lower() (float64, Status, error) {
 			if tol > 0 && gyNorm <= tol {
 				break
 			}
+		}
+		if ada {
+			gn2, done, err := r.adaLowerStep(s)
+			if err != nil {
+				return 0, Failure, err
+			}
+			r.steps++
+			if done || s == S-1 {
+				gyNorm = math.Sqrt(gn2)
+			}
+			if done {
+				break
+			}
+			continue
 		}
 		if r.lbb != nil {
 			if err := r.lowerBB(s, my.Inner(y, r.gy, r.gy)); err != nil {

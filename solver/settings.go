@@ -90,8 +90,12 @@ var settingsTable = []setting{
 		Doc: "lower_tol bounds the error bound's lower-level term, not ‖grad_y g‖"}, func(s *Settings) any { return &s.Lower.ErrBound }},
 	{SettingInfo{Key: "lower_bb", Field: "Lower.BB", Type: "bool", Default: "false",
 		Doc: "Barzilai–Borwein lower steps with a nonmonotone line search"}, func(s *Settings) any { return &s.Lower.BB }},
+	{SettingInfo{Key: "lower_adagrad", Field: "Lower.AdaGrad", Type: "bool", Default: "false",
+		Doc: "AdaRHD's AdaGrad-norm lower steps"}, func(s *Settings) any { return &s.Lower.AdaGrad }},
 	{SettingInfo{Key: "upper_bb", Field: "Upper.BB", Type: "bool", Default: "false",
 		Doc: "safeguarded Barzilai–Borwein upper steps"}, func(s *Settings) any { return &s.Upper.BB }},
+	{SettingInfo{Key: "upper_adagrad", Field: "Upper.AdaGrad", Type: "bool", Default: "false",
+		Doc: "AdaRHD's AdaGrad-norm upper steps"}, func(s *Settings) any { return &s.Upper.AdaGrad }},
 	{SettingInfo{Key: "upper_min_step", Field: "Upper.MinStep", Type: "float", Default: "eta_x/1000", ZeroIsDefault: true,
 		Doc: "least BB upper step"}, func(s *Settings) any { return &s.Upper.MinStep }},
 	{SettingInfo{Key: "upper_max_step", Field: "Upper.MaxStep", Type: "float", Default: "1000·eta_x", ZeroIsDefault: true,
@@ -101,8 +105,9 @@ var settingsTable = []setting{
 }
 
 // PresetKey is the key of ParseSettings that is no field: preset=paper
-// keeps the base's rules, preset=adaptive applies ApplyAdaptive to it
-// before the other keys, wherever it stands in the spec.
+// keeps the base's rules, preset=adaptive applies ApplyAdaptive and
+// preset=adarhd ApplyAdaRHD to it (Presets lists them) before the other
+// keys, wherever it stands in the spec.
 const PresetKey = "preset"
 
 // SettingsTable returns the keys ParseSettings reads, besides PresetKey,
@@ -154,12 +159,8 @@ func ParseSettings(spec string, base Settings) (Settings, error) {
 		if p.Key != PresetKey {
 			continue
 		}
-		switch p.Value {
-		case "paper":
-		case "adaptive":
-			s.ApplyAdaptive()
-		default:
-			return base, fmt.Errorf("%w: settings %q: preset=%q: want paper or adaptive", ErrBadSetting, spec, p.Value)
+		if s.ApplyPreset(p.Value) != nil {
+			return base, fmt.Errorf("%w: settings %q: preset=%q: want %s", ErrBadSetting, spec, p.Value, PresetNames())
 		}
 	}
 	for _, p := range pairs {

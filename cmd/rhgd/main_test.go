@@ -98,7 +98,7 @@ func TestCommandLine(t *testing.T) {
 		{"run synthetic -nu -1", 2, "", "ν = -1"},
 		{"run synthetic -data /nonexistent/x.npz", 2, "", "/nonexistent/x.npz"},
 		{"run synthetic extra", 2, "", `unexpected argument "extra"`},
-		{"run synthetic -preset fast", 2, "", `-preset is paper or adaptive, not "fast"`},
+		{"run synthetic -preset fast", 2, "", `-preset is paper, adaptive or adarhd, not "fast"`},
 		{"run synthetic -preset adaptive -estimator ad", 2, "", "fixed lower steps"},
 		// Non-finite numbers are user errors, whichever flag takes them.
 		{"run synthetic -eta-x NaN", 2, "", "-eta-x NaN: want a finite number"},

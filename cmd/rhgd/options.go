@@ -72,9 +72,18 @@ func (o *runFlags) register(fs *flag.FlagSet, spec *problems.Spec) {
 	}
 	fs.StringVar(&o.out, "out", "", "output directory (default out/<problem>)")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
-	fs.StringVar(&o.preset, "preset", "paper", "paper: the paper's fixed lower steps and step sizes; adaptive: exact or adaptive lower solves and BB upper steps (solver.AdaptiveSettings)")
+	fs.StringVar(&o.preset, "preset", "paper", presetUsage())
 	o.registerSettings(fs)
 	fs.BoolVar(&o.hinvError, "hinv-error", false, "measure each epoch's hypergradient error against HINV at the same point (problems with HINV; the time it takes is part of the seconds)")
+}
+
+// presetUsage is -preset's help, from the solver's table of presets.
+func presetUsage() string {
+	var parts []string
+	for _, p := range solver.Presets() {
+		parts = append(parts, p.Name+": "+p.Doc)
+	}
+	return strings.Join(parts, "; ")
 }
 
 // given reports whether the flag name was on the command line.
@@ -101,12 +110,8 @@ func (o *runFlags) build(make func(problems.Options) (*problems.Instance, error)
 	}
 	s := &in.Settings
 	s.Seed = o.seed
-	switch o.preset {
-	case "paper":
-	case "adaptive":
-		s.ApplyAdaptive()
-	default:
-		return nil, usagef("-preset is paper or adaptive, not %q", o.preset)
+	if s.ApplyPreset(o.preset) != nil {
+		return nil, usagef("-preset is %s, not %q", solver.PresetNames(), o.preset)
 	}
 	switch {
 	case o.stochastic && in.Stochastic == nil:

@@ -169,6 +169,13 @@ class Solver(_Handle):
       eta=X           v's constant step (default the solver's eta_y; never 0)
       shuffle=B       draw the memory blocks in a random order per pass
                       (default false: each block with probability its share)
+    adagd             AdaRHD's gradient descent on H v = grad_y f with
+                      AdaGrad-norm steps (not the paper's)
+      maxiter=N       first iteration cap, 50 more every five estimates up to
+                      500 (default 50; never 0)
+      tol=X           stop once ‖H v − b‖² < tol (default 0.0001; never 0)
+      gamma=X         the first AdaGrad accumulator γ₀ (steps 1/γ) (default
+                      1/eta_y; never 0)
 
     A setting left out, or None, takes its default (the problem's); 0 for
     one whose default is not 0 is InvalidArgument naming it, never
@@ -179,8 +186,8 @@ class Solver(_Handle):
     eta_y, inner, epochs, grad_tol, rel_grad_tol, runtime, diverge,
     fd_step, seed, batches, batch_lower, batch_upper, batch_cross,
     batch_hess, batch_report, lower_solve, lower_tol, lower_maxiter,
-    lower_err_bound, lower_bb, upper_bb, upper_min_step, upper_max_step,
-    lanczos."""
+    lower_err_bound, lower_bb, lower_adagrad, upper_bb, upper_adagrad,
+    upper_min_step, upper_max_step, lanczos."""
 
     _kind = "solver"
 

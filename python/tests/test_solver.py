@@ -196,7 +196,7 @@ def test_result_fun_is_f_at_x_y():
     p = rhgd.Problem(rhgd.Euclidean(k), rhgd.Euclidean(m), **o, g=g, lower_solve=lower,
                      x0=np.ones(k), y0=np.zeros(m))
     for settings in (dict(inner=5, eta_y=0.3), dict(lower_solve=True),
-                     dict(preset="adaptive", lower_solve=False, rel_grad_tol=0)):
+                     dict(preset="adaptive", lower_solve=False, rel_grad_tol=0), dict(preset="adarhd")):
         r = rhgd.minimize(p, estimator="cg", eta_x=eta_x, epochs=6, **settings)
         assert r.status_name == "IterationLimit" and r.nit == 6, settings
         f = p.oracle("f", r.x, r.y)
