@@ -125,9 +125,11 @@ for _est in ("hinv", "cg", "ns", "ad", "gda"):
 register("rhgd cg adaptive", _rhgd("cg", preset="adaptive"), _rhgd_applies("cg", preset="adaptive"), push=True,
          group="rhgd", desc="rhgd.minimize, estimator 'cg', preset=adaptive (exact lower solves where the problem "
          "has them, else BB lower steps; BB upper steps)")
-# The Go preset of AdaRHD, where this build has it (another branch adds it).
-register("rhgd adarhd", _rhgd(None, preset="adarhd"), _rhgd_applies(None, preset="adarhd"), push=True, group="rhgd",
-         desc="rhgd.minimize, preset=adarhd (the Go AdaRHD preset)")
+# The Go preset of AdaRHD, where this build has it, with CG (AdaRHD-CG) by
+# the problem's spec, as "rhgd cg adaptive" has: undamped CG stops at the
+# first epoch on plstiefel's singular lower Hessian.
+register("rhgd adarhd", _rhgd("cg", preset="adarhd"), _rhgd_applies("cg", preset="adarhd"), push=True, group="rhgd",
+         desc="rhgd.minimize, estimator 'cg' (a built-in's paper spec), preset=adarhd (the Go AdaRHD preset)")
 
 
 # ------------------------------------------------------------ outside methods
