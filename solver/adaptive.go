@@ -231,24 +231,30 @@ func (b *bbState) remember(x, g []float64, step float64) {
 // lowerWindow is how many of an epoch's g values the nonmonotone Armijo
 // test compares with, and armijoC its sufficient-decrease constant.
 const (
-	lowerWindow = 5
-	armijoC     = 1e-4
-	maxHalvings = 60
+	lowerWindow      = 5
+	armijoC          = 1e-4
+	maxHalvings      = 60
+	roundingHalvings = 10
 )
 
 // lowerBB takes one BB step with the nonmonotone Armijo test from the
 // current y with gradient r.gy (squared norm gn2): it evaluates g at the
 // trial points, accepts the first that decreases enough, and moves y
 // there, keeping that point's identity (and so what the problem cached
-// there).
-func (r *RHGD) lowerBB(s int, gn2 float64) error {
+// there). It reports stationary, leaving y where it is, when g rose by
+// the same amount over roundingHalvings halvings of the step (a factor of
+// a thousand): a rise that does not shrink with the step is no first-order
+// change along −grad, only the rounding of g along the retraction, so y
+// solves the lower level to rounding (a wrong gradient's rise shrinks with
+// the step, and ends in the error).
+func (r *RHGD) lowerBB(s int, gn2 float64) (stationary bool, err error) {
 	my, y, env := r.my, r.y, r.env
 	if s == 0 { // a new x: g's values and gradients of the last epoch do not apply
 		r.lbb.have = false
 		r.gWin = r.gWin[:0]
 		g, err := r.p.G(env.batch(&r.cur, lowerBatch))
 		if err != nil {
-			return numerr.Errorf("%v at epoch %d: %w", OracleG, r.epoch, err)
+			return false, numerr.Errorf("%v at epoch %d: %w", OracleG, r.epoch, err)
 		}
 		r.stats.LowerValues++
 		r.gWin = append(r.gWin, g)
@@ -261,9 +267,10 @@ func (r *RHGD) lowerBB(s int, gn2 float64) error {
 	}
 	trial := &r.trial
 	*trial = Point{X: r.x, XID: r.cur.XID, Y: r.by}
+	riseFirst, hFirst := 0.0, 0
 	for h := 0; ; h++ {
 		if h == maxHalvings {
-			return fmt.Errorf("%w: lower BB step at epoch %d, step %d: no decrease of g after %d halvings (‖grad_y g‖² = %.3g)",
+			return false, fmt.Errorf("%w: lower BB step at epoch %d, step %d: no decrease of g after %d halvings (‖grad_y g‖² = %.3g)",
 				errDiverged, r.epoch, s, maxHalvings, gn2)
 		}
 		if err := my.Retract(r.by, y, r.gy, -step); err != nil {
@@ -278,6 +285,14 @@ func (r *RHGD) lowerBB(s int, gn2 float64) error {
 			continue
 		}
 		r.stats.LowerValues++
+		if rise := g - ref; rise > 0 {
+			switch {
+			case riseFirst == 0:
+				riseFirst, hFirst = rise, h
+			case h-hFirst >= roundingHalvings && rise >= riseFirst/2 && rise <= 2*riseFirst:
+				return true, nil
+			}
+		}
 		if g <= ref-armijoC*step*gn2 {
 			if len(r.gWin) == lowerWindow {
 				copy(r.gWin, r.gWin[1:])
@@ -292,7 +307,7 @@ func (r *RHGD) lowerBB(s int, gn2 float64) error {
 	r.lowerStep = step
 	copy(y, r.by)
 	r.cur.YID = trial.YID
-	return nil
+	return false, nil
 }
 
 // upperStepSize returns η_k for the step from x_k along −ĝ, of norm

@@ -705,8 +705,22 @@ func (r *RHGD) lower() (float64, Status, error) {
 			continue
 		}
 		if r.lbb != nil {
-			if err := r.lowerBB(s, my.Inner(y, r.gy, r.gy)); err != nil {
+			gn2 := my.Inner(y, r.gy, r.gy)
+			if gn2 == 0 {
+				// y is stationary: no step can decrease g, and a retraction
+				// along zero may still move y by rounding and raise it
+				// (exp∘log under the log-Euclidean metric), which the
+				// line search would take for a failed step.
+				gyNorm = 0
+				break
+			}
+			stationary, err := r.lowerBB(s, gn2)
+			if err != nil {
 				return 0, Failure, err
+			}
+			if stationary {
+				gyNorm = math.Sqrt(gn2)
+				break
 			}
 		} else {
 			if err := my.Retract(r.by, y, r.gy, -r.s.EtaY); err != nil {
