@@ -250,20 +250,14 @@ func (e *callbackError) Render(sp numerr.Speller) string {
 // cSpell spells a name in a message in the C ABI's terms, the keys of
 // rhgd_solver_new's settings and of rhgd_oracles, which are also Python's
 // keywords (eta_x, grad_gy): a C or Python caller never saw the Go names.
-// The rules of the lower and upper steps (lower_tol, upper_bb, ...),
-// which the adaptive preset sets, are that preset, and AdaRHD's
-// (lower_adagrad, upper_adagrad) preset=adarhd; the min-max problems
-// that only Go builds (solver.MinMax) are the built-in minmax. This is the
-// one place where the C ABI spells Go's vocabulary.
+// Every setting is its own key, the lower and upper rules' too
+// (upper_max_step, lower_bb: a caller can set each), and a preset is
+// preset=name; the min-max problems that only Go builds (solver.MinMax)
+// are the built-in minmax. This is the one place where the C ABI spells
+// Go's vocabulary.
 func cSpell(t numerr.Term) string {
 	switch t.Kind {
 	case numerr.KindSetting:
-		if e, ok := solver.LookupSetting(t.Key); ok && (strings.HasPrefix(e.Field, "Lower.") || strings.HasPrefix(e.Field, "Upper.")) {
-			if strings.HasSuffix(e.Field, ".AdaGrad") {
-				return solver.PresetKey + "=adarhd"
-			}
-			return solver.PresetKey + "=adaptive"
-		}
 		return t.Key
 	case numerr.KindPreset:
 		return solver.PresetKey + "=" + t.Key

@@ -123,13 +123,13 @@ func TestABITerms(t *testing.T) {
 		{numerr.Errorf("%v at epoch %d, lower step %d: %w", solver.OracleGradGy, 3, 5, callbackErr("grad_gy", 1)),
 			"grad_gy at epoch 3, lower step 5: callback failed: grad_gy returned 1"},
 		{badEta, "solver: bad setting: eta_x = -1"},
-		{newErr(quad(false), solver.AdaptiveSettings()), "solver: missing oracle: preset=adaptive needs the lower objective g"},
+		{newErr(quad(false), solver.AdaptiveSettings()), "solver: missing oracle: lower_bb needs the lower objective g"},
 		{newErr(quad(true), solver.Settings{Estimator: solver.AD{}, Lower: solver.LowerRule{BB: true}}),
 			"the ad estimator differentiates the paper's fixed lower steps; it needs preset=paper"},
 		{newErr(quad(true), solver.Settings{Estimator: solver.HInv{}}), "hinv estimator: solver: missing oracle: [hess_gy_inv]"},
 		{numerr.Errorf("%v at epoch 2: Frobenius norm of %v, %v and %v", solver.OracleF, solver.OracleGradFx, solver.OracleHessGy, solver.OracleCrossGyx),
 			"f at epoch 2: Frobenius norm of grad_fx, hess_gy and cross_gyx"},
-		{badMax, "preset=adaptive = -0.5"},
+		{badMax, "upper_max_step = -0.5"},
 		// Hints that named Go's API reached C and Python untranslated (issue 27).
 		{diverged, "too long for this g: take a smaller eta_y, or the adaptive lower steps of preset=adaptive"},
 		{newErr(quad(true), solver.Settings{Estimator: solver.GDA{}}), "the gda estimator is for min-max problems (such as the built-in minmax); use hinv"},
@@ -163,12 +163,12 @@ func TestABITerms(t *testing.T) {
 		p                   int64
 		est, settings, want string
 	}{
-		{noop, "cg", "preset=adaptive", "preset=adaptive needs the lower objective g"},
+		{noop, "cg", "preset=adaptive", "lower_bb needs the lower objective g"},
 		{p, "ad", "preset=adaptive", "it needs preset=paper"},
 		{p, "hinv", "", "[hess_gy_inv]"},
 		{p, "cg", "eta_x=-1", "eta_x"},
-		{p, "cg", "preset=adarhd,lower_bb=true", "preset=adarhd and preset=adaptive are two lower rules: choose one"},
-		{p, "cg", "preset=adarhd,upper_bb=true", "preset=adarhd and preset=adaptive are two upper rules: choose one"},
+		{p, "cg", "preset=adarhd,lower_bb=true", "lower_adagrad and lower_bb are two lower rules: choose one"},
+		{p, "cg", "preset=adarhd,upper_bb=true", "upper_adagrad and upper_bb are two upper rules: choose one"},
 	} {
 		var s int64
 		rc, msg := call(func() int { var rc int; s, rc = ctest.SolverNew(c.p, c.est, c.settings); return rc })
@@ -186,7 +186,7 @@ func TestABITerms(t *testing.T) {
 		want string
 	}{
 		{func() int { _, rc := ctest.SolverNew(noop, "cg", "preset=adaptive"); return rc },
-			"\x01setting:lower_bb\x02preset=adaptive\x03 needs the lower objective \x01oracle:g\x02g\x03"},
+			"\x01setting:lower_bb\x02lower_bb\x03 needs the lower objective \x01oracle:g\x02g\x03"},
 		{func() int { _, rc := ctest.SolverNew(p, "hinv", ""); return rc }, "[\x01oracle:hess_gy_inv\x02hess_gy_inv\x03]"},
 		{func() int { _, rc := ctest.Builtin("meta", []string{"baseline=xyz"}, "", 1); return rc }, "\x01param:baseline\x02baseline\x03 \"xyz\""},
 	} {

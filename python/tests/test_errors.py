@@ -54,7 +54,7 @@ def test_messages_in_python_terms():
         (lambda: rhgd.builtin("synthetic", bogus=1), rhgd.InvalidArgument, 'unknown parameter "bogus"'),
         (lambda: rhgd.builtin("synthetic", n="abc"), rhgd.InvalidArgument, 'invalid value "abc" for parameter n'),
         (lambda: rhgd.Solver(nostart, "cg", preset="adaptive"), rhgd.InvalidArgument,
-         "preset=adaptive needs the lower objective g"),
+         "lower_bb needs the lower objective g"),
         (lambda: rhgd.Solver(nostart, "hinv"), rhgd.InvalidArgument, "[hess_gy_inv]"),
         (lambda: rhgd.Solver(nostart, "cg", eta_x=-1), rhgd.InvalidArgument, "eta_x"),
         (lambda: rhgd.Solver(nostart, "cg").run(), rhgd.InvalidArgument, "x0 and y0 are None"),
