@@ -51,9 +51,9 @@ def problem_table(results, unit):
         "‖grad F(x_k)‖ ≤ tol·‖grad F(x₀)‖; empty: never.\n"
 
 
-def overview(results, problems, methods, tol=1e-3):
-    """Problems × methods: seconds to tol, n/a where a method does not
-    apply, "–" where it never got there."""
+def _grid(results, problems, methods, cell):
+    """A problems × methods table: an empty cell where the pair did not
+    run, n/a where the method does not apply, else cell(run)."""
     by = {(r["problem"], r["method"]): r for r in results}
     lines = ["| problem | " + " | ".join(f"`{m}`" for m in methods) + " |",
              "|---|" + "--:|" * len(methods)]
@@ -61,40 +61,28 @@ def overview(results, problems, methods, tol=1e-3):
         cells = []
         for m in methods:
             r = by.get((p, m))
-            if r is None:
-                cells.append("")
-            elif r["status"] == "n/a":
-                cells.append(NA)
-            else:
-                h = _hit(r["rows"], tol)
-                cells.append("–" if h is None else f"{h[0]:.3g}")
+            cells.append("" if r is None else NA if r["status"] == "n/a" else cell(r))
         lines.append(f"| {p} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def overview(results, problems, methods, tol=1e-3):
+    """Problems × methods: seconds to tol, n/a where a method does not
+    apply, "–" where it never got there."""
+    def cell(r):
+        h = _hit(r["rows"], tol)
+        return "–" if h is None else f"{h[0]:.3g}"
+    return _grid(results, problems, methods, cell)
 
 
 def finals(results, problems, methods):
     """Problems × methods: the last measured ‖grad F(x_k)‖/‖grad F(x₀)‖, and
     the status where the run did not end by the budget."""
-    by = {(r["problem"], r["method"]): r for r in results}
-    lines = ["| problem | " + " | ".join(f"`{m}`" for m in methods) + " |",
-             "|---|" + "--:|" * len(methods)]
-    for p in problems:
-        cells = []
-        for m in methods:
-            r = by.get((p, m))
-            if r is None:
-                cells.append("")
-            elif r["status"] == "n/a":
-                cells.append(NA)
-            elif not r["rows"]:
-                cells.append(r["status"])
-            else:
-                c = f"{r['rows'][-1][2]:.1e}"
-                if r.get("error"):
-                    c += " (error)"
-                cells.append(c)
-        lines.append(f"| {p} | " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+    def cell(r):
+        if not r["rows"]:
+            return r["status"]
+        return f"{r['rows'][-1][2]:.1e}" + (" (error)" if r.get("error") else "")
+    return _grid(results, problems, methods, cell)
 
 
 def plot(results, problem, path):
