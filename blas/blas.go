@@ -2,6 +2,7 @@ package blas
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -148,9 +149,19 @@ func Threads() int {
 // SetThreads sets the native library's thread count, in either mode (an
 // explicit call is the caller's decision, see Config.Shared). It is a
 // no-op in a pure-Go build; it returns ErrBadSetting for n < 1.
+//
+// The one-thread windows follow: the table for n threads (a profile of
+// `rhgd tune` for this machine at n threads, else the fallback for n)
+// replaces the one in use.
 func SetThreads(n int) error {
 	lazyStart()
-	return setThreads(n)
+	if err := setThreads(n); err != nil {
+		return err
+	}
+	for _, w := range applyProfile(profileGetenv, n) {
+		fmt.Fprintf(os.Stderr, "rhgd: %s\n", w)
+	}
+	return nil
 }
 
 func setThreads(n int) error {

@@ -45,7 +45,7 @@ func (h Hybrid32) Sgemm(tA, tB gblas.Transpose, m, n, k int, alpha float32, a []
 		h.Implementation.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
-	if serial(m*n*k, gemmSerialLo, gemmThreadsFrom) {
+	if serial(m*n*k, gemmSerialLo, ThreadsFrom(CallGemm)) {
 		SerialBegin()
 		defer SerialEnd()
 	}
@@ -58,7 +58,7 @@ func (h Hybrid32) Ssyrk(ul gblas.Uplo, tA gblas.Transpose, n, k int, alpha float
 		h.Implementation.Ssyrk(ul, tA, n, k, alpha, a, lda, beta, c, ldc)
 		return
 	}
-	if serial(n*n*k, serialLo, syrkThreadsFrom) {
+	if serial(n*n*k, serialLo, ThreadsFrom(CallSyrk)) {
 		SerialBegin()
 		defer SerialEnd()
 	}
@@ -71,7 +71,7 @@ func (h Hybrid32) Strmm(s gblas.Side, ul gblas.Uplo, tA gblas.Transpose, d gblas
 		h.Implementation.Strmm(s, ul, tA, d, m, n, alpha, a, lda, b, ldb)
 		return
 	}
-	if serial(m*n*side(s, m, n), serialLo, trmmThreadsFrom) {
+	if serial(m*n*side(s, m, n), serialLo, ThreadsFrom(CallTrmm)) {
 		SerialBegin()
 		defer SerialEnd()
 	}
@@ -84,7 +84,7 @@ func (h Hybrid32) Strsm(s gblas.Side, ul gblas.Uplo, tA gblas.Transpose, d gblas
 		h.Implementation.Strsm(s, ul, tA, d, m, n, alpha, a, lda, b, ldb)
 		return
 	}
-	if serial(m*n*side(s, m, n), serialLo, trsmThreadsFrom) {
+	if serial(m*n*side(s, m, n), serialLo, ThreadsFrom(CallTrsm)) {
 		SerialBegin()
 		defer SerialEnd()
 	}

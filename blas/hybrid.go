@@ -28,40 +28,18 @@ const (
 // costs a time slice (a threaded dgemm at n = 128 then takes 10 ms against
 // 0.1 ms on one thread). Hybrid therefore runs a native call on one thread
 // (SerialBegin, SerialEnd: 0.1 µs, BenchmarkSerialSwitch) unless its size
-// reaches its call's ThreadsFrom bound below: the smallest size measured
-// from which threads both
-//
-//   - win clearly on a quiet machine: all threads at least 1.3× as fast
-//     as one, and
-//   - do not lose badly beside two busy processes: at least 0.8× as fast,
-//
-// at that size and every larger one measured. The size is m·n·k for
+// reaches its call's bound in the table in use (ThreadsFrom, threadtable.go):
+// a profile that `rhgd tune` measured on this machine, or the fallback
+// derived from the 2-core EPYC's measurements (DefaultRule: threads at
+// least 1.1× as fast as one on a quiet machine and 0.8× beside two busy
+// processes, at that size and every larger one measured; on more threads
+// the quiet column projected by Amdahl's law). The size is m·n·k for
 // level-3 calls (k the inner or triangular order) and m·n for level-2
-// calls. BenchmarkSerialWindow times each call on one thread and on all;
-// bench/threads.sh runs it on a quiet machine and beside two busy shells.
-// On the 2-core EPYC (OpenBLAS 0.3.21, Haswell kernels), speed-up of all
-// threads over one (medians of 8 quiet and 11 loaded runs, 5 and 8 at
-// n = 448 and 640), quiet/loaded, square n×n calls:
-//
-//	n =             128        256        384        448        512        640        768       1024
-//	gemm      0.66/0.01  1.24/0.14  1.61/0.22  1.73/0.40  1.65/0.61  1.78/0.67  1.91/1.05  1.82/1.24
-//	symm      0.85/0.03  1.48/0.12  1.74/0.29  1.67/0.45  1.69/0.59  1.79/1.20  1.84/1.22  1.88/1.48
-//	syrk      0.53/0.02  1.14/0.16  1.36/0.18  1.34/0.25  1.43/0.42  1.40/0.56  1.71/1.06  1.74/1.18
-//	syr2k     1.27/0.24  1.58/0.36  1.77/0.77  1.89/1.17  1.90/1.38  1.77/1.09  1.99/1.65  1.98/1.26
-//	trmm      1.07/0.02  1.45/0.18  1.71/0.57  1.73/0.84  1.64/1.15  1.85/1.12  1.96/1.10  1.84/1.30
-//	trsm      1.24/0.02  1.60/0.17  1.64/0.46  1.76/0.84  1.48/0.73  1.64/1.17  1.66/1.36  1.67/1.27
-//
-//	n =             512       1024       1536       2048       3072       4096
-//	gemv      1.22/0.01  1.03/0.06  1.59/0.14  2.39/0.22  2.19/1.30  1.92/1.21
-//	ger       1.21/0.01  1.19/0.05  1.61/0.14  2.36/0.95  1.54/0.71  1.77/1.20
-//	symv      0.94/0.01  1.13/0.03  0.96/0.06  1.60/0.22  2.52/0.52  1.86/1.02
-//	trmv      0.94/0.01  1.01/0.02  1.12/0.06  1.53/0.14  1.99/0.37  2.02/0.91
-//	trsv      1.05/1.01  1.03/0.81  1.15/1.42  0.99/1.27  1.16/1.44  1.04/0.86
-//
-// Below n = 128 threads lose on a quiet machine too (a threaded dsymm at
-// n = 16 takes 8 µs against 0.4 µs). The bounds are the same on every
-// machine: a call that waits a time slice beside busy processes waits it
-// on any machine. SetThreads(1) (RHGD_THREADS=1) keeps every call on one
+// calls. On the 2-core table, dgemm runs on all threads from 768³, dsymm
+// and dtrsm from 640³, dsyrk from 768³, dsyr2k and dtrmm from 448³, dgemv
+// from 3072², the other level-2 calls from 4096²; below n = 128 threads
+// lose on a quiet machine too (a threaded dsymm at n = 16 takes 8 µs
+// against 0.4 µs). SetThreads(1) (RHGD_THREADS=1) keeps every call on one
 // thread; in Shared mode the windows restore the host's count after each
 // call (Config.NoSharedWindows).
 const (
@@ -75,20 +53,6 @@ const (
 	// and dsyr2k are threaded at every size, so every native one of those
 	// is in its window.
 	serialLo = 24 * 24 * 24
-
-	gemmThreadsFrom  = 768 * 768 * 768
-	symmThreadsFrom  = 640 * 640 * 640
-	syrkThreadsFrom  = 768 * 768 * 768
-	syr2kThreadsFrom = 448 * 448 * 448
-	trmmThreadsFrom  = 448 * 448 * 448
-	trsmThreadsFrom  = 640 * 640 * 640
-
-	gemvThreadsFrom = 3072 * 3072
-	symvThreadsFrom = 4096 * 4096
-	gerThreadsFrom  = 4096 * 4096
-	// trmvThreadsFrom also bounds dtrsv, which OpenBLAS never threads
-	// (its column above): the bound is for other libraries.
-	trmvThreadsFrom = 4096 * 4096
 )
 
 // serial reports whether a native call of the given size belongs in the
@@ -119,7 +83,7 @@ func (h Hybrid) Dgemm(tA, tB gblas.Transpose, m, n, k int, alpha float64, a []fl
 		h.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
-	if serial(m*n*k, gemmSerialLo, gemmThreadsFrom) {
+	if serial(m*n*k, gemmSerialLo, ThreadsFrom(CallGemm)) {
 		SerialBegin()
 		defer SerialEnd()
 	}
@@ -133,7 +97,7 @@ func (h Hybrid) Dsymm(s gblas.Side, ul gblas.Uplo, m, n int, alpha float64, a []
 		h.Implementation.Dsymm(s, ul, m, n, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
-	if serial(m*n*k, 0, symmThreadsFrom) {
+	if serial(m*n*k, 0, ThreadsFrom(CallSymm)) {
 		SerialBegin()
 		defer SerialEnd()
 	}
@@ -146,7 +110,7 @@ func (h Hybrid) Dsyrk(ul gblas.Uplo, tA gblas.Transpose, n, k int, alpha float64
 		h.Implementation.Dsyrk(ul, tA, n, k, alpha, a, lda, beta, c, ldc)
 		return
 	}
-	if serial(n*n*k, serialLo, syrkThreadsFrom) {
+	if serial(n*n*k, serialLo, ThreadsFrom(CallSyrk)) {
 		SerialBegin()
 		defer SerialEnd()
 	}
@@ -160,7 +124,7 @@ func (h Hybrid) Dsyr2k(ul gblas.Uplo, tA gblas.Transpose, n, k int, alpha float6
 		h.Implementation.Dsyr2k(ul, tA, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
-	if serial(n*n*k, 0, syr2kThreadsFrom) {
+	if serial(n*n*k, 0, ThreadsFrom(CallSyr2k)) {
 		SerialBegin()
 		defer SerialEnd()
 	}
@@ -174,7 +138,7 @@ func (h Hybrid) Dtrmm(s gblas.Side, ul gblas.Uplo, tA gblas.Transpose, d gblas.D
 		h.Implementation.Dtrmm(s, ul, tA, d, m, n, alpha, a, lda, b, ldb)
 		return
 	}
-	if serial(m*n*k, serialLo, trmmThreadsFrom) {
+	if serial(m*n*k, serialLo, ThreadsFrom(CallTrmm)) {
 		SerialBegin()
 		defer SerialEnd()
 	}
@@ -188,7 +152,7 @@ func (h Hybrid) Dtrsm(s gblas.Side, ul gblas.Uplo, tA gblas.Transpose, d gblas.D
 		h.Implementation.Dtrsm(s, ul, tA, d, m, n, alpha, a, lda, b, ldb)
 		return
 	}
-	if serial(m*n*k, serialLo, trsmThreadsFrom) {
+	if serial(m*n*k, serialLo, ThreadsFrom(CallTrsm)) {
 		SerialBegin()
 		defer SerialEnd()
 	}
@@ -201,7 +165,7 @@ func (h Hybrid) Dgemv(tA gblas.Transpose, m, n int, alpha float64, a []float64, 
 		h.Implementation.Dgemv(tA, m, n, alpha, a, lda, x, incX, beta, y, incY)
 		return
 	}
-	if serial(m*n, 0, gemvThreadsFrom) {
+	if serial(m*n, 0, ThreadsFrom(CallGemv)) {
 		SerialBegin()
 		defer SerialEnd()
 	}
@@ -214,7 +178,7 @@ func (h Hybrid) Dsymv(ul gblas.Uplo, n int, alpha float64, a []float64, lda int,
 		h.Implementation.Dsymv(ul, n, alpha, a, lda, x, incX, beta, y, incY)
 		return
 	}
-	if serial(n*n, 0, symvThreadsFrom) {
+	if serial(n*n, 0, ThreadsFrom(CallSymv)) {
 		SerialBegin()
 		defer SerialEnd()
 	}
@@ -227,7 +191,7 @@ func (h Hybrid) Dger(m, n int, alpha float64, x []float64, incX int, y []float64
 		h.Implementation.Dger(m, n, alpha, x, incX, y, incY, a, lda)
 		return
 	}
-	if serial(m*n, 0, gerThreadsFrom) {
+	if serial(m*n, 0, ThreadsFrom(CallGer)) {
 		SerialBegin()
 		defer SerialEnd()
 	}
@@ -240,7 +204,7 @@ func (h Hybrid) Dtrsv(ul gblas.Uplo, tA gblas.Transpose, d gblas.Diag, n int, a 
 		h.Implementation.Dtrsv(ul, tA, d, n, a, lda, x, incX)
 		return
 	}
-	if serial(n*n, 0, trmvThreadsFrom) {
+	if serial(n*n, 0, ThreadsFrom(CallTrmv)) {
 		SerialBegin()
 		defer SerialEnd()
 	}
@@ -253,7 +217,7 @@ func (h Hybrid) Dtrmv(ul gblas.Uplo, tA gblas.Transpose, d gblas.Diag, n int, a 
 		h.Implementation.Dtrmv(ul, tA, d, n, a, lda, x, incX)
 		return
 	}
-	if serial(n*n, 0, trmvThreadsFrom) {
+	if serial(n*n, 0, ThreadsFrom(CallTrmv)) {
 		SerialBegin()
 		defer SerialEnd()
 	}

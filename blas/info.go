@@ -26,14 +26,33 @@ type Info struct {
 	// SharedWindows says the one-thread windows are on in Shared mode
 	// (SetSharedWindows); outside it they always are.
 	SharedWindows bool `json:"shared_windows"`
-	// Cutoffs are the Hybrid's sizes: below level2_mn and level3_mnk calls
-	// stay in Go; below the *_threads_* sizes native calls run on one
-	// thread (m·n·k for level-3 calls, m·n for level-2).
-	Cutoffs  map[string]int `json:"cutoffs,omitempty"`
-	CPU      CPUInfo        `json:"cpu"`
-	Go       string         `json:"go"`
-	Cgo      bool           `json:"cgo"`
-	Warnings []string       `json:"warnings,omitempty"`
+	// Cutoffs are the Hybrid's sizes: below level2_mn (m·n) and
+	// level3_mnk (m·n·k) calls stay in Go.
+	Cutoffs map[string]int `json:"cutoffs,omitempty"`
+	// ThreadTable is the table of one-thread windows in use (nil in a
+	// pure-Go build).
+	ThreadTable *TableInfo `json:"thread_table,omitempty"`
+	CPU         CPUInfo    `json:"cpu"`
+	Go          string     `json:"go"`
+	Cgo         bool       `json:"cgo"`
+	Warnings    []string   `json:"warnings,omitempty"`
+}
+
+// TableInfo describes the table of one-thread windows in use (see
+// ThreadsFrom).
+type TableInfo struct {
+	// Source says where the table comes from: a profile (its path, when
+	// it was measured and beside what load) or the fallback (and how it
+	// was derived for this thread count).
+	Source  string `json:"source"`
+	Threads int    `json:"threads"`
+	// From is each call's order from which it runs on all threads; calls
+	// that never do are left out.
+	From map[string]int `json:"threads_from"`
+	// Profile is the profile file looked for ("" when profiles are off),
+	// Notes what in it was passed over.
+	Profile string   `json:"profile,omitempty"`
+	Notes   []string `json:"notes,omitempty"`
 }
 
 // CPUInfo is the part of klauspost/cpuid's report that shapes the choice.
@@ -78,13 +97,17 @@ func CurrentInfo() Info {
 		if startup.forcedCore != "" {
 			inf.DetectedCore = startup.detectedCore
 		}
-		inf.Cutoffs = map[string]int{"level2_mn": level2Cutoff, "level3_mnk": level3Cutoff,
-			// Sizes from which calls run on all threads (hybrid.go).
-			"gemm_threads_mnk": gemmThreadsFrom, "symm_threads_mnk": symmThreadsFrom,
-			"syrk_threads_mnk": syrkThreadsFrom, "syr2k_threads_mnk": syr2kThreadsFrom,
-			"trmm_threads_mnk": trmmThreadsFrom, "trsm_threads_mnk": trsmThreadsFrom,
-			"gemv_threads_mn": gemvThreadsFrom, "symv_threads_mn": symvThreadsFrom,
-			"ger_threads_mn": gerThreadsFrom, "trmv_trsv_threads_mn": trmvThreadsFrom}
+		inf.Cutoffs = map[string]int{"level2_mn": level2Cutoff, "level3_mnk": level3Cutoff}
+		t := table.Load()
+		inf.ThreadTable = &TableInfo{Source: t.Source, Threads: t.Threads, From: map[string]int{}}
+		for c := range NumCalls {
+			if n := t.From[c]; n != Never {
+				inf.ThreadTable.From[c.String()] = n
+			}
+		}
+		profileMu.Lock()
+		inf.ThreadTable.Profile, inf.ThreadTable.Notes = profileState.path, profileState.notes
+		profileMu.Unlock()
 	}
 	return inf
 }

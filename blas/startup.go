@@ -238,8 +238,20 @@ func start(c Config, own, install bool) (warnings []string) {
 		threads = nativeThreads() // the library's own setting, left as it is
 		mu.Unlock()
 	}
+	profileGetenv = getenv
+	mu.Lock()
+	n = threads
+	mu.Unlock()
+	for _, w := range applyProfile(getenv, n) {
+		fmt.Fprintf(os.Stderr, "rhgd: %s\n", w)
+		warnings = append(warnings, w)
+	}
 	return warnings
 }
+
+// profileGetenv is the start-up's getenv, which SetThreads reuses to find
+// the profile again.
+var profileGetenv = os.Getenv
 
 // selectCore re-runs OpenBLAS's kernel choice when it picked kernels weaker
 // than the CPU supports and the user did not pick them with

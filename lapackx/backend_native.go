@@ -25,46 +25,20 @@ func (nativeLapack) eigDriver() string {
 }
 
 // LAPACK's one-thread windows follow the rule of blas's (blas/hybrid.go):
-// a call runs on all of OpenBLAS's threads only from the order at which
-// threads are at least 1.3× as fast as one on a quiet machine and at least
-// 0.8× as fast beside two busy processes, at that order and every larger
-// one measured; below, lapackx brackets it with blas.SerialBegin and
-// blas.SerialEnd. OpenBLAS's threaded LAPACK synchronizes its threads many
-// times a call (per block column, per step of a reduction), and beside
-// busy processes each synchronization can cost a time slice: a threaded
-// dpotrf at n = 1024 took 0.24 s there against 14 ms on one thread.
-// BenchmarkLapackThreads (bench/threads.sh) on the 2-core EPYC, speed-up
-// of all threads over one, quiet/loaded (medians of 5 to 11 quiet and 3 to
-// 10 loaded runs):
-//
-//	n =             128        256        512       1024       1536       2048       3072
-//	potrf     0.48/0.00  0.63/0.47  1.00/0.01  1.23/0.04  1.38/0.08  1.47/0.12  1.65/0.24
-//	potri     0.53/0.00  1.24/1.07  1.41/0.03  1.41/0.05  1.66/0.13  1.75/0.38  1.77/0.34
-//	getrf     0.41/0.04  0.74/0.02  0.96/0.06  1.31/0.31  1.58/0.72  1.78/0.78  1.77/1.31
-//	sygst     0.32/0.33  0.66/0.71  0.91/0.00  1.18/0.01  1.35/0.03  1.40/0.10  1.54/0.95
-//	syevd     0.67/0.00  0.81/0.01  0.88/1.03  1.13/0.08  1.17/0.10  1.30/0.20          -
-//	qr        0.33/0.01  0.70/0.01  0.76/0.22  0.89/0.34  1.00/0.61  1.09/1.13          -
-//	gees      0.87/0.01  0.85/0.08  0.91/1.34          -          -          -          -
-//	potrs1    1.02/1.08  0.96/0.99  1.02/0.98  1.01/0.92  1.05/1.16  1.02/1.14  1.09/1.55
-//	getrs1    1.03/1.09  1.08/1.06  0.97/1.03  0.96/1.06  1.09/1.43  1.04/2.11  0.96/1.04
-//
-// (qr is dgelqf and dorglq, as QR runs them.) Only dgetrf and dsygst
-// qualify, from n = 3072; every other call runs on one thread at every
-// order (never). A rectangular call counts as the square one of the same
-// work, m·n·min(m, n). dpotrs and dgetrs with one right-hand side have no
-// window: OpenBLAS runs them on one thread by itself (their rows tie).
-const (
-	potrfThreadsFrom = never
-	potriThreadsFrom = never
-	getrfThreadsFrom = 3072
-	sygstThreadsFrom = 3072
-	eigThreadsFrom   = never // dsyevd; the QL solver below eigQLCutoff is rhgd's own, on one thread
-	qrThreadsFrom    = never // dgeqrf, dgelqf, dorgqr, dorglq
-	schurThreadsFrom = never // dgees and dtrsyl, Sylvester's
-)
-
-// never is a ThreadsFrom bound that no order reaches.
-const never = math.MaxInt
+// a call runs on all of OpenBLAS's threads only from the order its call
+// kind has in blas's table in use (blas.ThreadsFrom: a profile `rhgd tune`
+// measured on this machine, or the fallback); below, lapackx brackets it
+// with blas.SerialBegin and blas.SerialEnd. OpenBLAS's threaded LAPACK
+// synchronizes its threads many times a call (per block column, per step
+// of a reduction), and beside busy processes each synchronization can
+// cost a time slice: a threaded dpotrf at n = 1024 took 0.24 s there
+// against 14 ms on one thread. BenchmarkLapackThreads (bench/threads.sh)
+// measured the fallback's curves (blas/threadtable.go); on two threads
+// only dgetrf and dsygst qualify, from n = 3072, and every other call
+// runs on one thread at every order. A rectangular call counts as the
+// square one of the same work, m·n·min(m, n). dpotrs and dgetrs with one
+// right-hand side have no window: OpenBLAS runs them on one thread by
+// itself.
 
 // threaded reports whether a LAPACK call of the given order runs on all
 // threads; the caller brackets it with blas.SerialBegin and SerialEnd
@@ -129,7 +103,7 @@ func (nativeLapack) eig(vecs, lower bool, n int, a, w, work []float64, iwork []i
 		}
 		return nil
 	}
-	if !threaded(n, eigThreadsFrom) {
+	if !threaded(n, blas.ThreadsFrom(blas.CallSyevd)) {
 		blas.SerialBegin()
 		defer blas.SerialEnd()
 	}
@@ -202,7 +176,7 @@ func (nativeLapack) eigBatch(n, count int, a, w, work []float64, iwork []int32) 
 func (nativeLapack) resid(n, m int, a, v, w, r []float64) { lapacke.Resid(n, m, a, v, w, r) }
 
 func (nativeLapack) potrf(ul gblas.Uplo, n int, a []float64, lda int) bool {
-	if !threaded(n, potrfThreadsFrom) {
+	if !threaded(n, blas.ThreadsFrom(blas.CallPotrf)) {
 		blas.SerialBegin()
 		defer blas.SerialEnd()
 	}
@@ -210,7 +184,7 @@ func (nativeLapack) potrf(ul gblas.Uplo, n int, a []float64, lda int) bool {
 }
 
 func (nativeLapack) potri(ul gblas.Uplo, n int, a []float64, lda int) bool {
-	if !threaded(n, potriThreadsFrom) {
+	if !threaded(n, blas.ThreadsFrom(blas.CallPotri)) {
 		blas.SerialBegin()
 		defer blas.SerialEnd()
 	}
@@ -231,7 +205,7 @@ func (nativeLapack) potrs(ul gblas.Uplo, n int, a []float64, lda int, b []float6
 
 // The row-major QR of A is the column-major LQ of Aᵀ, and back.
 func (nativeLapack) geqrf(m, n int, a []float64, lda int, tau, work []float64, lwork int) {
-	if !threaded(squareOrder(m, n), qrThreadsFrom) {
+	if !threaded(squareOrder(m, n), blas.ThreadsFrom(blas.CallQR)) {
 		blas.SerialBegin()
 		defer blas.SerialEnd()
 	}
@@ -239,7 +213,7 @@ func (nativeLapack) geqrf(m, n int, a []float64, lda int, tau, work []float64, l
 }
 
 func (nativeLapack) gelqf(m, n int, a []float64, lda int, tau, work []float64, lwork int) {
-	if !threaded(squareOrder(m, n), qrThreadsFrom) {
+	if !threaded(squareOrder(m, n), blas.ThreadsFrom(blas.CallQR)) {
 		blas.SerialBegin()
 		defer blas.SerialEnd()
 	}
@@ -247,7 +221,7 @@ func (nativeLapack) gelqf(m, n int, a []float64, lda int, tau, work []float64, l
 }
 
 func (nativeLapack) orgqr(m, n, k int, a []float64, lda int, tau, work []float64, lwork int) {
-	if !threaded(squareOrder(m, n), qrThreadsFrom) {
+	if !threaded(squareOrder(m, n), blas.ThreadsFrom(blas.CallQR)) {
 		blas.SerialBegin()
 		defer blas.SerialEnd()
 	}
@@ -255,7 +229,7 @@ func (nativeLapack) orgqr(m, n, k int, a []float64, lda int, tau, work []float64
 }
 
 func (nativeLapack) orglq(m, n, k int, a []float64, lda int, tau, work []float64, lwork int) {
-	if !threaded(squareOrder(m, n), qrThreadsFrom) {
+	if !threaded(squareOrder(m, n), blas.ThreadsFrom(blas.CallQR)) {
 		blas.SerialBegin()
 		defer blas.SerialEnd()
 	}
@@ -265,7 +239,7 @@ func (nativeLapack) orglq(m, n, k int, a []float64, lda int, tau, work []float64
 // getrf factorizes the column-major view, Aᵀ = P L U, which is the
 // layout the interface promises.
 func (nativeLapack) getrf(n int, a []float64, ipiv []int32, _ []int) (bool, error) {
-	if !threaded(n, getrfThreadsFrom) {
+	if !threaded(n, blas.ThreadsFrom(blas.CallGetrf)) {
 		blas.SerialBegin()
 		defer blas.SerialEnd()
 	}
@@ -294,7 +268,7 @@ func (nativeLapack) reduceSym(a, l []float64, n int) {
 		reduceSymSolves(a, l, n)
 		return
 	}
-	if !threaded(n, sygstThreadsFrom) {
+	if !threaded(n, blas.ThreadsFrom(blas.CallSygst)) {
 		blas.SerialBegin()
 		defer blas.SerialEnd()
 	}
@@ -353,7 +327,7 @@ func (nativeLapack) sylvester(s *Sylvester, dst, a, b, c []float64) (float64, er
 // trsyl solves S Ỹ + Ỹ T = F for the n×n and m×m quasi-triangular S and T,
 // column-major, in place of f, with dtrsyl.
 func trsyl(n, m int, sb, sa, f []float64) (scale float64, info int) {
-	if !threaded(max(n, m), schurThreadsFrom) {
+	if !threaded(max(n, m), blas.ThreadsFrom(blas.CallGees)) {
 		blas.SerialBegin()
 		defer blas.SerialEnd()
 	}
@@ -370,7 +344,7 @@ func (nativeLapack) schurWork(n int) int {
 // (which it does not modify) with LAPACK's dgees: T and Z column-major.
 func (s *schur) factorizeColMajor(m []float64) error {
 	n := s.n
-	if !threaded(n, schurThreadsFrom) {
+	if !threaded(n, blas.ThreadsFrom(blas.CallGees)) {
 		blas.SerialBegin()
 		defer blas.SerialEnd()
 	}

@@ -36,7 +36,7 @@ func eigWith(t *testing.T, e *EigSym, a []float64, solver string) {
 	t.Helper()
 	n := e.n
 	copy(e.v, a)
-	blas.SerialBegin() // as lapackx runs dsyevd below eigThreadsFrom
+	blas.SerialBegin() // as lapackx runs dsyevd on the 2-thread table
 	defer blas.SerialEnd()
 	switch solver {
 	case "ql", "ql-base", "ql-lower":

@@ -4,37 +4,19 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rhgd/rhgd/blas"
 )
 
-// TestLapackWindows: LAPACK calls run on one OpenBLAS thread at the orders
-// of rhgd's problems, where threaded LAPACK loses badly beside busy
-// processes (backend_native.go has the table), and on all threads only
-// where they win clearly on a quiet machine and keep up beside busy ones.
+// TestLapackWindows: a LAPACK call runs on all threads from its kind's
+// order in blas's table in use (blas's tests check the table itself) and
+// on one below; Never keeps it on one at every order.
 func TestLapackWindows(t *testing.T) {
-	for _, c := range []struct {
-		name     string
-		order    int
-		from     int
-		threaded bool
-	}{
-		// Domain adaptation's SPD(128) and the synthetic problem at d = 1000.
-		{"dpotrf 128", 128, potrfThreadsFrom, false},
-		{"dpotrf 1000", 1000, potrfThreadsFrom, false},
-		{"dsyevd 1000", 1000, eigThreadsFrom, false},
-		{"dpotri 1000", 1000, potriThreadsFrom, false},
-		{"dsygst 1000", 1000, sygstThreadsFrom, false},
-		// Stiefel(2000, 100)'s QR.
-		{"QR 2000×100", squareOrder(2000, 100), qrThreadsFrom, false},
-		{"dgees 500", 500, schurThreadsFrom, false},
-		// The largest orders measured: dpotrf still loses badly there,
-		// dgetrf and dsygst qualify.
-		{"dpotrf 3072", 3072, potrfThreadsFrom, false},
-		{"dgetrf 2048", 2048, getrfThreadsFrom, false},
-		{"dgetrf 3072", 3072, getrfThreadsFrom, true},
-		{"dsygst 2048", 2048, sygstThreadsFrom, false},
-		{"dsygst 3072", 3072, sygstThreadsFrom, true},
-	} {
-		require.Equal(t, c.threaded, threaded(c.order, c.from), c.name)
+	require.False(t, threaded(1023, 1024))
+	require.True(t, threaded(1024, 1024))
+	require.False(t, threaded(1<<30, blas.Never))
+	for _, c := range []blas.Call{blas.CallPotrf, blas.CallPotri, blas.CallGetrf, blas.CallSygst, blas.CallSyevd, blas.CallQR, blas.CallGees} {
+		require.Equal(t, blas.Order, c.Measure(), "%s is bounded by its order", c)
 	}
 }
 
