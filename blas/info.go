@@ -53,6 +53,9 @@ type TableInfo struct {
 	// Notes what in it was passed over.
 	Profile string   `json:"profile,omitempty"`
 	Notes   []string `json:"notes,omitempty"`
+	// Key is this machine's profile key at the table's thread count: a
+	// profile applies when its key is this.
+	Key ProfileKey `json:"key"`
 }
 
 // CPUInfo is the part of klauspost/cpuid's report that shapes the choice.
@@ -106,7 +109,7 @@ func CurrentInfo() Info {
 			}
 		}
 		profileMu.Lock()
-		inf.ThreadTable.Profile, inf.ThreadTable.Notes = profileState.path, profileState.notes
+		inf.ThreadTable.Profile, inf.ThreadTable.Notes, inf.ThreadTable.Key = profileState.path, profileState.notes, profileState.key
 		profileMu.Unlock()
 	}
 	return inf

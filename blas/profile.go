@@ -217,10 +217,11 @@ func applyProfile(getenv func(string) string, n int) (warnings []string) {
 		return nil
 	}
 	path := ProfilePath(getenv)
-	t, notes, warns := resolveTable(path, keyFor(n))
+	key := keyFor(n)
+	t, notes, warns := resolveTable(path, key)
 	table.Store(t)
 	profileMu.Lock()
-	profileState.path, profileState.notes = path, notes
+	profileState.path, profileState.notes, profileState.key = path, notes, key
 	profileMu.Unlock()
 	return warns
 }
@@ -231,4 +232,5 @@ var profileMu sync.Mutex
 var profileState struct {
 	path  string
 	notes []string
+	key   ProfileKey
 }

@@ -246,3 +246,7 @@ func amdahl(s2 float64, p int) float64 {
 	phi := min(2*(1-1/s2), 1) // a superlinear s₂ (cache effects) projects to linear
 	return 1 / (1 - phi + phi/float64(p))
 }
+
+// CurrentFallback returns the fallback table for the present thread count:
+// what rhgd uses when no profile applies.
+func CurrentFallback() Table { return *fallbackTable(Threads()) }

@@ -4,6 +4,7 @@
 //	rhgd compare <problem> run the estimators side by side (the paper's Figure 1)
 //	rhgd info              print the BLAS/LAPACK backend, CPU and threads as JSON
 //	rhgd kernels           run the matrix-function kernels with independent checks
+//	rhgd tune              measure where OpenBLAS's threads pay off here; save the profile
 //
 // Help (-h) goes to standard output with exit status 0; a user error (an
 // unknown command, flag or argument, a bad setting) is one line on
@@ -105,6 +106,8 @@ func run(args []string, w io.Writer) error {
 		return runCmd(w, args[1:])
 	case "compare":
 		return compareCmd(w, args[1:])
+	case "tune":
+		return tuneCmd(w, args[1:])
 	case "kernels":
 		if fs, err := parse(w, "kernels", args[1:]); err != nil || fs == nil {
 			return err
@@ -178,6 +181,9 @@ commands:
   info      print the numerical backend (BLAS/LAPACK, kernel set, CPU features, threads)
             as JSON; -core prints the kernel set alone, -cores the ones the CPU runs
   kernels   run the matrix-function kernels with independent checks of each
+  tune      measure from which order each BLAS/LAPACK call gains from all threads on this
+            machine, quiet and beside a busy thread, and save the profile rhgd then uses
+            (a few minutes; -quick about one; rhgd info shows the table in use)
 
 rhgd <command> -h describes a command's flags.
 
@@ -185,4 +191,5 @@ environment:
   RHGD_BLAS=auto|openblas|gonum   the backend (default: openblas when built with cgo)
   RHGD_THREADS=N                  OpenBLAS threads for the calls that gain from them (default: physical cores)
   RHGD_SHARED=1                   leave OpenBLAS's kernel set and threads as the process has them
+  RHGD_PROFILE=path|off           the thread profile rhgd tune writes (default: $XDG_CACHE_HOME/rhgd/threads.json)
 `
