@@ -2,7 +2,7 @@
 GO   ?= go
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all demo test deps vet test-cgo test-coretypes test-nocgo test-purego test-race fuzz bench bench-quick bench-deps bench-go bench-crossover info refdata clean \
+.PHONY: all demo test deps tune vet test-cgo test-coretypes test-nocgo test-purego test-race fuzz bench bench-quick bench-deps bench-go bench-crossover info refdata clean \
 	lib header-check test-lib test-c test-install install uninstall test-python python-deps valgrind wheel suite suite-quick
 
 all: test
@@ -24,6 +24,12 @@ demo: deps
 
 info: deps
 	$(GO) run ./cmd/rhgd info
+
+# tune measures where OpenBLAS's threads pay off on this machine and saves
+# the profile rhgd uses from then on (README, Threads); TUNE_FLAGS are
+# rhgd tune's (-quick, -load 0, ...).
+tune: deps
+	$(GO) run ./cmd/rhgd tune $(TUNE_FLAGS)
 
 # vet checks formatting and runs go vet on everything, and on the backend
 # packages (the only ones with build-tagged files) in the other two build

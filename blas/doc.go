@@ -61,13 +61,15 @@
 // OPENBLAS_CORETYPE is set), and runs each call too small to gain from
 // threads on one thread (SerialBegin, SerialEnd). That is, a call runs on
 // all threads only from the size at which threads were measured both to
-// win clearly on a quiet machine (at least 1.3× as fast as one) and not to
-// lose badly beside two busy processes (at least 0.8× as fast): beside
-// busy processes a threaded call waits a time slice for a descheduled
-// thread. The bounds per call are in hybrid.go (dgemm from 768³
-// multiply-adds, level-2 calls from 3072² or 4096² entries) and in
-// lapackx (LAPACK calls on one thread, but for dgetrf and dsygst from
-// n = 3072); CurrentInfo lists them. Inside a host that already uses the
+// win on a quiet machine (at least 1.1× as fast as one) and not to lose
+// badly beside busy processes (at least 0.8× as fast): beside busy
+// processes a threaded call waits a time slice for a descheduled thread.
+// The bounds per call kind (Call) form the table in use (ThreadsFrom,
+// CurrentTable): the profile that `rhgd tune` (package tune) measured on
+// this machine at this thread count, read from ProfilePath at start-up
+// and at each SetThreads, or else a fallback derived from the 2-core
+// EPYC's measurements (threadtable.go). CurrentInfo lists the table and
+// its source. Inside a host that already uses the
 // library, such as a Python process with numpy calling rhgd's C ABI,
 // Config.Shared (RHGD_SHARED=1) turns the first two off: rhgd then leaves
 // the kernels and the thread count to the host. Its windows still run its
