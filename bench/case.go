@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/rhgd/rhgd/internal/stagetime"
 )
@@ -155,10 +156,19 @@ func Cases(s Sizes) []Case {
 				keep = append(keep, p)
 			}
 		}
+		if slices.Contains(windowGroups, c.Group) {
+			keep = append(keep, allThreadsPeer)
+		}
 		c.Peers = keep
 	}
 	return cs
 }
+
+// windowGroups are the groups whose cases also run with the one-thread
+// windows off (allThreadsPeer): those whose calls are large enough to
+// reach OpenBLAS's threads. The batched kernels and the couplings run
+// rhgd's own goroutines or small calls.
+var windowGroups = []string{"spd", "lyapunov", "expm", "stiefel", "epoch"}
 
 func sizeN(n int) string     { return fmt.Sprintf("n=%d", n) }
 func sizeNP(n, p int) string { return fmt.Sprintf("n=%d,p=%d", n, p) }

@@ -93,6 +93,9 @@ func writeHeader(b *strings.Builder, info *RunInfo) {
 		core += " (re-selected from " + bi.DetectedCore + ")"
 	}
 	fmt.Fprintf(b, "- rhgd: backend %s %s, kernels %s, %d threads.\n", bi.Backend, bi.Library, core, bi.Threads)
+	if t := bi.ThreadTable; t != nil {
+		fmt.Fprintf(b, "- rhgd's one-thread windows: %s. The `%s` column is rhgd with the windows off (every call on all threads): below 1, the windows cost that much here.\n", t.Source, allThreadsPeer)
+	}
 	if p := info.Peer; p != nil {
 		var vs []string
 		for _, k := range []string{"python", "numpy", "scipy", "pot", "torch"} {

@@ -111,7 +111,7 @@ func runCase(c *Case, cfg Config) (res Result) {
 		}()
 	}
 	var live []int // indices of the peers that loaded
-	if cfg.Peer != nil && len(c.Peers) > 0 {
+	if (cfg.Peer != nil || onlyGoPeers(c.Peers)) && len(c.Peers) > 0 {
 		var out []float64
 		if prep.Output != nil {
 			out = prep.Output()
@@ -119,7 +119,7 @@ func runCase(c *Case, cfg Config) (res Result) {
 		fp, scale := fingerprint(out), norm(out)*weightNorm(len(out)) // once per case, not per peer
 		for i, name := range c.Peers {
 			pr := PeerResult{Name: name, Diff: math.NaN()}
-			f, err := cfg.Peer.Load(name, name, prep.Files, c.Params)
+			f, err := loadPeer(cfg.Peer, name, prep, c)
 			if err != nil {
 				pr.Err = err.Error()
 			} else {
@@ -130,7 +130,9 @@ func runCase(c *Case, cfg Config) (res Result) {
 			}
 			res.Peers = append(res.Peers, pr)
 		}
-		defer cfg.Peer.Drop()
+		if cfg.Peer != nil {
+			defer cfg.Peer.Drop()
+		}
 	}
 	rounds, minRounds := cfg.Timing.Rounds, cfg.Timing.MinRounds
 	if c.Rounds > 0 {
@@ -152,7 +154,7 @@ func runCase(c *Case, cfg Config) (res Result) {
 			if pr.Err != "" {
 				continue
 			}
-			s, err := cfg.Peer.Time(pr.Name, cfg.Timing.MinTime)
+			s, err := timePeer(cfg.Peer, pr.Name, prep, cfg.Timing.MinTime)
 			if err != nil {
 				pr.Err = err.Error()
 				continue

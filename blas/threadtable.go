@@ -250,3 +250,23 @@ func amdahl(s2 float64, p int) float64 {
 // CurrentFallback returns the fallback table for the present thread count:
 // what rhgd uses when no profile applies.
 func CurrentFallback() Table { return *fallbackTable(Threads()) }
+
+// AllThreads is a table that runs every native call on the library's
+// thread count: the one-thread windows off. Benchmarks compare it with
+// the table in use to measure what the windows cost.
+func AllThreads() Table {
+	t := Table{Source: "every call on all threads (the windows off)", Threads: Threads()}
+	for c := range NumCalls {
+		t.From[c] = 1
+	}
+	return t
+}
+
+// UseTable installs t as the table in use and returns the function that
+// restores the previous one. It is for benchmarks and experiments: the
+// start-up and SetThreads install the machine's table themselves. Calls
+// already running keep the bounds they read.
+func UseTable(t Table) (restore func()) {
+	old := table.Swap(&t)
+	return func() { table.Store(old) }
+}
