@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"time"
 
@@ -19,7 +20,7 @@ import (
 func tuneCmd(w io.Writer, args []string) error {
 	o := tune.Default
 	var quick, dry bool
-	var calls string
+	var calls, threadList string
 	fs, err := parse(w, "tune", args, func(fs *flag.FlagSet) {
 		fs.BoolVar(&quick, "quick", false, "measure to n = 1024 with three rounds of 20 ms (about a minute)")
 		fs.IntVar(&o.Load, "load", o.Load, "busy threads beside the loaded measurements (0: quiet only, for a machine with no neighbours)")
@@ -28,6 +29,8 @@ func tuneCmd(w io.Writer, args []string) error {
 		fs.DurationVar(&o.MinTime, "min-time", o.MinTime, "each side's time per round")
 		fs.StringVar(&calls, "calls", "", "comma-separated call kinds to measure (default: all; the others keep the fallback's)")
 		fs.BoolVar(&dry, "dry-run", false, "print the profile without saving it")
+		fs.StringVar(&threadList, "threads", "", "comma-separated thread counts to measure, a profile each (default: the present count, "+
+			"RHGD_THREADS or the physical cores; a Python process runs OpenBLAS's own count, the logical CPUs on SMT machines)")
 	})
 	if err != nil || fs == nil {
 		return err
@@ -65,11 +68,37 @@ func tuneCmd(w io.Writer, args []string) error {
 	if path == "" && !dry {
 		return usagef("no profile path (%s=off, or no cache directory): use -dry-run or set %s", blas.EnvProfile, blas.EnvProfile)
 	}
+	counts := []int{blas.Threads()}
+	if threadList != "" {
+		counts = nil
+		for _, f := range strings.Split(threadList, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 2 {
+				return usagef("-threads: %q is not a thread count ≥ 2", f)
+			}
+			counts = append(counts, n)
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	o.Progress = w
+	for _, n := range counts {
+		if n != blas.Threads() {
+			if err := blas.SetThreads(n); err != nil {
+				return err
+			}
+		}
+		if err := tuneOnce(ctx, w, o, path, dry); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tuneOnce measures and saves the profile at the present thread count.
+func tuneOnce(ctx context.Context, w io.Writer, o tune.Options, path string, dry bool) error {
 	fmt.Fprintf(w, "rhgd tune: %s\n", blas.CurrentKey())
 	t0 := time.Now()
-	o.Progress = w
 	p, err := tune.Run(ctx, o)
 	if err != nil {
 		if ctx.Err() != nil {

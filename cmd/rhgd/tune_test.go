@@ -31,6 +31,13 @@ func TestTuneCommand(t *testing.T) {
 	require.Contains(t, out, "saved to "+path)
 	require.FileExists(t, path)
 
+	// Two thread counts, two profiles in one file.
+	out, msg, code = asMainOut(t, "tune -threads 2,3 "+small, env...)
+	require.Zero(t, code, msg)
+	f, err := blas.ReadProfileFile(path)
+	require.NoError(t, err)
+	require.Len(t, f.Profiles, 2, out)
+
 	out, msg, code = asMainOut(t, "info", env...)
 	require.Zero(t, code, msg)
 	var inf struct {
@@ -43,6 +50,7 @@ func TestTuneCommand(t *testing.T) {
 		"tune -calls gemm,bogus": `-calls: unknown call "bogus"`,
 		"tune -rounds 0":         "rounds 0 < 1",
 		"tune -load -1":          "load -1 < 0",
+		"tune -threads 2,x":      `-threads: "x" is not a thread count`,
 	} {
 		msg, code := asMain(t, args, env...)
 		require.Equal(t, 2, code, args)
