@@ -221,8 +221,9 @@ RHGD_API int rhgd_set_threads(int64_t n);
 RHGD_API int rhgd_set_shared_windows(int on);
 
 /* rhgd_info copies a JSON description of the backend (library, kernels,
- * threads, shared mode, CPU) into buf, as rhgd_last_error copies, and
- * returns its full length. */
+ * threads, shared mode, CPU, and the thread table in use: the profile
+ * `rhgd tune` wrote for this machine, else the fallback) into buf, as
+ * rhgd_last_error copies, and returns its full length. */
 RHGD_API int rhgd_info(char *buf, size_t len);
 
 /* ------------------------------------------------------------------ */

@@ -36,7 +36,12 @@ def set_windows(on):
 
 
 def info():
-    """The backend: library, kernels, threads, shared mode, CPU (a dict)."""
+    """The backend: library, kernels, threads, shared mode, CPU (a dict).
+
+    'thread_table' is the table of one-thread windows in use: its source
+    (the profile `rhgd tune` wrote for this machine, named by RHGD_PROFILE
+    or under $XDG_CACHE_HOME/rhgd, else the fallback), the order from which
+    each call kind runs on all threads, and this machine's profile key."""
     return json.loads(_lib.copy_out(_lib.lib().rhgd_info))
 
 
