@@ -98,6 +98,9 @@ func tuneCmd(w io.Writer, args []string) error {
 // tuneOnce measures and saves the profile at the present thread count.
 func tuneOnce(ctx context.Context, w io.Writer, o tune.Options, path string, dry bool) error {
 	fmt.Fprintf(w, "rhgd tune: %s\n", blas.CurrentKey())
+	if l, ok := loadAverage(); ok && l > 0.5 {
+		fmt.Fprintf(w, "rhgd tune: warning: the 1-minute load average is %.2f; the quiet measurements are quiet only on an idle machine\n", l)
+	}
 	t0 := time.Now()
 	p, err := tune.Run(ctx, o)
 	if err != nil {
@@ -132,4 +135,18 @@ func tuneOnce(ctx context.Context, w io.Writer, o tune.Options, path string, dry
 	}
 	fmt.Fprintf(w, "saved to %s; rhgd uses it from the next start at %d threads (`rhgd info` shows the table in use)\n", path, p.Key.Threads)
 	return nil
+}
+
+// loadAverage is the 1-minute load average (Linux's /proc/loadavg).
+func loadAverage() (float64, bool) {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0, false
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(f[0], 64)
+	return v, err == nil
 }
