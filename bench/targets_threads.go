@@ -65,7 +65,7 @@ const (
 	whyLargeOrders = "On one or two threads the fallback table keeps dsyevd (and potrf, qr) on one thread at every order: beside two " +
 		"busy processes a threaded dsyevd ran at 0.08–0.20× one thread's speed on the 2-core EPYC (bench/threads.sh). numpy's runs " +
 		"on both. A quiet machine's own profile (`make tune TUNE_FLAGS=-load 0`) lifts it; the fallback for more than two threads " +
-		"threads dsyevd from n = 1024 (8 threads) or 1536 (64)."
+		"threads dsyevd from n = 1024 (on 4 to 64 threads alike)."
 	whyWindowsCost = "The 2-thread fallback table trades quiet speed at large orders for safety beside busy processes (see the row " +
 		"above): the windows cost what threads gain there. `make tune` measures this machine's table."
 )
