@@ -61,6 +61,12 @@ type Expm struct {
 	single     []bool
 	queue      []int
 	structured bool // some e^A[i, j] is zero by structure
+
+	// noTaylor restricts Exp to the Padé path (tests and benchmarks
+	// compare the two); lastTaylor is the Taylor degree the last Exp
+	// used, 0 when it took the Padé path or a closed form.
+	noTaylor   bool
+	lastTaylor int
 }
 
 // NewExpm returns a workspace for n×n matrices.
@@ -117,6 +123,7 @@ const (
 	stageExpmPade      = "Padé U, V"
 	stageExpmSolve     = "LU solve"
 	stageExpmSquarings = "squarings"
+	stageExpmTaylor    = "Taylor T_m"
 )
 
 // exactNormCutoff: below this order the 1-norms of A⁸ and A¹⁰ are computed
@@ -172,19 +179,49 @@ func (e *Expm) Exp(dst, a []float64) error {
 	e.findStructure(a)
 	copy(e.a, a)
 	stagetime.Mark(stageExpmChecks)
-	k, s := e.pickPade()
-	if s > 0 { // only after degree 13, which formed A², A⁴ and A⁶
-		scale(e.a, math.Ldexp(1, -s))
-		scale(e.a2, math.Ldexp(1, -2*s))
-		scale(e.a4, math.Ldexp(1, -4*s))
-		scale(e.a6, math.Ldexp(1, -6*s))
+	e.lastTaylor = 0
+	e.normA = e.norm1(e.a)
+	e.powMul(e.a2, e.a, e.a)
+	e.have4, e.have6, e.have8 = false, false, false
+	m, s := 0, 0
+	if !e.noTaylor {
+		m, s = e.pickTaylor()
 	}
-	stagetime.Mark(stageExpmDegree)
-	if err := e.pade(dst, k); err != nil {
+	var err error
+	if m > 0 {
+		if s > 0 { // degree 12 or 18, which formed A², A³ (in a8) and A⁶
+			scale(e.a, math.Ldexp(1, -s))
+			scale(e.a2, math.Ldexp(1, -2*s))
+			scale(e.a8, math.Ldexp(1, -3*s))
+			scale(e.a6, math.Ldexp(1, -6*s))
+		}
+		stagetime.Mark(stageExpmDegree)
+		e.lastTaylor = m
+		e.taylor(dst, m)
+		stagetime.Mark(stageExpmTaylor)
+		for _, v := range dst {
+			if math.IsInf(v, 0) || math.IsNaN(v) {
+				err = numerr.ErrNotFinite
+				break
+			}
+		}
+	} else {
+		var k int
+		k, s = e.pickPade()
+		if s > 0 { // only after degree 13, which formed A², A⁴ and A⁶
+			scale(e.a, math.Ldexp(1, -s))
+			scale(e.a2, math.Ldexp(1, -2*s))
+			scale(e.a4, math.Ldexp(1, -4*s))
+			scale(e.a6, math.Ldexp(1, -6*s))
+		}
+		stagetime.Mark(stageExpmDegree)
+		err = e.pade(dst, k)
+	}
+	if err != nil {
 		if errors.Is(err, numerr.ErrNotFinite) {
 			// A is finite, so a non-finite Padé term came from powers
 			// of A that overflowed before the scaling could apply.
-			return fmt.Errorf("lapackx: %w: Expm: powers of A exceed the float64 range (‖A‖₁ = %.3g)", numerr.ErrOverflow, e.norm1(a))
+			return fmt.Errorf("lapackx: %w: Expm: powers of A exceed the float64 range (‖A‖₁ = %.3g)", numerr.ErrOverflow, e.normA)
 		}
 		return err
 	}
@@ -197,7 +234,7 @@ func (e *Expm) Exp(dst, a []float64) error {
 			e.keepStructure(dst, i)
 		}
 	}
-	err := checkOverflow(dst)
+	err = checkOverflow(dst)
 	stagetime.Mark(stageExpmSquarings)
 	return err
 }
@@ -250,7 +287,8 @@ func (e *Expm) square(x []float64) {
 }
 
 // pickPade chooses the Padé degree padeDegrees[k] and the scaling 2^−s
-// (AMH09 Alg. 5.1, steps 1–20), forming A², A⁴ and A⁶ as it goes.
+// (AMH09 Alg. 5.1, steps 1–20), forming A⁴ and A⁶ as it goes (Exp has
+// formed A² and ‖A‖₁).
 //
 // ‖A⁸‖ and ‖A¹⁰‖ cost a product each (or an estimate above
 // exactNormCutoff) and are formed only where they can change the
@@ -261,8 +299,6 @@ func (e *Expm) pickPade() (k, s int) {
 	n := e.n
 	exact := n < exactNormCutoff
 	e.ellP, e.ellZero = 0, false
-	e.normA = e.norm1(e.a)
-	e.powMul(e.a2, e.a, e.a)
 	e.have4, e.have6, e.have8 = false, false, false
 	var d4, d6, n4, n6 float64 // n4, n6: ‖A⁴‖₁, ‖A⁶‖₁ once formed
 	if exact {
