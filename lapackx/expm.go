@@ -185,16 +185,10 @@ func (e *Expm) Exp(dst, a []float64) error {
 	e.have4, e.have6, e.have8 = false, false, false
 	m, s := 0, 0
 	if !e.noTaylor {
-		m, s = e.pickTaylor()
+		m = e.pickTaylor()
 	}
 	var err error
 	if m > 0 {
-		if s > 0 { // degree 12 or 18, which formed A², A³ (in a8) and A⁶
-			scale(e.a, math.Ldexp(1, -s))
-			scale(e.a2, math.Ldexp(1, -2*s))
-			scale(e.a8, math.Ldexp(1, -3*s))
-			scale(e.a6, math.Ldexp(1, -6*s))
-		}
 		stagetime.Mark(stageExpmDegree)
 		e.lastTaylor = m
 		e.taylor(dst, m)

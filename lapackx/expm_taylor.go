@@ -9,7 +9,8 @@ import (
 // Mathematics 7(12):1174, doi:10.3390/math7121174. The Taylor polynomial
 // T_m of degree m ∈ {1, 2, 4, 8, 12, 18} is evaluated with 0, 1, 2, 3, 4
 // and 5 matrix products respectively (A² and A³ included) and no linear
-// solve, where Padé's r_13 takes 6 products and an LU solve. θ_m is the
+// solve, where Padé's r_13 takes 6 products and an LU solve (dgetrf's
+// 2n³/3 flops and dgetrs's 2n³ for n right-hand sides: 4/3 of a product). θ_m is the
 // largest ‖A‖ for which the relative backward error of T_m is at most
 // u = 2⁻⁵³, the guarantee the Padé θ's give. The θ's and the coefficients
 // of the degree 8, 12 and 18 evaluation schemes are the authors' (their
@@ -20,14 +21,7 @@ var (
 	taylorDegrees = [6]int{1, 2, 4, 8, 12, 18}
 	taylorTheta   = [6]float64{2.220446049250313e-16, 2.580956802971767e-08, 3.397168839976962e-04,
 		4.991228871115323e-02, 2.996158913811580e-01, 1.090863719290036e+00}
-	// taylorProducts counts the matrix products of T_m, A² included.
-	taylorProducts = [6]int{0, 1, 2, 3, 4, 5}
 )
-
-// padeSolveCost is the LU solve of the Padé path in units of one n×n
-// product: dgetrf's 2n³/3 flops and dgetrs's 2n³ for n right-hand sides,
-// against 2n³ for a product.
-const padeSolveCost = 4.0 / 3
 
 // Coefficients of the degree-8 scheme (BBC19 eq. (10), the solution that
 // minimizes their 1-norm), with x3 = 2/3.
@@ -78,67 +72,56 @@ var (
 	}
 )
 
-// pickTaylor chooses a Taylor degree taylorDegrees[k] and scaling 2^−s,
-// returning m = 0 when the Padé path is the cheaper one; Exp has formed A²
-// and ‖A‖₁. The degree comes from α = min(‖A‖₁, max(d2, d3)), d_k =
-// ‖A^k‖₁^{1/k} (AMH09 Thm 4.2 with p = 2: every power k ≥ 2 is a sum of
-// 2s and 3s), and s adds the ℓ of AMH09 eq. (5.2) with T_m's leading
-// backward error term A^{m+1}/(m+1)!. Products, counted with the LU
-// solve's padeSolveCost, decide between the two paths:
+// pickTaylor chooses a Taylor degree m and returns it, or 0 when the
+// Padé path is to be taken; Exp has formed A² and ‖A‖₁. The Taylor path
+// is taken only without scaling, where it is the cheaper one for certain
+// and no product is formed in vain:
 //
-//   - ‖A‖₁ ≤ θ8: T_m with m ≤ 8 takes at most 3 products, and r_m at least
-//     2 and the solve.
-//   - α ≤ θ18 (s = 0): T_12 or T_18 takes 4 or 5; below exactNormCutoff
-//     pickPade forms A², A⁴, A⁶ and r_m takes another product and the solve
-//     (5.33). Above it, r_3 and r_5 may take 2 or 3 and the solve: the
-//     Taylor path is taken only when lowPowersLarge rules them out.
-//   - s > 0: T_18 takes 5 + s_T and r_13 6 + 4/3 + s_P, and T_18 is taken
-//     when it saves at least one product. s_P is estimated
-//     from d6 ≥ ρ(A) (the Padé choice uses d6, d8 and d10, which on a
-//     normal A are close to ρ(A)); where d6 is much smaller than α (a
-//     strongly non-normal A) the estimate favours Padé, which then forms
-//     its own powers (A³ and A⁶ are lost, two products).
-func (e *Expm) pickTaylor() (m, s int) {
+//   - ‖A‖₁ ≤ θ8: T_m with m ≤ 8 takes at most 3 products, r_m at least 2
+//     and the LU solve (padeSolveCost, 4/3 of a product).
+//   - α = min(‖A‖₁, max(d2, d3)) ≤ θ18 with d_k = ‖A^k‖₁^{1/k} (AMH09
+//     Thm 4.2 with p = 2: every power k ≥ 2 is a sum of 2s and 3s): T_12
+//     or T_18 takes 4 or 5 products. Below exactNormCutoff pickPade forms
+//     A², A⁴ and A⁶, and r_m takes one more product and the solve (5.33 at
+//     least); above it r_3 and r_5 may take 2 or 3 and the solve, so the
+//     Taylor path is taken only when lowPowersLarge rules them out. The
+//     test uses the bound d3 ≤ (‖A‖₁ d2²)^{1/3} before A³ is formed (A³
+//     is T_12's and T_18's), and ℓ (AMH09 eq. (5.2), with T_m's leading
+//     backward error term A^{m+1}/(m+1)!) must be 0.
+//
+// With scaling, T_18 needs about two squarings more than r_13 (log2(θ13/θ18)
+// = 1.96) and saves a product and the solve: a third of a product at best,
+// for two more squarings' rounding (on the stiff blockTri3, T_18 with
+// s = 11 had error 9.1e-14 against r_13's 8.6e-15 with s = 9), and
+// deciding would need Padé's d6, d8, d10 besides A³. Padé keeps that
+// range.
+func (e *Expm) pickTaylor() int {
 	e.ellP, e.ellZero = 0, false
 	normA := e.normA
 	for k := 0; k <= 3; k++ {
 		if normA <= taylorTheta[k] {
-			return taylorDegrees[k], 0
+			return taylorDegrees[k]
 		}
+	}
+	n2 := e.norm1(e.a2)
+	d2 := powPos(n2, 1.0/2)
+	if min(normA, max(d2, powPos(normA*n2, 1.0/3))) > taylorTheta[5] {
+		return 0
 	}
 	if e.n >= exactNormCutoff && !e.lowPowersLarge() {
-		return 0, 0
+		return 0
 	}
-	d2 := powPos(e.norm1(e.a2), 1.0/2)
+	ell12 := e.ellTaylor(12, 0) // the chain 1ᵀ|A|^p reaches p = 13, then 19
+	if e.ellTaylor(18, 0) > 0 {
+		return 0
+	}
 	e.powMul(e.a8, e.a, e.a2) // A³
 	d3 := powPos(e.norm1(e.a8), 1.0/3)
-	alpha := min(normA, max(d2, d3))
-	if alpha <= taylorTheta[4] {
-		if t := e.ellTaylor(12, 0); t == 0 {
-			return 12, 0
-		}
+	if min(normA, max(d2, d3)) <= taylorTheta[4] && ell12 == 0 {
+		return 12
 	}
 	e.powMul(e.a6, e.a8, e.a8) // A⁶ = A³·A³
-	if alpha > taylorTheta[5] {
-		s = max(int(math.Ceil(math.Log2(alpha/taylorTheta[5]))), 0)
-	}
-	s += e.ellTaylor(18, s)
-	if s == 0 {
-		return 18, 0
-	}
-	d6 := powPos(e.norm1(e.a6), 1.0/6)
-	sP := 0
-	if d6 > padeTheta[4] {
-		sP = max(int(math.Ceil(math.Log2(d6/padeTheta[4]))), 0)
-	}
-	// A saving of a whole product is asked for: each squaring adds its
-	// rounding error, and on the stiff blockTri3 (s_T = 11, s_P = 9) two
-	// more squarings for a third of a product raised the error from
-	// 8.6e-15 to 9.1e-14.
-	if float64(taylorProducts[5]+s)+1 <= 6+padeSolveCost+float64(sP) {
-		return 18, s
-	}
-	return 0, 0
+	return 18
 }
 
 // ellTaylor is ℓ for T_m on 2^−s A: the extra squarings that bring the

@@ -80,3 +80,90 @@ func TestTaylorSchemeCoefficients(t *testing.T) {
 		}
 	}
 }
+
+// TestExpmTaylorTaken: the Taylor path is taken where it is the cheaper
+// one (a Gaussian matrix with ‖A‖₁ = 1 needs T_18 without scaling, the
+// Padé path r_7 or r_9 and a solve), and its result agrees with the Padé
+// path's within the backward-error tolerance across ‖A‖₁ from 2e-4 to
+// 1e3 and orders 1 to 200: both have backward error about u‖A‖, so they
+// differ by at most the condition number, bounded by e^{‖A‖}‖A‖/‖e^A‖,
+// times that, with n·u of rounding per product.
+func TestExpmTaylorTaken(t *testing.T) {
+	forEachBackend(t, func(t *testing.T) {
+		rnd := newRand(31)
+		n := 40
+		a := randGeneral(rnd, n, n, 1)
+		scale(a, 1/NewExpm(n).norm1(a))
+		e := NewExpm(n)
+		got := make([]float64, n*n)
+		require.NoError(t, e.Exp(got, a))
+		require.Equal(t, 18, e.lastTaylor)
+
+		taken := map[int]int{}
+		for _, n := range []int{1, 2, 3, 4, 7, 16, 33, 64, 120, 200} {
+			taylor, pade := NewExpm(n), NewExpm(n)
+			pade.noTaylor = true
+			for _, norm := range []float64{2e-4, 1e-3, 3e-3, 1e-2, 0.04, 0.1, 0.3, 1, 3, 10, 30, 100, 1e3} {
+				a := randGeneral(rnd, n, n, 1)
+				scale(a, norm/taylor.norm1(a))
+				x, y := make([]float64, n*n), make([]float64, n*n)
+				errT := taylor.Exp(x, a)
+				errP := pade.Exp(y, a)
+				require.Equal(t, errP == nil, errT == nil, "n=%d norm=%g", n, norm)
+				if errT != nil {
+					continue
+				}
+				taken[taylor.lastTaylor]++
+				if taylor.lastTaylor == 0 {
+					require.Equal(t, y, x, "n=%d norm=%g: the Padé path", n, norm)
+					continue
+				}
+				cond := math.Exp(norm) * norm * math.Sqrt(float64(n)) / fnorm(y)
+				tol := 20 * float64(n) * u * math.Max(cond, 1)
+				require.Less(t, relErr(x, y), tol, "n=%d norm=%g taylor degree %d", n, norm, taylor.lastTaylor)
+			}
+		}
+		t.Logf("Taylor degrees taken (0: Padé or a closed form): %v", taken)
+		for _, m := range []int{4, 8, 12, 18} {
+			require.Positive(t, taken[m], "degree %d never taken", m)
+		}
+	})
+}
+
+// TestExpmTaylorReference: on the mpmath reference set the Taylor path is
+// taken for some matrices, and wherever it is, its error is within
+// TestReference's bounds (1.5·scipy's + 2u) and within 2u + 1.5 times the
+// Padé path's.
+func TestExpmTaylorReference(t *testing.T) {
+	cases := loadReference(t)
+	forEachBackend(t, func(t *testing.T) {
+		var ids []string
+		for _, c := range cases {
+			r, ok := c.Results["expm"]
+			if !ok {
+				continue
+			}
+			n := c.N
+			e, p := NewExpm(n), NewExpm(n)
+			p.noTaylor = true
+			x, y := make([]float64, n*n), make([]float64, n*n)
+			require.NoError(t, e.Exp(x, c.A), c.ID)
+			require.NoError(t, p.Exp(y, c.A), c.ID)
+			if e.lastTaylor == 0 {
+				continue
+			}
+			ids = append(ids, c.ID)
+			errT, errP := relErr(x, r.Value), relErr(y, r.Value)
+			sc := math.NaN()
+			if r.ScipyErr != nil {
+				sc = *r.ScipyErr
+			}
+			t.Logf("%s (n=%d): Taylor T_%d err %.3g, Padé %.3g, scipy %.3g", c.ID, n, e.lastTaylor, errT, errP, sc)
+			require.LessOrEqual(t, errT, 1.5*errP+2*u, c.ID)
+			if r.ScipyErr != nil {
+				require.LessOrEqual(t, errT, 1.5**r.ScipyErr+2*u, c.ID)
+			}
+		}
+		require.NotEmpty(t, ids)
+	})
+}
