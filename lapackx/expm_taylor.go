@@ -172,31 +172,42 @@ func (e *Expm) taylor(dst []float64, m int) {
 		addCombine(dst, n, 1, a, c[2], a2, 0, a2, 0)
 	case 12:
 		q := &taylor12
-		// q61 = q33 + q34²; T12 = q31 + (q32 + q61) q61.
+		// q61 = q33 + q34²; T12 = q31 + (q32 + q61) q61. q61 and
+		// q32 + q61 are formed without their constant terms c2 = a03 and
+		// c1 = a02 + a03, so that the product does not round the
+		// constant c1·c2 ≈ 1 into the result: (X + c1)(Y + c2) = XY + c2 X
+		// + c1 Y + c1 c2, and T12's constant term is 1.
+		c1, c2 := q[1][0]+q[2][0], q[2][0]
 		combine(u, n, q[3][1], a, q[3][2], a2, q[3][3], a3, q[3][0])
 		e.mul(w, u, u)
-		addCombine(w, n, q[2][1], a, q[2][2], a2, q[2][3], a3, q[2][0])
+		addCombine(w, n, q[2][1], a, q[2][2], a2, q[2][3], a3, 0) // Y
 		copy(u, w)
-		addCombine(u, n, q[1][1], a, q[1][2], a2, q[1][3], a3, q[1][0])
+		addCombine(u, n, q[1][1], a, q[1][2], a2, q[1][3], a3, 0) // X
 		e.mul(dst, u, w)
-		addCombine(dst, n, q[0][1], a, q[0][2], a2, q[0][3], a3, q[0][0])
+		addCombine(dst, n, q[0][1], a, q[0][2], a2, q[0][3], a3, 1)
+		axpy(c2, u, dst)
+		axpy(c1, w, dst)
 	case 18:
 		q, b := &taylor18a, &taylor18b
-		// q91 = q31 q64 + q63; T18 = q61 + (q62 + q91) q91.
+		// q91 = q31 q64 + q63; T18 = q61 + (q62 + q91) q91, with the
+		// constants c2 = b03 of q91 and c1 = b02 + b03 of q62 + q91 split
+		// off as for T12 (T18's constant term is 1).
+		c1, c2 := b[1][0]+b[2][0], b[2][0]
 		combine(u, n, q[0], a, q[1], a2, q[2], a3, 0)
 		combine(v, n, b[3][2], a2, b[3][3], a3, b[3][4], a6, 0)
 		e.mul(w, u, v)
-		addCombine(w, n, b[2][1], a, b[2][2], a2, b[2][3], a3, b[2][0])
+		addCombine(w, n, b[2][1], a, b[2][2], a2, b[2][3], a3, 0) // Y
 		axpy(b[2][4], a6, w)
 		copy(u, w)
-		addCombine(u, n, b[1][1], a, b[1][2], a2, b[1][3], a3, b[1][0])
+		addCombine(u, n, b[1][1], a, b[1][2], a2, b[1][3], a3, 0) // X
 		axpy(b[1][4], a6, u)
 		e.mul(dst, u, w)
-		addCombine(dst, n, b[0][1], a, b[0][2], a2, b[0][3], a3, b[0][0])
+		addCombine(dst, n, b[0][1], a, b[0][2], a2, b[0][3], a3, 1)
 		axpy(b[0][4], a6, dst)
-		return // T18's constant term is in its coefficients
+		axpy(c2, u, dst)
+		axpy(c1, w, dst)
 	}
-	if m != 12 {
+	if m <= 8 {
 		for i := 0; i < n; i++ {
 			dst[i*n+i]++
 		}
