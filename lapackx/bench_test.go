@@ -230,3 +230,31 @@ func BenchmarkInvLower(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkExpmPath compares Expm's automatic choice (path=auto, the
+// Taylor path where it is the cheaper one) with the Padé path alone
+// (path=pade) on Gaussian matrices of 1-norm 0.04 (T_8 against r_3),
+// 0.25 (T_12 against r_5 or r_7), 1 (T_18 against r_7 or r_9) and 5 (both
+// Padé r_13). The paths alternate within each -count round.
+func BenchmarkExpmPath(b *testing.B) {
+	for _, n := range []int{50, 200, 500} {
+		for _, norm := range []float64{0.04, 0.25, 1, 5} {
+			a := randGeneral(newRand(3), n, n, 1)
+			scale(a, norm/NewExpm(n).norm1(a))
+			for _, path := range []string{"auto", "pade"} {
+				b.Run(fmt.Sprintf("n=%d/norm=%g/path=%s", n, norm, path), func(b *testing.B) {
+					b.ReportAllocs()
+					e := NewExpm(n)
+					e.noTaylor = path == "pade"
+					dst := make([]float64, n*n)
+					for b.Loop() {
+						if err := e.Exp(dst, a); err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.ReportMetric(float64(e.lastTaylor), "taylor-degree")
+				})
+			}
+		}
+	}
+}

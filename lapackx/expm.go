@@ -26,6 +26,12 @@ import (
 // permutation) puts in e^A are exact, and so is e^{a_ii} where i is a
 // 1×1 diagonal block, as scipy keeps them.
 //
+// Where A needs no scaling for it (‖A‖ ≲ 1.09), the Taylor polynomial of
+// degree m ∈ {1, 2, 4, 8, 12, 18} evaluated by Bader, Blanes and Casas's
+// schemes (2019; expm_taylor.go) takes its place: at most 5 products and
+// no LU solve, where r_m takes at least 4 products (A², A⁴, A⁶ for its
+// norms, then U) and the solve, with the same backward error bound u.
+//
 // For symmetric matrices SymFunc.Exp is faster and exactly symmetric.
 // Steady-state calls allocate nothing; an Expm is not safe for concurrent
 // use.

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rhgd/rhgd/internal/stagetime"
 )
 
 // polyMul multiplies coefficient vectors.
@@ -98,6 +100,7 @@ func TestExpmTaylorTaken(t *testing.T) {
 		got := make([]float64, n*n)
 		require.NoError(t, e.Exp(got, a))
 		require.Equal(t, 18, e.lastTaylor)
+		require.Zero(t, testing.AllocsPerRun(20, func() { require.NoError(t, e.Exp(got, a)) }))
 
 		taken := map[int]int{}
 		for _, n := range []int{1, 2, 3, 4, 7, 16, 33, 64, 120, 200} {
@@ -166,4 +169,22 @@ func TestExpmTaylorReference(t *testing.T) {
 		}
 		require.NotEmpty(t, ids)
 	})
+}
+
+// TestExpmTaylorStages: the Taylor path marks its own stage in place of
+// the Padé and LU stages, and the marks do not change its result.
+func TestExpmTaylorStages(t *testing.T) {
+	const n = 30
+	a := randGeneral(newRand(3), n, n, 1)
+	scale(a, 0.5/NewExpm(n).norm1(a))
+	want, got := make([]float64, n*n), make([]float64, n*n)
+	e := NewExpm(n)
+	require.NoError(t, e.Exp(want, a))
+	require.NotZero(t, e.lastTaylor)
+	var c stagetime.Clock
+	stop := stagetime.Use(&c)
+	require.NoError(t, e.Exp(got, a))
+	stop()
+	require.Equal(t, want, got)
+	require.ElementsMatch(t, []string{stageExpmChecks, stageExpmPowers, stageExpmDegree, stageExpmTaylor, stageExpmSquarings}, stageNames(&c))
 }
