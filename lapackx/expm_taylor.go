@@ -25,7 +25,7 @@ var (
 
 // Coefficients of the degree-8 scheme (BBC19 eq. (10), the solution that
 // minimizes their 1-norm), with x3 = 2/3.
-var taylor8 = func() (c [9]float64) {
+var taylor8 = func() (c [8]float64) {
 	r := math.Sqrt(177)
 	x3 := 2.0 / 3
 	c[0] = (1 + r) * x3 / 88             // a1
