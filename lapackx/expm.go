@@ -26,11 +26,13 @@ import (
 // permutation) puts in e^A are exact, and so is e^{a_ii} where i is a
 // 1×1 diagonal block, as scipy keeps them.
 //
-// Where A needs no scaling for it (‖A‖ ≲ 1.09), the Taylor polynomial of
-// degree m ∈ {1, 2, 4, 8, 12, 18} evaluated by Bader, Blanes and Casas's
-// schemes (2019; expm_taylor.go) takes its place: at most 5 products and
-// no LU solve, where r_m takes at least 4 products (A², A⁴, A⁶ for its
-// norms, then U) and the solve, with the same backward error bound u.
+// The Taylor polynomial T_m of degree m ∈ {1, 2, 4, 8, 12, 18}, evaluated
+// by Bader, Blanes and Casas's schemes (2019; expm_taylor.go) with at most
+// 5 products and no LU solve, takes r_m's place where it is cheaper: always
+// where A needs no scaling for it (‖A‖ ≲ 1.09), and with scaling where
+// T_18 costs fewer products than r_m and squares no more often, so that
+// the rounding of its evaluation is not amplified more than r_m's (see
+// choose). Both have the same backward error bound u.
 //
 // For symmetric matrices SymFunc.Exp is faster and exactly symmetric.
 // Steady-state calls allocate nothing; an Expm is not safe for concurrent
@@ -38,6 +40,7 @@ import (
 type Expm struct {
 	n                  int
 	a, a2, a4, a6, a8  []float64 // A and its powers; a8 is scratch for A⁸ and A¹⁰
+	a3                 []float64 // A³, for the Taylor path
 	u, v               []float64 // Padé numerator and denominator parts
 	lu                 *LU
 	colsum, x, y, vtmp []float64 // norms and their estimation
@@ -70,9 +73,10 @@ type Expm struct {
 
 	// noTaylor restricts Exp to the Padé path (tests and benchmarks
 	// compare the two); lastTaylor is the Taylor degree the last Exp
-	// used, 0 when it took the Padé path or a closed form.
-	noTaylor   bool
-	lastTaylor int
+	// used, 0 when it took the Padé path or a closed form, and lastS its
+	// scaling.
+	noTaylor          bool
+	lastTaylor, lastS int
 }
 
 // NewExpm returns a workspace for n×n matrices.
@@ -84,7 +88,7 @@ func NewExpm(n int) *Expm {
 	vec := func() []float64 { return make([]float64, n) }
 	w := (n + 63) / 64
 	return &Expm{
-		n: n, a: sq(), a2: sq(), a4: sq(), a6: sq(), a8: sq(), u: sq(), v: sq(),
+		n: n, a: sq(), a2: sq(), a3: sq(), a4: sq(), a6: sq(), a8: sq(), u: sq(), v: sq(),
 		lu: NewLU(n), colsum: vec(), x: vec(), y: vec(), vtmp: vec(), isgn: make([]int, n),
 		ellR: vec(), ellY: vec(), diag: vec(), off: vec(),
 		reach: make([]uint64, n*w), w: w, single: make([]bool, n), queue: make([]int, n),
@@ -185,16 +189,25 @@ func (e *Expm) Exp(dst, a []float64) error {
 	e.findStructure(a)
 	copy(e.a, a)
 	stagetime.Mark(stageExpmChecks)
-	e.lastTaylor = 0
+	e.lastTaylor, e.lastS = 0, 0
 	e.normA = e.norm1(e.a)
 	e.powMul(e.a2, e.a, e.a)
 	e.have4, e.have6, e.have8 = false, false, false
-	m, s := 0, 0
-	if !e.noTaylor {
-		m = e.pickTaylor()
+	m, k, s := 0, 0, 0
+	if e.noTaylor {
+		k, s = e.pickPade()
+	} else {
+		m, k, s = e.choose()
 	}
+	e.lastS = s
 	var err error
 	if m > 0 {
+		if s > 0 { // only for T_18, which formed A³ and A⁶
+			scale(e.a, math.Ldexp(1, -s))
+			scale(e.a2, math.Ldexp(1, -2*s))
+			scale(e.a3, math.Ldexp(1, -3*s))
+			scale(e.a6, math.Ldexp(1, -6*s))
+		}
 		stagetime.Mark(stageExpmDegree)
 		e.lastTaylor = m
 		e.taylor(dst, m)
@@ -206,8 +219,6 @@ func (e *Expm) Exp(dst, a []float64) error {
 			}
 		}
 	} else {
-		var k int
-		k, s = e.pickPade()
 		if s > 0 { // only after degree 13, which formed A², A⁴ and A⁶
 			scale(e.a, math.Ldexp(1, -s))
 			scale(e.a2, math.Ldexp(1, -2*s))
@@ -288,7 +299,7 @@ func (e *Expm) square(x []float64) {
 
 // pickPade chooses the Padé degree padeDegrees[k] and the scaling 2^−s
 // (AMH09 Alg. 5.1, steps 1–20), forming A⁴ and A⁶ as it goes (Exp has
-// formed A² and ‖A‖₁).
+// formed A² and ‖A‖₁; chooseTaylor may have formed A⁴ and A⁶).
 //
 // ‖A⁸‖ and ‖A¹⁰‖ cost a product each (or an estimate above
 // exactNormCutoff) and are formed only where they can change the
@@ -299,9 +310,14 @@ func (e *Expm) pickPade() (k, s int) {
 	n := e.n
 	exact := n < exactNormCutoff
 	e.ellP, e.ellZero = 0, false
-	e.have4, e.have6, e.have8 = false, false, false
+	e.have8 = false
 	var d4, d6, n4, n6 float64 // n4, n6: ‖A⁴‖₁, ‖A⁶‖₁ once formed
-	if exact {
+	if e.have4 && e.have6 {    // formed by chooseTaylor
+		n4 = e.norm1(e.a4)
+		d4 = powPos(n4, 1.0/4)
+		n6 = e.norm1(e.a6)
+		d6 = powPos(n6, 1.0/6)
+	} else if exact {
 		n4, d4 = e.form4()
 		n6, d6 = e.form6()
 	} else if e.lowPowersLarge() {

@@ -72,82 +72,119 @@ var (
 	}
 )
 
-// pickTaylor chooses a Taylor degree m and returns it, or 0 when the
-// Padé path is to be taken; Exp has formed A² and ‖A‖₁. The Taylor path
-// is taken only without scaling, where it is the cheaper one for certain
-// and no product is formed in vain:
+// padeSolveCost is the LU solve of r_m in products: dgetrf's 2n³/3 flops
+// and dgetrs's 2n³ for n right-hand sides against a product's 2n³.
+const padeSolveCost = 4.0 / 3
+
+// padeCost is what r_m with m = padeDegrees[k] costs in products once A²,
+// A⁴ and A⁶ are formed: the products its U and V still take (A⁸ for
+// degree 9 unless pickPade formed it for its norm) and the solve.
+func padeCost(k int, have8 bool) float64 {
+	switch padeDegrees[k] {
+	case 13:
+		return 3 + padeSolveCost
+	case 9:
+		if have8 {
+			return 1 + padeSolveCost
+		}
+		return 2 + padeSolveCost
+	}
+	return 1 + padeSolveCost
+}
+
+// choose picks the Taylor path (degree m > 0 and scaling 2^−s) or the
+// Padé path (m = 0, padeDegrees[k] and 2^−s); Exp has formed A² and
+// ‖A‖₁.
 //
-//   - ‖A‖₁ ≤ θ8: T_m with m ≤ 8 takes at most 3 products, r_m at least 2
-//     and the LU solve (padeSolveCost, 4/3 of a product).
-//   - α = min(‖A‖₁, max(d2, d3)) ≤ θ18 with d_k = ‖A^k‖₁^{1/k} (AMH09
-//     Thm 4.2 with p = 2: every power k ≥ 2 is a sum of 2s and 3s): T_12
-//     or T_18 takes 4 or 5 products. Below exactNormCutoff pickPade forms
-//     A², A⁴ and A⁶, and r_m takes one more product and the solve (5.33 at
-//     least); above it r_3 and r_5 may take 2 or 3 and the solve, so the
-//     Taylor path is taken only when lowPowersLarge rules them out. The
-//     test uses the bound d3 ≤ (‖A‖₁ d2²)^{1/3} before A³ is formed (A³
-//     is T_12's and T_18's), and ℓ (AMH09 eq. (5.2), with T_m's leading
-//     backward error term A^{m+1}/(m+1)!) must be 0.
+// The Taylor degree and scaling are Bader, Blanes and Casas's (BBC19,
+// their expm3): T_m with m ≤ 8 where ‖A‖₁ ≤ θ_m; otherwise, with
+// d_k = ‖A^k‖₁^{1/k}, η = min(‖A‖₁, max(d2, d3)), T_12 where η ≤ θ12
+// (expm3 tests ‖A‖₁ ≥ η there), else T_18 with s = ⌈log2(η/θ18)⌉⁺. η
+// bounds ‖A^k‖^{1/k} for every k ≥ 2 (Al-Mohy and Higham 2009, Thm 4.2
+// with p = 2: k is a sum of 2s and 3s), so the θ_m bound the truncation
+// backward error of T_m(2^−s A)^{2^s} by u, as the Padé θ's do for r_m.
+// BBC add no other test, and neither does choose: the first version's ℓ
+// for T_m, ‖|A|^{m+1}‖/((m+1)!‖A‖) ≤ u after AMH09's for r_m, came from no
+// paper and is gone.
 //
-// With scaling, T_18 needs about two squarings more than r_13 (log2(θ13/θ18)
-// = 1.96) and saves a product and the solve: a third of a product at best,
-// for two more squarings' rounding (on the stiff blockTri3, T_18 with
-// s = 11 had error 9.1e-14 against r_13's 8.6e-15 with s = 9), and
-// deciding would need Padé's d6, d8, d10 besides A³. Padé keeps that
-// range.
-func (e *Expm) pickTaylor() int {
-	e.ellP, e.ellZero = 0, false
+// Without scaling the Taylor path is taken: T_m with m ≤ 12 takes at most
+// 4 products and T_18 5, r_m at least 4 (A², A⁴, A⁶ or U) and the solve
+// (above exactNormCutoff, where r_3 and r_5 may take A² and U alone, only
+// once lowPowersLarge rules them out).
+//
+// With scaling, the Padé choice is made first (pickPade, forming A⁴ and
+// A⁶), and T_18 is taken where it costs fewer products (A³ and 2, against
+// r_m's remaining products and the solve, padeSolveCost) and squares no
+// more often than r_m: s_T ≤ s_P. The second condition is for accuracy.
+// The rounding δ ≈ c·u of evaluating an approximant at X = 2^−s A is,
+// after s squarings, a backward error of about c·u·2^s/‖A‖ = c·u/‖X‖ in A
+// (Higham 2008, Functions of Matrices, §10.3); both paths have truncation
+// error u, so the rounding decides, and each extra squaring doubles it. On
+// the reference set, T_18 with s_P + 2 squarings (θ13/θ18 = 3.9) had 13–14
+// times r_13's error on the stiff blockTri3 and on random-10-norm300, and
+// 1.3 times scipy's; with s_P + 1, 2.7 times on burkardt-12.
+func (e *Expm) choose() (m, k, s int) {
 	normA := e.normA
-	for k := 0; k <= 3; k++ {
-		if normA <= taylorTheta[k] {
-			return taylorDegrees[k]
+	for i := 0; i <= 3; i++ {
+		if normA <= taylorTheta[i] {
+			return taylorDegrees[i], 0, 0
 		}
 	}
 	n2 := e.norm1(e.a2)
 	d2 := powPos(n2, 1.0/2)
-	if min(normA, max(d2, powPos(normA*n2, 1.0/3))) > taylorTheta[5] {
-		return 0
+	if math.IsInf(d2, 0) || math.IsNaN(d2) {
+		k, s = e.pickPade() // it reports powers of A beyond the range
+		return 0, k, s
 	}
-	if e.n >= exactNormCutoff && !e.lowPowersLarge() {
-		return 0
+	// d3 ≤ (‖A‖₁‖A²‖₁)^{1/3} until A³ is formed.
+	if min(normA, max(d2, powPos(normA*n2, 1.0/3))) <= taylorTheta[5] &&
+		(e.n < exactNormCutoff || e.lowPowersLarge()) {
+		if e.formA3() <= taylorTheta[4] {
+			return 12, 0, 0
+		}
+		e.powMul(e.a6, e.a3, e.a3)
+		e.have6 = true
+		return 18, 0, 0
 	}
-	ell12 := e.ellTaylor(12, 0) // the chain 1ᵀ|A|^p reaches p = 13, then 19
-	if e.ellTaylor(18, 0) > 0 {
-		return 0
+	k, s = e.pickPade()
+	costP := padeCost(k, e.have8) + float64(s)
+	// A⁶ formed by pickPade, and η ≥ min(‖A‖₁, d2) before A³ is.
+	if !e.have6 || taylorScaling(min(normA, d2)) > s || 3+float64(taylorScaling(min(normA, d2))) > costP {
+		return 0, k, s
 	}
-	e.powMul(e.a8, e.a, e.a2) // A³
-	d3 := powPos(e.norm1(e.a8), 1.0/3)
-	if min(normA, max(d2, d3)) <= taylorTheta[4] && ell12 == 0 {
-		return 12
+	eta := e.formA3()
+	if eta <= taylorTheta[4] && 2 <= costP {
+		return 12, 0, 0
 	}
-	e.powMul(e.a6, e.a8, e.a8) // A⁶ = A³·A³
-	return 18
+	if sT := taylorScaling(eta); sT <= s && 2+float64(sT) <= costP {
+		return 18, 0, sT
+	}
+	return 0, k, s
 }
 
-// ellTaylor is ℓ for T_m on 2^−s A: the extra squarings that bring the
-// bound ‖|2^−s A|^{m+1}‖/((m+1)!·‖2^−s A‖) of the evaluation's leading
-// backward error term down to u.
-func (e *Expm) ellTaylor(m, s int) int {
-	p := m + 1
-	logScale, zero := e.absPowNorm(p)
-	if zero {
+// formA3 forms A³ = A·A² in e.a3 and returns η = min(‖A‖₁, max(d2, d3)).
+func (e *Expm) formA3() float64 {
+	e.powMul(e.a3, e.a, e.a2)
+	return min(e.normA, max(powPos(e.norm1(e.a2), 1.0/2), powPos(e.norm1(e.a3), 1.0/3)))
+}
+
+// taylorScaling is T_18's s = ⌈log2(η/θ18)⌉⁺ (BBC19).
+func taylorScaling(eta float64) int {
+	if eta <= taylorTheta[5] {
 		return 0
 	}
-	lg, _ := math.Lgamma(float64(p + 1))
-	logAlpha := -lg + logScale - float64(s*(p-1))*math.Ln2 - logPos(e.normA)
-	t := math.Ceil((logAlpha/math.Ln2 + 53) / float64(m))
-	if t <= 0 || math.IsNaN(t) {
-		return 0
+	if math.IsInf(eta, 0) || math.IsNaN(eta) {
+		return math.MaxInt32
 	}
-	return int(t)
+	return int(math.Ceil(math.Log2(eta / taylorTheta[5])))
 }
 
 // taylor sets dst = T_m(A) for the scaled A in e.a, A² in e.a2 and, for
-// m ≥ 12, A³ in e.a8 and (m = 18) A⁶ in e.a6. e.u, e.v and e.a4 are
+// m ≥ 12, A³ in e.a3 and (m = 18) A⁶ in e.a6. e.u, e.v and e.a4 are
 // scratch.
 func (e *Expm) taylor(dst []float64, m int) {
 	n := e.n
-	a, a2, a3, a6 := e.a, e.a2, e.a8, e.a6
+	a, a2, a3, a6 := e.a, e.a2, e.a3, e.a6
 	u, v, w := e.u, e.v, e.a4
 	switch m {
 	case 1: // I + A
@@ -184,9 +221,7 @@ func (e *Expm) taylor(dst []float64, m int) {
 		copy(u, w)
 		addCombine(u, n, q[1][1], a, q[1][2], a2, q[1][3], a3, 0) // X
 		e.mul(dst, u, w)
-		addCombine(dst, n, q[0][1], a, q[0][2], a2, q[0][3], a3, 1)
-		axpy(c2, u, dst)
-		axpy(c1, w, dst)
+		addTaylorTail(dst, [4]float64{q[0][1], q[0][2], q[0][3], 0}, a, a2, a3, a3, c2, u, c1, w)
 	case 18:
 		q, b := &taylor18a, &taylor18b
 		// q91 = q31 q64 + q63; T18 = q61 + (q62 + q91) q91, with the
@@ -202,14 +237,25 @@ func (e *Expm) taylor(dst []float64, m int) {
 		addCombine(u, n, b[1][1], a, b[1][2], a2, b[1][3], a3, 0) // X
 		axpy(b[1][4], a6, u)
 		e.mul(dst, u, w)
-		addCombine(dst, n, b[0][1], a, b[0][2], a2, b[0][3], a3, 1)
-		axpy(b[0][4], a6, dst)
-		axpy(c2, u, dst)
-		axpy(c1, w, dst)
+		addTaylorTail(dst, [4]float64{b[0][1], b[0][2], b[0][3], b[0][4]}, a, a2, a3, a6, c2, u, c1, w)
 	}
-	if m <= 8 {
-		for i := 0; i < n; i++ {
-			dst[i*n+i]++
-		}
+	// The constant term last: every other term is summed first, at its
+	// own scale, and the entries near 1 are rounded once. Adding I before
+	// c2·X and c1·Y (three roundings at 1) doubled T_18's error on the
+	// reference set's random-15-norm1 (1.2e-16, r_7 6.5e-17, scipy
+	// 5.9e-17); one rounding gave 0.41u on average against r_m's 0.58u
+	// over 18 random matrices with ‖A‖₁ in [0.4, 1.09].
+	for i := 0; i < n; i++ {
+		dst[i*n+i]++
+	}
+}
+
+// addTaylorTail adds p0 A + p1 A² + p2 A³ + p3 A⁶ + c2 X + c1 Y to dst,
+// summed before they meet dst: the last step of T_12 and T_18.
+func addTaylorTail(dst []float64, p [4]float64, a, a2, a3, a6 []float64, c2 float64, x []float64, c1 float64, y []float64) {
+	a, a2, a3, a6 = a[:len(dst)], a2[:len(dst)], a3[:len(dst)], a6[:len(dst)] // one bounds check each
+	x, y = x[:len(dst)], y[:len(dst)]
+	for i := range dst {
+		dst[i] += (p[0]*a[i] + p[1]*a2[i] + p[2]*a3[i] + p[3]*a6[i]) + (c2*x[i] + c1*y[i])
 	}
 }
