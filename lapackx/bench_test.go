@@ -2,6 +2,8 @@ package lapackx
 
 import (
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"testing"
 
 	gblas "gonum.org/v1/gonum/blas"
@@ -232,17 +234,27 @@ func BenchmarkInvLower(b *testing.B) {
 }
 
 // BenchmarkExpmPath compares Expm's automatic choice (path=auto, the
-// Taylor path where it is the cheaper one) with the Padé path alone
-// (path=pade) on Gaussian matrices of 1-norm 0.04 (T_8 against r_3),
-// 0.25 (T_12 against r_5 or r_7), 1 (T_18 against r_7 or r_9) and 5 (both
-// Padé r_13). The paths alternate within each -count round.
+// Taylor path where it is chosen) with the Padé path alone (path=pade) on
+// Gaussian matrices of 1-norm 0.04 (T_8 against r_3), 0.25 (T_12 against
+// r_5 or r_7), 1 (T_18 against r_7 or r_9) and 5, and on the benchmark
+// report's expm input (norm=report: entries of variance 1/n, spectral
+// radius near 1; T_18 with s = 2 against r_13 with s = 2 at n = 200, r_13
+// on both paths at n = 50 and 500). The paths alternate within each
+// -count round.
 func BenchmarkExpmPath(b *testing.B) {
 	for _, n := range []int{50, 200, 500} {
-		for _, norm := range []float64{0.04, 0.25, 1, 5} {
-			a := randGeneral(newRand(3), n, n, 1)
-			scale(a, norm/NewExpm(n).norm1(a))
+		for _, norm := range []float64{0.04, 0.25, 1, 5, 0} {
+			var a []float64
+			name := fmt.Sprintf("norm=%g", norm)
+			if norm == 0 { // bench/cases_spd.go's expmCase
+				a = randGeneral(rand.New(rand.NewPCG(uint64(n), 6)), n, n, 1/math.Sqrt(float64(n)))
+				name = "norm=report"
+			} else {
+				a = randGeneral(newRand(3), n, n, 1)
+				scale(a, norm/NewExpm(n).norm1(a))
+			}
 			for _, path := range []string{"auto", "pade"} {
-				b.Run(fmt.Sprintf("n=%d/norm=%g/path=%s", n, norm, path), func(b *testing.B) {
+				b.Run(fmt.Sprintf("n=%d/%s/path=%s", n, name, path), func(b *testing.B) {
 					b.ReportAllocs()
 					e := NewExpm(n)
 					e.noTaylor = path == "pade"
@@ -253,6 +265,7 @@ func BenchmarkExpmPath(b *testing.B) {
 						}
 					}
 					b.ReportMetric(float64(e.lastTaylor), "taylor-degree")
+					b.ReportMetric(float64(e.lastS), "squarings")
 				})
 			}
 		}

@@ -282,6 +282,7 @@ func TestExpmTaylorScaled(t *testing.T) {
 		taken++
 		require.Equal(t, 18, e.lastTaylor)
 		require.LessOrEqual(t, e.lastS, p.lastS, "c=%g", c)
+		require.Zero(t, testing.AllocsPerRun(3, func() { require.NoError(t, e.Exp(x, a)) }), "c=%g", c)
 		// Both backward errors are about n·u‖A‖ after the squarings;
 		// the condition number of e^A is at most e^{‖A‖}‖A‖/‖e^A‖.
 		normA := e.norm1(a)
