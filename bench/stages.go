@@ -25,7 +25,7 @@ var stageKernels = []struct{ op, title, gemm, note string }{
 			"*degree: A², A⁴, A⁶ (A⁸)*: the powers the choice forms, and A³ where it weighs Taylor's T_18 against r_m (×k: products per call). " +
 			"*Padé U, V*: the remaining products and sums of r_m. *LU solve*: (V − U)⁻¹ 2U by dgetrf and dgetrs. " +
 			"(*Taylor T_m*, in their place where Expm takes it: Bader–Blanes–Casas's Taylor polynomial T_m(2^−s A), no solve; taken where A needs no scaling for it, " +
-			"and where T_18 costs fewer products than r_m and squares no more often, as at n = 200 on this input.) " +
+			"and where T_18 costs fewer products than r_m and squares no more often, as on this input.) " +
 			"*squarings*: the s squarings with the structure restored, and the overflow check. " +
 			"Products below 768³ run on one thread (blas's one-thread windows), and so does the GEMM here; scipy.linalg.expm does the same work with OpenBLAS on every thread."},
 	{"lyapsym", "LyapSym, A X + X A = C with A SPD (the lyapunov group's input)", "one n×n GEMM (2n³)",

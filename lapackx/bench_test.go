@@ -238,9 +238,8 @@ func BenchmarkInvLower(b *testing.B) {
 // Gaussian matrices of 1-norm 0.04 (T_8 against r_3), 0.25 (T_12 against
 // r_5 or r_7), 1 (T_18 against r_7 or r_9) and 5, and on the benchmark
 // report's expm input (norm=report: entries of variance 1/n, spectral
-// radius near 1; T_18 with s = 2 against r_13 with s = 2 at n = 200, r_13
-// on both paths at n = 50 and 500). The paths alternate within each
-// -count round.
+// radius near 1; T_18 against r_13 with the same s = 1, 2 and 2 at
+// n = 50, 200 and 500). The paths alternate within each -count round.
 func BenchmarkExpmPath(b *testing.B) {
 	for _, n := range []int{50, 200, 500} {
 		for _, norm := range []float64{0.04, 0.25, 1, 5, 0} {

@@ -257,9 +257,9 @@ func TestExpmTaylorRounding(t *testing.T) {
 }
 
 // TestExpmTaylorScaled: with scaling, T_18 is taken only where it squares
-// no more often than r_m (at n = 200, where ℓ gives r_13 as many squarings
-// as T_18's η does), and then agrees with r_m within their backward
-// errors; on the stiff blockTri3, where T_18 would need two squarings more
+// no more often than r_m (at n = 200, where ℓ gives r_13 at least as many
+// squarings as T_18's η does), and then agrees with r_m within their
+// backward errors; on the stiff blockTri3, where T_18 would need two squarings more
 // than r_13, the Padé path is kept.
 func TestExpmTaylorScaled(t *testing.T) {
 	e := NewExpm(3)
