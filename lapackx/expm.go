@@ -57,6 +57,7 @@ type Expm struct {
 	ellLog     float64 // log ‖|A|^ellP‖₁
 	ellZero    bool    // |A|^ellP = 0: r_m is exact
 	normA      float64 // ‖A‖₁ of the unscaled A
+	n4, n6     float64 // ‖A⁴‖₁ and ‖A⁶‖₁ where form4 and form6 formed them
 
 	// diag and off are A's diagonal and first super- or subdiagonal,
 	// kept because dst may be a and the squaring phase needs them.
@@ -299,7 +300,7 @@ func (e *Expm) square(x []float64) {
 
 // pickPade chooses the Padé degree padeDegrees[k] and the scaling 2^−s
 // (AMH09 Alg. 5.1, steps 1–20), forming A⁴ and A⁶ as it goes (Exp has
-// formed A² and ‖A‖₁; chooseTaylor may have formed A⁴ and A⁶).
+// formed A² and ‖A‖₁).
 //
 // ‖A⁸‖ and ‖A¹⁰‖ cost a product each (or an estimate above
 // exactNormCutoff) and are formed only where they can change the
@@ -312,12 +313,7 @@ func (e *Expm) pickPade() (k, s int) {
 	e.ellP, e.ellZero = 0, false
 	e.have8 = false
 	var d4, d6, n4, n6 float64 // n4, n6: ‖A⁴‖₁, ‖A⁶‖₁ once formed
-	if e.have4 && e.have6 {    // formed by chooseTaylor
-		n4 = e.norm1(e.a4)
-		d4 = powPos(n4, 1.0/4)
-		n6 = e.norm1(e.a6)
-		d6 = powPos(n6, 1.0/6)
-	} else if exact {
+	if exact {
 		n4, d4 = e.form4()
 		n6, d6 = e.form6()
 	} else if e.lowPowersLarge() {
@@ -399,6 +395,7 @@ func (e *Expm) form4() (n4, d4 float64) {
 	e.powMul(e.a4, e.a2, e.a2)
 	e.have4 = true
 	n4 = e.norm1(e.a4)
+	e.n4 = n4
 	return n4, powPos(n4, 1.0/4)
 }
 
@@ -408,6 +405,7 @@ func (e *Expm) form6() (n6, d6 float64) {
 	e.powMul(e.a6, e.a2, e.a4)
 	e.have6 = true
 	n6 = e.norm1(e.a6)
+	e.n6 = n6
 	return n6, powPos(n6, 1.0/6)
 }
 

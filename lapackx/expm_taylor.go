@@ -145,7 +145,7 @@ func (e *Expm) choose() (m, k, s int) {
 	// d3 ≤ (‖A‖₁‖A²‖₁)^{1/3} until A³ is formed.
 	if min(normA, max(d2, powPos(normA*n2, 1.0/3))) <= taylorTheta[5] &&
 		(e.n < exactNormCutoff || e.lowPowersLarge()) {
-		if e.formA3() <= taylorTheta[4] {
+		if min(normA, max(d2, e.formA3())) <= taylorTheta[4] {
 			return 12, 0, 0
 		}
 		e.powMul(e.a6, e.a3, e.a3)
@@ -160,12 +160,12 @@ func (e *Expm) choose() (m, k, s int) {
 	// pickPade formed A⁴ and A⁶, so η can also use α_3 = max(d3, d4)
 	// (AMH09 Thm 4.2 with p = 3: m + 1 ≥ 6). Before A³ is formed, d3 ≥ d6
 	// (‖A⁶‖ ≤ ‖A³‖²) bounds η from below.
-	d4 := powPos(e.norm1(e.a4), 1.0/4)
-	d6 := powPos(e.norm1(e.a6), 1.0/6)
+	d4, d6 := powPos(e.n4, 1.0/4), powPos(e.n6, 1.0/6) // from pickPade's form4 and form6
 	if sLo := taylorScaling(min(normA, max(d2, d6), max(d4, d6))); sLo > s || 3+float64(sLo) > costP {
 		return 0, k, s
 	}
-	eta := min(e.formA3(), max(powPos(e.norm1(e.a3), 1.0/3), d4))
+	d3 := e.formA3()
+	eta := min(normA, max(d2, d3), max(d3, d4))
 	if eta <= taylorTheta[4] && 2 <= costP {
 		return 12, 0, 0
 	}
@@ -175,10 +175,10 @@ func (e *Expm) choose() (m, k, s int) {
 	return 0, k, s
 }
 
-// formA3 forms A³ = A·A² in e.a3 and returns η = min(‖A‖₁, max(d2, d3)).
+// formA3 forms A³ = A·A² in e.a3 and returns d3 = ‖A³‖₁^{1/3}.
 func (e *Expm) formA3() float64 {
 	e.powMul(e.a3, e.a, e.a2)
-	return min(e.normA, max(powPos(e.norm1(e.a2), 1.0/2), powPos(e.norm1(e.a3), 1.0/3)))
+	return powPos(e.norm1(e.a3), 1.0/3)
 }
 
 // taylorScaling is T_18's s = ⌈log2(η/θ18)⌉⁺ (BBC19).
