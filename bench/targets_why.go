@@ -37,14 +37,14 @@ const (
 		"the gap between the two was not explained (issue 12)."
 	whyQRHouseholder = "Householder QR itself was faster on 2026-11-23 (30 ms, not the 42 ms of the target's baseline): " +
 		"1.59× at 10000×100 there against 3.3× under load; unresolved (issue 12)."
-	whyExpm = "rhgd keeps products below 768³ on one thread (blas/hybrid.go's one-thread windows: beside busy processes, threads " +
-		"ran at 0.13–0.62× one thread's speed at n = 192–384, bench/threads.sh, 2026-11-25) while scipy's run on two. Expm takes " +
-		"Bader–Blanes–Casas's Taylor T_18 (no LU) only where it costs fewer products than Padé's r_13 and squares no more often, since each " +
-		"extra squaring doubles the evaluation's rounding as a backward error in A: on this input at n = 200 (s = 2 on both paths; 1.17× the " +
-		"Padé path in paired calls, 2026-11-27, loaded). At n = 50 and 500 T_18 needs one squaring more (BBC's η = max(d2, d3) is 2.9 and " +
-		"4.5; r_13 takes s = 1 and 2, all from ℓ), so Expm does scipy's work there (3 + 3 GEMMs, one LU, s squarings) and at n = 500 one " +
-		"thread can at best tie. At n = 50 the profiles (2026-11-27, loaded) put the LU solve at 5.6 GEMMs' time for 1.3 GEMMs' flops and " +
-		"the degree's norms and ℓ at 7.3."
+	whyExpm = "Expm now takes Bader–Blanes–Casas's Taylor T_18 (no LU solve) on this input at all three orders, with r_13's " +
+		"squarings (s = 1, 2, 2; it takes T_18 only where it squares no more often than r_13, since each extra squaring doubles the " +
+		"evaluation's rounding as a backward error in A): 1.16×, 1.21× and 1.20× the Padé path at n = 50, 200 and 500 in paired calls " +
+		"(2026-11-27, load 4–5 on 2 cores), and 1.40–1.45×, 1.38–1.43× and 1.24–1.26× scipy with every library on one thread (report " +
+		"-threads 1, two runs). With two threads the ratio at n = 200 and 500 is the thread table's: rhgd's products below 768³ stay on " +
+		"one thread (the 2-core fallback table) while scipy's run on two, which took 35 ms at n = 500 on a quieter machine (load 0.9) " +
+		"against rhgd's 46–53 ms now (0.62× there before this change, all on Padé); under load scipy's two threads lose more, and the " +
+		"ratio swings (1.4–2.3× in today's runs at load 4–5)."
 	whyExponent = "Below 3 because BLAS efficiency still rises between d = 200 and 1000, not a d³ Go loop: ≥ 95% of the epoch " +
 		"is in BLAS/LAPACK, and gemm itself fits 2.82 on these sizes (issue 12)."
 	whyBatchEig = "At n = 100 both sides run one eigensolver per matrix on two threads (rhgd its C QL solver, about 1.3× dsyevd " +
