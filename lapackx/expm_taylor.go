@@ -113,22 +113,28 @@ func padeCost(k int, have8 bool) float64 {
 // for T_m, ‖|A|^{m+1}‖/((m+1)!‖A‖) ≤ u after AMH09's for r_m, came from no
 // paper and is gone.
 //
-// Without scaling the Taylor path is taken: T_m with m ≤ 12 takes at most
-// 4 products and T_18 5, r_m at least 4 (A², A⁴, A⁶ or U) and the solve
-// (above exactNormCutoff, where r_3 and r_5 may take A² and U alone, only
-// once lowPowersLarge rules them out).
+// Where the bound d3 ≤ (‖A‖₁‖A²‖₁)^{1/3} already shows that T_m needs no
+// scaling, the Taylor path is taken at once: T_m with m ≤ 12 takes at
+// most 4 products and T_18 5, r_m at least 4 (A², A⁴, A⁶ or U) and the
+// solve (above exactNormCutoff, where r_3 and r_5 may take A² and U alone,
+// only once lowPowersLarge rules them out).
 //
-// With scaling, the Padé choice is made first (pickPade, forming A⁴ and
-// A⁶), and T_12 or T_18 is taken where it costs fewer products (A³ and 2, against
-// r_m's remaining products and the solve, padeSolveCost) and squares no
-// more often than r_m: s_T ≤ s_P. The second condition is for accuracy.
-// The rounding δ ≈ c·u of evaluating an approximant at X = 2^−s A is,
-// after s squarings, a backward error of about c·u·2^s/‖A‖ = c·u/‖X‖ in A
-// (Higham 2008, Functions of Matrices, §10.3); both paths have truncation
-// error u, so the rounding decides, and each extra squaring doubles it. On
-// the reference set, T_18 with s_P + 2 squarings (θ13/θ18 = 3.9) had 13–14
-// times r_13's error on the stiff blockTri3 and on random-10-norm300, and
-// 1.3 times scipy's; with s_P + 1, 2.7 times on burkardt-12.
+// Otherwise the Padé choice is made first (pickPade, forming A⁴ and A⁶),
+// and T_12 or T_18 is taken where it costs fewer products (A³ and 2,
+// against r_m's remaining products and the solve, padeSolveCost) and
+// squares no more often than r_m: s_T ≤ s_P. The second condition is for
+// accuracy. The rounding δ ≈ c·u of evaluating an approximant at
+// X = 2^−s A is, after s squarings, a backward error of about
+// c·u·2^s/‖A‖ = c·u/‖X‖ in A (Higham 2008, Functions of Matrices, §10.3);
+// both paths have truncation error u, so the rounding decides, and each
+// extra squaring doubles it. With the first version's evaluation, T_18
+// with s_P + 2 squarings (θ13/θ18 = 3.9) had 13–14 times r_13's error on
+// the stiff blockTri3 and on random-10-norm300 (1.3 times scipy's); with
+// the present one and s_P + 1, 2.4 times on one of eight Gaussian
+// matrices where it would have been taken. With s_T = s_P it had 0.78–0.85
+// times r_13's error on 15 Gaussian matrices (n = 40–60, s = 1), and 0.75
+// and 0.92 times on the benchmark report's inputs at n = 50 and 200
+// (double-double references).
 func (e *Expm) choose() (m, k, s int) {
 	normA := e.normA
 	for i := 0; i <= 3; i++ {
