@@ -132,7 +132,7 @@ func TestStageCases(t *testing.T) {
 	require.Len(t, res, 3)
 	want := map[string][]string{
 		"expm":    {"checks, structure", "degree: norms, ℓ", "degree: A², A⁴, A⁶ (A⁸)", "Padé U, V", "LU solve", "squarings", stageRest, stageGEMM},
-		"lyapsym": {"eigendecomposition", "checks", "congruences", "Hadamard scaling", stageRest, stageGEMM},
+		"lyapsym": {"eigendecomposition", "eigenpair refinement", "checks", "congruences", "Hadamard scaling", stageRest, stageGEMM},
 		"hinv":    {solver.StageLower, solver.StageEstimate, solver.StageUpper, stageRest, stageGEMM},
 	}
 	for _, r := range res {

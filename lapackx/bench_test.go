@@ -230,3 +230,39 @@ func BenchmarkInvLower(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLyapSolveMany solves A X_i + X_i A = C_i for k right-hand sides
+// with one eigendecomposition (side=many, SolveMany) against k Solve calls
+// (side=separate), which factorize A each time.
+//
+//	go test -run '^$' -bench LyapSolveMany -benchtime 3x -count 5 ./lapackx
+func BenchmarkLyapSolveMany(b *testing.B) {
+	for _, n := range []int{200, 1000} {
+		a := benchSPD(n)
+		l := NewLyapSym(n)
+		for _, k := range []int{1, 4, 16} {
+			c, dst := make([][]float64, k), make([][]float64, k)
+			for i := range c {
+				c[i], dst[i] = randSym(newRand(uint64(10+i)), n, 1), make([]float64, n*n)
+			}
+			b.Run(fmt.Sprintf("side=many/n=%d/k=%d", n, k), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if err := l.SolveMany(dst, a, c); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			b.Run(fmt.Sprintf("side=separate/n=%d/k=%d", n, k), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					for i := range c {
+						if err := l.Solve(dst[i], a, c[i]); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+			})
+		}
+	}
+}
