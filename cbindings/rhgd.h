@@ -250,7 +250,7 @@ RHGD_API int rhgd_expm(int64_t n, const double *a, double *out);
 RHGD_API int rhgd_lyapunov_sym(int64_t n, const double *a, const double *c, double *x);
 
 /* rhgd_lyapunov_sym_many solves A X_i + X_i A = C_i for count right-hand
- * sides with one eigendecomposition of A, which is most of a single
+ * sides with one eigendecomposition of A, half to two thirds of a single
  * solve's time: c and x are count n x n row-major matrices one after the
  * other (count*n*n doubles), each C_i symmetric and finite. x may be c (in
  * place). An error about a right-hand side names c and the first bad

@@ -99,9 +99,9 @@ def lyapunov_sym(a, c, out=None):
 def lyapunov_sym_many(a, c, out=None):
     """The solutions X_i of A X_i + X_i A = C_i for symmetric A and each
     symmetric C_i of c, shape (..., n, n) (every leading axis a batch
-    axis), with one eigendecomposition of A: most of a single solve's
-    time. Errors name c and the first bad matrix, counted from 0 over the
-    flattened batch."""
+    axis), with one eigendecomposition of A: half to two thirds of a
+    single solve's time. Errors name c and the first bad matrix, counted
+    from 0 over the flattened batch."""
     a = _square(a, "a")
     n = a.shape[0]
     c = f64(c, "c")
