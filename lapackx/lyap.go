@@ -194,7 +194,8 @@ func (l *LyapSym) SolveFactorized(dst, c []float64) error {
 	// X = Vᵀ Y V with V orthogonal: every entry of X, and every partial
 	// sum of the products that form it, is at most 2‖Y‖_F ≤ 2n·max|Y|
 	// (Cauchy–Schwarz against V's unit columns). Below lyapFiniteBound
-	// nothing can overflow, and the scan of X (1–3% of a solve) is skipped.
+	// nothing can overflow, and the scan of X is skipped (0.04 ms of a
+	// 3.7 ms solve at n = 200, 1 ms of 270 ms at n = 1000).
 	if !(ymax*float64(n) <= lyapFiniteBound) {
 		for _, x := range dst {
 			if math.IsInf(x, 0) || math.IsNaN(x) {
