@@ -30,8 +30,9 @@ var stageKernels = []struct{ op, title, gemm, note string }{
 			"Products below 768³ run on one thread (blas's one-thread windows), and so does the GEMM here; scipy.linalg.expm does the same work with OpenBLAS on every thread."},
 	{"lyapsym", "LyapSym, A X + X A = C with A SPD (the lyapunov group's input)", "one n×n GEMM (2n³)",
 		"*eigendecomposition*: A = Vᵀ diag(λ) V (dsyevd, or the C tridiagonal-QL solver at small n) and the check that no λ_i + λ_j vanishes. " +
+			"*eigenpair refinement*: for κ(A) ≥ 64, the ≤ 8 smallest pairs refined by residuals in twice the working precision (lapackx's refineSmallEig). " +
 			"*congruences*: V C Vᵀ and Vᵀ X̃ V (×2), 3n³ flops each (two GEMMs each below n = 100). " +
-			"*Hadamard scaling*: X̃ = (V C Vᵀ) ⊘ (λ_i + λ_j) on one triangle. *checks*: C's symmetry and X's finiteness."},
+			"*Hadamard scaling*: X̃ = (V C Vᵀ) ⊘ (λ_i + λ_j) on one triangle. *checks*: C's symmetry, and X's finiteness where max|X̃| does not bound it."},
 	{"hinv", "One HINV epoch of the synthetic problem (n = 2d, r = d/2.5, S = 20; the epoch group's case)", "one d×d GEMM (2d³)",
 		"One Step from the epoch's start, timed by the solver's own stage marks: " +
 			"*lower steps*: S = 20 times GradGy and the SPD retraction; *hypergradient estimate*: HINV's HessGyInv (reduction, eigendecomposition), the cross derivative and the upper gradients, at the lower steps' end point; " +

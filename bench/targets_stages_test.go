@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"strings"
@@ -65,6 +66,36 @@ func TestHINVEpochTarget(t *testing.T) {
 	v, met, _ = tg.judge(res)
 	require.True(t, met)
 	require.True(t, strings.HasPrefix(v, "best hinv: 2.10×"), v)
+}
+
+// TestLyapEigTarget judges issue 32 §5's target on made-up results: the
+// worst of the Lyapunov orders n ≥ 200 against eig at the same order, the
+// smaller orders ignored, and not measured when an order lacks its eig.
+func TestLyapEigTarget(t *testing.T) {
+	tg := targetByPrefix(t, "Lyapunov (SPD coefficient) at n ≥ 200 within 1.3×")
+	require.Equal(t, whyLyapEig, tg.why)
+	require.Equal(t, "lyapsym", tg.profile)
+	eig := func(n float64, s float64) Result { return fake("spd", "eig", fmt.Sprintf("n=%g", n), "", n, s, nil) }
+	lyap := func(n float64, s float64) Result {
+		return fake("lyapunov", "lyapsym", fmt.Sprintf("n=%g", n), "eig", n, s, nil)
+	}
+	res := []Result{eig(50, 1), eig(200, 1), eig(500, 2), eig(1000, 4),
+		lyap(50, 3), lyap(100, 3), lyap(200, 1.2), lyap(500, 2.5), lyap(1000, 5.2)}
+	v, met, ok := tg.judge(res)
+	require.True(t, ok)
+	require.True(t, met, "1.30× is within; n = 50 at 3× eig is below the target's orders")
+	require.Equal(t, "worst n=1000: 1.30× eig (n=200 1.20×, n=500 1.25×, n=1000 1.30×)", v)
+
+	res[6].Seconds = []float64{1.4, 1.4, 1.4}
+	v, met, ok = tg.judge(res)
+	require.True(t, ok)
+	require.False(t, met)
+	require.Equal(t, "worst n=200: 1.40× eig (n=200 1.40×, n=500 1.25×, n=1000 1.30×)", v)
+
+	_, _, ok = tg.judge(append([]Result{eig(200, 1), eig(1000, 4)}, res[4:]...))
+	require.False(t, ok, "n = 500 has no eig to compare with")
+	_, _, ok = tg.judge(res[:6])
+	require.False(t, ok, "no Lyapunov order ≥ 200")
 }
 
 // stageResult is a made-up stage profile with the given stage times, a
@@ -136,6 +167,8 @@ func TestStageCases(t *testing.T) {
 		"lyapsym": {"eigendecomposition", "checks", "congruences", "Hadamard scaling", stageRest, stageGEMM},
 		"hinv":    {solver.StageLower, solver.StageEstimate, solver.StageUpper, stageRest, stageGEMM},
 	}
+	// The Lyapunov case's A (κ = 10⁴ ≥ 64) has its smallest eigenpairs refined.
+	want["lyapsym"] = append(want["lyapsym"], "eigenpair refinement")
 	for _, r := range res {
 		require.Empty(t, r.Err, r.Case.Name())
 		var names []string

@@ -23,6 +23,14 @@ const (
 	whyLyap1000 = "Eig-bound: the eigendecomposition is 50–75% of the solve (the stage profiles and lapackx's BenchmarkLyapStages, 2026-11-25)."
 	whyLyap500  = "The eigendecomposition is 50–75% of the solve and the two congruences most of the rest (the stage profiles, " +
 		"2026-11-25), so 8× needs both faster; measured 3.5–8.8× scipy under load on 2026-11-25."
+	whyLyapEig = "Out of reach of the algorithm, not of tuning: the solve adds two congruences of 3n³ flops each (a trmm and a " +
+		"syr2k, at about GEMM's rate per flop: 3.2–3.6 GEMMs for both) to the eigendecomposition, while the eigendecomposition " +
+		"costs 7 GEMMs at n = 200 (all on one thread), 4.1 at 500 and 3.2 at 1000 (the products on two threads, dsyevd on " +
+		"one), so the floor is 1 + 3·GEMM/eig ≈ 1.4×, 1.7× and 1.95×; measured 1.6–1.8×, 1.9–2.0× and 2.1× (lapackx's " +
+		"BenchmarkLyapStages, interleaved, 2026-11-27, load average 4–6). The refinement of the smallest eigenpairs and the " +
+		"checks add 7–20% of eig. Meeting it needs fewer flops per congruence; several right-hand sides share one " +
+		"eigendecomposition through LyapSym.SolveMany (rhgd_lyapunov_sym_many): 2.1× k separate solves at k = 4, 2.8–3.0× " +
+		"at k = 16 (n = 200)."
 	whyCoupling         = "Met at 5.24× on 2026-11-23; not investigated since."
 	whyTorchMetricEpoch = "Met at 1.43× on 2026-11-27 (2.42 ms against 3.46). At d = 10 an epoch is operator dispatch, not " +
 		"arithmetic: rhgd.torch replays ∇_y g's recorded operations in the lower loop (59 µs a step against 107) and " +

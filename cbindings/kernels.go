@@ -275,6 +275,35 @@ func rhgdgo_lyapunov_sym(n C.int64_t, a, c, x *C.double) C.int {
 	})
 }
 
+//export rhgdgo_lyapunov_sym_many
+func rhgdgo_lyapunov_sym_many(n, count C.int64_t, a, c, x *C.double) C.int {
+	return guard(func() error {
+		av, err := squares(n, []string{"a"}, a)
+		if err != nil {
+			return err
+		}
+		v, err := batchArgs(n, count, []string{"c", "x"}, []int{2, 2}, c, x)
+		if err != nil {
+			return err
+		}
+		// x = c solves block by block in place; a shifted overlap would
+		// overwrite a C_j before its solve. A is read only by Factorize.
+		cs, nn := unshare(v[0], v[1]), int(n)*int(n)
+		ws := lyapPool.get(int(n))
+		defer lyapPool.put(int(n), ws)
+		if err := ws.l.Factorize(av[0]); err != nil {
+			return symInput("a", err)
+		}
+		for i := range int(count) {
+			blk := i * nn
+			if err := ws.l.SolveFactorized(v[1][blk:blk+nn], cs[blk:blk+nn]); err != nil {
+				return symInput("c", fmt.Errorf("matrix %d: %w", i, err))
+			}
+		}
+		return nil
+	})
+}
+
 // spdOp is the SPD kernels: it checks n, the pointers and that x and y
 // (when not nil) are SPD points and u a symmetric finite tangent.
 func spdOp(n C.int64_t, names []string, ps []*C.double, fn func(m *spd.SPD, tmp []float64, v views) error) C.int {

@@ -54,6 +54,9 @@ int rhgd_expm(int64_t n, const double *a, double *out) { return rhgdgo_expm(n, (
 int rhgd_lyapunov_sym(int64_t n, const double *a, const double *c, double *x) {
 	return rhgdgo_lyapunov_sym(n, (double *)a, (double *)c, x);
 }
+int rhgd_lyapunov_sym_many(int64_t n, int64_t count, const double *a, const double *c, double *x) {
+	return rhgdgo_lyapunov_sym_many(n, count, (double *)a, (double *)c, x);
+}
 int rhgd_spd_exp(int64_t n, const double *x, const double *u, double *out) {
 	return rhgdgo_spd_exp(n, (double *)x, (double *)u, out);
 }

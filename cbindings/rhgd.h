@@ -250,6 +250,14 @@ RHGD_API int rhgd_expm(int64_t n, const double *a, double *out);
  * singular equation is RHGD_ENUMERIC. */
 RHGD_API int rhgd_lyapunov_sym(int64_t n, const double *a, const double *c, double *x);
 
+/* rhgd_lyapunov_sym_many solves A X_i + X_i A = C_i for count right-hand
+ * sides with one eigendecomposition of A, half to two thirds of a single
+ * solve's time: c and x are count n x n row-major matrices one after the
+ * other (count*n*n doubles), each C_i symmetric and finite. x may be c (in
+ * place). An error about a right-hand side names c and the first bad
+ * matrix (from 0); the blocks of x before it hold their solutions. */
+RHGD_API int rhgd_lyapunov_sym_many(int64_t n, int64_t count, const double *a, const double *c, double *x);
+
 /* rhgd_spd_exp sets out = Exp_X(U) = X^(1/2) exp(X^(-1/2) U X^(-1/2)) X^(1/2),
  * the exponential map of the affine-invariant metric, for SPD X and
  * symmetric U. */

@@ -44,7 +44,10 @@ func TestZeroAllocs(t *testing.T) {
 					require.NoError(t, sf.Frechet(dst, e, LogFunc))
 				},
 				"LyapSym.Solve": func() { require.NoError(t, ly.Solve(dst, spd, e)) },
-				"Expm.Exp":      func() { require.NoError(t, ex.Exp(dst, gen)) },
+				"LyapSym.SolveMany": func() {
+					require.NoError(t, ly.SolveMany([][]float64{dst, dst2}, spd, [][]float64{e, sym}))
+				},
+				"Expm.Exp": func() { require.NoError(t, ex.Exp(dst, gen)) },
 				"LU": func() {
 					require.NoError(t, lu.Factorize(spd))
 					copy(dst, gen)

@@ -39,7 +39,8 @@
 //   - Expm: the general matrix exponential (Al-Mohy and Higham 2009);
 //   - LyapSym: A X + X A = C for symmetric A, with the smallest
 //     eigenpairs of an ill-conditioned SPD A refined by residuals in twice
-//     the working precision; Sylvester: A X + X B = C by Bartels–Stewart
+//     the working precision, and SolveMany for several C on one
+//     eigendecomposition; Sylvester: A X + X B = C by Bartels–Stewart
 //     (dgees, dtrsyl).
 //
 // # Workspaces and errors

@@ -52,4 +52,15 @@ func TestLyapStages(t *testing.T) {
 			require.Equal(t, 2.0, s.PerCall, s.Name)
 		}
 	}
+
+	// κ = 10⁴ ≥ lyapRefineFrom: the refinement is a stage of its own.
+	a = withSpectrum(newRand(4), logSpaced(n, 1e-4, 1))
+	require.Positive(t, lyapRefineCount(logSpaced(n, 1e-4, 1)))
+	require.NoError(t, l.Solve(want, a, cm))
+	c = stagetime.Clock{}
+	stop = stagetime.Use(&c)
+	require.NoError(t, l.Solve(got, a, cm))
+	stop()
+	require.Equal(t, want, got)
+	require.Equal(t, []string{stageLyapEig, stageLyapRefine, stageLyapCheck, stageLyapCongruence, stageLyapHadamard}, stageNames(&c))
 }

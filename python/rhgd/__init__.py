@@ -19,7 +19,8 @@ needs no torch.
 from ._lib import (BadHandle, BusyError, CallbackError, ForkError, InternalError, InvalidArgument, NotConverged,
                    NumericalError, ProjectedInput, RHGDError, library_path)
 from .kernels import (coupling_retr, expm, expsym, expsym_frechet, logsym, logsym_frechet, lyapunov, lyapunov_sym,
-                      spd_dist, spd_exp, spd_log, sqrtsym, sqrtsym_frechet, stiefel_retr_qr, sylvester)
+                      lyapunov_sym_many, spd_dist, spd_exp, spd_log, sqrtsym, sqrtsym_frechet, stiefel_retr_qr,
+                      sylvester)
 from .backend import info, init, live_handles, set_threads, set_windows, version
 from .manifolds import SPD, Coupling, Euclidean, Grassmann, Product, Simplex, Stiefel
 from .problems import Problem, builtin, problem_names, problem_params
@@ -32,8 +33,8 @@ __version__ = "0.2.0"
 __all__ = [
     "RHGDError", "InvalidArgument", "NotConverged", "NumericalError", "BadHandle", "InternalError",
     "CallbackError", "BusyError", "ForkError", "ProjectedInput", "library_path",
-    "expsym", "logsym", "sqrtsym", "expm", "lyapunov_sym", "spd_exp", "spd_log", "spd_dist", "stiefel_retr_qr",
-    "coupling_retr", "sylvester", "lyapunov", "expsym_frechet", "logsym_frechet", "sqrtsym_frechet",
+    "expsym", "logsym", "sqrtsym", "expm", "lyapunov_sym", "lyapunov_sym_many", "spd_exp", "spd_log", "spd_dist",
+    "stiefel_retr_qr", "coupling_retr", "sylvester", "lyapunov", "expsym_frechet", "logsym_frechet", "sqrtsym_frechet",
     "SPD", "Stiefel", "Grassmann", "Simplex", "Euclidean", "Coupling", "Product", "Problem", "Solver", "OptimizeResult", "builtin",
     "minimize", "problem_names", "problem_params", "init", "info", "set_threads", "set_windows", "version", "live_handles",
     "STATUS", "plot",

@@ -352,6 +352,7 @@ _PROTOS = {
     "rhgd_sqrtsym": (c_int, [c_i64, P, P]),
     "rhgd_expm": (c_int, [c_i64, P, P]),
     "rhgd_lyapunov_sym": (c_int, [c_i64, P, P, P]),
+    "rhgd_lyapunov_sym_many": (c_int, [c_i64, c_i64, P, P, P]),
     "rhgd_spd_exp": (c_int, [c_i64, P, P, P]),
     "rhgd_spd_log": (c_int, [c_i64, P, P, P]),
     "rhgd_spd_dist": (c_int, [c_i64, P, P, ctypes.POINTER(c_dbl)]),

@@ -15,7 +15,7 @@ import numpy as np
 from . import _lib
 from ._arrays import f64
 
-__all__ = ["expsym", "logsym", "sqrtsym", "expm", "lyapunov_sym", "spd_exp", "spd_log", "spd_dist",
+__all__ = ["expsym", "logsym", "sqrtsym", "expm", "lyapunov_sym", "lyapunov_sym_many", "spd_exp", "spd_log", "spd_dist",
            "stiefel_retr_qr", "coupling_retr", "sylvester", "lyapunov", "expsym_frechet", "logsym_frechet",
            "sqrtsym_frechet"]
 
@@ -94,6 +94,23 @@ def lyapunov_sym(a, c, out=None):
     """The solution X of A X + X A = C for symmetric A (SPD in the intended
     use) and symmetric C."""
     return _binary("rhgd_lyapunov_sym", a, c, out, "a", "c")
+
+
+def lyapunov_sym_many(a, c, out=None):
+    """The solutions X_i of A X_i + X_i A = C_i for symmetric A and each
+    symmetric C_i of c, shape (..., n, n) (every leading axis a batch
+    axis), with one eigendecomposition of A: half to two thirds of a
+    single solve's time. Errors name c and the first bad matrix, counted
+    from 0 over the flattened batch."""
+    a = _square(a, "a")
+    n = a.shape[0]
+    c = f64(c, "c")
+    if c.ndim < 2 or c.shape[-2:] != (n, n) or c.size == 0:
+        raise ValueError(f"rhgd: c must have shape (..., {n}, {n}) with a non-empty batch, got {c.shape}")
+    out = _out(out, c.shape)
+    _lib.check(_lib.lib().rhgd_lyapunov_sym_many(n, c.size // (n * n), a.ctypes.data, c.ctypes.data,
+                                                  out.ctypes.data))
+    return out
 
 
 def spd_exp(x, u, out=None):

@@ -62,6 +62,34 @@ def test_lyapunov_vs_scipy(n):
     assert np.max(np.abs(a @ x + x @ a - c)) < 1e-12 * np.max(np.abs(c)) * n
 
 
+@pytest.mark.parametrize("n", [1, 5, 120])
+def test_lyapunov_many(n):
+    """Each solution against scipy and its own residual, bit for bit what
+    lyapunov_sym gives for that right-hand side alone, batch axes kept; in
+    place; the first bad right-hand side named."""
+    a = spd(n, 1e3)
+    c = np.stack([np.stack([sym(n) * 10.0 ** (i - j) for j in range(3)]) for i in range(2)])  # (2, 3, n, n)
+    x = rhgd.lyapunov_sym_many(a, c)
+    assert x.shape == c.shape
+    for i in range(2):
+        for j in range(3):
+            xi, ci = x[i, j], c[i, j]
+            assert np.array_equal(xi, rhgd.lyapunov_sym(a, ci))
+            assert rel(xi, sla.solve_continuous_lyapunov(a, ci)) < 1e-10
+            assert np.max(np.abs(a @ xi + xi @ a - ci)) < 1e-12 * np.max(np.abs(ci)) * n
+    cc = c.copy()
+    assert rhgd.lyapunov_sym_many(a, cc, out=cc) is cc
+    assert np.array_equal(cc, x)
+    bad = c.reshape(-1, n, n).copy()
+    bad[4, 0, 0] = np.nan
+    with pytest.raises(rhgd.InvalidArgument, match="c: matrix 4: "):
+        rhgd.lyapunov_sym_many(a, bad)
+    with pytest.raises(ValueError, match="shape"):
+        rhgd.lyapunov_sym_many(a, np.zeros((2, n + 1, n + 1)))
+    with pytest.raises(ValueError, match="non-empty"):
+        rhgd.lyapunov_sym_many(a, np.zeros((0, n, n)))
+
+
 def test_spd_maps_vs_formulas():
     n = 6
     x, y = spd(n), spd(n, 100.0)

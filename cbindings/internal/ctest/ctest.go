@@ -193,6 +193,9 @@ func SpectralReEigBatchBackward(n, count int64, eps float64, a, g, grad []float6
 func Lyap(n int64, a, c, x []float64) int {
 	return int(C.rhgd_lyapunov_sym(C.int64_t(n), p(a), p(c), p(x)))
 }
+func LyapMany(n, count int64, a, c, x []float64) int {
+	return int(C.rhgd_lyapunov_sym_many(C.int64_t(n), C.int64_t(count), p(a), p(c), p(x)))
+}
 func SPDExp(n int64, x, u, out []float64) int {
 	return int(C.rhgd_spd_exp(C.int64_t(n), p(x), p(u), p(out)))
 }
