@@ -141,6 +141,13 @@ func dptr(s []float64) *C.double {
 	return (*C.double)(unsafe.Pointer(&s[0]))
 }
 
+func sptr(s []float32) *C.float {
+	if len(s) == 0 {
+		return nil
+	}
+	return (*C.float)(unsafe.Pointer(&s[0]))
+}
+
 func iptr(s []int32) *C.lapack_int {
 	if len(s) == 0 {
 		return nil
@@ -239,6 +246,13 @@ func cbool(b bool) C.int {
 func Dsyevd(jobz, uplo byte, n int, a []float64, lda int, w, work []float64, iwork []int32) int {
 	return int(C.LAPACKE_dsyevd_work(colMajor, C.char(jobz), C.char(uplo), C.lapack_int(n), dptr(a), C.lapack_int(lda),
 		dptr(w), dptr(work), C.lapack_int(len(work)), iptr(iwork), C.lapack_int(len(iwork))))
+}
+
+// Ssyevd calls LAPACKE_ssyevd_work, dsyevd's float32 counterpart, in
+// column-major layout and returns its info.
+func Ssyevd(jobz, uplo byte, n int, a []float32, lda int, w, work []float32, iwork []int32) int {
+	return int(C.LAPACKE_ssyevd_work(colMajor, C.char(jobz), C.char(uplo), C.lapack_int(n), sptr(a), C.lapack_int(lda),
+		sptr(w), sptr(work), C.lapack_int(len(work)), iptr(iwork), C.lapack_int(len(iwork))))
 }
 
 // Dpotrf calls LAPACKE_dpotrf_work in column-major layout and returns its info.

@@ -48,6 +48,11 @@ func Dsyevd(jobz, uplo byte, n int, a []float64, lda int, w, work []float64, iwo
 	return unavailable()
 }
 
+// Ssyevd is unavailable in a pure-Go build.
+func Ssyevd(jobz, uplo byte, n int, a []float32, lda int, w, work []float32, iwork []int32) int {
+	return unavailable()
+}
+
 // Dpotrf is unavailable in a pure-Go build.
 func Dpotrf(uplo byte, n int, a []float64, lda int) int { return unavailable() }
 
