@@ -242,3 +242,60 @@ func TestRefinedEigSymAllocs(t *testing.T) {
 	assert.Zero(t, testing.AllocsPerRun(3, func() { _ = e.Factorize(a) }))
 	assert.Zero(t, testing.AllocsPerRun(3, func() { _ = e.FactorizeLower(a) }))
 }
+
+// TestEigSym32 holds EigSym32 to float32's level, c·n·u₃₂ with c = 8 and
+// u₃₂ = 2⁻²⁴, in orthogonality and relative residual (as
+// TestRefinedEigSym measures them; c is twice TestRefinedEigSym's because
+// at n = 5 the bound's constant term counts: 2.9 n·u₃₂ measured there,
+// 0.5–1.3 from n = 200; LAPACK's own tests allow 30 n·ulp = 60 n·u), and
+// its eigenvalues to dsyevd's within 8·n·u₃₂·‖A − σI‖₂ (ssyevd is
+// backward stable for the shifted
+// matrix rounded to float32); where it ran EigSym instead (pure-Go
+// builds) its result is EigSym's.
+func TestEigSym32(t *testing.T) {
+	for _, n := range []int{5, 50, 200, 500} {
+		for _, c := range refineSpectra(n) {
+			t.Run(fmt.Sprintf("%s/n=%d", c.name, n), func(t *testing.T) {
+				a := withSpectrum(newRand(uint64(n)), c.lam)
+				e := NewEigSym32(n)
+				require.NoError(t, e.FactorizeLower(a))
+				ref := NewEigSym(n)
+				require.NoError(t, ref.FactorizeLower(a))
+				if e.FellBack() {
+					require.False(t, lapacke.Available && blas.Current() == blas.Native, "ssyevd failed")
+					require.Equal(t, ref.Values(), e.Values())
+					require.Equal(t, ref.Vectors(), e.Vectors())
+					return
+				}
+				w, v := e.Values(), e.Vectors()
+				nu := float64(n) * 0x1p-24
+				orth, resid := eigQuality(a, w, v, n)
+				t.Logf("orth %.2f n·u₃₂, resid %.3f n·u₃₂", orth/nu, resid/nu)
+				assert.LessOrEqual(t, orth, 8*nu, "‖VVᵀ − I‖_F")
+				assert.LessOrEqual(t, resid, 8*nu, "‖AVᵀ − VᵀΛ‖_F/‖A‖_F")
+				wr := ref.Values()
+				var sigma float64
+				for _, x := range wr {
+					sigma += x
+				}
+				sigma /= float64(n)
+				shifted := math.Max(math.Abs(wr[0]-sigma), math.Abs(wr[n-1]-sigma))
+				for i := range w {
+					require.InDelta(t, wr[i], w[i], 8*nu*shifted, "λ_%d", i)
+				}
+			})
+		}
+	}
+}
+
+// TestEigSym32Allocs: FactorizeLower allocates nothing, and rejects what
+// EigSym rejects.
+func TestEigSym32Allocs(t *testing.T) {
+	const n = 100
+	a := withSpectrum(newRand(8), linSpaced(n, 1, 2))
+	e := NewEigSym32(n)
+	assert.Zero(t, testing.AllocsPerRun(3, func() { _ = e.FactorizeLower(a) }))
+	a[5*n+3] = math.Inf(1)
+	assert.ErrorIs(t, e.FactorizeLower(a), numerr.ErrNotFinite)
+	assert.Panics(t, func() { e.Values() })
+}
