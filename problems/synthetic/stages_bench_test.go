@@ -24,11 +24,14 @@ var mamRoutes = []struct {
 }{{"products", math.MaxInt}, {"gram", 0}}
 
 // alternate runs each of fns once per iteration, in turn, and reports the
-// minimum and the median time of each as name-min-ms and name-med-ms: on
-// a shared, noisy machine the interleaved minima compare the variants
-// where one-after-the-other runs do not.
+// minimum and the median time of each as name-min-ms and name-med-ms,
+// and the median over iterations of each one's time over the first's in
+// the same iteration as name/first: on a shared, noisy machine the
+// interleaved minima and ratios compare the variants where
+// one-after-the-other runs do not.
 func alternate(b *testing.B, names []string, fn func(i int) error) {
 	ts := make([][]time.Duration, len(names))
+	rs := make([][]float64, len(names))
 	for b.Loop() {
 		for i := range names {
 			t0 := time.Now()
@@ -36,12 +39,17 @@ func alternate(b *testing.B, names []string, fn func(i int) error) {
 				b.Fatal(err)
 			}
 			ts[i] = append(ts[i], time.Since(t0))
+			rs[i] = append(rs[i], float64(ts[i][len(ts[i])-1])/float64(ts[0][len(ts[0])-1]))
 		}
 	}
 	for i, n := range names {
 		slices.Sort(ts[i])
+		slices.Sort(rs[i])
 		b.ReportMetric(float64(ts[i][0])/1e6, n+"-min-ms")
 		b.ReportMetric(float64(ts[i][len(ts[i])/2])/1e6, n+"-med-ms")
+		if i > 0 {
+			b.ReportMetric(rs[i][len(rs[i])/2], n+"/"+names[0])
+		}
 	}
 	b.ReportMetric(0, "ns/op")
 }
@@ -285,4 +293,50 @@ func BenchmarkEpochStageFloors(b *testing.B) {
 		}
 	}
 	b.ReportMetric(0, "ns/op")
+}
+
+// BenchmarkEpoch32Eig times the HINV estimate and a HINV epoch with
+// float32 lower steps (SetLowerFloat32Steps(S−1), the report's hinv32
+// case) at d = 1000 with each eigensolver HessGyInv could take there,
+// interleaved (see alternate): eig=float64 is dsyevd (EigSym), refined
+// float32 ssyevd refined to float64 (lapackx.RefinedEigSym), float32
+// ssyevd alone (lapackx.EigSym32, the mixed mode's).
+//
+//	go test -run '^$' -bench Epoch32Eig -benchtime 5x ./problems/synthetic
+func BenchmarkEpoch32Eig(b *testing.B) {
+	const d = 1000
+	names := []string{"float64", "refined", "float32"}
+	var runners []*solver.RHGD
+	var w, m0 []float64
+	for _, name := range names {
+		sp, _, w1, m1 := setup(b, 2*d, d, 2*d/5)
+		offIdentity(b, sp, m1, 3)
+		w, m0 = w1, m1
+		testkit.Must(b, sp.SetLowerFloat32Steps(paperSettings.InnerIters-1))
+		synthetic.SetMixedEig(sp, name)
+		s := paperSettings
+		est, err := synthetic.Paper.Estimator("hinv")
+		testkit.Must(b, err)
+		s.Estimator = est
+		r, err := solver.New(sp.Bilevel(), &s)
+		testkit.Must(b, err)
+		runners = append(runners, r)
+	}
+	for _, stage := range []string{"estimate", "epoch"} {
+		b.Run("stage="+stage, func(b *testing.B) {
+			alternate(b, names, func(i int) error {
+				r := runners[i]
+				if err := r.Reset(w, m0); err != nil {
+					return err
+				}
+				var err error
+				if stage == "epoch" {
+					_, err = r.Step()
+				} else {
+					_, err = r.Hypergradient(false)
+				}
+				return err
+			})
+		})
+	}
 }

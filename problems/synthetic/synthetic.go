@@ -25,8 +25,9 @@
 // is geodesically strongly convex in M.
 //
 // SetLowerFloat32Steps is an opt-in mixed-precision lower loop for large d:
-// the big products of the first lower steps of each epoch run in float32
-// while M stays float64 (off by default).
+// the big products of the first lower steps of each epoch, and HINV's
+// eigendecomposition, run in float32 while M stays float64 (off by
+// default).
 package synthetic
 
 import (
@@ -102,7 +103,7 @@ type Problem struct {
 	YtY  []float64 // r×r
 	St   *stiefel.Stiefel
 	SPD  *spd.SPD
-	eig  *lapackx.EigSym
+	eig  eigSolver
 	// A^½ and A^−½, for the lower solution; la with A = la laᵀ (upper part
 	// zero), for M A M = (laᵀM)ᵀ(laᵀM).
 	ahalf, aihalf []float64
@@ -162,10 +163,11 @@ func New(data *Data) (*Problem, error) {
 	lapackx.Symmetrize(p.A, d)
 	lapackx.Symmetrize(p.YtY, r)
 	// g is strongly convex in M only when A = XᵀX is positive definite.
-	if err := p.eig.FactorizeValues(p.A); err != nil {
+	eig := p.eig.(*lapackx.EigSym)
+	if err := eig.FactorizeValues(p.A); err != nil {
 		return nil, fmt.Errorf("%w: XᵀX: %w", ErrBadData, err)
 	}
-	if lam := p.eig.Values(); !(lam[0] > float64(d)*0x1p-52*lam[d-1]) {
+	if lam := eig.Values(); !(lam[0] > float64(d)*0x1p-52*lam[d-1]) {
 		return nil, fmt.Errorf("%w: XᵀX is singular (λ_min = %.3g, λ_max = %.3g): g is not strongly convex in M", ErrBadData, lam[0], lam[d-1])
 	}
 	for i := range p.dd {
@@ -508,10 +510,10 @@ func (p *Problem) HessGyInv(dst []float64, pt *solver.Point, v []float64) error 
 		k[i] += bm[i]
 	}
 	lapackx.Congruence(k, li, k, t, d, false)
-	if err := p.eig.FactorizeLower(k); err != nil {
+	lam, q, err := p.hinvEig(k) // rows of q are the eigenvectors
+	if err != nil {
 		return fmt.Errorf("synthetic: HINV: %w", err)
 	}
-	lam, q := p.eig.Values(), p.eig.Vectors() // rows of q are the eigenvectors
 	// R = G V Gᵀ with G = Qᵀ L⁻¹ = q L⁻¹.
 	impl := blas.Impl()
 	g, r := p.dd[3], p.dd[1]
@@ -550,10 +552,10 @@ func (p *Problem) hessGyInvReduce(dst []float64, pt *solver.Point, v []float64) 
 		}
 	}
 	lapackx.ReduceSym(k, l, d)
-	if err := p.eig.FactorizeLower(k); err != nil {
+	lam, q, err := p.hinvEig(k) // rows of q are the eigenvectors
+	if err != nil {
 		return fmt.Errorf("synthetic: HINV: %w", err)
 	}
-	lam, q := p.eig.Values(), p.eig.Vectors() // rows of q are the eigenvectors
 	// R = q (L⁻¹ sym(V) L⁻ᵀ) qᵀ, scaled by 2/(λ_i + λ_j).
 	r := p.dd[1]
 	for i := 0; i < d; i++ { // the lower triangle of sym(V)
@@ -579,6 +581,15 @@ func (p *Problem) hessGyInvReduce(dst []float64, pt *solver.Point, v []float64) 
 	blas.Impl().Dtrmm(gblas.Right, gblas.Lower, gblas.Trans, gblas.NonUnit, d, d, 1, l, d, g, d)
 	lapackx.Congruence(dst, g, r, t, d, true)
 	return nil
+}
+
+// eigSolver is HessGyInv's eigensolver: lapackx.EigSym, with the float32
+// lower steps lapackx.EigSym32, or in a benchmark lapackx.RefinedEigSym
+// (BenchmarkEpoch32Eig, which measured it slower than dsyevd).
+type eigSolver interface {
+	FactorizeLower(a []float64) error
+	Values() []float64
+	Vectors() []float64
 }
 
 // LowerSolve sets dst to the lower solution M*(W) = A⁻¹ # B(W) =
