@@ -19,12 +19,15 @@ import (
 // Appl. Math. 35, 2018, Algorithm 1). With X = Vᵀ, each step forms
 //
 //	R = I − XᵀX,  S = XᵀAX,  λ̃_i = s_ii / (1 − r_ii),
-//	δ = 2(‖S − diag(λ̃)‖ + ‖A‖‖R‖),
+//	δ = 2(‖S − diag(λ̃)‖_F + ‖A‖‖R‖_F),
 //	e_ij = (s_ij + λ̃_j r_ij) / (λ̃_j − λ̃_i) where |λ̃_i − λ̃_j| > δ, else r_ij/2,
 //	X ← X + XE
 //
 // in float64 (a rank-k update and two products for R and S, one for the
-// update: 7n³ flops), and converges quadratically where the eigenvalues
+// update: 7n³ flops), with Frobenius norms for the paper's 2-norms (a
+// larger δ: more pairs taken for clusters, never fewer), ‖A‖ = max|λ̃_i|,
+// A shifted by its mean eigenvalue first, and S's two triangles averaged
+// (see refine). It converges quadratically where the eigenvalues
 // are separated by more than δ; a cluster closer than δ gets only the
 // orthogonalizing r_ij/2 until δ, which shrinks with the error, drops
 // below its gaps.
@@ -36,7 +39,8 @@ import (
 // every pair treated as a cluster must lie within δ ≤ n·u·‖A‖, where
 // leaving its rotation alone moves the residual by no more than
 // dsyevd's rounding does. Where that does not happen within
-// refineMaxSteps steps, or ssyevd fails, or a value is not finite, or ‖A‖
+// refineMaxSteps steps, or a step from the third on shrinks ‖E‖ by less
+// than 4× (clusters the algorithm does not resolve), or ssyevd fails, or a value is not finite, or ‖A‖
 // is outside float32's comfortable range, the workspace solves A with
 // EigSym (dsyevd) instead: never a less accurate answer. FellBack says
 // which ran.
@@ -51,8 +55,8 @@ import (
 // many more cores than dsyevd; nothing in rhgd uses it yet. In a pure-Go
 // build, on the Gonum backend and below refineMinN it is EigSym.
 //
-// A RefinedEigSym owns its workspace (about 7n² float64s and 3n²
-// float32s): Factorize allocates nothing. It is not safe for concurrent
+// A RefinedEigSym owns its workspace (about 9n² float64s with its
+// EigSym's, and 3n² float32s): Factorize allocates nothing. It is not safe for concurrent
 // use.
 type RefinedEigSym struct {
 	n        int
