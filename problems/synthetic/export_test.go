@@ -45,7 +45,13 @@ func SetMixedEig(p *Problem, kind string) {
 
 // HInvEig is HessGyInv's eigendecomposition of the lower triangle of k
 // (hinvEig).
-func HInvEig(p *Problem, k []float64) (lam, q []float64, err error) { return p.hinvEig(k) }
+func HInvEig(p *Problem, k []float64) (lam, q []float64, err error) {
+	lam, q, _, err = p.hinvEig(k)
+	return lam, q, err
+}
+
+// SetMixedTail turns HessGyInv's float32 tail (hinvTail32) on or off.
+func SetMixedTail(p *Problem, on bool) { p.mix.tail = on }
 
 // EigSym64 returns p's float64 eigensolver.
 func EigSym64(p *Problem) *lapackx.EigSym { return p.eig.(*lapackx.EigSym) }

@@ -32,6 +32,10 @@ type mixed struct {
 	// eig is HessGyInv's eigensolver while the float32 steps are on
 	// (lapackx.EigSym32); nil: the problem's own EigSym.
 	eig eigSolver
+	// h32 is d×d float32 scratch for HessGyInv's float32 tail
+	// (hinvTail32), with g32, k32 and l32.
+	h32  [2][]float32
+	tail bool // hinvTail32 runs where the eigendecomposition was float32's
 }
 
 // SetLowerFloat32Steps makes the first k lower steps at each upper
@@ -42,9 +46,10 @@ type mixed struct {
 // The later steps of the epoch run in float64, so with k = S − 1 (or
 // fewer) every epoch ends with a float64 step and the hypergradient is
 // formed at a float64 iterate by the float64 oracles, but for HINV's
-// eigendecomposition, which runs in float32 where float32's eigenvalues
-// are accurate enough for it (hinvEig): at d = 1000 that took the
-// estimate to 0.85× its time (BenchmarkEpoch32Eig). 0, the default,
+// eigendecomposition and the two congruences after it, which run in
+// float32 where float32's eigenvalues are accurate enough for it
+// (hinvEig, hinvTail32): at d = 1000 that took the estimate to 0.84×
+// its time and the epoch to 0.95× (BenchmarkEpoch32Eig). 0, the default,
 // turns it off; it is off for AD (Retain above 1), whose reverse pass
 // needs the factors of float64 steps. The float32 rounding moves the
 // lower iterates by about 1e-7 relative: on the paper's problem the
@@ -68,6 +73,8 @@ func (p *Problem) SetLowerFloat32Steps(k int) error {
 	p.mix.la32, p.mix.g32, p.mix.k32, p.mix.l32 = f32(), f32(), f32(), f32()
 	p.mix.l64, p.mix.lx = make([]float64, d*d), make([]float64, d*d)
 	p.mix.eig = lapackx.NewEigSym32(d)
+	p.mix.h32 = [2][]float32{f32(), f32()}
+	p.mix.tail = true
 	for i, v := range p.la {
 		p.mix.la32[i] = float32(v)
 	}
@@ -225,9 +232,10 @@ func finite(a []float64) bool {
 }
 
 // hinvEig diagonalizes the lower triangle of k, HessGyInv's L⁻¹KL⁻ᵀ,
-// and returns its eigenvalues and eigenvectors (rows): with the float32
-// steps on, in float32 (EigSym32) where that is accurate enough, else in
-// float64 (the problem's EigSym). HINV's solution scales entry (i, j) by
+// and returns its eigenvalues and eigenvectors (rows), and whether they
+// are ssyevd's (then the rest of the estimate runs in float32 too,
+// hinvTail32): with the float32 steps on, in float32 (EigSym32) where
+// that is accurate enough, else in float64 (the problem's EigSym). HINV's solution scales entry (i, j) by
 // 2/(λ_i + λ_j), a smooth function of the spectrum, so that float32's
 // mixing of the eigenvectors of close eigenvalues costs nothing and its
 // error in the eigenvalues, n·u₃₂·‖K − σI‖ (σ the mean eigenvalue),
@@ -235,10 +243,10 @@ func finite(a []float64) bool {
 // mixedEigTol relative (1.8e-5 on the paper's problem at d = 1000, whose
 // spectrum is [0.0093, 0.0149]), and the matrix is solved again in
 // float64 otherwise.
-func (p *Problem) hinvEig(k []float64) (lam, q []float64, err error) {
+func (p *Problem) hinvEig(k []float64) (lam, q []float64, f32 bool, err error) {
 	if e := p.mix.eig; p.mix.steps > 0 && e != nil {
 		if err := e.FactorizeLower(k); err != nil {
-			return nil, nil, err
+			return nil, nil, false, err
 		}
 		lam := e.Values()
 		n := len(lam)
@@ -249,13 +257,68 @@ func (p *Problem) hinvEig(k []float64) (lam, q []float64, err error) {
 		sigma /= float64(n)
 		spread := math.Max(sigma-lam[0], lam[n-1]-sigma)
 		if lam[0] > 0 && float64(n)*lapackx.F32Unit*spread <= mixedEigTol*lam[0] {
-			return lam, e.Vectors(), nil
+			// float32 for the tail only where ssyevd ran: EigSym32
+			// is EigSym in pure-Go builds, where float32 products
+			// gain nothing (and gonum's sgemm allocates).
+			e32, ok := e.(*lapackx.EigSym32)
+			return lam, e.Vectors(), ok && !e32.FellBack(), nil
 		}
 	}
 	if err := p.eig.FactorizeLower(k); err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
-	return p.eig.Values(), p.eig.Vectors(), nil
+	return p.eig.Values(), p.eig.Vectors(), false, nil
+}
+
+// hinvTail32 is hessGyInvReduce's tail after a float32 eigendecomposition,
+// in float32: dst = Gᵀ R G with G = q Lᵀ and R = (q r qᵀ) ⊙ 2/(λ_i + λ_j),
+// r the symmetric matrix whose lower triangle r holds. Each congruence
+// X M Xᵀ splits M = U + Uᵀ (U its upper triangle, diagonal halved): a
+// triangular product P = X U (strmm, d³) and a general one H = P Xᵀ
+// (sgemm, 2d³), X M Xᵀ = H + Hᵀ, as blas.Impl32 routes strmm and sgemm
+// to the native library but not ssyr2k. q comes from ssyevd, so it is
+// exact in float32.
+func (p *Problem) hinvTail32(dst, l, q, lam, r []float64) {
+	d, mx := p.d, &p.mix
+	q32, u, pp, h, l32 := mx.h32[0], mx.h32[1], mx.g32, mx.k32, mx.l32
+	for i, x := range q {
+		q32[i] = float32(x)
+	}
+	for i := 0; i < d; i++ { // U of r, from its lower triangle
+		u[i*d+i] = float32(0.5 * r[i*d+i])
+		for j := i + 1; j < d; j++ {
+			u[i*d+j] = float32(r[j*d+i])
+		}
+	}
+	impl := blas.Impl32()
+	copy(pp, q32)
+	impl.Strmm(gblas.Right, gblas.Upper, gblas.NoTrans, gblas.NonUnit, d, d, 1, u, d, pp, d)
+	impl.Sgemm(gblas.NoTrans, gblas.Trans, d, d, d, 1, pp, d, q32, d, 0, h, d)
+	for i := 0; i < d; i++ { // U of R, scaled, over U of r
+		for j := i; j < d; j++ {
+			x := (float64(h[i*d+j]) + float64(h[j*d+i])) * (2 / (lam[i] + lam[j]))
+			if i == j {
+				x *= 0.5
+			}
+			u[i*d+j] = float32(x)
+		}
+	}
+	for i := 0; i < d; i++ {
+		for j := 0; j <= i; j++ {
+			l32[i*d+j] = float32(l[i*d+j])
+		}
+	}
+	copy(pp, q32) // G = q Lᵀ
+	impl.Strmm(gblas.Right, gblas.Lower, gblas.Trans, gblas.NonUnit, d, d, 1, l32, d, pp, d)
+	copy(q32, pp) // G, kept
+	impl.Strmm(gblas.Left, gblas.Upper, gblas.NoTrans, gblas.NonUnit, d, d, 1, u, d, pp, d)
+	impl.Sgemm(gblas.Trans, gblas.NoTrans, d, d, d, 1, q32, d, pp, d, 0, h, d)
+	for i := 0; i < d; i++ {
+		for j := i; j < d; j++ {
+			x := float64(h[i*d+j]) + float64(h[j*d+i])
+			dst[i*d+j], dst[j*d+i] = x, x
+		}
+	}
 }
 
 // mixedEigTol bounds the relative error of λ_min that hinvEig accepts

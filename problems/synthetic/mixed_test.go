@@ -260,3 +260,36 @@ func TestMixedEig(t *testing.T) {
 		}
 	}
 }
+
+// TestMixedTail: HessGyInv's float32 tail (hinvTail32) gives the float64
+// tail's H⁻¹[V] from the same float32 eigendecomposition to float32's
+// level: within 8·d·u₃₂·κ(M) relative in the Frobenius norm, κ(M) the
+// condition number of M, by which the congruences with G = q Lᵀ (‖G‖² =
+// ‖M‖) scale the rounding of R relative to the result.
+func TestMixedTail(t *testing.T) {
+	if lapackx.Backend() != "openblas" {
+		t.Skip("float32's eigendecomposition and tail run on the native backend only")
+	}
+	for _, d := range []int{120, 400} {
+		sp, p, w, m := setup(t, 2*d, d, 2*d/5)
+		offIdentity(t, sp, m, 5)
+		require.NoError(t, sp.SetLowerFloat32Steps(paperSettings.InnerIters-1))
+		v := make([]float64, d*d)
+		sp.SPD.RandTangent(v, m, rand.New(rand.NewPCG(9, 9)))
+		pt := &solver.Point{X: w, Y: m, XID: solver.NewID(), YID: solver.NewID()}
+		u32, u64 := make([]float64, d*d), make([]float64, d*d)
+		synthetic.SetMixedTail(sp, true)
+		require.NoError(t, p.HessGyInv(u32, pt, v))
+		synthetic.SetMixedTail(sp, false)
+		require.NoError(t, p.HessGyInv(u64, pt, v))
+		e := lapackx.NewEigSym(d)
+		require.NoError(t, e.FactorizeValues(m))
+		kappa := e.Values()[d-1] / e.Values()[0]
+		diff := make([]float64, d*d)
+		floats.SubTo(diff, u32, u64)
+		rel := floats.Norm(diff, 2) / floats.Norm(u64, 2)
+		t.Logf("d=%d: relative difference %.2g, κ(M) %.3g, bound %.2g", d, rel, kappa, 8*float64(d)*lapackx.F32Unit*kappa)
+		require.NotZero(t, rel, "the float32 tail did not run")
+		require.LessOrEqual(t, rel, 8*float64(d)*lapackx.F32Unit*kappa)
+	}
+}

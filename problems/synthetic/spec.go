@@ -19,7 +19,7 @@ type Params struct {
 	StartSeed uint64  `rhgd:"start-seed" doc:"seed of the random starting W (M starts at I); a .npz file's W0, M0 win"`
 	Save      string  `rhgd:"save" doc:"write the data and the start to this .npz file (arrays X, Y, W0, M0, nu) for other implementations"`
 	// LowerFloat32Steps is SetLowerFloat32Steps's k (0: off).
-	LowerFloat32Steps int `rhgd:"lower-float32-steps" doc:"opt-in mixed precision: run the first k lower steps of each epoch with float32 products, and HINV's eigendecomposition in float32 (M stays float64; k = S−1 keeps a float64 last step); 0 is off"`
+	LowerFloat32Steps int `rhgd:"lower-float32-steps" doc:"opt-in mixed precision: run the first k lower steps of each epoch with float32 products, and HINV's eigendecomposition and congruences in float32 (M stays float64; k = S−1 keeps a float64 last step); 0 is off"`
 }
 
 // DefaultParams returns the paper's parameters, with the rhgd command's

@@ -298,14 +298,16 @@ func BenchmarkEpochStageFloors(b *testing.B) {
 // BenchmarkEpoch32Eig times the HINV estimate and a HINV epoch with
 // float32 lower steps (SetLowerFloat32Steps(S−1), the report's hinv32
 // case) at d = 1000 with each eigensolver HessGyInv could take there,
-// interleaved (see alternate): eig=float64 is dsyevd (EigSym), refined
+// interleaved (see alternate): float64 is dsyevd (EigSym), refined
 // float32 ssyevd refined to float64 (lapackx.RefinedEigSym), float32
-// ssyevd alone (lapackx.EigSym32, the mixed mode's).
+// ssyevd alone (lapackx.EigSym32) with the rest of the estimate in
+// float64, and float32tail, the mixed mode's, also its congruences
+// (hinvTail32).
 //
 //	go test -run '^$' -bench Epoch32Eig -benchtime 5x ./problems/synthetic
 func BenchmarkEpoch32Eig(b *testing.B) {
 	const d = 1000
-	names := []string{"float64", "refined", "float32"}
+	names := []string{"float64", "refined", "float32", "float32tail"}
 	var runners []*solver.RHGD
 	var w, m0 []float64
 	for _, name := range names {
@@ -313,7 +315,8 @@ func BenchmarkEpoch32Eig(b *testing.B) {
 		offIdentity(b, sp, m1, 3)
 		w, m0 = w1, m1
 		testkit.Must(b, sp.SetLowerFloat32Steps(paperSettings.InnerIters-1))
-		synthetic.SetMixedEig(sp, name)
+		synthetic.SetMixedEig(sp, strings.TrimSuffix(name, "tail"))
+		synthetic.SetMixedTail(sp, name == "float32tail")
 		s := paperSettings
 		est, err := synthetic.Paper.Estimator("hinv")
 		testkit.Must(b, err)

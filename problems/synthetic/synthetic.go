@@ -26,8 +26,8 @@
 //
 // SetLowerFloat32Steps is an opt-in mixed-precision lower loop for large d:
 // the big products of the first lower steps of each epoch, and HINV's
-// eigendecomposition, run in float32 while M stays float64 (off by
-// default).
+// eigendecomposition and congruences, run in float32 while M stays
+// float64 (off by default).
 package synthetic
 
 import (
@@ -510,7 +510,7 @@ func (p *Problem) HessGyInv(dst []float64, pt *solver.Point, v []float64) error 
 		k[i] += bm[i]
 	}
 	lapackx.Congruence(k, li, k, t, d, false)
-	lam, q, err := p.hinvEig(k) // rows of q are the eigenvectors
+	lam, q, _, err := p.hinvEig(k) // rows of q are the eigenvectors
 	if err != nil {
 		return fmt.Errorf("synthetic: HINV: %w", err)
 	}
@@ -552,7 +552,7 @@ func (p *Problem) hessGyInvReduce(dst []float64, pt *solver.Point, v []float64) 
 		}
 	}
 	lapackx.ReduceSym(k, l, d)
-	lam, q, err := p.hinvEig(k) // rows of q are the eigenvectors
+	lam, q, f32, err := p.hinvEig(k) // rows of q are the eigenvectors
 	if err != nil {
 		return fmt.Errorf("synthetic: HINV: %w", err)
 	}
@@ -564,6 +564,10 @@ func (p *Problem) hessGyInvReduce(dst []float64, pt *solver.Point, v []float64) 
 		}
 	}
 	lapackx.ReduceSym(r, l, d)
+	if f32 && p.mix.tail {
+		p.hinvTail32(dst, l, q, lam, r)
+		return nil
+	}
 	for i := 0; i < d; i++ { // to the upper triangle, which Congruence reads
 		for j := i + 1; j < d; j++ {
 			r[i*d+j] = r[j*d+i]
