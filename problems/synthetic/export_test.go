@@ -54,4 +54,4 @@ func HInvEig(p *Problem, k []float64) (lam, q []float64, err error) {
 func SetMixedTail(p *Problem, on bool) { p.mix.tail = on }
 
 // EigSym64 returns p's float64 eigensolver.
-func EigSym64(p *Problem) *lapackx.EigSym { return p.eig.(*lapackx.EigSym) }
+func EigSym64(p *Problem) *lapackx.EigSym { return p.eig }

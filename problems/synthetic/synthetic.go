@@ -103,7 +103,7 @@ type Problem struct {
 	YtY  []float64 // r×r
 	St   *stiefel.Stiefel
 	SPD  *spd.SPD
-	eig  eigSolver
+	eig  *lapackx.EigSym
 	// A^½ and A^−½, for the lower solution; la with A = la laᵀ (upper part
 	// zero), for M A M = (laᵀM)ᵀ(laᵀM).
 	ahalf, aihalf []float64
@@ -163,11 +163,10 @@ func New(data *Data) (*Problem, error) {
 	lapackx.Symmetrize(p.A, d)
 	lapackx.Symmetrize(p.YtY, r)
 	// g is strongly convex in M only when A = XᵀX is positive definite.
-	eig := p.eig.(*lapackx.EigSym)
-	if err := eig.FactorizeValues(p.A); err != nil {
+	if err := p.eig.FactorizeValues(p.A); err != nil {
 		return nil, fmt.Errorf("%w: XᵀX: %w", ErrBadData, err)
 	}
-	if lam := eig.Values(); !(lam[0] > float64(d)*0x1p-52*lam[d-1]) {
+	if lam := p.eig.Values(); !(lam[0] > float64(d)*0x1p-52*lam[d-1]) {
 		return nil, fmt.Errorf("%w: XᵀX is singular (λ_min = %.3g, λ_max = %.3g): g is not strongly convex in M", ErrBadData, lam[0], lam[d-1])
 	}
 	for i := range p.dd {
@@ -587,8 +586,8 @@ func (p *Problem) hessGyInvReduce(dst []float64, pt *solver.Point, v []float64) 
 	return nil
 }
 
-// eigSolver is HessGyInv's eigensolver: lapackx.EigSym, with the float32
-// lower steps lapackx.EigSym32, or in a benchmark lapackx.RefinedEigSym
+// eigSolver is HessGyInv's eigensolver with the float32 lower steps on
+// (mixed.eig): lapackx.EigSym32, or in a benchmark lapackx.RefinedEigSym
 // (BenchmarkEpoch32Eig, which measured it slower than dsyevd).
 type eigSolver interface {
 	FactorizeLower(a []float64) error
