@@ -64,11 +64,12 @@ const (
 		"flops per cycle. The opt-in float32 lower loop (hinv32: 2.3–2.9 GEMMs a step) gained 1.1–1.3× " +
 		"(problems/synthetic BenchmarkEpochStageFloors; stage profile below), not the 1.4–1.7× still missing. hinv32's HINV " +
 		"eigendecomposition and its two congruences now run in float32 (lapackx.EigSym32, ssyevd: 79 ms against dsyevd's 150 at " +
-		"n = 1000; strmm and sgemm), which took the estimate to 0.84× and the epoch to 0.95× (BenchmarkEpoch32Eig, interleaved, " +
-		"2026-11-27; the eigendecomposition alone 0.89× and 0.93–0.976×), f within 5.9e-8 of float64's (3.8e-8 with the float64 " +
-		"estimate; report runs): about 1.9× the peer by the 1.82× of 2026-11-25, not remeasured against torch. Refining float32 to float64 instead " +
-		"(Ogita–Aishima, lapackx.RefinedEigSym) costs 3.5 GEMMs a step and 3 steps on this spectrum: 2.2× dsyevd's time, 1.5× the " +
-		"estimate's. M A M and the two reductions L⁻¹·L⁻ᵀ (4d³) stay float64."
+		"n = 1000; strmm and sgemm): the estimate at 0.82–0.84× and the epoch at 0.91× its time (report runs against the float64 " +
+		"estimate, 4 interleaved pairs, median pair ratio; BenchmarkEpoch32Eig 0.93–0.95×; 2026-11-27, load 1–2), f within 5.9e-8 " +
+		"of float64's (3.8e-8 before). By the 1.82× of 2026-11-25 that is 1.9–2.0× the peer, at the line; not remeasured against " +
+		"torch (absent on that machine). Refining float32 to float64 instead (Ogita–Aishima, lapackx.RefinedEigSym) costs 3.5 GEMMs " +
+		"a step and 3 steps on this spectrum: 2.2× dsyevd's time, 1.5× the estimate's. M A M and the two reductions L⁻¹·L⁻ᵀ (4d³) " +
+		"stay float64."
 )
 
 // hinvEpochOps are the epoch cases that issue 20 §3's target accepts: the

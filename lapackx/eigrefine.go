@@ -49,10 +49,12 @@ import (
 // reach float64 accuracy: 14–28n³ flops of float64 GEMM on top of
 // ssyevd, against dsyevd's 4/3n³ of half-BLAS-2 tridiagonal reduction,
 // divide and conquer and 2n³ of back-transformation. On the shared 2-core
-// EPYC that is a loss: 2.3–4.4× dsyevd's one-thread time at n = 500,
-// 1000 and 2000 (BenchmarkRefinedEigSym, 2026-11-27), as each step costs
-// 3.5 GEMMs and dsyevd about 5–10. It can win only where GEMM runs on
-// many more cores than dsyevd; nothing in rhgd uses it yet. In a pure-Go
+// EPYC that is a loss: 2.2–4.4× dsyevd's one-thread time at n = 500,
+// 1000 and 2000 (BenchmarkRefinedEigSym, 2026-11-27; at n = 1000 on
+// the HINV-like spectrum, quiet: ssyevd 79 ms, 3 steps of 3.5 GEMMs of
+// 20 ms, 326 ms in all, against dsyevd's 150 on one thread and 98 on
+// two). It can win only where GEMM runs on several times more cores
+// than dsyevd; nothing in rhgd uses it but a benchmark. In a pure-Go
 // build, on the Gonum backend and below refineMinN it is EigSym.
 //
 // A RefinedEigSym owns its workspace (about 9n² float64s with its

@@ -48,8 +48,9 @@ type mixed struct {
 // formed at a float64 iterate by the float64 oracles, but for HINV's
 // eigendecomposition and the two congruences after it, which run in
 // float32 where float32's eigenvalues are accurate enough for it
-// (hinvEig, hinvTail32): at d = 1000 that took the estimate to 0.84×
-// its time and the epoch to 0.95× (BenchmarkEpoch32Eig). 0, the default,
+// (hinvEig, hinvTail32): at d = 1000 that took the estimate to
+// 0.82–0.84× its time and the epoch to 0.91–0.95× (BenchmarkEpoch32Eig
+// and the bench report's hinv32 case, interleaved). 0, the default,
 // turns it off; it is off for AD (Retain above 1), whose reverse pass
 // needs the factors of float64 steps. The float32 rounding moves the
 // lower iterates by about 1e-7 relative: on the paper's problem the
