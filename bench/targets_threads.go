@@ -62,10 +62,13 @@ var threadTargets = []target{
 func init() { targets = append(targets, threadTargets...) }
 
 const (
-	whyLargeOrders = "On one or two threads the fallback table keeps dsyevd (and potrf, qr) on one thread at every order: beside two " +
-		"busy processes a threaded dsyevd ran at 0.08–0.20× one thread's speed on the 2-core EPYC (bench/threads.sh). numpy's runs " +
-		"on both. A quiet machine's own profile (`make tune TUNE_FLAGS=-load 0`) lifts it; the fallback for more than two threads " +
-		"threads dsyevd from n = 1024 (on 4 to 64 threads alike)."
+	whyLargeOrders = "On one or two threads the fallback table keeps dsyevd (and potrf, qr) on one thread at every order: beside busy " +
+		"processes a threaded dsyevd ran at 0.08–0.41× one thread's speed on the 2-core EPYC (bench/threads.sh, 2026-11-25; rhgd tune " +
+		"beside one busy thread, 2026-11-27). numpy's runs on both. With this machine's quiet profile (`make tune TUNE_FLAGS=-load 0`, " +
+		"bench/results/2026-11-27-tuned) n = 2000 ran at 1.11–1.17× numpy and n = 1000 at 0.78–1.04× (dsyevd threaded from n = 1536 " +
+		"there). The fallback for more than two threads threads dsyevd from n = 1024 (on 4 to 64 threads alike)."
 	whyWindowsCost = "The 2-thread fallback table trades quiet speed at large orders for safety beside busy processes (see the row " +
-		"above): the windows cost what threads gain there. `make tune` measures this machine's table."
+		"above): the windows cost what threads gain there. With this machine's quiet profile the worst case was 0.73× (the cg epoch at " +
+		"d = 200, below the profile's dgemm bound) and 0.81–1.07× elsewhere among the large cases (bench/results/2026-11-27-tuned); " +
+		"`make tune` measures this machine's table."
 )
