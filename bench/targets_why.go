@@ -12,10 +12,10 @@ import (
 const (
 	whySymFloor = "The function adds V f(Λ) Vᵀ (a rank-n syrk, n³ flops against dsyevd's 9n³) to the eigendecomposition; " +
 		"met at 1.08× on 2026-11-23. lapackx's BenchmarkSymFuncStages splits it."
-	whySymNumpy2000 = "rhgd runs dsyevd on one thread at every order (lapackx's one-thread windows: beside two busy processes a threaded " +
-		"dsyevd ran at 0.08–0.20× one thread's speed), numpy's and torch's on two. On 2026-11-23's machine the two tied; on " +
-		"2026-11-25's, two threads were 1.38–1.48× one from n = 500 (lapackx BenchmarkEigThreads: n = 1000 162 ms against " +
-		"109 ms), which is the gap. On a dedicated machine RHGD_SHARED=1 turns the windows off."
+	whySymNumpy2000 = "rhgd's 2-thread fallback table runs dsyevd on one thread at every order (beside busy processes a threaded " +
+		"dsyevd ran at 0.08–0.41× one thread's speed), numpy's and torch's on two. With this machine's quiet profile (rhgd tune -load 0, " +
+		"bench/results/2026-11-27-tuned) the three ran at 1.11–1.17× numpy: both then run the same dsyevd, which is 85–90% of the time, " +
+		"so 1.2× would need a faster eigensolver."
 	whySymNumpy50 = "Met at 2.14× on 2026-11-23; at n = 50 the time is the eigensolver (the C tridiagonal-QL solver, lapackx's " +
 		"BenchmarkEigDriver) and the call, so a miss is most likely load. Not investigated."
 	whySPDExp = "The L-congruence Exp needs two potrf, the reduction, a trmm and a syrk besides the eigensolver: at n = 1000 those " +
@@ -69,7 +69,8 @@ const (
 		"of float64's (3.8e-8 before). By the 1.82× of 2026-11-25 that is 1.9–2.0× the peer, at the line; not remeasured against " +
 		"torch (absent on that machine). Refining float32 to float64 instead (Ogita–Aishima, lapackx.RefinedEigSym) costs 3.5 GEMMs " +
 		"a step and 3 steps on this spectrum: 2.2× dsyevd's time, 1.5× the estimate's. M A M and the two reductions L⁻¹·L⁻ᵀ (4d³) " +
-		"stay float64."
+		"stay float64. With this machine's quiet thread profile (rhgd tune -load 0) hinv32 ran at 2.17× torch's float32 epoch " +
+		"(bench/results/2026-11-27-tuned): the 2-thread fallback keeps the lower loop's products below 768³ and dsyevd on one thread."
 )
 
 // hinvEpochOps are the epoch cases that issue 20 §3's target accepts: the
