@@ -14,7 +14,7 @@ const (
 		"met at 1.08× on 2026-11-23. lapackx's BenchmarkSymFuncStages splits it."
 	whySymNumpy2000 = "rhgd's 2-thread fallback table runs dsyevd on one thread at every order (beside busy processes a threaded " +
 		"dsyevd ran at 0.08–0.41× one thread's speed), numpy's and torch's on two. With this machine's quiet profile (rhgd tune -load 0, " +
-		"bench/results/2026-11-27-tuned) the three ran at 1.11–1.17× numpy: both then run the same dsyevd, which is 85–90% of the time, " +
+		"bench/results/2026-11-27-tuned) the three ran at 1.11–1.17× numpy: both then run the same dsyevd, 65–89% of the time there, " +
 		"so 1.2× would need a faster eigensolver."
 	whySymNumpy50 = "Met at 2.14× on 2026-11-23; at n = 50 the time is the eigensolver (the C tridiagonal-QL solver, lapackx's " +
 		"BenchmarkEigDriver) and the call, so a miss is most likely load. Not investigated."
