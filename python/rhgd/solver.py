@@ -288,6 +288,8 @@ class Solver(_Handle):
                     e = ep.contents
                     if bar is not None:
                         bar.update(e.epoch, e.f, e.hypergrad_norm, e.elapsed)
+                    if interrupted:  # a Ctrl-C before the run began, which its cancel could not reach
+                        return 1
                     if callback is None:
                         return 0
                     info = {k: getattr(e, k) for k in _lib.HISTORY_NAMES}
@@ -300,7 +302,9 @@ class Solver(_Handle):
                     return 1
             cfn = _lib.EPOCH_FN(on_epoch)
         elif old_handler is not None:
-            cfn = _lib.EPOCH_FN(lambda user, ep: 0)
+            # The handler's rhgd_solver_cancel reaches a running solver only:
+            # a SIGINT between installing it and the run's start is seen here.
+            cfn = _lib.EPOCH_FN(lambda user, ep: 1 if interrupted else 0)
         p.error = None
         try:
             if ck is not None and os.path.exists(ck):

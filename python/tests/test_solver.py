@@ -336,6 +336,31 @@ def test_keyboard_interrupt():
     subprocess.run([sys.executable, "-c", code], check=True, env=os.environ.copy(), timeout=120)
 
 
+def test_keyboard_interrupt_before_the_run():
+    """A Ctrl-C that lands after Solver.run installs its handler but before
+    the library's run starts (its cancel then finds no run to cancel) still
+    stops the run after its first epoch: under load the Timer of the test
+    above hit that window, and the run went on for 10**8 epochs."""
+    code = ("import os, signal, time, rhgd, rhgd._lib as L\n"
+            "real = L.lib()\n"
+            "class Late:\n"
+            "    def __getattr__(self, name): return getattr(real, name)\n"
+            "    def rhgd_solver_run(self, *a):\n"
+            "        os.kill(os.getpid(), signal.SIGINT); time.sleep(0.05)  # the handler runs here\n"
+            "        return real.rhgd_solver_run(*a)\n"
+            "L.lib = lambda: Late()\n"
+            "p = rhgd.builtin('synthetic', n=40, d=12, r=4)\n"
+            "for cb in (None, lambda info: False):\n"
+            "    s = rhgd.Solver(p, 'hinv', epochs=10**8)\n"
+            "    try:\n"
+            "        s.run(callback=cb)\n"
+            "        raise SystemExit('not interrupted')\n"
+            "    except KeyboardInterrupt:\n"
+            "        r = s.result()\n"
+            "        assert r.status_name == 'Cancelled' and r.nit == 1, (r.status_name, r.nit)\n")
+    subprocess.run([sys.executable, "-c", code], check=True, env=os.environ.copy(), timeout=60)
+
+
 def run_builtin(seed):
     p = rhgd.builtin("synthetic", n=40, d=12, r=4, seed=seed)
     return rhgd.minimize(p, estimator="hinv", epochs=30).x
