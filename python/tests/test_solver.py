@@ -319,10 +319,17 @@ def test_builtin_params_and_errors():
         p.accuracy(r.x, r.y)
 
 
+# A child started from a shell's background job inherits SIGINT ignored
+# (bash without job control), and Python then installs no handler of its
+# own: the tests restore Python's, as an interactive session has it.
+RESTORE_SIGINT = "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+
+
 def test_keyboard_interrupt():
     """Ctrl-C during a run on the main thread stops it within an epoch and
     raises KeyboardInterrupt (with and without an epoch callback)."""
     code = ("import os, signal, threading, rhgd\n"
+            + RESTORE_SIGINT +
             "p = rhgd.builtin('synthetic', n=40, d=12, r=4)\n"
             "for cb in (None, lambda info: False):\n"
             "    s = rhgd.Solver(p, 'hinv', epochs=10**8)\n"
@@ -349,6 +356,7 @@ def test_keyboard_interrupt_before_the_run():
             "        os.kill(os.getpid(), signal.SIGINT); time.sleep(0.05)  # the handler runs here\n"
             "        return real.rhgd_solver_run(*a)\n"
             "L.lib = lambda: Late()\n"
+            + RESTORE_SIGINT +
             "p = rhgd.builtin('synthetic', n=40, d=12, r=4)\n"
             "for cb in (None, lambda info: False):\n"
             "    s = rhgd.Solver(p, 'hinv', epochs=10**8)\n"
