@@ -29,6 +29,21 @@ var mamRoutes = []struct {
 // the same iteration as name/first: on a shared, noisy machine the
 // interleaved minima and ratios compare the variants where
 // one-after-the-other runs do not.
+// fromStart resets r to (x, y) and runs one stage from there: an epoch
+// ("epoch") or the hypergradient estimate (any other stage).
+func fromStart(r *solver.RHGD, x, y []float64, stage string) error {
+	if err := r.Reset(x, y); err != nil {
+		return err
+	}
+	var err error
+	if stage == "epoch" {
+		_, err = r.Step()
+	} else {
+		_, err = r.Hypergradient(false)
+	}
+	return err
+}
+
 func alternate(b *testing.B, names []string, fn func(i int) error) {
 	ts := make([][]time.Duration, len(names))
 	rs := make([][]float64, len(names))
@@ -109,16 +124,7 @@ func BenchmarkEpochStages(b *testing.B) {
 					return nil
 				}
 				defer synthetic.SetMAMGramCutoff(mamRoutes[i-1].cutoff)()
-				if err := r.Reset(w, m0); err != nil {
-					return err
-				}
-				var err error
-				if stage == "epoch" {
-					_, err = r.Step()
-				} else {
-					_, err = r.Hypergradient(false)
-				}
-				return err
+				return fromStart(r, w, m0, stage)
 			})
 		})
 	}
@@ -238,24 +244,11 @@ func BenchmarkEpochStageFloors(b *testing.B) {
 		stages = append(stages, struct {
 			name string
 			fn   func() error
-		}{name, func() error {
-			if err := r.Reset(w, m0); err != nil {
-				return err
-			}
-			_, err := r.Hypergradient(false)
-			return err
-		}})
+		}{name, func() error { return fromStart(r, w, m0, "estimate") }})
 	}
 	// epoch is one epoch of the named runner from the start.
 	epoch := func(runner string) func() error {
-		return func() error {
-			r := runners[runner]
-			if err := r.Reset(w, m0); err != nil {
-				return err
-			}
-			_, err := r.Step()
-			return err
-		}
+		return func() error { return fromStart(runners[runner], w, m0, "epoch") }
 	}
 	stages = append(stages, struct {
 		name string
@@ -329,16 +322,7 @@ func BenchmarkEpoch32Eig(b *testing.B) {
 		b.Run("stage="+stage, func(b *testing.B) {
 			alternate(b, names, func(i int) error {
 				r := runners[i]
-				if err := r.Reset(w, m0); err != nil {
-					return err
-				}
-				var err error
-				if stage == "epoch" {
-					_, err = r.Step()
-				} else {
-					_, err = r.Hypergradient(false)
-				}
-				return err
+				return fromStart(r, w, m0, stage)
 			})
 		})
 	}
