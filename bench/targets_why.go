@@ -36,11 +36,13 @@ const (
 		"arithmetic: rhgd.torch replays ∇_y g's recorded operations in the lower loop (59 µs a step against 107) and " +
 		"makes about 17 crossings of 10–15 µs per epoch; the CG products (ten per epoch, one crossing each) cost what the hand " +
 		"loop's do. A miss is most likely load."
-	whyTorchSPDNet = "At SPDNet's shapes (60 matrices of order 12, then 6 and 3) rhgd.torch's eigen-layers cost what " +
-		"torch.linalg.eigh's do (bench/torch_symfn.py: 0.96–1.3× per call): the call's fixed cost of some 50–100 µs " +
-		"dominates, where the batched kernels are 2–7× faster from b = 1000. Both models run on the same engine, whose " +
-		"recorded lower loop computes the eigen-layers once per loop for either. The ops' value here is exact " +
-		"derivatives at repeated eigenvalues (NaN-free at M = I), not speed."
+	whyTorchSPDNet = "Out of reach on this engine by Amdahl's law: the eigen-layers are a fifth to a third of the eigh " +
+		"model's epoch, the rest (the head's lower loop, CG's Hessian products, the BiMaps, the crossings) being the same " +
+		"for both models, so that eigen-layers at no cost at all would gain the bound shown (1.24–1.55× measured on " +
+		"2026-11-27, never 2×). At these shapes (60 matrices of order 6 and 3 after the BiMaps) rhgd's batched " +
+		"eigensolver takes 2 µs per 6 × 6 and 0.6 µs per 3 × 3 matrix, 1.5× torch.linalg.eigh's, and the ops' Python " +
+		"autograd functions cost about eigh's backward (bench/torch_symfn.py: 1.0–1.6× per call); the kernels pull " +
+		"ahead from b = 1000. The ops' value for SPDNet is exact derivatives at repeated eigenvalues (NaN-free at M = I)."
 	whyQRPolar = "Unresolved: a helper measured 0.98× polar under load, the quiet 2026-11-23 run 1.75× at 10000×100; " +
 		"the gap between the two was not explained (issue 12)."
 	whyQRHouseholder = "Householder QR itself was faster on 2026-11-23 (30 ms, not the 42 ms of the target's baseline): " +

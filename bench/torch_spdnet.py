@@ -13,6 +13,14 @@ epoch; the final f of both sides after the same epochs (they agree to
 rounding: the data have distinct eigenvalues, where eigh's derivatives
 exist). torch and OpenBLAS on one thread.
 
+The bound: the same model with the eigen-layers left out (the identity
+in place of ReEig and LogEig) and the eigh model, both with CG at a fixed
+10 products per epoch (cg:maxiter=10,tol=1e-300, so that both do the same
+work, which CG to a tolerance would not), interleaved with the rest: an
+epoch's time without eigen-layers is what no implementation of them can
+go below, so eigh / none bounds the per-epoch ratio any eigen-layers can
+reach against eigh's on this engine (Amdahl).
+
 Run: RHGD_LIBRARY=build/librhgd.so PYTHONPATH=python /usr/bin/python3 bench/torch_spdnet.py [--rounds 5] [--epochs 10]
 """
 import argparse
@@ -77,22 +85,31 @@ def main(argv=None):
     ap.add_argument("--estimator", default="cg")
     a = ap.parse_args(argv)
     torch.set_num_threads(1)
-    sides = {"rhgd.torch ops": (rt.reeig, rt.logm), "torch.linalg.eigh": (reeig_eigh, logm_eigh)}
+    sides = {"rhgd.torch ops": (rt.reeig, rt.logm), "torch.linalg.eigh": (reeig_eigh, logm_eigh),
+             "none": (lambda a, eps: a, lambda a: a)}
     probs = {}
     for name, ops in sides.items():
         f, g, mx, my, nf, ng, x0, y0 = problem(ops)
         probs[name] = (rt.Problem(f, g, mx, my, n_f=nf, n_g=ng), x0, y0)
-    kw = dict(estimator=a.estimator, eta_x=0.1, eta_y=0.1, inner=20, epochs=a.epochs)
-    res = {k: [] for k in sides}
+    kw = dict(eta_x=0.1, eta_y=0.1, inner=20, epochs=a.epochs)
+    fixed = "cg:maxiter=10,tol=1e-300"
+    # (side, estimator) runs: the two models with the estimator asked for,
+    # and the bound's pair at CG's fixed work
+    runs = [("rhgd.torch ops", a.estimator), ("torch.linalg.eigh", a.estimator),
+            ("torch.linalg.eigh", fixed), ("none", fixed)]
+    res = {k: [] for k in runs}
     fun = {}
     for i in range(a.rounds):
-        for name in (list(sides) if i % 2 == 0 else list(sides)[::-1]):
-            p, x0, y0 = probs[name]
-            r = rhgd.minimize(p, x0, y0, **kw)
+        for k in (runs if i % 2 == 0 else runs[::-1]):
+            p, x0, y0 = probs[k[0]]
+            r = rhgd.minimize(p, x0, y0, estimator=k[1], **kw)
             el = r.history["elapsed"]
-            res[name].append(statistics.median(el[1:] - el[:-1]))
-            fun[name] = r.fun
-    out = {k: statistics.median(v) for k, v in res.items()}
+            res[k].append(statistics.median(el[1:] - el[:-1]))
+            fun[k] = r.fun
+    med = {k: statistics.median(v) for k, v in res.items()}
+    out = {name: med[(name, a.estimator)] for name in list(sides)[:2]}
+    fun = {name: fun[(name, a.estimator)] for name in list(sides)[:2]}
+    bound = med[("torch.linalg.eigh", fixed)] / med[("none", fixed)]
     cpu = rhgd.info()["cpu"]["brand"]
     print(f"# {cpu}, {os.cpu_count()} cores; torch {torch.__version__} on 1 thread, OpenBLAS 1 thread; SPDNet "
           f"(60 matrices of order 12, St(12,6) × St(6,3), head 6 × 3), {a.estimator}, S = 20; {a.rounds} rounds "
@@ -102,8 +119,13 @@ def main(argv=None):
     base = out["torch.linalg.eigh"]
     for name, t in out.items():
         print(f"| {name} | {1e3 * t:.2f} | {fun[name]:.10f} | {base / t:.2f}× |")
+    print(f"\nbound ({fixed}): eigh {1e3 * med[('torch.linalg.eigh', fixed)]:.2f} ms, no eigen-layers "
+          f"{1e3 * med[('none', fixed)]:.2f} ms per epoch: no eigen-layers can beat eigh's by more than {bound:.2f}× "
+          f"per epoch here")
     return {"rhgd_ms": 1e3 * out["rhgd.torch ops"], "eigh_ms": 1e3 * base, "ratio": base / out["rhgd.torch ops"],
-            "df": abs(fun["rhgd.torch ops"] - fun["torch.linalg.eigh"])}
+            "df": abs(fun["rhgd.torch ops"] - fun["torch.linalg.eigh"]),
+            "bound": bound, "bound_eigh_ms": 1e3 * med[("torch.linalg.eigh", fixed)],
+            "bound_none_ms": 1e3 * med[("none", fixed)]}
 
 
 if __name__ == "__main__":

@@ -21,7 +21,8 @@ func TestTorchTargets(t *testing.T) {
 	                        "hinv": {"port_ms": 100, "rhgd_ms": 20, "ratio": 5}},
 	              "tol": {"rhgd_s": 1.5, "rhgd_epochs": 60, "port": {"hinv": {"s": 40, "reached": true, "epochs": 180}},
 	                      "best_port": "hinv", "ratio": 26.7, "tol": 0.01}, "command": "h"},
-	 "spdnet": {"rhgd_ms": 5.7, "eigh_ms": 5.1, "ratio": 0.89, "command": "s"}}`
+	 "spdnet": {"rhgd_ms": 5.7, "eigh_ms": 5.1, "ratio": 0.89, "bound": 1.47, "bound_eigh_ms": 5.05,
+	            "bound_none_ms": 3.43, "command": "s"}}`
 	path := filepath.Join(t.TempDir(), "tp.json")
 	require.NoError(t, os.WriteFile(path, []byte(js), 0o644))
 	tp, err := ReadTorchProblems(path)
@@ -34,7 +35,7 @@ func TestTorchTargets(t *testing.T) {
 	require.Contains(t, rows[1], "40.0× (0.240 s in 203 epochs against 9.600 s in 2699) | met")
 	require.Contains(t, rows[2], "not measured in this run") // no AD figure
 	require.Contains(t, rows[3], "26.7× (rhgd.torch adaptive 1.50 s in 60 epochs; the port's fastest of hinv: hinv 40.0 s in 180 epochs) | met")
-	require.Contains(t, rows[4], "0.89× (5.70 ms against 5.10) | **not met** | At SPDNet's shapes")
+	require.Contains(t, rows[4], "0.89× (5.70 ms against 5.10); the most any eigen-layers can gain: 1.47× (eigh 5.05 ms, none 3.43) | **not met** | Out of reach")
 
 	tp.Quick = true
 	b.Reset()
