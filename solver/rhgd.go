@@ -353,7 +353,13 @@ func New(p Problem, s *Settings) (*RHGD, error) {
 	}
 	exact := st.Lower.UseLowerSolve && p.LowerSolve != nil
 	p = finiteOracles(p)
-	needs := NewOracles(OracleF, OracleGradGy) | est.Needs()
+	estNeeds := est.Needs()
+	if pn, ok := est.(problemNeeds); ok {
+		if estNeeds, err = pn.needsOf(&p); err != nil {
+			return nil, fmt.Errorf("%s estimator: %w", est.Name(), err)
+		}
+	}
+	needs := NewOracles(OracleF, OracleGradGy) | estNeeds
 	if st.Lanczos > 0 {
 		needs |= NewOracles(OracleHessGy) // the spectrum estimate's products
 	}
