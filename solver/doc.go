@@ -44,9 +44,9 @@
 // DefaultHInvMaxDim), it derives the inverse from HessGy, so that every
 // front end has it on any lower manifold: once per lower iterate (and
 // Hessian minibatch) it forms the D×D matrix of H in a basis of T_y
-// orthonormal in the metric (the identity on a EuclideanSpace; else the
-// projected ambient unit vectors, orthonormalized by pivoted Gram–Schmidt
-// with reorthogonalization) by D products and factors it by Cholesky. The
+// orthonormal in the metric (the identity on a EuclideanSpace; else
+// projected random vectors, orthonormalized by Gram–Schmidt twice) by D
+// products and factors it by Cholesky. The
 // matrix's eigenvalues are H's, so the epoch's spectrum estimate
 // (MinEig, MaxEig) is exact, and a Hessian that is not positive definite
 // stops it with ErrNotPositive or ErrSingular as CG. Above MaxDim such a
