@@ -92,7 +92,7 @@ func (h HInv) needsOf(p *Problem) (Oracles, error) {
 	}
 	if d := p.My.Dim(); d > h.maxDim() {
 		return 0, numerr.Errorf("%w: %v (the inverse Hessian is derived from %v only on a lower manifold of dimension at most hinv:maxdim = %d, and this one has dimension %d; use the cg estimator, or raise hinv:maxdim: deriving it takes %d Hessian products per point)",
-			ErrMissing, OracleHessGyInv, OracleHessGy, h.maxDim(), d, d)
+			ErrMissing, NewOracles(OracleHessGyInv), OracleHessGy, h.maxDim(), d, d)
 	}
 	return needsHessVp, nil
 }
@@ -112,7 +112,7 @@ func (h HInv) Bind(env *Env) (Hypergrad, error) {
 	hi := &hinv{env: env, b: env.NewY(), v: env.NewY()}
 	if env.p.HessGyInv == nil {
 		if env.p.HessGy == nil {
-			return nil, numerr.Errorf("%w: %v, or %v to derive it from", ErrMissing, OracleHessGyInv, OracleHessGy)
+			return nil, numerr.Errorf("%w: %v, or %v to derive it from", ErrMissing, NewOracles(OracleHessGyInv), OracleHessGy)
 		}
 		hi.der = newHInvDerived(env.My)
 	}
