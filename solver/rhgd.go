@@ -338,7 +338,8 @@ type lowerDirector interface {
 // differences if the gradients they need are there (FirstOrder needs
 // neither and gets no filling), and returns an error wrapping ErrMissing when an
 // oracle the estimator needs is still missing, or ErrBadSetting for a
-// setting out of range.
+// setting out of range. HInv on a problem without HessGyInv needs HessGy
+// in its place, up to its MaxDim (see HInv).
 func New(p Problem, s *Settings) (*RHGD, error) {
 	if err := p.check(); err != nil {
 		return nil, err
