@@ -42,8 +42,8 @@ const DefaultHInvMaxDim = 500
 //
 // Deriving costs D products per point where CG takes one per iteration:
 // on the synthetic problem at SPD(10) (D = 55) an estimate at a new point
-// took 0.6 ms against CG's 0.08 ms, and 21 ms against 0.36 ms at SPD(20)
-// (D = 210), where the basis and the matrix's O(D²·Len) inner products
+// took 0.55–0.65 ms against CG's 0.07–0.11 ms, and 21–25 ms against
+// 0.35–0.6 ms at SPD(20) (D = 210; two shared cores), where the basis and the matrix's O(D²·Len) inner products
 // dominate (BenchmarkHInvEstimate). It pays where CG needs many
 // iterations (an ill-conditioned H), or an exact solve is the point.
 type HInv struct {
