@@ -1021,10 +1021,13 @@ func TestCallbackProblem(t *testing.T) {
 	wantCode(t, "no grad_gy", einval, func() int { _, rc := ctest.QuadProblem(q, mx, my, 1, 0, true); return rc }, "grad_gy")
 	wantCode(t, "flags", einval, func() int { _, rc := ctest.QuadProblem(q, mx, my, 0, 7, false); return rc }, "flags")
 	wantCode(t, "freed manifold", ebadh, func() int { _, rc := ctest.QuadProblem(q, 99, my, 0, 0, false); return rc }, "mx")
-	// hinv without the inverse Hessian.
+	// hinv without the inverse Hessian: derived from hess_gy up to its
+	// maxdim (the lower dimension is 4), missing above.
 	p, _ := ctest.QuadProblem(q, mx, my, 0, 0, false)
 	defer ctest.ProblemFree(p)
-	wantCode(t, "hinv without hess_gy_inv", einval, func() int { _, rc := ctest.SolverNew(p, "hinv", ""); return rc }, "hess_gy_inv")
+	wantCode(t, "hinv without hess_gy_inv above maxdim", einval, func() int { _, rc := ctest.SolverNew(p, "hinv:maxdim=3", ""); return rc }, "hess_gy_inv")
+	wantCode(t, "hinv without hess_gy_inv above maxdim", einval, func() int { _, rc := ctest.SolverNew(p, "hinv:maxdim=3", ""); return rc }, "maxdim = 3")
+	testSolver(t, p, "hinv", "")
 	// No starting point.
 	s := testSolver(t, p, "cg", "epochs=3")
 	wantCode(t, "no start", einval, func() int { return ctest.SolverRun(s, nil, nil, nil) }, "no starting point")

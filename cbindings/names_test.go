@@ -126,7 +126,8 @@ func TestABITerms(t *testing.T) {
 		{newErr(quad(false), solver.AdaptiveSettings()), "solver: missing oracle: lower_bb needs the lower objective g"},
 		{newErr(quad(true), solver.Settings{Estimator: solver.AD{}, Lower: solver.LowerRule{BB: true}}),
 			"the ad estimator differentiates the paper's fixed lower steps; it needs preset=paper"},
-		{newErr(quad(true), solver.Settings{Estimator: solver.HInv{}}), "hinv estimator: solver: missing oracle: [hess_gy_inv]"},
+		{newErr(quad(true), solver.Settings{Estimator: solver.HInv{MaxDim: 1}}),
+			"hinv estimator: solver: missing oracle: [hess_gy_inv] (the inverse Hessian is derived from hess_gy only on a lower manifold of dimension at most hinv:maxdim = 1"},
 		{numerr.Errorf("%v at epoch 2: Frobenius norm of %v, %v and %v", solver.OracleF, solver.OracleGradFx, solver.OracleHessGy, solver.OracleCrossGyx),
 			"f at epoch 2: Frobenius norm of grad_fx, hess_gy and cross_gyx"},
 		{badMax, "upper_max_step = -0.5"},
@@ -165,7 +166,7 @@ func TestABITerms(t *testing.T) {
 	}{
 		{noop, "cg", "preset=adaptive", "lower_bb needs the lower objective g"},
 		{p, "ad", "preset=adaptive", "it needs preset=paper"},
-		{p, "hinv", "", "[hess_gy_inv]"},
+		{p, "hinv:maxdim=2", "", "[hess_gy_inv] (the inverse Hessian is derived from hess_gy only"},
 		{p, "cg", "eta_x=-1", "eta_x"},
 		{p, "cg", "preset=adarhd,lower_bb=true", "lower_adagrad and lower_bb are two lower rules: choose one"},
 		{p, "cg", "preset=adarhd,upper_bb=true", "upper_adagrad and upper_bb are two upper rules: choose one"},
@@ -187,7 +188,8 @@ func TestABITerms(t *testing.T) {
 	}{
 		{func() int { _, rc := ctest.SolverNew(noop, "cg", "preset=adaptive"); return rc },
 			"\x01setting:lower_bb\x02lower_bb\x03 needs the lower objective \x01oracle:g\x02g\x03"},
-		{func() int { _, rc := ctest.SolverNew(p, "hinv", ""); return rc }, "[\x01oracle:hess_gy_inv\x02hess_gy_inv\x03]"},
+		{func() int { _, rc := ctest.SolverNew(p, "hinv:maxdim=2", ""); return rc },
+			"[\x01oracle:hess_gy_inv\x02hess_gy_inv\x03] (the inverse Hessian is derived from \x01oracle:hess_gy\x02hess_gy\x03 only"},
 		{func() int { _, rc := ctest.Builtin("meta", []string{"baseline=xyz"}, "", 1); return rc }, "\x01param:baseline\x02baseline\x03 \"xyz\""},
 	} {
 		rc, marked := ctest.DoTerms(c.f)

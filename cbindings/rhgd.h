@@ -660,7 +660,8 @@ typedef int (*rhgd_vjp_fn)(void *user, const double *x, const double *y, const i
  * grad_gx (lets the library fill cross_gxy by finite differences), hess_gy
  * and cross_gxy (filled by central differences of grad_gy and grad_gx when
  * NULL, exact to O(h^2)), cross_gyx (checks only), hess_gy_inv (for the
- * "hinv" estimator), lower_solve (out = y*(x) = argmin_y g(x, y), of length
+ * "hinv" estimator, which derives it from hess_gy when NULL and the lower
+ * manifold's dimension is at most its maxdim), lower_solve (out = y*(x) = argmin_y g(x, y), of length
  * len(My), given the current lower iterate y as a warm start; the solver
  * setting lower_solve=true runs it instead of lower steps), lower_steps
  * (below).
@@ -839,7 +840,11 @@ typedef struct rhgd_solver {
  * "" takes the problem's default (CG with its defaults for a callback
  * problem). The estimators and their options ("never 0": 0 is an error
  * naming the key, since it would be the default, not 0):
- *   hinv              the problem's exact inverse Hessian (needs hess_gy_inv)
+ *   hinv              the exact inverse Hessian: the problem's hess_gy_inv, or,
+ *                     without it, derived from hess_gy when the lower dimension
+ *                     D ≤ maxdim (D products and a Cholesky factor per point)
+ *     maxdim=N        the largest lower dimension at which hess_gy_inv is
+ *                     derived (default 500; never 0)
  *   cg                conjugate gradients on H v = grad_y f
  *     maxiter=N       iteration cap (default 50; never 0)
  *     tol=X           stop once ‖b − H v‖ ≤ tol·‖b‖ (default 1e-10; never 0)

@@ -39,6 +39,20 @@
 // states the oracles it calls as a typed set (Needs, Oracles); a Problem
 // reports its own (Available).
 //
+// HInv ("hinv") takes the problem's HessGyInv; without one, on a lower
+// manifold of dimension D at most HInv.MaxDim (hinv:maxdim, default
+// DefaultHInvMaxDim), it derives the inverse from HessGy, so that every
+// front end has it on any lower manifold: once per lower iterate (and
+// Hessian minibatch) it forms the D×D matrix of H in a basis of T_y
+// orthonormal in the metric (the identity on a EuclideanSpace; else
+// projected random vectors, orthonormalized by Gram–Schmidt twice) by D
+// products and factors it by Cholesky. The
+// matrix's eigenvalues are H's, so the epoch's spectrum estimate
+// (MinEig, MaxEig) is exact, and a Hessian that is not positive definite
+// stops it with ErrNotPositive or ErrSingular as CG. Above MaxDim such a
+// problem is an error at New that names the dimension and the limit, and
+// CG is the estimator to use.
+//
 // Beyond the paper, FirstOrder ("fo") needs gradients only: F²SA's
 // value-function penalty (Kwon et al., ICML 2023) as RF²SA poses it on
 // manifolds (Dutta, Cheng and Sra, arXiv 2405.15816), with a second lower
@@ -150,7 +164,8 @@
 // them free: its step sizes α_j and residual ratios β_j are the Lanczos
 // tridiagonal T_jj = 1/α_j + β_{j−1}/α_{j−1}, T_{j,j+1} = √β_j/α_j (Golub
 // and Van Loan, Matrix Computations, §10.2.6), whose extreme Ritz values
-// come by Sturm bisection. Other estimators get them from
+// come by Sturm bisection. HINV deriving its inverse reports the exact
+// extreme eigenvalues of the matrix it factors. Other estimators get them from
 // Settings.Lanczos steps of the Lanczos process from a random tangent
 // vector (one Hessian–vector product each). Ritz values lie inside the
 // spectrum: MinEig ≥ λ_min(H). CG itself stops with ErrSingular when the
@@ -167,7 +182,8 @@
 // auto chooses δ = max(0, AutoDampingRatio·λ̂_max − λ̂_min) from a Lanczos
 // estimate at every estimate. HINV cannot be damped: its HessGyInv is the
 // problem's exact inverse, an oracle that has no H to shift (and does not
-// exist when H is singular); use cg:damping on such problems. The bias
+// exist when H is singular), and the one it derives is H's exact inverse
+// too; use cg:damping on such problems. The bias
 // of the damping, for self-adjoint H ⪰ 0 (Nocedal and Wright, Numerical
 // Optimization, §10.3 and §4.4 on Levenberg–Marquardt; Engl, Hanke and
 // Neubauer, Regularization of Inverse Problems, §5 on Tikhonov):

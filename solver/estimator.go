@@ -52,8 +52,9 @@ type EstimatorStats struct {
 	Residual   float64 // CG: final relative residual; NS: γ·λ_max estimate; FO: ‖grad‖ of the last z step
 	// MinEig and MaxEig are the epoch's Lanczos estimates of the extreme
 	// eigenvalues of the lower Hessian H_y g(x_k, y_{k+1}): CG's own Ritz
-	// values, or Settings.Lanczos steps; NaN when not estimated. Ritz
-	// values lie inside the spectrum: MinEig ≥ λ_min, MaxEig ≤ λ_max.
+	// values, or Settings.Lanczos steps, or HINV's exact values when it
+	// derives the inverse; NaN when not estimated. Ritz values lie inside
+	// the spectrum: MinEig ≥ λ_min, MaxEig ≤ λ_max.
 	MinEig, MaxEig float64
 	// Damping is the δ of a damped solve (H + δI) v = b; 0 when undamped.
 	Damping float64

@@ -29,43 +29,6 @@ var (
 	needsHessVp = NewOracles(OracleGradFx, OracleGradFy, OracleCrossGxy, OracleHessGy)
 )
 
-// HInv uses the problem's exact inverse Hessian: v = H⁻¹ grad_y f.
-type HInv struct{}
-
-// Name returns "hinv".
-func (HInv) Name() string { return "hinv" }
-
-// String returns the spec ParseEstimator reads: "hinv".
-func (HInv) String() string { return "hinv" }
-
-// Needs returns GradFx, GradFy, CrossGxy and HessGyInv.
-func (HInv) Needs() Oracles { return needsHInv }
-
-// Bind returns HInv's instance for env's solver.
-func (HInv) Bind(env *Env) (Hypergrad, error) {
-	return &hinv{env: env, b: env.NewY(), v: env.NewY()}, nil
-}
-
-type hinv struct {
-	env  *Env
-	b, v []float64
-}
-
-func (h *hinv) Reset() {}
-
-func (h *hinv) Estimate(dst []float64, at *Point) error {
-	if err := h.env.GradFy(h.b, at); err != nil {
-		return err
-	}
-	if err := h.env.HessGyInv(h.v, at, h.b); err != nil {
-		return err
-	}
-	if h.env.WantsNorms() {
-		h.env.SetSolve(h.env.My.Norm(at.Y, h.b), 0, 0) // an exact inverse: no residual
-	}
-	return h.env.Hyper(dst, at, h.v)
-}
-
 // CG solves H v = grad_y f in the tangent space T_y by conjugate gradients
 // (the paper's Algorithm 4 on H v = b itself, in the metric of My), then
 // forms grad_x f − G_xy g[v]. Its step sizes and residual ratios define

@@ -70,6 +70,9 @@ type estimatorEntry struct {
 	info EstimatorInfo
 	new  func() Estimator
 	ptrs []func(Estimator) any // per option: *int, *float64, *bool or damping
+	// value, when set, turns the parsed estimator (new's, a pointer
+	// for ptrs) into the one ParseEstimator returns: HInv is a value.
+	value func(Estimator) Estimator
 }
 
 // damping is the pair of fields that damping=X|auto sets.
@@ -81,8 +84,13 @@ type damping struct {
 // estimatorTable is the table of the estimators and their options, in
 // the order of EstimatorNames, then the others.
 var estimatorTable = []estimatorEntry{
-	{info: EstimatorInfo{Name: "hinv", Paper: true, Doc: "the problem's exact inverse Hessian (needs hess_gy_inv)"},
-		new: func() Estimator { return HInv{} }},
+	{info: EstimatorInfo{Name: "hinv", Paper: true, Doc: "the exact inverse Hessian: the problem's hess_gy_inv, or, without it, derived from hess_gy when the lower dimension D ≤ maxdim (D products and a Cholesky factor per point)", Options: []EstimatorOption{
+		{Key: "maxdim", Field: "MaxDim", Type: "int", Default: strconv.Itoa(DefaultHInvMaxDim), ZeroIsDefault: true,
+			Hint: "cg is the estimator for a problem without hess_gy_inv above maxdim",
+			Doc:  "the largest lower dimension at which hess_gy_inv is derived"},
+	}}, new: func() Estimator { return &HInv{} }, ptrs: []func(Estimator) any{
+		func(e Estimator) any { return &e.(*HInv).MaxDim },
+	}, value: func(e Estimator) Estimator { return *e.(*HInv) }},
 	{info: EstimatorInfo{Name: "cg", Paper: true, Doc: "conjugate gradients on H v = grad_y f", Options: []EstimatorOption{
 		{Key: "maxiter", Field: "MaxIter", Type: "int", Default: strconv.Itoa(DefaultCGMaxIter), ZeroIsDefault: true,
 			Doc: "iteration cap"},
@@ -284,6 +292,9 @@ func ParseEstimator(spec string) (Estimator, error) {
 			want = "want " + strings.Join(keys, ", ")
 		}
 		return nil, fmt.Errorf("%w: estimator %q: unknown settings %v (%s)", ErrBadSetting, spec, unknown, want)
+	}
+	if ent.value != nil {
+		e = ent.value(e)
 	}
 	return e, nil
 }

@@ -219,9 +219,12 @@ func TestFirstOrderGradientsOnly(t *testing.T) {
 	require.Equal(t, gradFy, resFull.Stats.UpperYGrads)
 	require.Equal(t, resFull.Stats.UpperGrads, five[solver.OracleGradFx])
 
-	// HINV needs more than these five.
-	_, err = solver.New(bare, with(solver.HInv{}, &set))
+	// HINV needs more than these five: HessGyInv, or below its MaxDim
+	// HessGy, which finite differences of GradGy fill as for CG.
+	_, err = solver.New(bare, with(solver.HInv{MaxDim: 1}, &set))
 	require.ErrorIs(t, err, solver.ErrMissing)
+	_, err = solver.New(bare, with(solver.HInv{}, &set))
+	require.NoError(t, err)
 
 	// A spectrum estimate asked for needs Hessian products: it gets them
 	// by finite differences of GradGy, and runs.

@@ -338,7 +338,8 @@ type lowerDirector interface {
 // differences if the gradients they need are there (FirstOrder needs
 // neither and gets no filling), and returns an error wrapping ErrMissing when an
 // oracle the estimator needs is still missing, or ErrBadSetting for a
-// setting out of range.
+// setting out of range. HInv on a problem without HessGyInv needs HessGy
+// in its place, up to its MaxDim (see HInv).
 func New(p Problem, s *Settings) (*RHGD, error) {
 	if err := p.check(); err != nil {
 		return nil, err
@@ -353,7 +354,13 @@ func New(p Problem, s *Settings) (*RHGD, error) {
 	}
 	exact := st.Lower.UseLowerSolve && p.LowerSolve != nil
 	p = finiteOracles(p)
-	needs := NewOracles(OracleF, OracleGradGy) | est.Needs()
+	estNeeds := est.Needs()
+	if pn, ok := est.(problemNeeds); ok {
+		if estNeeds, err = pn.needsOf(&p); err != nil {
+			return nil, fmt.Errorf("%s estimator: %w", est.Name(), err)
+		}
+	}
+	needs := NewOracles(OracleF, OracleGradGy) | estNeeds
 	if st.Lanczos > 0 {
 		needs |= NewOracles(OracleHessGy) // the spectrum estimate's products
 	}

@@ -31,7 +31,11 @@ func TestMissingOracles(t *testing.T) {
 	_, p, mx, my, _, _ := quadSetup(1)
 	q := p
 	q.HessGyInv = nil
+	// Without HessGyInv, HINV derives the inverse up to MaxDim, above
+	// which it is missing.
 	_, err := solver.New(on(q, mx, my), &solver.Settings{Estimator: solver.HInv{}})
+	require.NoError(t, err)
+	_, err = solver.New(on(q, mx, my), &solver.Settings{Estimator: solver.HInv{MaxDim: 5}})
 	require.ErrorIs(t, err, solver.ErrMissing)
 	require.Contains(t, err.Error(), "HessGyInv")
 	q = p
@@ -76,7 +80,7 @@ func TestMissingOracleHint(t *testing.T) {
 	// HessGyInv has no finite-difference stand-in: no hint.
 	q := p
 	q.HessGyInv = nil
-	_, err := solver.New(on(q, mx, my), &solver.Settings{Estimator: solver.HInv{}})
+	_, err := solver.New(on(q, mx, my), &solver.Settings{Estimator: solver.HInv{MaxDim: 5}})
 	require.ErrorIs(t, err, solver.ErrMissing)
 	require.NotContains(t, err.Error(), "finite differences")
 }

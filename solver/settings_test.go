@@ -247,6 +247,8 @@ func TestEstimatorKeys(t *testing.T) {
 	_, err = ParseEstimator("fo:lamda=3")
 	require.ErrorContains(t, err, "want lambda, growth, power, zsteps, eta, ztol")
 	_, err = ParseEstimator("hinv:tol=1")
+	require.ErrorContains(t, err, "want maxdim")
+	_, err = ParseEstimator("ad:tol=1")
 	require.ErrorContains(t, err, "it takes none")
 }
 

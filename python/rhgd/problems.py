@@ -49,7 +49,8 @@ class Problem(_Handle):
     ``cross_gxy(x, y, v)`` (D_y grad_x g [v], v tangent at y),
     ``cross_gyx(x, y, u)``, ``hess_gy_inv(x, y, v)`` (for the 'hinv'
     estimator: the Riemannian inverse Hessian whatever ``gradients`` says,
-    taken as given) and ``lower_solve(x, y) -> y*(x)`` (the exact
+    taken as given; without it 'hinv' derives it from hess_gy on a lower
+    manifold of dimension up to its maxdim, 500 by default) and ``lower_solve(x, y) -> y*(x)`` (the exact
     lower solution, y the current iterate as a warm start; the setting
     lower_solve=true runs it instead of lower steps).
     gradients='euclidean' (default) converts Euclidean derivatives with the

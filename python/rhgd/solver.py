@@ -134,7 +134,11 @@ class Solver(_Handle):
     itself, its options left out taking the estimator's defaults. The
     estimators and their options (as rhgd.h lists them):
 
-    hinv              the problem's exact inverse Hessian (needs hess_gy_inv)
+    hinv              the exact inverse Hessian: the problem's hess_gy_inv, or,
+                      without it, derived from hess_gy when the lower dimension
+                      D ≤ maxdim (D products and a Cholesky factor per point)
+      maxdim=N        the largest lower dimension at which hess_gy_inv is
+                      derived (default 500; never 0)
     cg                conjugate gradients on H v = grad_y f
       maxiter=N       iteration cap (default 50; never 0)
       tol=X           stop once ‖b − H v‖ ≤ tol·‖b‖ (default 1e-10; never 0)

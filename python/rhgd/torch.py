@@ -51,8 +51,13 @@ recorded aten operations with the x-only half computed once
 with its graph); and the inverse Hessian of the 'hinv' estimator is
 derived (the Hessian of g in y by one batched Hessian-vector product,
 factored by Cholesky once per point) when y has at most hinv_max_dim
-coordinates. Elsewhere 'hinv' needs ``hess_gy_inv(x, y, v)``, Riemannian,
-on tensors, and runs as CG with a warning without one.
+coordinates. On any other lower level (SPD, Stiefel, Grassmann, the
+simplex, products) of dimension at most hinv_max_dim the library derives
+it (solver.HInv: the Riemannian Hessian in an orthonormal basis of the
+tangent space by as many Hessian-vector products, factored by Cholesky
+once per point and minibatch). Above the cap 'hinv' needs
+``hess_gy_inv(x, y, v)``, Riemannian, on tensors, and runs as CG with a
+warning without one.
 """
 
 import collections
@@ -77,10 +82,12 @@ __all__ = ["Problem", "minimize", "split", "GraphLost", "sqrtm", "invsqrtm", "lo
 
 _F64 = torch.float64
 
-# HINV_MAX_DIM bounds the lower levels whose inverse Hessian rhgd.torch
-# derives: forming the Hessian takes as many Hessian-vector products (in
-# one batched backward pass) as y has coordinates, and memory for as many
-# copies of the graph's intermediates; above it 'hinv' runs as CG.
+# HINV_MAX_DIM bounds the lower levels whose inverse Hessian is derived:
+# forming the Hessian takes as many Hessian-vector products as y's
+# dimension (on a Euclidean lower level, in one batched backward pass
+# here, with memory for as many copies of the graph's intermediates;
+# elsewhere one crossing each, by the library, whose hinv:maxdim default
+# is the same 500); above it 'hinv' runs as CG.
 HINV_MAX_DIM = 500
 
 
@@ -432,8 +439,8 @@ class Problem(_problems.Problem):
     for the setting lower_solve=True. hess_gy_inv(x, y, v), optional,
     returns the Riemannian inverse Hessian of g in y applied to the tangent
     v (for the 'hinv' estimator; with minibatches, the minibatch's); on a
-    Euclidean lower level of at most hinv_max_dim coordinates it is derived
-    when not given. fuse_lower=False keeps the lower steps one crossing
+    lower level of dimension at most hinv_max_dim it is derived when not
+    given (here on a Euclidean one, by the library on the others). fuse_lower=False keeps the lower steps one crossing
     each (by default one crossing runs an epoch's fixed lower steps on a
     Euclidean lower level). In those loops g is called at the first step
     of each loop; the other steps replay the torch operations of ∇_y g
@@ -492,9 +499,13 @@ class Problem(_problems.Problem):
             c["lower_steps"] = _lib.STEPS_FN(self._cb_steps())
             c["lower_steps_vjp"] = _lib.VJP_FN(self._cb_vjp())
         # hess_gy_inv: the user's, or derived where the lower level is
-        # Euclidean and small enough to form its Hessian ('hinv' runs as CG
-        # otherwise, with a warning: _estimator_spec).
+        # small enough to form its Hessian: here on a Euclidean one (one
+        # batched product), by the library on the others (its hinv
+        # estimator without hess_gy_inv: one hess_gy crossing per basis
+        # vector). 'hinv' runs as CG otherwise, with a warning
+        # (_estimator_spec).
         self.hinv = "given" if hess_gy_inv is not None else None
+        self._hinv_max_dim = int(hinv_max_dim)
         if hess_gy_inv is not None:
             c["hess_gy_inv"] = H(self._cb_user_hinv(hess_gy_inv))
         elif flat and my.size <= int(hinv_max_dim):
@@ -503,8 +514,11 @@ class Problem(_problems.Problem):
         elif flat:
             self._no_hinv = (f"the lower level has {my.size} coordinates, above hinv_max_dim = {int(hinv_max_dim)} "
                              f"(forming its Hessian would take that many products)")
+        elif my.dim <= int(hinv_max_dim):
+            self.hinv = "library"
         else:
-            self._no_hinv = f"the inverse Hessian is derived for a Euclidean lower level only ({my.spec})"
+            self._no_hinv = (f"the lower level {my.spec} has dimension {my.dim}, above hinv_max_dim = "
+                             f"{int(hinv_max_dim)} (forming its Hessian would take that many products)")
         self._c = c  # the ctypes callbacks: alive as long as the problem
         o = _lib.Oracles(n_f=n_f, n_g=n_g, **c)
         try:
@@ -538,12 +552,16 @@ class Problem(_problems.Problem):
     def _estimator_spec(self, spec):
         """The estimator spec a solver of this problem runs: 'hinv' where
         the inverse Hessian is neither given nor derived runs as CG, with a
-        warning that says why."""
+        warning that says why; where the library derives it, 'hinv' alone
+        carries hinv_max_dim as its maxdim when that is above the
+        library's default."""
         name = (spec or "").split(":")[0].strip().lower()
+        if name == "hinv" and self.hinv == "library" and ":" not in spec and self._hinv_max_dim > HINV_MAX_DIM:
+            return f"hinv:maxdim={self._hinv_max_dim}"
         if name != "hinv" or self.hinv is not None:
             return spec
         warnings.warn(f"rhgd: estimator 'hinv' runs as 'cg': {self._no_hinv}; give hess_gy_inv= to "
-                      f"rhgd.torch.Problem, or choose 'cg' yourself", stacklevel=4)
+                      f"rhgd.torch.Problem, raise hinv_max_dim, or choose 'cg' yourself", stacklevel=4)
         return "cg"
 
     def _cb_user_hinv(self, hess_gy_inv):

@@ -55,7 +55,9 @@ def test_messages_in_python_terms():
         (lambda: rhgd.builtin("synthetic", n="abc"), rhgd.InvalidArgument, 'invalid value "abc" for parameter n'),
         (lambda: rhgd.Solver(nostart, "cg", preset="adaptive"), rhgd.InvalidArgument,
          "lower_bb needs the lower objective g"),
-        (lambda: rhgd.Solver(nostart, "hinv"), rhgd.InvalidArgument, "[hess_gy_inv]"),
+        (lambda: rhgd.Solver(nostart, "hinv:maxdim=2"), rhgd.InvalidArgument,
+         "[hess_gy_inv] (the inverse Hessian is derived from hess_gy only on a lower manifold of dimension at most "
+         "hinv:maxdim = 2, and this one has dimension 3"),
         (lambda: rhgd.Solver(nostart, "cg", eta_x=-1), rhgd.InvalidArgument, "eta_x"),
         (lambda: rhgd.Solver(nostart, "cg").run(), rhgd.InvalidArgument, "x0 and y0 are None"),
         (lambda: nostart.start(), rhgd.InvalidArgument, "Problem.set_start"),

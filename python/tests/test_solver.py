@@ -274,8 +274,11 @@ def test_callback_cancel_and_errors():
         rhgd.Solver(p, "cg", eta_x=-1)
     with pytest.raises(rhgd.InvalidArgument, match="unknown estimator"):
         rhgd.Solver(p, "newton")
-    with pytest.raises(rhgd.InvalidArgument, match=r"missing oracle: \[hess_gy_inv\]"):
-        rhgd.Solver(p, "hinv")
+    # Without hess_gy_inv, 'hinv' derives the inverse from hess_gy (here
+    # finite differences of grad_gy) up to its maxdim, and is missing above.
+    with pytest.raises(rhgd.InvalidArgument, match=r"missing oracle: \[hess_gy_inv\].*maxdim = 1,.*dimension 5"):
+        rhgd.Solver(p, "hinv:maxdim=1")
+    assert rhgd.Solver(p, "hinv").settings.startswith("hinv")
 
 
 def test_problem_keyword_only():

@@ -6,6 +6,7 @@ graph per point, errors, and the examples."""
 import os
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -330,8 +331,10 @@ def test_errors(tmp_path):
     p = rt.Problem(lambda x, y: x + y, lambda x, y: torch.sum(y ** 2), e2, e2)
     with pytest.raises(rhgd.CallbackError, match="want one"):
         rhgd.Solver(p, "cg", epochs=2).run(np.zeros(2), np.ones(2))
-    with pytest.warns(UserWarning, match="'hinv' runs as 'cg'.*Euclidean lower level only"):
-        assert rhgd.Solver(tp, "hinv").settings.startswith("cg")
+    # Above hinv_max_dim (SPD(10): dimension 55), 'hinv' runs as CG.
+    tq = rt.Problem(*torch_synthetic.problem(z), rhgd.Stiefel(10, 4), rhgd.SPD(10), hinv_max_dim=54)
+    with pytest.warns(UserWarning, match="'hinv' runs as 'cg'.*dimension 55, above hinv_max_dim = 54"):
+        assert rhgd.Solver(tq, "hinv").settings.startswith("cg")
     with pytest.raises(TypeError):
         rt.Problem(None, None, e2, e2)
 
@@ -433,3 +436,23 @@ def test_check_torch_problem(tmp_path):
     assert rep["ok"], [(r["name"], r["msg"]) for r in rep["reports"] if not r["ok"]]
     assert {"HessGy: Hessian", "CrossGxy: cross derivative", "CrossGyx: cross derivative"} <= \
         {r["name"] for r in rep["reports"]}
+
+
+def test_hinv_derived_by_the_library_on_spd(tmp_path):
+    """On a non-Euclidean lower level (SPD(10): dimension 55) without
+    hess_gy_inv, 'hinv' is the library's derived inverse, with no warning:
+    its hypergradient at (W0, y*(W0)) is CG's at a tight tolerance and the
+    built-in problem's, whose inverse Hessian is given (both to 1e-9:
+    rounding of problems whose lower Hessian has a condition number near 10,
+    far below)."""
+    p, tp, z, _ = synthetic(tmp_path)
+    W = z["W0"]
+    _, M, _ = rhgd.hypergradient(p, W, estimator="hinv", inner=200, full_output=True)  # y near y*(W)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert rhgd.Solver(tp, "hinv").settings.startswith("hinv")
+        h = rhgd.hypergradient(tp, W, M, estimator="hinv")
+    cg = rhgd.hypergradient(tp, W, M, estimator="cg:tol=1e-14,maxiter=300")
+    given = rhgd.hypergradient(p, W, M, estimator="hinv")
+    assert np.linalg.norm(h - cg) <= 1e-9 * np.linalg.norm(cg)
+    assert np.linalg.norm(h - given) <= 1e-9 * np.linalg.norm(given)
