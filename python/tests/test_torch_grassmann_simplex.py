@@ -84,7 +84,7 @@ def test_subspace_lower_grassmann():
         return -0.5 * torch.sum((Y.T @ u) ** 2) + 0 * x.sum()
 
     my = rhgd.Grassmann(4, 2)
-    for est in ("cg", "ns:gamma=0.4,terms=50"):
+    for est in ("cg", "ns:gamma=0.4,terms=50", "hinv"):  # hinv: derived by the library (Gr(4, 2): 4 products)
         r = rt.minimize(f, g, rhgd.Euclidean(1), my, torch.zeros(1, dtype=F64), my.rand_point(seed=1, dtype=F64),
                         estimator=est, eta_x=0.25, eta_y=0.3, inner=30, epochs=300, grad_tol=1e-10)
         assert r.success, (est, r.message)
@@ -153,9 +153,10 @@ def test_softmax_lower_simplex():
     def f(x, y):
         return 0.5 * torch.sum(x * x) + C @ y
 
-    r = rt.minimize(f, g, rhgd.Euclidean(5), rhgd.Simplex(5), torch.zeros(5, dtype=F64),
-                    torch.full((5,), 0.2, dtype=F64), estimator="cg", eta_x=0.5, eta_y=0.5, inner=20, epochs=300,
-                    grad_tol=1e-11)
-    assert r.success, r.message
-    np.testing.assert_allclose(r.x.numpy(), xs, atol=1e-10)
-    np.testing.assert_allclose(r.y.numpy(), sm, rtol=1e-10)
+    for est in ("cg", "hinv"):  # hinv: derived by the library in the Fisher metric (4 products)
+        r = rt.minimize(f, g, rhgd.Euclidean(5), rhgd.Simplex(5), torch.zeros(5, dtype=F64),
+                        torch.full((5,), 0.2, dtype=F64), estimator=est, eta_x=0.5, eta_y=0.5, inner=20, epochs=300,
+                        grad_tol=1e-11)
+        assert r.success, (est, r.message)
+        np.testing.assert_allclose(r.x.numpy(), xs, atol=1e-10)
+        np.testing.assert_allclose(r.y.numpy(), sm, rtol=1e-10)
