@@ -12,8 +12,8 @@
 # (default 1.0) before it starts, so that neither other programs nor the
 # previous part's busy processes skew it, prints `uptime` before and after,
 # and after it the CPU time that other programs used meanwhile: quote a
-# part only if that is small. BLAS_BENCH and LAPACK_BENCH narrow `calls`
-# to some sub-benchmarks (go test -bench patterns), BENCHTIME sets the
+# part only if that is small. CALLS_BENCH narrows `calls` to some
+# sub-benchmarks (a go test -bench pattern), BENCHTIME sets the
 # time per sub-benchmark (default 200ms).
 # Results go to $OUT (default build/threads); the summaries are Markdown
 # tables on standard output: medians, and speed-up = one thread's time
@@ -93,8 +93,8 @@ bench() {
 	done
 }
 
-# table <files...>: the speed-up table of BenchmarkSerialWindow and
-# BenchmarkLapackThreads output (sub-benchmarks op=X/threads=one|all/n=N).
+# table <files...>: the speed-up table of tune's BenchmarkThreadProbes
+# output (sub-benchmarks op=X/threads=one|all/n=N).
 table() {
 	"$PYTHON" - "$@" <<'EOF'
 import re, statistics, sys
@@ -169,11 +169,9 @@ EOF
 case "${1:-}" in
 calls)
 	count=${2:-3}
-	$GO test -c -o "$OUT/blas.test" ./blas
-	$GO test -c -o "$OUT/lapackx.test" ./lapackx
-	bench blas "$OUT/blas.test" "${BLAS_BENCH:-SerialWindow}" "$count"
-	bench lapackx "$OUT/lapackx.test" "${LAPACK_BENCH:-LapackThreads}" "$count"
-	table "$OUT"/blas-quiet.txt "$OUT"/blas-loaded.txt "$OUT"/lapackx-quiet.txt "$OUT"/lapackx-loaded.txt
+	$GO test -c -o "$OUT/tune.test" ./tune
+	bench calls "$OUT/tune.test" "${CALLS_BENCH:-ThreadProbes}" "$count"
+	table "$OUT"/calls-quiet.txt "$OUT"/calls-loaded.txt
 	;;
 domainadapt)
 	$GO build -o "$OUT/rhgd" ./cmd/rhgd

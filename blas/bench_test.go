@@ -86,69 +86,6 @@ func BenchmarkGoBLASDgemm(b *testing.B) {
 	}
 }
 
-// BenchmarkSerialWindow times every native BLAS call the Hybrid sends to
-// the library, on one OpenBLAS thread (threads=one, SerialBegin around the
-// loop) and on all of them (threads=all, OpenBLAS's own choice), to place
-// the one-thread windows of hybrid.go. bench/threads.sh runs it on a quiet
-// machine and beside two busy processes; the tables are in hybrid.go.
-func BenchmarkSerialWindow(b *testing.B) {
-	if !haveNative {
-		b.Skip("pure-Go build")
-	}
-	lazyStart() // else SerialBegin, finding one thread set, does nothing
-	rnd := rand.New(rand.NewPCG(1, 1))
-	nat := nativeImpl()
-	modes := func(name string, n int, f func()) {
-		for _, one := range []bool{true, false} {
-			tag := "all"
-			if one {
-				tag = "one"
-			}
-			b.Run(fmt.Sprintf("op=%s/threads=%s/n=%d", name, tag, n), func(b *testing.B) {
-				if one {
-					SerialBegin()
-					defer SerialEnd()
-				}
-				for b.Loop() {
-					f()
-				}
-			})
-		}
-	}
-	for _, n := range []int{16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 448, 512, 640, 768, 1024} {
-		a, c, t := randSlice(rnd, n*n), randSlice(rnd, n*n), randSlice(rnd, n*n)
-		for i := 0; i < n; i++ {
-			a[i*n+i] += float64(n) // a well-conditioned triangle for trsm
-		}
-		modes("gemm", n, func() { nat.Dgemm(gblas.NoTrans, gblas.NoTrans, n, n, n, 1, a, n, c, n, 0, t, n) })
-		modes("symm", n, func() { nat.Dsymm(gblas.Left, gblas.Upper, n, n, 1, a, n, c, n, 0, t, n) })
-		modes("syrk", n, func() { nat.Dsyrk(gblas.Upper, gblas.Trans, n, n, 1, a, n, 0, t, n) })
-		modes("syr2k", n, func() { nat.Dsyr2k(gblas.Upper, gblas.Trans, n, n, 1, a, n, c, n, 0, t, n) })
-		modes("trmm", n, func() { nat.Dtrmm(gblas.Left, gblas.Lower, gblas.NoTrans, gblas.NonUnit, n, n, 1, a, n, t, n) })
-		modes("trsm", n, func() {
-			copy(t, c)
-			nat.Dtrsm(gblas.Left, gblas.Lower, gblas.NoTrans, gblas.NonUnit, n, n, 1, a, n, t, n)
-		})
-	}
-	for _, n := range []int{128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096} {
-		a, x, y := randSlice(rnd, n*n), randSlice(rnd, n), randSlice(rnd, n)
-		for i := 0; i < n; i++ {
-			a[i*n+i] += float64(n)
-		}
-		modes("gemv", n, func() { nat.Dgemv(gblas.NoTrans, n, n, 1, a, n, x, 1, 0, y, 1) })
-		modes("symv", n, func() { nat.Dsymv(gblas.Upper, n, 1, a, n, x, 1, 0, y, 1) })
-		modes("ger", n, func() { nat.Dger(n, n, 1e-9, x, 1, y, 1, a, n) })
-		modes("trmv", n, func() {
-			copy(y, x)
-			nat.Dtrmv(gblas.Lower, gblas.NoTrans, gblas.NonUnit, n, a, n, y, 1)
-		})
-		modes("trsv", n, func() {
-			copy(y, x)
-			nat.Dtrsv(gblas.Lower, gblas.NoTrans, gblas.NonUnit, n, a, n, y, 1)
-		})
-	}
-}
-
 // BenchmarkSerialSwitch is the cost of a one-thread window around a call:
 // a SerialBegin and SerialEnd pair with more than one thread set.
 func BenchmarkSerialSwitch(b *testing.B) {

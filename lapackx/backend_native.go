@@ -32,8 +32,8 @@ func (nativeLapack) eigDriver() string {
 // synchronizes its threads many times a call (per block column, per step
 // of a reduction), and beside busy processes each synchronization can
 // cost a time slice: a threaded dpotrf at n = 1024 took 0.24 s there
-// against 14 ms on one thread. BenchmarkLapackThreads (bench/threads.sh)
-// measured the fallback's curves (blas/threadtable.go); on two threads
+// against 14 ms on one thread. bench/threads.sh calls (a benchmark of
+// the probes `rhgd tune` times) measured the fallback's curves (blas/threadtable.go); on two threads
 // only dgetrf and dsygst qualify, from n = 3072, and every other call
 // runs on one thread at every order. A rectangular call counts as the
 // square one of the same work, m·n·min(m, n). dpotrs and dgetrs with one

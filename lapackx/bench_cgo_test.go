@@ -87,8 +87,8 @@ func boolInfo(ok bool) int {
 // n=100 0.77 ms, 1.04 ms; n=200 2.67 ms, 3.28 ms; n=300 7.14 ms, 7.22 ms;
 // n=500 22.7 ms, 22.7 ms; n=700 67 ms, 53 ms; n=1000 160 ms, 106 ms. On the
 // 2-core EPYC (-count 6): n=50 177 µs, 361 µs; n=100 0.61 ms, 1.18 ms;
-// n=200 2.45 ms, 3.75 ms. BenchmarkLapackThreads measures dsyevd with the
-// other LAPACK calls, quiet and beside busy processes, for eigThreadsFrom.
+// n=200 2.45 ms, 3.75 ms. tune's BenchmarkThreadProbes measures dsyevd with the
+// other LAPACK calls (bench/threads.sh: quiet and beside busy processes).
 func BenchmarkEigThreads(b *testing.B) {
 	_ = blas.Current() // starts the backend: else SerialBegin, finding one thread set, does nothing
 	for _, n := range []int{50, 100, 200, 300, 500, 700, 1000} {
@@ -172,89 +172,5 @@ func BenchmarkReduceSym(b *testing.B) {
 				lapacke.Dsygst(1, 'U', n, t, n, l, n)
 			}
 		})
-	}
-}
-
-// BenchmarkLapackThreads times the LAPACK calls of the native backend on
-// one OpenBLAS thread (threads=one, SerialBegin around the loop) and on
-// all of them (threads=all), on square n×n inputs, to place the
-// one-thread windows of backend_native.go. bench/threads.sh runs it on a
-// quiet machine and beside two busy processes; the tables are beside the
-// windows.
-func BenchmarkLapackThreads(b *testing.B) {
-	_ = blas.Current() // starts the backend: else SerialBegin, finding one thread set, does nothing
-	for _, n := range []int{32, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072} {
-		// The inputs are made on first use: a -bench pattern that picks a
-		// few sizes skips the others' set-up (seconds at n = 3072).
-		var (
-			spd, gen, l, lu, buf, x, w, u, wi, work []float64
-			ipiv, iwork                             []int32
-		)
-		setup := func(b *testing.B) {
-			if spd != nil {
-				return
-			}
-			spd, gen = benchSPD(n), randGeneral(newRand(7), n, n, 1)
-			l = append([]float64(nil), spd...)
-			if lapacke.Dpotrf('U', n, l, n) != 0 {
-				b.Fatal("benchSPD not positive definite")
-			}
-			lu, ipiv = append([]float64(nil), gen...), make([]int32, n)
-			if lapacke.Dgetrf(n, n, lu, n, ipiv) != 0 {
-				b.Fatal("singular test matrix")
-			}
-			buf, x, w = make([]float64, n*n), make([]float64, n), make([]float64, n)
-			u, wi = make([]float64, n*n), make([]float64, n)
-			lwork := 1 + 6*n + 2*n*n
-			var q [1]float64
-			lwork = max(lwork, 64*n)
-			lapacke.Dgees(n, nil, n, nil, nil, nil, n, q[:], -1)
-			lwork = max(lwork, int(q[0]))
-			work, iwork = make([]float64, lwork), make([]int32, 8*n)
-		}
-		ops := []struct {
-			name string
-			maxN int // slow calls stop here
-			f    func() int
-		}{
-			{"potrf", 0, func() int { copy(buf, spd); return lapacke.Dpotrf('U', n, buf, n) }},
-			{"potri", 0, func() int { copy(buf, l); return lapacke.Dpotri('U', n, buf, n) }},
-			{"potrs1", 0, func() int { copy(x, spd[:n]); return lapacke.Dpotrs('U', n, 1, l, n, x, n) }},
-			{"getrf", 0, func() int { copy(buf, gen); return lapacke.Dgetrf(n, n, buf, n, ipiv) }},
-			{"getrs1", 0, func() int { copy(x, gen[:n]); return lapacke.Dgetrs('T', n, 1, lu, n, ipiv, x, n) }},
-			{"sygst", 0, func() int { copy(buf, spd); return lapacke.Dsygst(1, 'U', n, buf, n, l, n) }},
-			{"qr", 2048, func() int { // QR's thin Q of a row-major n×n: dgelqf and dorglq
-				copy(buf, gen)
-				if info := lapacke.Dgelqf(n, n, buf, n, w, work, len(work)); info != 0 {
-					return info
-				}
-				return lapacke.Dorglq(n, n, n, buf, n, w, work, len(work))
-			}},
-			{"syevd", 2048, func() int { copy(buf, spd); return lapacke.Dsyevd('V', 'U', n, buf, n, w, work, iwork) }},
-			{"gees", 512, func() int { copy(buf, gen); return lapacke.Dgees(n, buf, n, w, wi, u, n, work, len(work)) }},
-		}
-		for _, op := range ops {
-			if op.maxN > 0 && n > op.maxN {
-				continue
-			}
-			for _, one := range []bool{true, false} {
-				tag := "all"
-				if one {
-					tag = "one"
-				}
-				b.Run(fmt.Sprintf("op=%s/threads=%s/n=%d", op.name, tag, n), func(b *testing.B) {
-					setup(b)
-					if one {
-						blas.SerialBegin()
-						defer blas.SerialEnd()
-					}
-					for b.Loop() {
-						if info := op.f(); info != 0 {
-							b.Fatal(info)
-						}
-					}
-				})
-			}
-		}
 	}
 }
