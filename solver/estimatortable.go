@@ -46,6 +46,11 @@ type EstimatorOption struct {
 	// Hint, when not empty, follows the error of a 0: how to get what 0
 	// might have meant.
 	Hint string
+	// Negative says that a negative value has its own meaning (Doc says
+	// which). Without it a negative value for a ZeroIsDefault key is an
+	// error of the spec's own ("a positive integer"), where Bind's would
+	// speak of the Go field, whose 0 is the default.
+	Negative bool
 	// Doc says what the option does, in one line.
 	Doc string
 }
@@ -111,7 +116,7 @@ var estimatorTable = []estimatorEntry{
 			Doc: "step γ"},
 		{Key: "terms", Field: "Terms", Type: "int", Default: strconv.Itoa(DefaultNeumannTerms), ZeroIsDefault: true,
 			Doc: "terms T"},
-		{Key: "power", Field: "PowerIters", Type: "int", Default: strconv.Itoa(DefaultNeumannPower), ZeroIsDefault: true,
+		{Key: "power", Field: "PowerIters", Type: "int", Default: strconv.Itoa(DefaultNeumannPower), ZeroIsDefault: true, Negative: true,
 			Hint: "a negative power skips the λ_max check, which needs gamma",
 			Doc:  "power iterations estimating λ_max to check γ; negative: no check"},
 		{Key: "damping", Field: "Damping", Type: "damping", Default: "0: none",
@@ -130,7 +135,7 @@ var estimatorTable = []estimatorEntry{
 		{Key: "lambda", Field: "Lambda", Type: "float", Default: strconv.Itoa(DefaultFOLambda), ZeroIsDefault: true,
 			Doc: "the penalty's first λ"},
 		{Key: "growth", Field: "Growth", Type: "float", Default: "λ adapts to the bias estimate; " + strconv.Itoa(DefaultFOGrowth) + " with power or minibatches",
-			ZeroIsDefault: true, Hint: "a negative growth keeps λ fixed",
+			ZeroIsDefault: true, Negative: true, Hint: "a negative growth keeps λ fixed",
 			Doc: "λ_k = lambda + growth·k^power; negative: λ fixed"},
 		{Key: "power", Field: "Power", Type: "float", Default: "λ adapts to the bias estimate; 1/3 with growth, 1/7 with minibatches",
 			ZeroIsDefault: true, Doc: "the schedule's exponent"},
@@ -309,11 +314,17 @@ func (o *EstimatorOption) set(dst any, v string) (want string, zero bool) {
 		if err != nil {
 			return "an integer", false
 		}
+		if n < 0 && o.ZeroIsDefault && !o.Negative {
+			return "a positive integer", false
+		}
 		*dst, zero = n, n == 0
 	case *float64:
 		x, err := strconv.ParseFloat(v, 64)
 		if err != nil {
 			return "a number", false
+		}
+		if x < 0 && o.ZeroIsDefault && !o.Negative {
+			return "a positive number", false
 		}
 		*dst, zero = x, x == 0
 	case *bool:

@@ -209,7 +209,9 @@ func TestParseSettingsZeroIsDefault(t *testing.T) {
 
 // TestEstimatorKeys: ParseEstimator reads every option of
 // EstimatorTable (and no other), 0 for a key whose zero stands for its
-// default is an error naming the key and the default, and the table's
+// default is an error naming the key and the default, a negative value
+// for such a key is an error of its own unless the key gives negatives
+// a meaning (fo's growth), and the table's
 // numeric defaults are what leaving the key out gives.
 func TestEstimatorKeys(t *testing.T) {
 	str := func(spec string) string {
@@ -225,6 +227,16 @@ func TestEstimatorKeys(t *testing.T) {
 			if !e.ZeroIsDefault {
 				str(spec)
 				continue
+			}
+			// A negative value is the spec's error, not the Go field's
+			// "want ≥ 0 (0: default …)", whose 0 a spec cannot give.
+			neg := est.Name + ":" + e.Key + "=-1"
+			if e.Negative {
+				str(neg)
+			} else {
+				_, err := ParseEstimator(neg)
+				require.ErrorIs(t, err, ErrBadSetting, neg)
+				require.ErrorContains(t, err, e.Key+`="-1" is not a positive`, neg)
 			}
 			_, err := ParseEstimator(spec)
 			require.ErrorIs(t, err, ErrBadSetting, spec)

@@ -108,7 +108,7 @@ func TestCommandLine(t *testing.T) {
 		{"run synthetic -ns-gamma NaN", 2, "", "-ns-gamma NaN: want a finite number"},
 		{"run synthetic -eta-x Inf", 2, "", "-eta-x +Inf: want a finite number"},
 		{"compare synthetic -nu -Inf", 2, "", "-nu -Inf: want a finite number"},
-		{"run synthetic -estimator cg:tol=-1", 2, "", "CG Tol = -1"},
+		{"run synthetic -estimator cg:tol=-1", 2, "", `tol="-1" is not a positive number`},
 		// Flags that would do nothing, or give wrong results.
 		{"run karcher -estimator gda", 2, "", "min-max"},
 		{"run synthetic -ns-gamma 0.5", 2, "", "-ns-gamma is a setting of the ns estimator, and this run has cg"},
