@@ -375,7 +375,7 @@ class _Cache:
 
 
 # A derivative the library found not finite ("grad_fx: non-finite value").
-_NOT_FINITE = re.compile(r"\b(grad_f[xy]|grad_g[xy]|hess_gy|cross_gxy|cross_gyx|lower_steps(?:_vjp)?)\b[^;]*?non-finite")
+_NOT_FINITE = re.compile(r"\b(grad_f[xy]|grad_g[xy]|hess_gy(?:_batch)?|cross_gxy|cross_gyx|lower_steps(?:_vjp)?)\b[^;]*?non-finite")
 
 
 class GraphLost(RuntimeError):
