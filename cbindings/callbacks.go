@@ -23,6 +23,10 @@ static int rhgd_call_hvp_(rhgd_hvp_fn fn, uintptr_t user, const double *x, const
                           const int64_t *batch, int64_t nbatch, const double *v, double *out) {
 	return fn((void *)user, x, y, batch, nbatch, v, out);
 }
+static int rhgd_call_hvps_(rhgd_hvps_fn fn, uintptr_t user, const double *x, const double *y,
+                           const int64_t *batch, int64_t nbatch, int64_t k, const double *v, double *out) {
+	return fn((void *)user, x, y, batch, nbatch, k, v, out);
+}
 
 static int rhgd_call_steps_(rhgd_steps_fn fn, uintptr_t user, const double *x, const double *y,
                             const int64_t *batch, int64_t nbatch, int64_t steps, double eta, double *y_out,
@@ -92,6 +96,7 @@ type cOracles struct {
 	hessGy, crossGxy, crossGyx, hessGi         C.rhgd_hvp_fn
 	lowerSteps                                 C.rhgd_steps_fn
 	lowerVJP                                   C.rhgd_vjp_fn
+	hessBatch                                  C.rhgd_hvps_fn
 	nf, ng                                     int
 	user                                       C.uintptr_t
 	scalar                                     []float64
@@ -115,7 +120,8 @@ func newCOracles(src *C.rhgd_oracles, user C.uintptr_t) (*cOracles, error) {
 	}
 	return &cOracles{f: o.f, g: o.g, gradFx: o.grad_fx, gradFy: o.grad_fy, gradGx: o.grad_gx, gradGy: o.grad_gy,
 		hessGy: o.hess_gy, crossGxy: o.cross_gxy, crossGyx: o.cross_gyx, hessGi: o.hess_gy_inv,
-		lowerSolve: o.lower_solve, lowerSteps: o.lower_steps, lowerVJP: o.lower_steps_vjp, nf: int(o.n_f), ng: int(o.n_g),
+		lowerSolve: o.lower_solve, lowerSteps: o.lower_steps, lowerVJP: o.lower_steps_vjp,
+		hessBatch: o.hess_gy_batch, nf: int(o.n_f), ng: int(o.n_g),
 		user: user, scalar: make([]float64, 1)}, nil
 }
 
@@ -173,6 +179,20 @@ func (c *cOracles) hvp(fn C.rhgd_hvp_fn, name string) func([]float64, *solver.Po
 		b, nb := batch(pt)
 		if rc := C.rhgd_call_hvp_(fn, c.user, ptr(pt.X), ptr(pt.Y), b, nb, ptr(v), ptr(dst)); rc != 0 {
 			return callbackErr(name, rc)
+		}
+		return nil
+	}
+}
+
+// hvps returns a HessGyBatch calling fn, or nil.
+func (c *cOracles) hvps(fn C.rhgd_hvps_fn) func([]float64, *solver.Point, []float64, int) error {
+	if fn == nil {
+		return nil
+	}
+	return func(dst []float64, pt *solver.Point, v []float64, k int) error {
+		b, nb := batch(pt)
+		if rc := C.rhgd_call_hvps_(fn, c.user, ptr(pt.X), ptr(pt.Y), b, nb, C.int64_t(k), ptr(v), ptr(dst)); rc != 0 {
+			return callbackErr(solver.OracleHessGyBatch.Key(), rc)
 		}
 		return nil
 	}
@@ -248,13 +268,13 @@ func (c *cOracles) problem(mx, my solver.Manifold, euclidean bool) (solver.Probl
 		p = solver.Euclidean(solver.EuclideanProblem{Mx: mx, My: my, NF: c.nf, NG: c.ng,
 			F: c.value(c.f, "f"), GradFx: c.grad(c.gradFx, "grad_fx"), GradFy: c.grad(c.gradFy, "grad_fy"),
 			G: c.value(c.g, "g"), GradGx: c.grad(c.gradGx, "grad_gx"), GradGy: c.grad(c.gradGy, "grad_gy"),
-			HessGy: c.hvp(c.hessGy, "hess_gy"), CrossGxy: c.hvp(c.crossGxy, "cross_gxy"),
+			HessGy: c.hvp(c.hessGy, "hess_gy"), HessGyBatch: c.hvps(c.hessBatch), CrossGxy: c.hvp(c.crossGxy, "cross_gxy"),
 			CrossGyx: c.hvp(c.crossGyx, "cross_gyx")})
 	} else {
 		p = solver.Problem{Mx: mx, My: my, NF: c.nf, NG: c.ng,
 			F: c.value(c.f, "f"), GradFx: c.grad(c.gradFx, "grad_fx"), GradFy: c.grad(c.gradFy, "grad_fy"),
 			G: c.value(c.g, "g"), GradGx: c.grad(c.gradGx, "grad_gx"), GradGy: c.grad(c.gradGy, "grad_gy"),
-			HessGy: c.hvp(c.hessGy, "hess_gy"), CrossGxy: c.hvp(c.crossGxy, "cross_gxy"),
+			HessGy: c.hvp(c.hessGy, "hess_gy"), HessGyBatch: c.hvps(c.hessBatch), CrossGxy: c.hvp(c.crossGxy, "cross_gxy"),
 			CrossGyx: c.hvp(c.crossGyx, "cross_gyx")}
 	}
 	p.HessGyInv = c.hvp(c.hessGi, "hess_gy_inv")

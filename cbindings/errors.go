@@ -195,7 +195,7 @@ func codeOf(err error) int {
 // of the solver's, in its order.
 func abiOracles() []solver.Oracle {
 	var out []solver.Oracle
-	for o := solver.OracleF; o <= solver.OracleLowerSolve; o++ {
+	for o := solver.OracleF; o <= solver.OracleHessGyBatch; o++ {
 		out = append(out, o)
 	}
 	return out

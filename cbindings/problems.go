@@ -420,10 +420,14 @@ func rhgdgo_problem_oracle(h C.int64_t, cname *C.char, x, y, v, out *C.double) C
 			copy(view(out, n), dst)
 			return nil
 		}
-		// The products: HessGy, HessGyInv, CrossGxy, CrossGyx.
+		// The products: HessGy, HessGyInv, CrossGxy, CrossGyx, and
+		// HessGyBatch on one direction.
 		f := map[solver.Oracle]func([]float64, *solver.Point, []float64) error{
 			solver.OracleHessGy: p.HessGy, solver.OracleHessGyInv: p.HessGyInv, solver.OracleCrossGxy: p.CrossGxy,
-			solver.OracleCrossGyx: p.CrossGyx}[which]
+			solver.OracleCrossGyx: p.CrossGyx,
+			solver.OracleHessGyBatch: func(dst []float64, pt *solver.Point, v []float64) error {
+				return p.HessGyBatch(dst, pt, v, 1)
+			}}[which]
 		nv, nout := ly, ly
 		switch which {
 		case solver.OracleCrossGxy:

@@ -654,6 +654,17 @@ typedef int (*rhgd_steps_fn)(void *user, const double *x, const double *y, const
 typedef int (*rhgd_vjp_fn)(void *user, const double *x, const double *y, const int64_t *batch, int64_t nbatch,
                            int64_t steps, double eta, const double *lam, double *dx, double *dy);
 
+/* rhgd_hvps_fn, the type of rhgd_oracles.hess_gy_batch, applies the
+ * lower Hessian to k vectors in one call: v holds k directions tangent at
+ * y, k rows of len(My) doubles (row-major: direction i at v + i len(My)),
+ * and out receives their k products in the same layout (never the array
+ * v); each row is what hess_gy gives for that row of v (Euclidean with
+ * RHGD_EUCLIDEAN, which the library converts row by row; Riemannian with
+ * RHGD_RIEMANNIAN), on the minibatch given as for hess_gy. An autodiff
+ * framework computes the k products by one batched backward pass. */
+typedef int (*rhgd_hvps_fn)(void *user, const double *x, const double *y, const int64_t *batch, int64_t nbatch,
+                            int64_t k, const double *v, double *out);
+
 /* rhgd_oracles: the problem's oracles, a size-prefixed struct (see STRUCTS
  * THAT GROW; start from RHGD_STRUCT_INIT(rhgd_oracles)). Required: f,
  * grad_fx, grad_fy, grad_gy. Optional (NULL when absent): g (checks only),
@@ -663,8 +674,8 @@ typedef int (*rhgd_vjp_fn)(void *user, const double *x, const double *y, const i
  * "hinv" estimator, which derives it from hess_gy when NULL and the lower
  * manifold's dimension is at most its maxdim), lower_solve (out = y*(x) = argmin_y g(x, y), of length
  * len(My), given the current lower iterate y as a warm start; the solver
- * setting lower_solve=true runs it instead of lower steps), lower_steps
- * (below).
+ * setting lower_solve=true runs it instead of lower steps), lower_steps,
+ * lower_steps_vjp and hess_gy_batch (below).
  * n_f and n_g (>= 0) are the numbers of components of a finite-sum f and
  * g, 0 when f or g is not one; with them the oracles receive minibatches.
  *
@@ -706,7 +717,14 @@ typedef int (*rhgd_vjp_fn)(void *user, const double *x, const double *y, const i
  * sweep over the lower iterates (inner hess_gy and inner cross_gxy calls,
  * which it counts), wherever it runs lower_steps and the Hessian and
  * cross batches are not sampled (batch_hess = batch_cross = 0 or n_g = 0).
- * It must equal that sweep in exact arithmetic. */
+ * It must equal that sweep in exact arithmetic.
+ *
+ * hess_gy_batch (an rhgd_hvps_fn), optional: hess_gy on k directions in
+ * one call. The "hinv" estimator, deriving the inverse Hessian from
+ * products (no hess_gy_inv), calls it once per point with k = dim(My)
+ * basis directions of T_y in place of dim(My) hess_gy calls (hess_vecs
+ * counts k); nothing else calls it, and hess_gy stays what the other
+ * estimators call. rhgd_problem_check compares its rows with hess_gy's. */
 typedef struct rhgd_oracles {
     size_t size; /* sizeof(rhgd_oracles) */
     rhgd_value_fn f;
@@ -724,6 +742,7 @@ typedef struct rhgd_oracles {
     rhgd_grad_fn lower_solve;
     rhgd_steps_fn lower_steps;
     rhgd_vjp_fn lower_steps_vjp;
+    rhgd_hvps_fn hess_gy_batch;
 } rhgd_oracles;
 
 /* The size of rhgd_oracles' first layout, the smallest size accepted. */
@@ -782,8 +801,9 @@ RHGD_API int rhgd_problem_notes(rhgd_problem p, char *buf, size_t len);
 /* rhgd_problem_oracle evaluates one oracle by name at (x, y), on the full
  * sum: "f" and "g" write one double, "grad_fx", "grad_gx" write len_x
  * doubles, "grad_fy", "grad_gy" and "lower_solve" len_y, "hess_gy",
- * "hess_gy_inv" (len_y) and "cross_gxy" (len_x) take v of length len_y,
- * "cross_gyx" (len_y) takes v of length len_x.
+ * "hess_gy_inv", "hess_gy_batch" (one direction, k = 1; len_y) and
+ * "cross_gxy" (len_x) take v of length len_y, "cross_gyx" (len_y) takes v
+ * of length len_x.
  * Riemannian values, whichever way the problem was given; hess_gy and
  * cross_gxy are the finite differences when the problem lacks them. */
 RHGD_API int rhgd_problem_oracle(rhgd_problem p, const char *name, const double *x, const double *y,

@@ -40,7 +40,8 @@ type ProblemCheck struct {
 // gradient the adjointness has a report of its own). Without GradGx,
 // CrossGxy is also checked on its own, through that adjointness with the
 // central difference of GradGy along x (the slope of the scalar's
-// error). HessGyInv is checked against HessGy both ways; LowerSolve, from
+// error). HessGyInv is checked against HessGy both ways, HessGyBatch
+// against HessGy row by row (three vectors); LowerSolve, from
 // the warm start y, for a point of My where ‖grad_y g‖_F is at most Tol
 // times the gradient's scale (the larger of its value at y and ‖y*‖_F
 // times g's curvature there, measured by a difference of GradGy, so that
@@ -108,6 +109,9 @@ func CheckProblem(p Problem, x, y []float64, o *ProblemCheck) []CheckReport {
 	c.checkCross()
 	if p.HessGyInv != nil && p.HessGy != nil {
 		c.checkInverse()
+	}
+	if p.HessGyBatch != nil {
+		c.checkBatch(rnd)
 	}
 	if p.LowerSolve != nil {
 		c.checkLowerSolve(rnd)
@@ -334,6 +338,30 @@ func (c *problemChecker) checkLowerSolve(rnd *rand.Rand) {
 		return
 	}
 	c.result("LowerSolve: stationary point", map[string]float64{"‖grad_y g(x, y*)‖/scale": frob(g1) / scale}, c.o.Tol)
+}
+
+// checkBatch checks HessGyBatch on three tangent vectors against three
+// HessGy calls, row by row.
+func (c *problemChecker) checkBatch(rnd *rand.Rand) {
+	p, my := c.p, c.p.My
+	if p.HessGy == nil {
+		c.notRun("HessGyBatch", "no HessGy to compare it with")
+		return
+	}
+	const k = 3
+	n := my.Len()
+	pt := &Point{X: c.x, Y: c.y}
+	v, got, want := make([]float64, k*n), make([]float64, k*n), make([]float64, n)
+	copy(v, c.uy)
+	copy(v[n:], c.uy2)
+	my.RandTangent(v[2*n:], c.y, rnd)
+	c.call("HessGyBatch", p.HessGyBatch(got, pt, v, k))
+	var worst float64
+	for i := range k {
+		c.call("HessGy", p.HessGy(want, pt, v[i*n:(i+1)*n]))
+		worst = math.Max(worst, diffNorm(got[i*n:(i+1)*n], want)/(frob(want)+tiny))
+	}
+	c.result("HessGyBatch", map[string]float64{"vs HessGy": worst}, c.o.Tol)
 }
 
 // checkInverse checks H(H⁻¹v) = v and H⁻¹(Hv) = v.

@@ -46,7 +46,8 @@
 // Hessian minibatch) it forms the D×D matrix of H in a basis of T_y
 // orthonormal in the metric (the identity on a EuclideanSpace; else
 // projected random vectors, orthonormalized by Gram–Schmidt twice) by D
-// products and factors it by Cholesky. The
+// products (one call of the problem's HessGyBatch when it has one: one
+// crossing for a callback problem) and factors it by Cholesky. The
 // matrix's eigenvalues are H's, so the epoch's spectrum estimate
 // (MinEig, MaxEig) is exact, and a Hessian that is not positive definite
 // stops it with ErrNotPositive or ErrSingular as CG. Above MaxDim such a

@@ -302,6 +302,22 @@ func (e *Env) HessGy(dst []float64, pt *Point, v []float64) error {
 	return nil
 }
 
+// HasHessGyBatch reports whether the problem has HessGyBatch, the
+// Hessian applied to many vectors in one call.
+func (e *Env) HasHessGyBatch() bool { return e.p.HessGyBatch != nil }
+
+// HessGyBatch sets the k rows of dst (k×My.Len(), row-major) to H_y g
+// applied to the k rows of v at pt, on the batch B4, in one call of the
+// problem's HessGyBatch (see HasHessGyBatch); it counts k products, as k
+// HessGy calls would.
+func (e *Env) HessGyBatch(dst []float64, pt *Point, v []float64, k int) error {
+	e.stats.HessVecs += k
+	if err := e.p.HessGyBatch(dst, e.batch(pt, hessBatch), v, k); err != nil {
+		return numerr.Errorf("%v: %w", OracleHessGyBatch, err)
+	}
+	return nil
+}
+
 // HessGyInv sets dst = H_y g⁻¹[v] at pt, on the batch B4.
 func (e *Env) HessGyInv(dst []float64, pt *Point, v []float64) error {
 	if err := e.p.HessGyInv(dst, e.batch(pt, hessBatch), v); err != nil {

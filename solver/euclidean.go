@@ -16,6 +16,9 @@ type EuclideanProblem struct {
 	GradGx, GradGy func(dst []float64, pt *Point) error
 	// HessGy sets dst to ∇²_yy g[v].
 	HessGy func(dst []float64, pt *Point, v []float64) error
+	// HessGyBatch sets the k rows of dst to ∇²_yy g applied to the k rows
+	// of v (both k×My.Len(), row-major): HessGy on k vectors in one call.
+	HessGyBatch func(dst []float64, pt *Point, v []float64, k int) error
 	// CrossGxy sets dst to D_y ∇_x g[v] = ∇²_xy g[v].
 	CrossGxy func(dst []float64, pt *Point, v []float64) error
 	// CrossGyx sets dst to D_x ∇_y g[u] = ∇²_yx g[u].
@@ -42,7 +45,8 @@ type EuclideanProblem struct {
 // grad_x g(x, y) = Φ_x(∇_x g(x, y)) with Φ_x the linear map EGradToRGrad at
 // x, which does not depend on y, so its derivative in y along v is
 // Φ_x(D_y ∇_x g[v]). Likewise G_yx g[u] = D_x(Φ_y(∇_y g))[u] =
-// Φ_y(D_x ∇_y g[u]) for u ∈ T_x. HessGyInv and LowerSolve pass through
+// Φ_y(D_x ∇_y g[u]) for u ∈ T_x. HessGyBatch converts each of its k
+// products as HessGy's. HessGyInv and LowerSolve pass through
 // unchanged. A nil Euclidean oracle leaves the Riemannian one nil.
 //
 // The Hessian needs ∇_y g at the point (but on a EuclideanSpace My, where
@@ -115,6 +119,25 @@ func Euclidean(e EuclideanProblem) Problem {
 				return err
 			}
 			my.EHessToRHess(dst, pt.Y, gy, hv, v)
+			return nil
+		}
+	}
+	if e.HessGyBatch != nil && IsEuclideanSpace(my) {
+		p.HessGyBatch = e.HessGyBatch
+	} else if e.HessGyBatch != nil && e.GradGy != nil {
+		n := my.Len()
+		p.HessGyBatch = func(dst []float64, pt *Point, v []float64, k int) error {
+			if err := egradY(pt); err != nil {
+				return err
+			}
+			if err := e.HessGyBatch(dst, pt, v, k); err != nil {
+				return err
+			}
+			for i := range k { // row i: dst as the Euclidean product, then the Riemannian one
+				row := dst[i*n : (i+1)*n]
+				copy(hv, row)
+				my.EHessToRHess(row, pt.Y, gy, hv, v[i*n:(i+1)*n])
+			}
 			return nil
 		}
 	}

@@ -24,6 +24,7 @@ func finiteOracles(p Problem) Problem {
 	p.LowerSolve = finiteGrad(p.LowerSolve)
 	p.HessGy, p.HessGyInv = finiteProduct(p.HessGy), finiteProduct(p.HessGyInv)
 	p.CrossGxy, p.CrossGyx = finiteProduct(p.CrossGxy), finiteProduct(p.CrossGyx)
+	p.HessGyBatch = finiteBatch(p.HessGyBatch)
 	return p
 }
 
@@ -65,6 +66,21 @@ func finiteProduct(o func([]float64, *Point, []float64) error) func([]float64, *
 		}
 		if i := firstNotFinite(dst); i >= 0 && allFinite(pt.X, pt.Y, v) {
 			return fmt.Errorf("%w: dst[%d] = %v at finite x, y and direction", numerr.ErrNotFinite, i, dst[i])
+		}
+		return nil
+	}
+}
+
+func finiteBatch(o func([]float64, *Point, []float64, int) error) func([]float64, *Point, []float64, int) error {
+	if o == nil {
+		return nil
+	}
+	return func(dst []float64, pt *Point, v []float64, k int) error {
+		if err := o(dst, pt, v, k); err != nil {
+			return err
+		}
+		if i := firstNotFinite(dst); i >= 0 && allFinite(pt.X, pt.Y, v) {
+			return fmt.Errorf("%w: dst[%d] = %v at finite x, y and directions", numerr.ErrNotFinite, i, dst[i])
 		}
 		return nil
 	}

@@ -37,10 +37,15 @@ const DefaultHInvMaxDim = 500
 // ErrNotPositive when λ_min(A) ≤ 0 and with ErrSingular when λ_min(A) ≤
 // CurvatureTol·λ_max(A), as CG does on such a Hessian. HessGy filled by
 // finite differences (FillFD) serves too, to the differences' accuracy.
+// A problem with HessGyBatch gets the D products H q_j in one call of it
+// (the basis as its D rows; counted as D products), in place of D HessGy
+// calls: one crossing per point for a problem given by callbacks, and one
+// batched pass for a framework that computes Hessian products (rhgd.torch).
 // Above MaxDim, a problem without HessGyInv is an error at New that names
 // the dimension and the limit.
 //
-// Deriving costs D products per point where CG takes one per iteration:
+// Deriving costs D products per point where CG takes one per iteration
+// (one HessGyBatch call, when the problem has it):
 // on the synthetic problem at SPD(10) (D = 55) an estimate at a new point
 // took 0.55–0.65 ms against CG's 0.07–0.11 ms, and 21–25 ms against
 // 0.35–0.6 ms at SPD(20) (D = 210; two shared cores), where the basis and the matrix's O(D²·Len) inner products
@@ -114,7 +119,7 @@ func (h HInv) Bind(env *Env) (Hypergrad, error) {
 		if env.p.HessGy == nil {
 			return nil, numerr.Errorf("%w: %v, or %v to derive it from", ErrMissing, NewOracles(OracleHessGyInv), OracleHessGy)
 		}
-		hi.der = newHInvDerived(env.My)
+		hi.der = newHInvDerived(env.My, env.HasHessGyBatch())
 	}
 	return hi, nil
 }
@@ -164,17 +169,23 @@ type hinvDerived struct {
 	pcg           *rand.PCG // the basis's random candidates
 	rnd           *rand.Rand
 	u, uW, hq     []float64 // n: scratch, and a product H q_j
-	a, l          []float64 // D×D: the matrix, its Cholesky factor
-	tri           []float64 // D×D: scratch of the tridiagonal reduction (and rhs its vector's)
-	diag, off     []float64 // D: its tridiagonal
-	rhs, c        []float64 // D: coordinates of b, and of v
-	lo, hi        float64   // A's extreme eigenvalues
+	// hqs holds the D products H q_j as rows when the problem has
+	// HessGyBatch (nil otherwise), and eye the identity's D rows, the
+	// basis on a EuclideanSpace, to pass to it.
+	hqs, eye  []float64
+	a, l      []float64 // D×D: the matrix, its Cholesky factor
+	tri       []float64 // D×D: scratch of the tridiagonal reduction (and rhs its vector's)
+	diag, off []float64 // D: its tridiagonal
+	rhs, c    []float64 // D: coordinates of b, and of v
+	lo, hi    float64   // A's extreme eigenvalues
 	// basisMemo keys the basis to y; factorMemo keys A's factor to
 	// (x, y, the Hessian batch).
 	basisMemo, factorMemo Memo
 }
 
-func newHInvDerived(my Manifold) *hinvDerived {
+// newHInvDerived allocates the derivation on my; batch: the problem has
+// HessGyBatch, which factor calls once per point.
+func newHInvDerived(my Manifold, batch bool) *hinvDerived {
 	d, n := my.Dim(), my.Len()
 	h := &hinvDerived{my: my, d: d, n: n, euclid: IsEuclideanSpace(my) && d == n,
 		u: make([]float64, n), hq: make([]float64, n),
@@ -182,6 +193,15 @@ func newHInvDerived(my Manifold) *hinvDerived {
 		diag: make([]float64, d), off: make([]float64, d),
 		rhs: make([]float64, d), c: make([]float64, d),
 		basisMemo: Memo{On: OnY}, factorMemo: Memo{On: OnX | OnY | OnBatch}}
+	if batch {
+		h.hqs = make([]float64, d*n)
+		if h.euclid {
+			h.eye = make([]float64, d*n)
+			for j := range d {
+				h.eye[j*n+j] = 1
+			}
+		}
+	}
 	if !h.euclid {
 		h.basis = make([]float64, d*n)
 		h.pcg = rand.NewPCG(basisSeed, basisSeed)
@@ -278,24 +298,40 @@ func (h *hinvDerived) buildBasis(y []float64) error {
 // Cholesky factor.
 func (h *hinvDerived) factor(env *Env, at *Point) error {
 	d, n, y := h.d, h.n, at.Y
-	for j := range d {
-		q := h.u
+	if h.hqs != nil {
+		// All D products in one call: the basis (the identity on a
+		// EuclideanSpace) as D rows.
+		q := h.basis
 		if h.euclid {
-			clear(q)
-			q[j] = 1
-		} else {
-			q = h.basis[j*n : (j+1)*n]
+			q = h.eye
 		}
-		if err := env.HessGy(h.hq, at, q); err != nil {
+		if err := env.HessGyBatch(h.hqs, at, q, d); err != nil {
 			return err
+		}
+	}
+	for j := range d {
+		hq := h.hq
+		if h.hqs != nil {
+			hq = h.hqs[j*n : (j+1)*n]
+		} else {
+			q := h.u
+			if h.euclid {
+				clear(q)
+				q[j] = 1
+			} else {
+				q = h.basis[j*n : (j+1)*n]
+			}
+			if err := env.HessGy(hq, at, q); err != nil {
+				return err
+			}
 		}
 		switch {
 		case h.euclid:
 			for i := range d {
-				h.a[i*d+j] = h.hq[i]
+				h.a[i*d+j] = hq[i]
 			}
 		case h.wh != nil:
-			if err := h.wh.Whiten(h.uW, y, h.hq); err != nil {
+			if err := h.wh.Whiten(h.uW, y, hq); err != nil {
 				return err
 			}
 			for i := range d {
@@ -303,7 +339,7 @@ func (h *hinvDerived) factor(env *Env, at *Point) error {
 			}
 		default:
 			for i := range d {
-				h.a[i*d+j] = h.my.Inner(y, h.basis[i*n:(i+1)*n], h.hq)
+				h.a[i*d+j] = h.my.Inner(y, h.basis[i*n:(i+1)*n], hq)
 			}
 		}
 	}

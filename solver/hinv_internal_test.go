@@ -109,7 +109,7 @@ func TestHInvBasis(t *testing.T) {
 			defer func() { noWhiten = old }()
 			y := make([]float64, c.m.Len())
 			c.m.RandPoint(y, rnd)
-			h := newHInvDerived(c.m)
+			h := newHInvDerived(c.m, false)
 			require.False(t, h.euclid)
 			require.Equal(t, c.whitened, h.wh != nil, c.name)
 			require.NoError(t, h.buildBasis(y), c.name)

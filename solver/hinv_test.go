@@ -236,9 +236,12 @@ func (b *brockett) trN(u, m, v []float64) float64 {
 	return s
 }
 
-func (b *brockett) problem() solver.Problem {
+func (b *brockett) problem() solver.Problem { return solver.Euclidean(b.euclidean()) }
+
+// euclidean returns the problem's Euclidean oracles.
+func (b *brockett) euclidean() solver.EuclideanProblem {
 	mx, my := euclid.New(b.k, 1), stiefel.New(b.n, 2)
-	return solver.Euclidean(solver.EuclideanProblem{Mx: mx, My: my,
+	return solver.EuclideanProblem{Mx: mx, My: my,
 		F: func(pt *solver.Point) (float64, error) { return b.f(pt.X, pt.Y), nil },
 		G: func(pt *solver.Point) (float64, error) {
 			return -0.5 * b.trN(pt.Y, b.amat(pt.X).RawMatrix().Data, pt.Y), nil
@@ -270,7 +273,7 @@ func (b *brockett) problem() solver.Problem {
 			}
 			return nil
 		},
-	})
+	}
 }
 
 // spdEuclid is a bilevel problem with its lower level on the product
@@ -349,7 +352,10 @@ func (s *spdEuclid) f(x, y []float64) float64 {
 	return v
 }
 
-func (s *spdEuclid) problem() solver.Problem {
+func (s *spdEuclid) problem() solver.Problem { return solver.Euclidean(s.euclidean()) }
+
+// euclidean returns the problem's Euclidean oracles.
+func (s *spdEuclid) euclidean() solver.EuclideanProblem {
 	mx, my := euclid.New(3, 1), product.New(spd.New(3), euclid.New(2, 1))
 	inv := func(y []float64) *mat.Dense {
 		var si mat.Dense
@@ -358,7 +364,7 @@ func (s *spdEuclid) problem() solver.Problem {
 		}
 		return &si
 	}
-	return solver.Euclidean(solver.EuclideanProblem{Mx: mx, My: my,
+	return solver.EuclideanProblem{Mx: mx, My: my,
 		F: func(pt *solver.Point) (float64, error) { return s.f(pt.X, pt.Y), nil },
 		G: func(pt *solver.Point) (float64, error) {
 			sm := mat.NewDense(3, 3, append([]float64(nil), pt.Y[:9]...))
@@ -414,7 +420,7 @@ func (s *spdEuclid) problem() solver.Problem {
 			}
 			return nil
 		},
-	})
+	}
 }
 
 // fdGrad returns the central differences of F with step h.

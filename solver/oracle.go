@@ -17,34 +17,36 @@ type Oracle uint8
 
 // The oracles, in the order of Problem's fields.
 const (
-	OracleF          Oracle = iota // Problem.F
-	OracleGradFx                   // Problem.GradFx
-	OracleGradFy                   // Problem.GradFy
-	OracleG                        // Problem.G
-	OracleGradGy                   // Problem.GradGy
-	OracleGradGx                   // Problem.GradGx
-	OracleHessGy                   // Problem.HessGy
-	OracleCrossGxy                 // Problem.CrossGxy
-	OracleCrossGyx                 // Problem.CrossGyx
-	OracleHessGyInv                // Problem.HessGyInv
-	OracleLowerSolve               // Problem.LowerSolve
+	OracleF           Oracle = iota // Problem.F
+	OracleGradFx                    // Problem.GradFx
+	OracleGradFy                    // Problem.GradFy
+	OracleG                         // Problem.G
+	OracleGradGy                    // Problem.GradGy
+	OracleGradGx                    // Problem.GradGx
+	OracleHessGy                    // Problem.HessGy
+	OracleCrossGxy                  // Problem.CrossGxy
+	OracleCrossGyx                  // Problem.CrossGyx
+	OracleHessGyInv                 // Problem.HessGyInv
+	OracleLowerSolve                // Problem.LowerSolve
+	OracleHessGyBatch               // Problem.HessGyBatch
 	numOracles
 )
 
 // oracleNames is the one table of the oracles' names: the Go field name
 // (String) and the C ABI's and Python's snake_case key (Key).
 var oracleNames = [numOracles]struct{ field, key string }{
-	OracleF:          {"F", "f"},
-	OracleGradFx:     {"GradFx", "grad_fx"},
-	OracleGradFy:     {"GradFy", "grad_fy"},
-	OracleG:          {"G", "g"},
-	OracleGradGy:     {"GradGy", "grad_gy"},
-	OracleGradGx:     {"GradGx", "grad_gx"},
-	OracleHessGy:     {"HessGy", "hess_gy"},
-	OracleCrossGxy:   {"CrossGxy", "cross_gxy"},
-	OracleCrossGyx:   {"CrossGyx", "cross_gyx"},
-	OracleHessGyInv:  {"HessGyInv", "hess_gy_inv"},
-	OracleLowerSolve: {"LowerSolve", "lower_solve"},
+	OracleF:           {"F", "f"},
+	OracleGradFx:      {"GradFx", "grad_fx"},
+	OracleGradFy:      {"GradFy", "grad_fy"},
+	OracleG:           {"G", "g"},
+	OracleGradGy:      {"GradGy", "grad_gy"},
+	OracleGradGx:      {"GradGx", "grad_gx"},
+	OracleHessGy:      {"HessGy", "hess_gy"},
+	OracleCrossGxy:    {"CrossGxy", "cross_gxy"},
+	OracleCrossGyx:    {"CrossGyx", "cross_gyx"},
+	OracleHessGyInv:   {"HessGyInv", "hess_gy_inv"},
+	OracleLowerSolve:  {"LowerSolve", "lower_solve"},
+	OracleHessGyBatch: {"HessGyBatch", "hess_gy_batch"},
 }
 
 // String returns the oracle's Problem field name, "GradFx".
@@ -117,6 +119,7 @@ func (p *Problem) Available() Oracles {
 		OracleG: p.G != nil, OracleGradGy: p.GradGy != nil, OracleGradGx: p.GradGx != nil,
 		OracleHessGy: p.HessGy != nil, OracleCrossGxy: p.CrossGxy != nil, OracleCrossGyx: p.CrossGyx != nil,
 		OracleHessGyInv: p.HessGyInv != nil, OracleLowerSolve: p.LowerSolve != nil,
+		OracleHessGyBatch: p.HessGyBatch != nil,
 	} {
 		if ok {
 			s |= 1 << o

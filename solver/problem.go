@@ -80,6 +80,18 @@ type Problem struct {
 	// once per run) stops the run with ErrLowerSolve. CheckProblem
 	// checks it to ProblemCheck.Tol.
 	LowerSolve func(dst []float64, pt *Point) error
+	// HessGyBatch, optional, is HessGy applied to k tangent vectors at
+	// once: v holds v_1, …, v_k ∈ T_y and dst receives H_y g[v_1], …,
+	// H_y g[v_k], both k×My.Len() row-major (row i is v_i, H_y g[v_i]), on
+	// pt's batch, as k HessGy calls would compute them. HINV's derived
+	// inverse (a problem without HessGyInv) calls it once per point with
+	// the D = My.Dim() basis vectors of T_y in place of D HessGy calls,
+	// which saves time when each call crosses into another runtime (a C
+	// or Python callback) or a framework computes the k products in one
+	// batched pass. It counts k Hessian products (Stats.HessVecs). dst
+	// does not alias v. FillFD does not fill it; CheckProblem checks it
+	// against k HessGy calls.
+	HessGyBatch func(dst []float64, pt *Point, v []float64, k int) error
 
 	// LowerSteps, optional, runs n of the paper's lower steps in one call
 	// on a Euclidean lower manifold (IsEuclideanSpace(My)): from y_0 =

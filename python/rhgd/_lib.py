@@ -258,6 +258,10 @@ STEPS_FN = ctypes.CFUNCTYPE(c_int, c_void_p, c_void_p, c_void_p, c_void_p, c_i64
 VJP_FN = ctypes.CFUNCTYPE(c_int, c_void_p, c_void_p, c_void_p, c_void_p, c_i64, c_i64, c_dbl, c_void_p, c_void_p,
                           c_void_p)
 
+# rhgd_hvps_fn, the Hessian on k directions: (user, x, y, batch, nbatch,
+# k, v, out), v and out k rows of len(My).
+HVPS_FN = ctypes.CFUNCTYPE(c_int, c_void_p, c_void_p, c_void_p, c_void_p, c_i64, c_i64, c_void_p, c_void_p)
+
 
 class _HandleT(ctypes.Structure):
     """A handle of rhgd.h: a struct of one 64-bit id, one type per kind.
@@ -294,7 +298,7 @@ class Oracles(ctypes.Structure):
                 ("g", VALUE_FN), ("grad_gx", VALUE_FN), ("grad_gy", VALUE_FN), ("hess_gy", HVP_FN),
                 ("cross_gxy", HVP_FN), ("cross_gyx", HVP_FN), ("hess_gy_inv", HVP_FN),
                 ("n_f", c_i64), ("n_g", c_i64), ("lower_solve", VALUE_FN), ("lower_steps", STEPS_FN),
-                ("lower_steps_vjp", VJP_FN)]
+                ("lower_steps_vjp", VJP_FN), ("hess_gy_batch", HVPS_FN)]
 
     def __init__(self, **kw):
         super().__init__(size=ctypes.sizeof(Oracles), **kw)

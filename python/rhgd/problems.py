@@ -32,7 +32,7 @@ def _put(out, n, r, name):
 
 
 _ORACLES = ("f", "grad_fx", "grad_fy", "g", "grad_gx", "grad_gy", "hess_gy", "cross_gxy", "cross_gyx",
-            "hess_gy_inv", "lower_solve")
+            "hess_gy_inv", "lower_solve", "hess_gy_batch")
 
 
 class Problem(_Handle):
@@ -41,7 +41,7 @@ class Problem(_Handle):
     ``Problem(mx, my, *, f=..., grad_fx=..., grad_fy=..., grad_gy=...,
     ...)``: the manifolds are positional, every oracle and option a
     keyword (as pymanopt's Problem(manifold, cost, *, euclidean_gradient=,
-    ...)), since eleven callables of the same arguments are easy to give
+    ...)), since a dozen callables of like arguments are easy to give
     in the wrong order. Give it by Python callables on numpy arrays (shaped
     like the manifolds' points): ``f(x, y) -> float``, ``grad_fx(x, y)``, ``grad_fy(x, y)``,
     ``grad_gy(x, y) -> array``, and optionally ``g``, ``grad_gx`` (lets the
@@ -52,7 +52,11 @@ class Problem(_Handle):
     taken as given; without it 'hinv' derives it from hess_gy on a lower
     manifold of dimension up to its maxdim, 500 by default) and ``lower_solve(x, y) -> y*(x)`` (the exact
     lower solution, y the current iterate as a warm start; the setting
-    lower_solve=true runs it instead of lower steps).
+    lower_solve=true runs it instead of lower steps) and
+    ``hess_gy_batch(x, y, V)`` (hess_gy on k directions at once: V has
+    shape ``(k, *my.shape)`` and the result too, row i hess_gy(x, y, V[i]);
+    'hinv' deriving the inverse calls it once per point, with the
+    dim(My) basis directions, in place of that many hess_gy calls).
     gradients='euclidean' (default) converts Euclidean derivatives with the
     manifolds; 'riemannian' takes them as they are. x and y are copies, safe
     to keep. For finite sums f = (1/n_f) sum_i f_i, g = (1/n_g) sum_i g_i,
@@ -67,7 +71,7 @@ class Problem(_Handle):
 
     def __init__(self, mx, my, *, f, grad_fx, grad_fy, grad_gy, g=None, grad_gx=None, hess_gy=None,
                  cross_gxy=None, cross_gyx=None, hess_gy_inv=None, lower_solve=None, gradients="euclidean",
-                 x0=None, y0=None, n_f=0, n_g=0):
+                 x0=None, y0=None, n_f=0, n_g=0, hess_gy_batch=None):
         if gradients not in ("euclidean", "riemannian"):
             raise ValueError("rhgd: gradients must be 'euclidean' or 'riemannian'")
         self.mx, self.my = mx, my
@@ -75,7 +79,7 @@ class Problem(_Handle):
         self.error = None  # the first exception a callback raised in the current run
         fns = dict(f=f, grad_fx=grad_fx, grad_fy=grad_fy, g=g, grad_gx=grad_gx, grad_gy=grad_gy,
                    hess_gy=hess_gy, cross_gxy=cross_gxy, cross_gyx=cross_gyx, hess_gy_inv=hess_gy_inv,
-                   lower_solve=lower_solve)
+                   lower_solve=lower_solve, hess_gy_batch=hess_gy_batch)
         n_f, n_g = int(n_f), int(n_g)
         if n_f < 0 or n_g < 0:
             raise ValueError(f"rhgd: n_f = {n_f}, n_g = {n_g}: want >= 0")
@@ -90,7 +94,9 @@ class Problem(_Handle):
             fn = fns[name]
             if fn is None:
                 continue
-            if name in v_len:
+            if name == "hess_gy_batch":
+                cb = _lib.HVPS_FN(self._hvps(fn, name, sx, sy))
+            elif name in v_len:
                 cb = _lib.HVP_FN(self._hvp(fn, name, sx, sy, v_len[name], out_len[name]))
             elif name in ("f", "g"):
                 cb = _lib.VALUE_FN(self._value(fn, name, sx, sy))
@@ -166,6 +172,19 @@ class Problem(_Handle):
             try:
                 _put(out, n, fn(_view(x, lx).reshape(sx).copy(), _view(y, ly).reshape(sy).copy(),
                                 _view(v, lv).reshape(sv).copy(), *self._args(batch, nbatch)), name)
+                return 0
+            except BaseException as e:
+                return self._fail(name, e)
+        return cb
+
+    def _hvps(self, fn, name, sx, sy):
+        lx, ly = int(np.prod(sx)), int(np.prod(sy))
+
+        def cb(user, x, y, batch, nbatch, k, v, out):
+            try:
+                _put(out, k * ly, fn(_view(x, lx).reshape(sx).copy(), _view(y, ly).reshape(sy).copy(),
+                                     _view(v, k * ly).reshape((k,) + tuple(sy)).copy(),
+                                     *self._args(batch, nbatch)), name)
                 return 0
             except BaseException as e:
                 return self._fail(name, e)

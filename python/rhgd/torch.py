@@ -55,7 +55,11 @@ coordinates. On any other lower level (SPD, Stiefel, Grassmann, the
 simplex, products) of dimension at most hinv_max_dim the library derives
 it (solver.HInv: the Riemannian Hessian in an orthonormal basis of the
 tangent space by as many Hessian-vector products, factored by Cholesky
-once per point and minibatch). Above the cap 'hinv' needs
+once per point and minibatch); it asks for a point's products in one
+crossing (hess_gy_batch), computed here by one backward pass batched over
+the directions (is_grads_batched; where vmap cannot batch g's backward, a
+loop over them in that crossing, Problem.hess_batch_off saying why), each
+converted to the Riemannian Hessian by the library. Above the cap 'hinv' needs
 ``hess_gy_inv(x, y, v)``, Riemannian, on tensors, and runs as CG with a
 warning without one.
 """
@@ -84,10 +88,11 @@ _F64 = torch.float64
 
 # HINV_MAX_DIM bounds the lower levels whose inverse Hessian is derived:
 # forming the Hessian takes as many Hessian-vector products as y's
-# dimension (on a Euclidean lower level, in one batched backward pass
-# here, with memory for as many copies of the graph's intermediates;
-# elsewhere one crossing each, by the library, whose hinv:maxdim default
-# is the same 500); above it 'hinv' runs as CG.
+# dimension, in one batched backward pass here, with memory for as many
+# copies of the graph's intermediates (on a Euclidean lower level for
+# hess_factor; elsewhere for the library's one hess_gy_batch crossing per
+# point, whose hinv:maxdim default is the same 500); above it 'hinv' runs
+# as CG.
 HINV_MAX_DIM = 500
 
 
@@ -370,7 +375,7 @@ class _Cache:
 
 
 # A derivative the library found not finite ("grad_fx: non-finite value").
-_NOT_FINITE = re.compile(r"\b(grad_f[xy]|grad_g[xy]|hess_gy|cross_gxy|cross_gyx|lower_steps(?:_vjp)?)\b[^;]*?non-finite")
+_NOT_FINITE = re.compile(r"\b(grad_f[xy]|grad_g[xy]|hess_gy(?:_batch)?|cross_gxy|cross_gyx|lower_steps(?:_vjp)?)\b[^;]*?non-finite")
 
 
 class GraphLost(RuntimeError):
@@ -453,12 +458,15 @@ class Problem(_problems.Problem):
     computes g's operations on x alone again at each step (by default
     once per loop where that measured faster: rhgd._xconst). x0, y0 set
     the starting point. crossings counts the callbacks made, by oracle
-    name. The
+    name (hess_gy_batch: a point's Hessian products for the library's
+    derived 'hinv', in one crossing; hess_batch_off is None, or why they
+    are computed one by one inside it). The
     result is an rhgd.Problem: rhgd.Solver, rhgd.minimize, oracle() and
     start() take it."""
 
     def __init__(self, f, g, mx, my, *, x0=None, y0=None, n_f=0, n_g=0, lower_solve=None, hess_gy_inv=None,
-                 dtype=None, device=None, fuse_lower=True, replay=True, reuse_x=True, hinv_max_dim=HINV_MAX_DIM):
+                 dtype=None, device=None, fuse_lower=True, replay=True, reuse_x=True, hinv_max_dim=HINV_MAX_DIM,
+                 _hess_gy_batch=True):
         n_f, n_g = int(n_f), int(n_g)
         if n_f < 0 or n_g < 0:
             raise ValueError(f"rhgd: n_f = {n_f}, n_g = {n_g}: want >= 0")
@@ -492,6 +500,13 @@ class Problem(_problems.Problem):
                  grad_gx=V(self._cb_grad(self._g, 0)), grad_gy=V(self._cb_grad(self._g, 1)),
                  hess_gy=H(self._cb_hvp("hess_gy")), cross_gxy=H(self._cb_hvp("cross_gxy")),
                  cross_gyx=H(self._cb_hvp("cross_gyx")))
+        # hess_gy_batch: k Hessian-vector products in one crossing and one
+        # batched backward pass (the library's derived 'hinv' asks for
+        # dim(My) of them per point); _hess_gy_batch=False (private, for
+        # tests and measurements) leaves it out.
+        self.hess_batch_off = None  # why hess_gy_batch loops over its directions (vmap failed on g)
+        if _hess_gy_batch:
+            c["hess_gy_batch"] = _lib.HVPS_FN(self._cb_hvps())
         if lower_solve is not None:
             c["lower_solve"] = V(self._cb_lower())
         flat = _euclidean(my)
@@ -501,8 +516,8 @@ class Problem(_problems.Problem):
         # hess_gy_inv: the user's, or derived where the lower level is
         # small enough to form its Hessian: here on a Euclidean one (one
         # batched product), by the library on the others (its hinv
-        # estimator without hess_gy_inv: one hess_gy crossing per basis
-        # vector). 'hinv' runs as CG otherwise, with a warning
+        # estimator without hess_gy_inv: one hess_gy_batch crossing per
+        # point, its basis of dim(My) vectors in one batched product). 'hinv' runs as CG otherwise, with a warning
         # (_estimator_spec).
         self.hinv = "given" if hess_gy_inv is not None else None
         self._hinv_max_dim = int(hinv_max_dim)
@@ -723,6 +738,52 @@ class Problem(_problems.Problem):
                 return 0
             except BaseException as e:
                 return self._fail(name, e)
+        return cb
+
+    def _cb_hvps(self):
+        """hess_gy_batch: ∇²_yy g applied to k directions (k rows of y's
+        shape) in one crossing, by one backward pass through the point's
+        graph of ∇_y g batched over them (torch.autograd.grad with
+        is_grads_batched, as hess_factor forms the Hessian). Where vmap
+        cannot batch g's backward, the first such call records why in
+        hess_batch_off and this and every later call loop over the k
+        directions inside the one crossing (no warning)."""
+        ly, sy = self._ly, self._sy
+        cache, views, crossings = self._g, self._views, self.crossings
+
+        def cb(user, x, y, batch, nbatch, k, v, out):
+            try:
+                with self._lock:
+                    crossings["hess_gy_batch"] += 1
+                    k = int(k)
+                    cache.at(x, y, batch, nbatch)
+                    _, yt, _, gy = cache.second(1)
+                    o = views(out, k * ly).view(k, ly)
+                    if gy is None or not gy.requires_grad:
+                        o.zero_()
+                        return 0
+                    vt = self._tensor(v, k * ly).view(k, *sy)
+                    if self.hess_batch_off is None:
+                        try:
+                            (r,) = torch.autograd.grad(gy, yt, vt, retain_graph=True, is_grads_batched=True,
+                                                       allow_unused=True)
+                        except (RuntimeError, NotImplementedError) as e:
+                            self.hess_batch_off = f"is_grads_batched failed on g's backward: {e}"
+                        else:
+                            if r is None:
+                                o.zero_()
+                            else:
+                                o.copy_(r.reshape(k, ly))
+                            return 0
+                    for i in range(k):
+                        r = _product(gy, yt, vt[i])
+                        if r is None:
+                            o[i].zero_()
+                        else:
+                            o[i].copy_(r.reshape(-1))
+                return 0
+            except BaseException as e:
+                return self._fail("hess_gy_batch", e)
         return cb
 
     def _cb_steps(self):

@@ -3,6 +3,7 @@ minibatches, lower_solve, hess_gy_inv and lower_steps reach the solver,
 handles of one kind are refused where another is expected, and results
 carry the best iterates and every history column."""
 
+import collections
 import ctypes
 
 import numpy as np
@@ -194,3 +195,54 @@ def test_lower_steps_from_python():
     # The same gradients and steps (y - eta g rounds as y + (-eta) g):
     # only the norms may round otherwise, and the solver only checks them.
     np.testing.assert_array_equal(xs[1], xs[0])
+
+
+def _spd_problem(n, batch, seen):
+    """g(x, Y) = <Y, S(x)> - log det Y, f = 1/2 |Y - C|^2 + lam/2 |x|^2 on
+    R^2 x SPD(n), Euclidean oracles; with hess_gy_batch when batch (each
+    row as hess_gy computes it, so the products are bitwise the same)."""
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((n, n))
+    s0 = a @ a.T / n + np.eye(n)
+    e0, e1 = np.diag(np.linspace(-1, 1, n)), (a + a.T) / (4 * n)
+    c = np.eye(n) * 0.7
+    S = lambda x: s0 + x[0] * e0 + x[1] * e1  # noqa: E731
+
+    def hess(x, y, v):
+        seen["hess_gy"] += 1
+        yi = np.linalg.inv(y)
+        return yi @ v @ yi
+
+    def hess_batch(x, y, V):
+        seen["hess_gy_batch"] += 1
+        seen["k"] = V.shape[0]
+        assert V.shape == (V.shape[0], n, n)
+        yi = np.linalg.inv(y)
+        return np.stack([yi @ v @ yi for v in V])
+
+    return rhgd.Problem(
+        rhgd.Euclidean(2), rhgd.SPD(n), f=lambda x, y: 0.5 * np.sum((y - c) ** 2) + 0.05 * x @ x,
+        grad_fx=lambda x, y: 0.1 * x, grad_fy=lambda x, y: y - c,
+        g=lambda x, y: np.sum(y * S(x)) - np.linalg.slogdet(y)[1],
+        grad_gy=lambda x, y: S(x) - np.linalg.inv(y),
+        grad_gx=lambda x, y: np.array([np.sum(y * e0), np.sum(y * e1)]),
+        hess_gy=hess, cross_gxy=lambda x, y, v: np.array([np.sum(v * e0), np.sum(v * e1)]),
+        hess_gy_batch=hess_batch if batch else None)
+
+
+def test_hess_gy_batch_callbacks():
+    # rhgd.Problem's hess_gy_batch(x, y, V), V of shape (k, *y.shape): the
+    # library's derived 'hinv' on SPD(4) (dimension 10) calls it once per
+    # point with k = 10 in place of 10 hess_gy calls, and gives bitwise the
+    # hypergradient of the problem without it (its rows are hess_gy's, and
+    # the library converts each as it converts hess_gy's); Problem.check
+    # compares it with hess_gy.
+    x, y = np.array([0.1, -0.2]), np.eye(4) + 0.1 * np.ones((4, 4))
+    seen = [collections.Counter(), collections.Counter()]
+    h = [rhgd.hypergradient(_spd_problem(4, b, seen[b]), x, y, estimator="hinv", inner=5, eta_y=0.2)
+         for b in (False, True)]
+    assert np.array_equal(h[0], h[1])
+    assert seen[1]["hess_gy_batch"] == 1 and seen[1]["k"] == 10 and seen[1]["hess_gy"] == 0
+    assert seen[0]["hess_gy"] == 10
+    rep = _spd_problem(4, True, collections.Counter()).check(x, y)
+    assert {r["name"]: r["ok"] for r in rep["reports"]}["HessGyBatch"], rep

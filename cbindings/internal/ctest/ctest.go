@@ -688,8 +688,15 @@ func NewSPD() *SPD              { return &SPD{(*C.ctest_spd)(C.calloc(1, C.sizeo
 func (s *SPD) Free()            { C.free(unsafe.Pointer(s.q)) }
 func (s *SPD) HinvCalls() int64 { return int64(s.q.hinv_calls) }
 
+// HessCalls returns the hess_gy calls, the hess_gy_batch calls and the
+// last one's k.
+func (s *SPD) HessCalls() (hess, batch, k int64) {
+	return int64(s.q.hess_calls), int64(s.q.batch_calls), int64(s.q.batch_k)
+}
+
 // SPDProblem builds it on mx = R^2 and my = SPD(2), with hess_gy_inv as
-// ctest_spd_problem's hinv says (0 none, 1 Riemannian, 2 Euclidean).
+// ctest_spd_problem's hinv says (0 none, 1 Riemannian, 2 Euclidean; 3
+// none, with hess_gy_batch; 4 the same beyond an older caller's size).
 func SPDProblem(s *SPD, mx, my int64, hinv int) (int64, int) {
 	var h C.rhgd_problem
 	rc := C.ctest_spd_problem(s.q, mh(mx), mh(my), C.int(hinv), &h)

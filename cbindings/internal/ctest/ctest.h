@@ -410,7 +410,10 @@ static const double ctest_spd_s0[4] = {2, 0.5, 0.5, 3}, ctest_spd_e0[4] = {1, 0,
 #define CTEST_SPD_LAMBDA 0.2
 
 typedef struct {
-    long hinv_calls; /* hess_gy_inv calls */
+    long hinv_calls;  /* hess_gy_inv calls */
+    long hess_calls;  /* hess_gy calls */
+    long batch_calls; /* hess_gy_batch calls */
+    long batch_k;     /* the last hess_gy_batch call's k */
 } ctest_spd;
 
 static inline void ctest_spd_s(const double *x, double *s) {
@@ -471,13 +474,28 @@ static inline int ctest_spd_gx(void *u, const double *x, const double *y, const 
     return 0;
 }
 /* The Euclidean Hessian of -log det: Y^-1 V Y^-1. */
-static inline int ctest_spd_hess_gy(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch,
-                                    const double *v, double *out) {
+static inline void ctest_spd_hess_(const double *y, const double *v, double *out) {
     double inv[4], t[4];
-    (void)u, (void)x, (void)batch, (void)nbatch;
     ctest_spd_inv(y, inv);
     ctest_spd_mul(inv, v, t);
     ctest_spd_mul(t, inv, out);
+}
+static inline int ctest_spd_hess_gy(void *u, const double *x, const double *y, const int64_t *batch, int64_t nbatch,
+                                    const double *v, double *out) {
+    ctest_spd *q = u;
+    (void)x, (void)batch, (void)nbatch;
+    q->hess_calls++;
+    ctest_spd_hess_(y, v, out);
+    return 0;
+}
+/* hess_gy_batch: the k products row by row, as hess_gy computes each. */
+static inline int ctest_spd_hess_gy_batch(void *u, const double *x, const double *y, const int64_t *batch,
+                                          int64_t nbatch, int64_t k, const double *v, double *out) {
+    ctest_spd *q = u;
+    (void)x, (void)batch, (void)nbatch;
+    q->batch_calls++;
+    q->batch_k = k;
+    for (int64_t i = 0; i < k; i++) ctest_spd_hess_(y, v + 4 * i, out + 4 * i);
     return 0;
 }
 static inline int ctest_spd_cross_gxy(void *u, const double *x, const double *y, const int64_t *batch,
@@ -521,7 +539,9 @@ static inline int ctest_spd_hess_gy_inv_euclid(void *u, const double *x, const d
 
 /* ctest_spd_problem builds the problem on R^2 x SPD(my) with Euclidean
  * oracles, with hess_gy_inv: none (hinv 0), the Riemannian inverse (1) or
- * the Euclidean one (2, wrong). */
+ * the Euclidean one (2, wrong); hinv 3: none, and hess_gy_batch; hinv 4:
+ * a caller built before hess_gy_batch (size ends before it), the slot
+ * holding ctest_spd_hess_gy_batch, which the library must not read. */
 static inline int ctest_spd_problem(ctest_spd *q, rhgd_manifold mx, rhgd_manifold my, int hinv, rhgd_problem *out) {
     rhgd_oracles o = RHGD_STRUCT_INIT(rhgd_oracles);
     o.f = ctest_spd_f;
@@ -535,6 +555,8 @@ static inline int ctest_spd_problem(ctest_spd *q, rhgd_manifold mx, rhgd_manifol
     o.cross_gyx = ctest_spd_cross_gyx;
     if (hinv == 1) o.hess_gy_inv = ctest_spd_hess_gy_inv;
     if (hinv == 2) o.hess_gy_inv = ctest_spd_hess_gy_inv_euclid;
+    if (hinv == 3 || hinv == 4) o.hess_gy_batch = ctest_spd_hess_gy_batch;
+    if (hinv == 4) o.size = offsetof(rhgd_oracles, hess_gy_batch);
     return rhgd_problem_callbacks(mx, my, &o, RHGD_EUCLIDEAN, q, out);
 }
 
