@@ -528,27 +528,36 @@ func TestHInvMaxDim(t *testing.T) {
 
 // TestHInvDerivedAllocs: after the first epoch, epochs of the derived
 // HINV allocate nothing, on an SPD lower level (whitened) and a Euclidean
-// one (the identity basis).
+// one (the identity basis), through HessGy and through HessGyBatch.
 func TestHInvDerivedAllocs(t *testing.T) {
-	sp := smallSynthetic(t, 6, 3)
-	p := sp.Bilevel()
-	p.HessGyInv = nil
-	x, y := sp.Start(3)
-	s := synthetic.Paper.Settings
-	s.Estimator = solver.HInv{}
-	r, err := solver.New(p, &s)
-	require.NoError(t, err)
-	require.Zero(t, stepAllocs(t, r, x, y, 5), "SPD")
+	var calls batchCalls
+	for _, v := range []struct {
+		name string
+		wrap func(solver.Problem) solver.Problem
+	}{
+		{"HessGy", func(p solver.Problem) solver.Problem { return p }},
+		{"HessGyBatch", func(p solver.Problem) solver.Problem { return withBatch(p, &calls) }},
+	} {
+		sp := smallSynthetic(t, 6, 3)
+		p := sp.Bilevel()
+		p.HessGyInv = nil
+		x, y := sp.Start(3)
+		s := synthetic.Paper.Settings
+		s.Estimator = solver.HInv{}
+		r, err := solver.New(v.wrap(p), &s)
+		require.NoError(t, err)
+		require.Zero(t, stepAllocs(t, r, x, y, 5), "%s: SPD", v.name)
 
-	hp := smallHyperrep(t, hyperrep.Sizes{N: 40, D: 8, K: 3, NTrain: 20, Noise: 1})
-	q := hp.Bilevel()
-	q.HessGyInv = nil
-	w, beta := hp.Start(3)
-	s = hyperrep.Paper.Settings
-	s.Estimator = solver.HInv{}
-	r, err = solver.New(q, &s)
-	require.NoError(t, err)
-	require.Zero(t, stepAllocs(t, r, w, beta, 5), "Euclidean")
+		hp := smallHyperrep(t, hyperrep.Sizes{N: 40, D: 8, K: 3, NTrain: 20, Noise: 1})
+		q := hp.Bilevel()
+		q.HessGyInv = nil
+		w, beta := hp.Start(3)
+		s = hyperrep.Paper.Settings
+		s.Estimator = solver.HInv{}
+		r, err = solver.New(v.wrap(q), &s)
+		require.NoError(t, err)
+		require.Zero(t, stepAllocs(t, r, w, beta, 5), "%s: Euclidean", v.name)
+	}
 }
 
 // TestHInvDerivedIndefinite: a lower Hessian with a negative eigenvalue
