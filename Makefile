@@ -3,7 +3,7 @@ GO   ?= go
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all demo test deps tune vet test-cgo test-coretypes test-nocgo test-purego test-race fuzz bench bench-quick bench-deps bench-go bench-crossover info refdata clean \
-	lib header-check test-lib test-c test-install install uninstall test-python python-deps valgrind wheel suite suite-quick
+	lib header-check test-lib test-c test-install install uninstall test-python test-python-purego python-deps valgrind wheel suite suite-quick
 
 all: test
 
@@ -50,6 +50,7 @@ vet: deps
 #   test-purego     the backend packages in pure Go with cgo on (-tags purego)
 #   test-race       the packages that run goroutines, race detector
 #   test-lib        the C library: header check, C example, threads, Python
+#                   (against the native library and a pure-Go build of it)
 #   bench-quick     the benchmark harness once at small sizes
 #   suite-quick     the suite (problems × methods) in its small configuration
 # Each Go run includes the fuzz targets' seed corpora (f.Add and
@@ -122,7 +123,7 @@ header-check: lib
 # test-lib tests the library from outside Go: the C example (shared and
 # static), the threads test, the README's C build lines and make install,
 # the Python package and the Dask sweep.
-test-lib: header-check test-c test-install test-python
+test-lib: header-check test-c test-install test-python test-python-purego
 
 CFLAGS_C = -O2 -Wall -Wextra -Werror -std=c11 -D_DEFAULT_SOURCE -I cbindings
 LDLIBS_STATIC = -llapacke -lopenblas -lpthread -lm
@@ -254,6 +255,18 @@ python-deps:
 # test-install, against the wheel.
 test-python: lib python-deps
 	RHGD_LIBRARY=$(CURDIR)/build/librhgd.so PYTHONPATH=$(CURDIR)/python $(PYTHON) -m pytest -q -rs -p no:cacheprovider \
+		--ignore=python/tests/test_install.py python/tests
+
+# test-python-purego runs them again against the library built on the
+# pure-Go backend (-tags purego: gonum's BLAS and LAPACK, rhgd's own
+# kernels in Go), build/purego/librhgd.so, so that the Python and torch
+# front ends are checked on both backends; the tests of OpenBLAS's
+# threads and rhgd's thread table skip there with their reason.
+test-python-purego: deps python-deps
+	@mkdir -p build/purego
+	$(GO) build -tags purego -buildmode=c-shared -o build/purego/librhgd.so ./cbindings
+	rm -f build/purego/librhgd.h
+	RHGD_LIBRARY=$(CURDIR)/build/purego/librhgd.so PYTHONPATH=$(CURDIR)/python $(PYTHON) -m pytest -q -rs -p no:cacheprovider \
 		--ignore=python/tests/test_install.py python/tests
 
 # valgrind runs the C example and abi_growth under valgrind's memcheck: no invalid reads

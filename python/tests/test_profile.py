@@ -8,6 +8,15 @@ import os
 import subprocess
 import sys
 
+import pytest
+
+import rhgd
+
+# OpenBLAS's threads and rhgd's thread table: a pure-Go build of the
+# library (go build -tags purego) has neither.
+pytestmark = pytest.mark.skipif(rhgd.info()["backend"] != "openblas",
+                                reason="the OpenBLAS backend's threads (this library is a pure-Go build)")
+
 CODE = """
 import json, os, sys, rhgd
 os.environ.update(json.loads(sys.argv[1]))
