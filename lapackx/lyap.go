@@ -95,13 +95,16 @@ var (
 // λ_i ≤ lyapRefineFactor·λ_min, at most lyapRefineMax of them, so that
 // the refinement's m·n² compensated multiply-adds stay a few percent of
 // the solve at every order.
-func lyapRefineCount(lam []float64) int {
+func lyapRefineCount(lam []float64) int { return smallEigCount(lam, lyapRefineFactor) }
+
+// smallEigCount is lyapRefineCount with the pairs λ_i ≤ within·λ_min.
+func smallEigCount(lam []float64, within float64) int {
 	n := len(lam)
 	if n < 2 || !(lam[0] > 0) || lam[n-1] < lyapRefineFrom*lam[0] {
 		return 0
 	}
 	m := 0
-	for m < min(n, lyapRefineMax) && lam[m] <= lyapRefineFactor*lam[0] {
+	for m < min(n, lyapRefineMax) && lam[m] <= within*lam[0] {
 		m++
 	}
 	return m

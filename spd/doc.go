@@ -40,7 +40,11 @@
 // eigenbasis of the point, whose decomposition the manifold keeps for the
 // last two points seen (a step's start and end), as it keeps the Cholesky
 // factor; the log-Euclidean exponential hands its result's decomposition
-// on, so a step costs one eigendecomposition. Under both, Retract is the
+// on, so a step costs one eigendecomposition. Under Bures–Wasserstein, at
+// a point with κ = λ_max/λ_min ≥ 64 the smallest eigenpairs are refined
+// once per point as LyapSym refines them (lapackx.RefineSmallEig): L_X[U]
+// and what is built on it divide by λ_i + λ_j, and lose accuracy like
+// κ·u with the eigensolver's pairs (bures.go). Under both, Retract is the
 // exponential whatever the Retraction field says: each is closed-form and
 // second order, and the affine-invariant second-order formula would be a
 // first-order retraction of these metrics.

@@ -66,6 +66,12 @@ func NewMetric(n int, m Metric) *SPD {
 	if m != AffineInvariant {
 		s.metric, s.geom = m, geometries[m]
 		s.mw = newMetricWork(n)
+		if m == BuresWasserstein {
+			s.mw.ref = &eigRefineWork{a: make([]float64, n*n), r: make([]float64, n*n), p: make([]float64, n*n)}
+			for i := range s.mw.pts {
+				s.mw.pts[i].raw = &eigPoint{v: make([]float64, n*n), d: make([]float64, n*n), lam: make([]float64, n), ell: make([]float64, n)}
+			}
+		}
 	}
 	return s
 }
@@ -101,6 +107,11 @@ type eigPoint struct {
 	x, v, d  []float64 // the point, V (row i: the eigenvector of λ_i), d
 	lam, ell []float64
 	ok       bool
+	// Under Bures–Wasserstein, when refined (refinePoint), raw holds the
+	// decomposition as the eigensolver computed it (v, d, lam and ell;
+	// not x), for the logarithm and the distance.
+	refined bool
+	raw     *eigPoint
 }
 
 // metricWork is what the log-Euclidean and Bures–Wasserstein metrics
@@ -112,7 +123,14 @@ type metricWork struct {
 	last int
 	eig  *lapackx.EigSym
 	sc   [6][]float64
+	// ref: Bures–Wasserstein's refinement of the smallest eigenpairs
+	// (refinePoint): the point, exactly symmetric, and the residuals and
+	// their products; nil under the other metrics.
+	ref *eigRefineWork
 }
+
+// eigRefineWork is refinePoint's scratch.
+type eigRefineWork struct{ a, r, p []float64 }
 
 func newMetricWork(n int) *metricWork {
 	sq := func() []float64 { return make([]float64, n*n) }

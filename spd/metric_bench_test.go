@@ -2,9 +2,11 @@ package spd_test
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/rhgd/rhgd/lapackx"
 	"github.com/rhgd/rhgd/spd"
 )
 
@@ -87,4 +89,61 @@ func BenchmarkSPDMetricHess(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkSPDBuresNewPoint is the Bures–Wasserstein norm ⟨U, U⟩_X at a
+// point not in the eigen cache (three points in turn; the cache keeps
+// two): one eigendecomposition of X, with the refinement of its smallest
+// eigenpairs at κ = 10⁸ (none at κ = 10, below the threshold), and one
+// congruence.
+func BenchmarkSPDBuresNewPoint(b *testing.B) {
+	for _, n := range []int{10, 50, 200} {
+		for _, kappa := range []float64{10, 1e8} {
+			b.Run(fmt.Sprintf("kappa=%g/n=%d", kappa, n), func(b *testing.B) {
+				b.ReportAllocs()
+				m := spd.NewMetric(n, spd.BuresWasserstein)
+				rnd := rand.New(rand.NewPCG(11, uint64(n)))
+				var xs [3][]float64
+				for k := range xs {
+					xs[k] = condPoint(n, kappa, rnd)
+				}
+				u := make([]float64, n*n)
+				m.RandTangent(u, xs[0], rnd)
+				k := 0
+				for b.Loop() {
+					m.Inner(xs[k%len(xs)], u, u)
+					k++
+				}
+			})
+		}
+	}
+}
+
+// condPoint returns Q diag(λ) Qᵀ with λ logspaced over [κ^−½, κ^½] and Q
+// the eigenvectors of a random symmetric matrix, exactly symmetric.
+func condPoint(n int, kappa float64, rnd *rand.Rand) []float64 {
+	a := make([]float64, n*n)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			v := rnd.NormFloat64()
+			a[i*n+j], a[j*n+i] = v, v
+		}
+	}
+	e := lapackx.NewEigSym(n)
+	if err := e.Factorize(a); err != nil {
+		panic(err)
+	}
+	q := e.Vectors()
+	x := make([]float64, n*n)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			var s float64
+			for k := 0; k < n; k++ {
+				lam := math.Pow(kappa, float64(k)/float64(max(n-1, 1))-0.5)
+				s += q[k*n+i] * lam * q[k*n+j]
+			}
+			x[i*n+j], x[j*n+i] = s, s
+		}
+	}
+	return x
 }
