@@ -31,14 +31,15 @@ func TestZeroAllocs(t *testing.T) {
 			user := UserFunc(func(x float64) float64 { return x * x }, func(x float64) float64 { return 2 * x }, false)
 			half := make([]float64, n*(n/2))
 			ops := map[string]func(){
-				"EigSym.Factorize":    func() { require.NoError(t, es.Factorize(sym)) },
-				"SymFunc.Exp":         func() { require.NoError(t, sf.Exp(dst, sym)) },
-				"SymFunc.Log":         func() { require.NoError(t, sf.Log(dst, spd)) },
-				"SymFunc.Sqrt":        func() { require.NoError(t, sf.Sqrt(dst, spd)) },
-				"SymFunc.InvSqrt":     func() { require.NoError(t, sf.InvSqrt(dst, spd)) },
-				"SymFunc.Pow":         func() { require.NoError(t, sf.Pow(dst, spd, 0.37)) },
-				"SymFunc.SqrtInvSqrt": func() { require.NoError(t, sf.SqrtInvSqrt(dst, dst2, spd)) },
-				"SymFunc.Apply":       func() { require.NoError(t, sf.Apply(dst, sym, user)) },
+				"EigSym.Factorize":       func() { require.NoError(t, es.Factorize(sym)) },
+				"EigSym.FactorizeGraded": func() { require.NoError(t, es.FactorizeGraded(sym)) },
+				"SymFunc.Exp":            func() { require.NoError(t, sf.Exp(dst, sym)) },
+				"SymFunc.Log":            func() { require.NoError(t, sf.Log(dst, spd)) },
+				"SymFunc.Sqrt":           func() { require.NoError(t, sf.Sqrt(dst, spd)) },
+				"SymFunc.InvSqrt":        func() { require.NoError(t, sf.InvSqrt(dst, spd)) },
+				"SymFunc.Pow":            func() { require.NoError(t, sf.Pow(dst, spd, 0.37)) },
+				"SymFunc.SqrtInvSqrt":    func() { require.NoError(t, sf.SqrtInvSqrt(dst, dst2, spd)) },
+				"SymFunc.Apply":          func() { require.NoError(t, sf.Apply(dst, sym, user)) },
 				"SymFunc.Frechet": func() {
 					require.NoError(t, sf.Factorize(spd))
 					require.NoError(t, sf.Frechet(dst, e, LogFunc))

@@ -22,6 +22,11 @@ type backend interface {
 	// whose lower (lower set) or upper triangle it reads, and with vecs
 	// overwrites a with the eigenvectors, one per row.
 	eig(vecs, lower bool, n int, a, w, work []float64, iwork []int32) error
+	// eigGraded is eig with vectors on the upper triangle by a solver
+	// that keeps a graded matrix's small eigenvalues to their relative
+	// accuracy (EigSym.FactorizeGraded): Householder reduction from the
+	// bottom and implicit QL or QR chosen by the grading, at every order.
+	eigGraded(n int, a, w, work []float64) error
 	// eigWork is the workspace eig needs for n×n matrices.
 	eigWork(n int) (lwork, liwork int)
 	// eigBatch is eig with vectors, lower triangle, on count n×n matrices

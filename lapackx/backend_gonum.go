@@ -52,6 +52,13 @@ func (g gonumLapack) eig(vecs, lower bool, n int, a, w, work []float64, _ []int3
 	return nil
 }
 
+// eigGraded is eig: gonum's Dsyev on the upper triangle is dsytrd from
+// the last column with dsteqr, which keeps a graded matrix's small
+// eigenvalues as syevql does.
+func (g gonumLapack) eigGraded(n int, a, w, work []float64) error {
+	return g.eig(true, false, n, a, w, work, nil)
+}
+
 // condition prepares the symmetric a (its lower or upper triangle) for
 // gonum's Dsyev, which in v0.17 goes wrong on matrices with entries far
 // below the largest: eigenvalues off by 10⁻¹⁰ absolute on a matrix of

@@ -96,6 +96,18 @@ func eigQLCutoff() int {
 	return eigQLBaseCutoff
 }
 
+// eigGraded runs syevql at every order: tred2 reduces from the last row
+// and its dsteqr chases towards the end of each block with the smaller
+// diagonal entry, which is how a matrix graded down the diagonal keeps
+// its small eigenvalues; dsyevd's dsytrd (from the first column, as eig
+// calls it) and divide and conquer keep them only normwise.
+func (nativeLapack) eigGraded(n int, a, w, work []float64) error {
+	if info := lapacke.Syevql(n, a, w, work[:n], false, false); info != 0 {
+		return lapackErr("syevql", info)
+	}
+	return nil
+}
+
 func (nativeLapack) eig(vecs, lower bool, n int, a, w, work []float64, iwork []int32) error {
 	if vecs && n < eigQLCutoff() {
 		if info := lapacke.Syevql(n, a, w, work[:n], lower, false); info != 0 {

@@ -71,6 +71,31 @@ func (e *EigSym) Factorize(a []float64) error {
 	return nil
 }
 
+// FactorizeGraded is Factorize for a matrix graded down its diagonal,
+// A = D B D with D = diag(d), d ascending and B of moderate entries, such
+// as diag(√λ) Ỹ diag(√λ) in the eigenbasis of a point (spd's
+// Bures–Wasserstein logarithm): its small eigenvalues are determined to
+// far better than u·‖A‖ by its entries, and a solver that reduces A to
+// tridiagonal form from the bottom and runs QL or QR by the grading
+// (syevql at every order on the native backend, gonum's Dsyev on the pure-Go one, both
+// dsteqr's iteration) keeps them so, where dsyevd's divide and conquer,
+// which Factorize uses from n = 32, errs by u·‖A‖ in each (and a
+// positive definite A can come out indefinite). It costs syevql's time:
+// less than dsyevd's up to n ≈ 150, more above (BenchmarkEigDriver).
+func (e *EigSym) FactorizeGraded(a []float64) error {
+	e.ok, e.vecs = false, false
+	if err := checkSym("EigSym", e.v, a, e.n); err != nil {
+		return err
+	}
+	if n := e.n; n > 0 {
+		if err := lp().eigGraded(n, e.v, e.w, e.work); err != nil {
+			return err
+		}
+	}
+	e.ok, e.vecs = true, true
+	return nil
+}
+
 // FactorizeLower computes the eigendecomposition of the symmetric matrix
 // whose lower triangle a holds; the strict upper triangle is not read, as
 // in LAPACK. Only the triangle read is checked for finite entries. It

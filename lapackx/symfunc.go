@@ -49,6 +49,10 @@ func (s *SymFunc) Eig() *EigSym { return s.eig }
 // See EigSym.Factorize for its errors.
 func (s *SymFunc) Factorize(a []float64) error { return s.eig.Factorize(a) }
 
+// FactorizeGraded is Factorize through EigSym.FactorizeGraded, for a
+// matrix graded down its diagonal.
+func (s *SymFunc) FactorizeGraded(a []float64) error { return s.eig.FactorizeGraded(a) }
+
 // Exp sets dst = exp(A).
 func (s *SymFunc) Exp(dst, a []float64) error { return s.Apply(dst, a, ExpFunc) }
 
