@@ -169,7 +169,9 @@ const bwU = 0x1p-53
 //     square root of the graded M = diag(√λ) Ỹ diag(√λ) went through
 //     EigSym.FactorizeGraded (bwSqrtGraded) it failed from n = 32, where
 //     EigSym.Factorize runs dsyevd: up to 1500× the peer's at κ = 10⁸
-//     (dist, n = 50), and ErrNotPosDef at κ = 10¹⁰.
+//     (dist, n = 50), and ErrNotPosDef at κ = 10¹⁰. The sweep's points
+//     (κ ≥ 10²) all lie above bwGradedKappa (≈ 34), below which dsyevd
+//     is used again: TestBuresWassersteinGradedThreshold holds that side.
 //
 // BWTABLE=1 prints every cell (quantity, order, κ, spectrum).
 func TestBuresWassersteinSweep(t *testing.T) {
@@ -305,22 +307,27 @@ func TestBuresWassersteinRefineAllocs(t *testing.T) {
 
 // TestBuresWassersteinLogAllocs: the logarithm and the distance allocate
 // nothing at an order above the native eigensolver's QL cutoff (n = 32),
-// where the square root goes through EigSym.FactorizeGraded (the
-// conformance suite's orders are below it).
+// at a point on either side of bwGradedKappa, so that the square root
+// goes through EigSym.Factorize (dsyevd) and EigSym.FactorizeGraded (the
+// conformance suite's orders are below the cutoff).
 func TestBuresWassersteinLogAllocs(t *testing.T) {
 	if race.Enabled {
 		t.Skip("allocation counts under -race")
 	}
 	const n = 40
-	s := NewMetric(n, BuresWasserstein)
-	rnd := rand.New(rand.NewPCG(5, 6))
-	x, y, u, dst := make([]float64, n*n), make([]float64, n*n), make([]float64, n*n), make([]float64, n*n)
-	s.RandPoint(x, rnd)
-	s.RandTangent(u, x, rnd)
-	require.NoError(t, s.Exp(y, x, u, 0.1/math.Sqrt(s.Inner(x, u, u))))
-	require.NoError(t, s.Log(dst, x, y))
-	assert.Zero(t, testing.AllocsPerRun(10, func() { _ = s.Log(dst, x, y) }), "Log")
-	assert.Zero(t, testing.AllocsPerRun(10, func() { _, _ = s.Dist(x, y) }), "Dist")
+	for _, kappa := range []float64{10, 1e4} {
+		s := NewMetric(n, BuresWasserstein)
+		rnd := rand.New(rand.NewPCG(5, 6))
+		x, y, u, dst := bwLogSpacedPoint(n, kappa, rnd), make([]float64, n*n), make([]float64, n*n), make([]float64, n*n)
+		p, err := s.pointEig(x)
+		require.NoError(t, err)
+		require.Equal(t, kappa > bwGradedKappa, bwNeedsGraded(p.lam), "κ = %g", kappa)
+		s.RandTangent(u, x, rnd)
+		require.NoError(t, s.Exp(y, x, u, 0.1/math.Sqrt(s.Inner(x, u, u))))
+		require.NoError(t, s.Log(dst, x, y))
+		assert.Zero(t, testing.AllocsPerRun(10, func() { _ = s.Log(dst, x, y) }), "Log, κ = %g", kappa)
+		assert.Zero(t, testing.AllocsPerRun(10, func() { _, _ = s.Dist(x, y) }), "Dist, κ = %g", kappa)
+	}
 }
 
 // TestBuresWassersteinSqrtGradedPSD: bwSqrtGraded takes the square root
@@ -348,13 +355,96 @@ func TestBuresWassersteinSqrtGradedPSD(t *testing.T) {
 				want[i*n+j] = b[i] * b[j] / math.Sqrt(bb)
 			}
 		}
-		require.NoError(t, s.bwSqrtGraded(r, m), "n=%d", n)
-		assert.LessOrEqual(t, rowsErr(r, n, seq(n), want), float64(n)*math.Sqrt(16*float64(n)*bwU), "n=%d", n)
+		for _, graded := range []bool{false, true} {
+			require.NoError(t, s.bwSqrtGraded(r, slices.Clone(m), graded), "n=%d graded=%v", n, graded)
+			assert.LessOrEqual(t, rowsErr(r, n, seq(n), want), float64(n)*math.Sqrt(16*float64(n)*bwU), "n=%d graded=%v", n, graded)
+		}
 		for i := 0; i < n; i++ {
 			m[i*n+i] -= 1e-6 * bb // eigenvalue −10⁻⁶‖b‖² and n − 1 of about it
 		}
-		assert.ErrorIs(t, s.bwSqrtGraded(r, m), numerr.ErrNotPosDef, "n=%d", n)
+		for _, graded := range []bool{false, true} {
+			assert.ErrorIs(t, s.bwSqrtGraded(r, slices.Clone(m), graded), numerr.ErrNotPosDef, "n=%d graded=%v", n, graded)
+		}
 	}
+}
+
+// TestBuresWassersteinGradedThreshold holds Log and dist on both sides of
+// bwGradedKappa, where bwLogEig switches M^½ from dsyevd to
+// EigSym.FactorizeGraded, at orders above the native backend's QL cutoff
+// (n = 32), where the two differ. At points X with log-spaced spectra of
+// κ = bwGradedKappa/1.05 and ·1.05 and Y = Exp_X(tU) on the geodesic, whose
+// logarithm is tU (Exp within 16n·u, TestBuresWassersteinSweep), the
+// solver bwNeedsGraded picks is the one expected, and its errors in Log
+// and dist against tU and ‖tU‖_X are within 3× the graded solver's on the
+// same inputs, with the sweep's floor 16n·u under it: the sweep's rule,
+// the graded solve as the peer.
+func TestBuresWassersteinGradedThreshold(t *testing.T) {
+	always := func([]float64) bool { return true }
+	for _, n := range []int{40, 96} {
+		for _, kappa := range []float64{bwGradedKappa / 1.05, bwGradedKappa * 1.05} {
+			s := NewMetric(n, BuresWasserstein)
+			for seed := range uint64(3) {
+				rnd := rand.New(rand.NewPCG(11+seed, uint64(n)))
+				id := fmt.Sprintf("n=%d κ=%.2f seed=%d", n, kappa, seed)
+				x := bwLogSpacedPoint(n, kappa, rnd)
+				p, err := s.pointEig(x)
+				require.NoError(t, err, id)
+				require.Equal(t, kappa > bwGradedKappa, bwNeedsGraded(p.lam), id)
+				u, y, dst := make([]float64, n*n), make([]float64, n*n), make([]float64, n*n)
+				s.RandTangent(u, x, rnd)
+				tt := 0.1 / math.Sqrt(s.Inner(x, u, u))
+				require.NoError(t, s.Exp(y, x, u, tt), id)
+				for i := range u {
+					u[i] *= tt
+				}
+				wantDist := math.Sqrt(s.Inner(x, u, u))
+				errs := func(graded func([]float64) bool) (logErr, distErr float64) {
+					a, p, err := s.bwLogEig(x, y, graded)
+					require.NoError(t, err, id)
+					var d float64
+					for i, v := range a {
+						d += v * v / p.d[i]
+					}
+					s.fromEig(dst, p, a)
+					return rowsErr(dst, n, seq(n), u), math.Abs(math.Sqrt(0.5*d)-wantDist) / wantDist
+				}
+				gLog, gDist := errs(always)
+				fLog, fDist := errs(bwNeedsGraded)
+				floor := 16 * float64(n) * bwU
+				assert.LessOrEqual(t, fLog, 3*max(gLog, floor), "%s log (graded %.3g)", id, gLog)
+				assert.LessOrEqual(t, fDist, 3*max(gDist, floor), "%s dist (graded %.3g)", id, gDist)
+				t.Logf("%s: log %.3g (graded %.3g), dist %.3g (graded %.3g)", id, fLog, gLog, fDist, gDist)
+			}
+		}
+	}
+}
+
+// bwLogSpacedPoint is Q diag(λ) Qᵀ with λ log-spaced on [κ^-½, κ^½] and
+// Q the eigenvectors of a random symmetric matrix.
+func bwLogSpacedPoint(n int, kappa float64, rnd *rand.Rand) []float64 {
+	a := make([]float64, n*n)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			v := rnd.NormFloat64()
+			a[i*n+j], a[j*n+i] = v, v
+		}
+	}
+	e := lapackx.NewEigSym(n)
+	if err := e.Factorize(a); err != nil {
+		panic(err)
+	}
+	q := e.Vectors()
+	x := make([]float64, n*n)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			var v float64
+			for k := 0; k < n; k++ {
+				v += q[k*n+i] * math.Pow(kappa, float64(k)/float64(n-1)-0.5) * q[k*n+j]
+			}
+			x[i*n+j], x[j*n+i] = v, v
+		}
+	}
+	return x
 }
 
 func seq(n int) []int {

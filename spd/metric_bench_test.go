@@ -150,20 +150,26 @@ func condPoint(n int, kappa float64, rnd *rand.Rand) []float64 {
 
 // BenchmarkSPDBuresLog is the Bures–Wasserstein logarithm and distance
 // from a point X (in the eigen cache after the first call) to a nearby
-// Y = Exp_X(U) at κ(X) = 10: a congruence, the square root of
+// Y = Exp_X(U) at κ(X) = 10 (n = 10 to 1000) and at κ(X) = 10⁸ (n = 200,
+// op=log-k1e8 and dist-k1e8): a congruence, the square root of
 // X^½ Y X^½ in X's eigenbasis (one eigendecomposition) and, for Log, a
 // congruence back.
 func BenchmarkSPDBuresLog(b *testing.B) {
-	for _, n := range []int{10, 50, 200} {
+	for _, c := range []struct {
+		n      int
+		kappa  float64
+		suffix string
+	}{{10, 10, ""}, {50, 10, ""}, {200, 10, ""}, {500, 10, ""}, {1000, 10, ""}, {200, 1e8, "-k1e8"}} {
+		n := c.n
 		m := spd.NewMetric(n, spd.BuresWasserstein)
 		rnd := rand.New(rand.NewPCG(13, uint64(n)))
-		x, u, y, dst := condPoint(n, 10, rnd), make([]float64, n*n), make([]float64, n*n), make([]float64, n*n)
+		x, u, y, dst := condPoint(n, c.kappa, rnd), make([]float64, n*n), make([]float64, n*n), make([]float64, n*n)
 		m.RandTangent(u, x, rnd)
 		s := 0.3 / math.Sqrt(m.Inner(x, u, u))
 		if err := m.Exp(y, x, u, s); err != nil {
 			b.Fatal(err)
 		}
-		b.Run(fmt.Sprintf("op=log/n=%d", n), func(b *testing.B) {
+		b.Run(fmt.Sprintf("op=log%s/n=%d", c.suffix, n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				if err := m.Log(dst, x, y); err != nil {
@@ -171,7 +177,7 @@ func BenchmarkSPDBuresLog(b *testing.B) {
 				}
 			}
 		})
-		b.Run(fmt.Sprintf("op=dist/n=%d", n), func(b *testing.B) {
+		b.Run(fmt.Sprintf("op=dist%s/n=%d", c.suffix, n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := m.Dist(x, y); err != nil {
