@@ -318,7 +318,7 @@ func TestBuresWassersteinLogAllocs(t *testing.T) {
 	for _, kappa := range []float64{10, 1e4} {
 		s := NewMetric(n, BuresWasserstein)
 		rnd := rand.New(rand.NewPCG(5, 6))
-		x, y, u, dst := bwLogSpacedPoint(n, kappa, rnd), make([]float64, n*n), make([]float64, n*n), make([]float64, n*n)
+		x, y, u, dst := condPoint(n, kappa, rnd), make([]float64, n*n), make([]float64, n*n), make([]float64, n*n)
 		p, err := s.pointEig(x)
 		require.NoError(t, err)
 		require.Equal(t, kappa > bwGradedKappa, bwNeedsGraded(p.lam), "κ = %g", kappa)
@@ -386,7 +386,7 @@ func TestBuresWassersteinGradedThreshold(t *testing.T) {
 			for seed := range uint64(3) {
 				rnd := rand.New(rand.NewPCG(11+seed, uint64(n)))
 				id := fmt.Sprintf("n=%d κ=%.2f seed=%d", n, kappa, seed)
-				x := bwLogSpacedPoint(n, kappa, rnd)
+				x := condPoint(n, kappa, rnd)
 				p, err := s.pointEig(x)
 				require.NoError(t, err, id)
 				require.Equal(t, kappa > bwGradedKappa, bwNeedsGraded(p.lam), id)
@@ -419,9 +419,10 @@ func TestBuresWassersteinGradedThreshold(t *testing.T) {
 	}
 }
 
-// bwLogSpacedPoint is Q diag(λ) Qᵀ with λ log-spaced on [κ^-½, κ^½] and
-// Q the eigenvectors of a random symmetric matrix.
-func bwLogSpacedPoint(n int, kappa float64, rnd *rand.Rand) []float64 {
+// condPoint returns Q diag(λ) Qᵀ with λ log-spaced over [κ^−½, κ^½] and
+// Q the eigenvectors of a random symmetric matrix, exactly symmetric (the
+// benchmarks take it too, as CondPoint).
+func condPoint(n int, kappa float64, rnd *rand.Rand) []float64 {
 	a := make([]float64, n*n)
 	for i := 0; i < n; i++ {
 		for j := i; j < n; j++ {
@@ -437,11 +438,12 @@ func bwLogSpacedPoint(n int, kappa float64, rnd *rand.Rand) []float64 {
 	x := make([]float64, n*n)
 	for i := 0; i < n; i++ {
 		for j := i; j < n; j++ {
-			var v float64
+			var s float64
 			for k := 0; k < n; k++ {
-				v += q[k*n+i] * math.Pow(kappa, float64(k)/float64(n-1)-0.5) * q[k*n+j]
+				lam := math.Pow(kappa, float64(k)/float64(max(n-1, 1))-0.5)
+				s += q[k*n+i] * lam * q[k*n+j]
 			}
-			x[i*n+j], x[j*n+i] = v, v
+			x[i*n+j], x[j*n+i] = s, s
 		}
 	}
 	return x

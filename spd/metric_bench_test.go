@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/rhgd/rhgd/lapackx"
 	"github.com/rhgd/rhgd/spd"
 )
 
@@ -105,7 +104,7 @@ func BenchmarkSPDBuresNewPoint(b *testing.B) {
 				rnd := rand.New(rand.NewPCG(11, uint64(n)))
 				var xs [3][]float64
 				for k := range xs {
-					xs[k] = condPoint(n, kappa, rnd)
+					xs[k] = spd.CondPoint(n, kappa, rnd)
 				}
 				u := make([]float64, n*n)
 				m.RandTangent(u, xs[0], rnd)
@@ -117,35 +116,6 @@ func BenchmarkSPDBuresNewPoint(b *testing.B) {
 			})
 		}
 	}
-}
-
-// condPoint returns Q diag(λ) Qᵀ with λ logspaced over [κ^−½, κ^½] and Q
-// the eigenvectors of a random symmetric matrix, exactly symmetric.
-func condPoint(n int, kappa float64, rnd *rand.Rand) []float64 {
-	a := make([]float64, n*n)
-	for i := 0; i < n; i++ {
-		for j := i; j < n; j++ {
-			v := rnd.NormFloat64()
-			a[i*n+j], a[j*n+i] = v, v
-		}
-	}
-	e := lapackx.NewEigSym(n)
-	if err := e.Factorize(a); err != nil {
-		panic(err)
-	}
-	q := e.Vectors()
-	x := make([]float64, n*n)
-	for i := 0; i < n; i++ {
-		for j := i; j < n; j++ {
-			var s float64
-			for k := 0; k < n; k++ {
-				lam := math.Pow(kappa, float64(k)/float64(max(n-1, 1))-0.5)
-				s += q[k*n+i] * lam * q[k*n+j]
-			}
-			x[i*n+j], x[j*n+i] = s, s
-		}
-	}
-	return x
 }
 
 // BenchmarkSPDBuresLog is the Bures–Wasserstein logarithm and distance
@@ -163,7 +133,7 @@ func BenchmarkSPDBuresLog(b *testing.B) {
 		n := c.n
 		m := spd.NewMetric(n, spd.BuresWasserstein)
 		rnd := rand.New(rand.NewPCG(13, uint64(n)))
-		x, u, y, dst := condPoint(n, c.kappa, rnd), make([]float64, n*n), make([]float64, n*n), make([]float64, n*n)
+		x, u, y, dst := spd.CondPoint(n, c.kappa, rnd), make([]float64, n*n), make([]float64, n*n), make([]float64, n*n)
 		m.RandTangent(u, x, rnd)
 		s := 0.3 / math.Sqrt(m.Inner(x, u, u))
 		if err := m.Exp(y, x, u, s); err != nil {
