@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rhgd/rhgd/internal/fuzzing"
 )
 
 // reference_sweep.json (gen_reference.py --sweep) holds SPD matrices
@@ -84,20 +86,6 @@ func sweepC(n int) []float64 {
 		}
 	}
 	return c
-}
-
-// errRows is the relative Frobenius error of got on the rows the
-// reference holds, the generator's measure for numpy and scipy.
-func errRows(got []float64, n int, rows []int, ref []float64) float64 {
-	var d, r float64
-	for k, i := range rows {
-		for j, x := range got[i*n : (i+1)*n] {
-			y := ref[k*n+j]
-			d += (x - y) * (x - y)
-			r += y * y
-		}
-	}
-	return math.Sqrt(d / r)
 }
 
 // sweepEval computes quantity name of c with lapackx's public API on the
@@ -198,7 +186,7 @@ func TestReferenceSweep(t *testing.T) {
 				r, ok := c.Results[name]
 				require.True(t, ok, "%s: no %s", c.ID, name)
 				got := sweepEval(t, c, name, d.Pow)
-				e := errRows(got, n, c.Rows, r.Value)
+				e := fuzzing.RowsErr(got, n, c.Rows, r.Value)
 				unit := u * (r.Cond + r.Recon)
 				where := fmt.Sprintf("%s %s: err %.3g = %.3g units", c.ID, name, e, e/unit)
 				assert.LessOrEqual(t, e, 4*float64(n)*unit, where)

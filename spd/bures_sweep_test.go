@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rhgd/rhgd/internal/fuzzing"
 	"github.com/rhgd/rhgd/internal/race"
 	"github.com/rhgd/rhgd/lapackx"
 	"github.com/rhgd/rhgd/numerr"
@@ -58,19 +59,6 @@ func flatten(a [][]float64) []float64 {
 	return v
 }
 
-// rowsErr is the relative Frobenius error of got on the rows ref holds.
-func rowsErr(got []float64, n int, rows []int, ref []float64) float64 {
-	var d, r float64
-	for k, i := range rows {
-		for j, x := range got[i*n : (i+1)*n] {
-			y := ref[k*n+j]
-			d += (x - y) * (x - y)
-			r += y * y
-		}
-	}
-	return math.Sqrt(d / r)
-}
-
 // bwSweepErrors returns the errors of the Bures–Wasserstein quantities at
 // case c, in the measures of the generator's peers.
 func bwSweepErrors(t *testing.T, c *bwSweepCase) map[string]float64 {
@@ -87,19 +75,19 @@ func bwSweepErrors(t *testing.T, c *bwSweepCase) map[string]float64 {
 		a[i] /= d
 	}
 	s.fromEig(a, p, a)
-	e["l"] = rowsErr(a, n, c.Rows, c.Ref.L)
+	e["l"] = fuzzing.RowsErr(a, n, c.Rows, c.Ref.L)
 	uu := s.Inner(x, u, u)
 	e["inner_uu"] = math.Abs(uu-c.Ref.InnerUU) / math.Abs(c.Ref.InnerUU)
 	e["inner_uv"] = math.Abs(s.Inner(x, u, v)-c.Ref.InnerUV) / math.Sqrt(c.Ref.InnerUU*s.Inner(x, v, v))
 	require.NoError(t, s.Exp(dst, x, u, 1), c.ID)
-	e["exp"] = rowsErr(dst, n, c.Rows, c.Ref.Exp)
+	e["exp"] = fuzzing.RowsErr(dst, n, c.Rows, c.Ref.Exp)
 	require.NoError(t, s.Retract(dst, x, u, 1), c.ID)
-	e["retract"] = rowsErr(dst, n, c.Rows, c.Ref.Exp)
+	e["retract"] = fuzzing.RowsErr(dst, n, c.Rows, c.Ref.Exp)
 	require.NoError(t, s.Exp(dst, x, ub, 1), c.ID)
-	e["exp_big"] = rowsErr(dst, n, c.Rows, c.Ref.ExpBig)
+	e["exp_big"] = fuzzing.RowsErr(dst, n, c.Rows, c.Ref.ExpBig)
 	e["log"], e["dist"] = math.Inf(1), math.Inf(1)
 	if err := s.Log(dst, x, y); err == nil {
-		e["log"] = rowsErr(dst, n, c.Rows, c.Ref.Log)
+		e["log"] = fuzzing.RowsErr(dst, n, c.Rows, c.Ref.Log)
 	} else {
 		t.Logf("%s: Log: %v", c.ID, err)
 	}
@@ -357,7 +345,7 @@ func TestBuresWassersteinSqrtGradedPSD(t *testing.T) {
 		}
 		for _, graded := range []bool{false, true} {
 			require.NoError(t, s.bwSqrtGraded(r, slices.Clone(m), graded), "n=%d graded=%v", n, graded)
-			assert.LessOrEqual(t, rowsErr(r, n, seq(n), want), float64(n)*math.Sqrt(16*float64(n)*bwU), "n=%d graded=%v", n, graded)
+			assert.LessOrEqual(t, fuzzing.RowsErr(r, n, seq(n), want), float64(n)*math.Sqrt(16*float64(n)*bwU), "n=%d graded=%v", n, graded)
 		}
 		for i := 0; i < n; i++ {
 			m[i*n+i] -= 1e-6 * bb // eigenvalue −10⁻⁶‖b‖² and n − 1 of about it
@@ -406,7 +394,7 @@ func TestBuresWassersteinGradedThreshold(t *testing.T) {
 						d += v * v / p.d[i]
 					}
 					s.fromEig(dst, p, a)
-					return rowsErr(dst, n, seq(n), u), math.Abs(math.Sqrt(0.5*d)-wantDist) / wantDist
+					return fuzzing.RowsErr(dst, n, seq(n), u), math.Abs(math.Sqrt(0.5*d)-wantDist) / wantDist
 				}
 				gLog, gDist := errs(always)
 				fLog, fDist := errs(bwNeedsGraded)

@@ -110,3 +110,19 @@ func LdexpAll(a []float64, e int) []float64 {
 	}
 	return out
 }
+
+// RowsErr is the relative Frobenius error of got (n columns a row) on the
+// rows that ref holds, ref's k-th row being got's rows[k]: the measure of
+// the mpmath reference generators (lapackx's and spd's testdata), which
+// also judge numpy and scipy by it.
+func RowsErr(got []float64, n int, rows []int, ref []float64) float64 {
+	var d, r float64
+	for k, i := range rows {
+		for j, x := range got[i*n : (i+1)*n] {
+			y := ref[k*n+j]
+			d += (x - y) * (x - y)
+			r += y * y
+		}
+	}
+	return math.Sqrt(d / r)
+}
