@@ -163,16 +163,16 @@ type hinvDerived struct {
 	d, n   int  // D = Dim, n = Len
 	euclid bool // the basis is the identity
 	wh     Whitener
-	// basis holds q_1 … q_D, D×n row-major; basisW their whitened
-	// coordinates when My is a Whitener.
+	// basis holds q_1 … q_D, D×n row-major (the identity's rows on a
+	// EuclideanSpace); basisW their whitened coordinates when My is a
+	// Whitener.
 	basis, basisW []float64
 	pcg           *rand.PCG // the basis's random candidates
 	rnd           *rand.Rand
 	u, uW, hq     []float64 // n: scratch, and a product H q_j
 	// hqs holds the D products H q_j as rows when the problem has
-	// HessGyBatch (nil otherwise), and eye the identity's D rows, the
-	// basis on a EuclideanSpace, to pass to it.
-	hqs, eye  []float64
+	// HessGyBatch (nil otherwise).
+	hqs       []float64
 	a, l      []float64 // D×D: the matrix, its Cholesky factor
 	tri       []float64 // D×D: scratch of the tridiagonal reduction (and rhs its vector's)
 	diag, off []float64 // D: its tridiagonal
@@ -195,15 +195,13 @@ func newHInvDerived(my Manifold, batch bool) *hinvDerived {
 		basisMemo: Memo{On: OnY}, factorMemo: Memo{On: OnX | OnY | OnBatch}}
 	if batch {
 		h.hqs = make([]float64, d*n)
-		if h.euclid {
-			h.eye = make([]float64, d*n)
-			for j := range d {
-				h.eye[j*n+j] = 1
-			}
-		}
 	}
-	if !h.euclid {
-		h.basis = make([]float64, d*n)
+	h.basis = make([]float64, d*n)
+	if h.euclid {
+		for j := range d {
+			h.basis[j*n+j] = 1
+		}
+	} else {
 		h.pcg = rand.NewPCG(basisSeed, basisSeed)
 		h.rnd = rand.New(h.pcg)
 		if wh, ok := my.(Whitener); ok && !noWhiten {
@@ -299,13 +297,8 @@ func (h *hinvDerived) buildBasis(y []float64) error {
 func (h *hinvDerived) factor(env *Env, at *Point) error {
 	d, n, y := h.d, h.n, at.Y
 	if h.hqs != nil {
-		// All D products in one call: the basis (the identity on a
-		// EuclideanSpace) as D rows.
-		q := h.basis
-		if h.euclid {
-			q = h.eye
-		}
-		if err := env.HessGyBatch(h.hqs, at, q, d); err != nil {
+		// All D products in one call: the basis as D rows.
+		if err := env.HessGyBatch(h.hqs, at, h.basis, d); err != nil {
 			return err
 		}
 	}
@@ -313,17 +306,8 @@ func (h *hinvDerived) factor(env *Env, at *Point) error {
 		hq := h.hq
 		if h.hqs != nil {
 			hq = h.hqs[j*n : (j+1)*n]
-		} else {
-			q := h.u
-			if h.euclid {
-				clear(q)
-				q[j] = 1
-			} else {
-				q = h.basis[j*n : (j+1)*n]
-			}
-			if err := env.HessGy(hq, at, q); err != nil {
-				return err
-			}
+		} else if err := env.HessGy(hq, at, h.basis[j*n:(j+1)*n]); err != nil {
+			return err
 		}
 		switch {
 		case h.euclid:
@@ -342,9 +326,6 @@ func (h *hinvDerived) factor(env *Env, at *Point) error {
 				h.a[i*d+j] = h.my.Inner(y, h.basis[i*n:(i+1)*n], hq)
 			}
 		}
-	}
-	if h.euclid {
-		clear(h.u)
 	}
 	if i := firstNotFinite(h.a); i >= 0 {
 		return fmt.Errorf("%w: the lower Hessian's matrix in the tangent basis has entry (%d, %d) = %v", numerr.ErrNotFinite, i/d, i%d, h.a[i])
