@@ -69,7 +69,8 @@ func (s *SPD) pointEig(x []float64) (*eigPoint, error) {
 // less accurate at κ = 10¹⁰ with a cluster. So the decomposition as
 // computed is kept too, in p.raw, for them (bwLogEig). The refinement
 // reads both triangles, so x, symmetric within Tol only, is symmetrized
-// first. It returns the number of pairs refined.
+// first (a copy: n² beside the refinement's m·n²). It returns the number
+// of pairs refined.
 func (s *SPD) refinePoint(p *eigPoint, x []float64) int {
 	r := s.mw.ref
 	if r == nil {
@@ -81,17 +82,9 @@ func (s *SPD) refinePoint(p *eigPoint, x []float64) int {
 		return 0
 	}
 	n := s.n
-	a := x
-	if !exactlySymmetric(x, n) {
-		a = r.a
-		for i := 0; i < n; i++ {
-			a[i*n+i] = x[i*n+i]
-			for j := i + 1; j < n; j++ {
-				v := 0.5 * (x[i*n+j] + x[j*n+i])
-				a[i*n+j], a[j*n+i] = v, v
-			}
-		}
-	}
+	a := r.a
+	copy(a, x)
+	lapackx.Symmetrize(a, n)
 	copy(p.raw.lam, p.lam)
 	copy(p.raw.v, p.v)
 	lapackx.RefineSmallEig(a, p.lam, p.v, n, m, r.r, r.p)
@@ -117,18 +110,6 @@ func (p *eigPoint) unrefined() *eigPoint {
 		return p.raw
 	}
 	return p
-}
-
-// exactlySymmetric reports whether the n×n x equals its transpose.
-func exactlySymmetric(x []float64, n int) bool {
-	for i := 0; i < n; i++ {
-		for j := i + 1; j < n; j++ {
-			if x[i*n+j] != x[j*n+i] {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // slot returns the entry that was not used last, marked invalid and now
